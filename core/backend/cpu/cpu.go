@@ -1,0 +1,270 @@
+// Package cpu is Minfer's CPU backend: every op in pure Go, multi-threaded
+// over a fixed worker pool, weights used in place from the mapped file.
+package cpu
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/backend"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf"
+)
+
+var _ backend.Backend = (*CPU)(nil)
+
+type weight struct {
+	t    gguf.GGMLType
+	dims []int64
+	data []byte
+}
+
+// CPU is the host backend.
+type CPU struct {
+	name    string
+	mu      sync.Mutex
+	bufs    map[alloc.BufID][]byte
+	nextID  alloc.BufID
+	weights map[string]weight
+	wbytes  int64
+	allocs  int64
+	w       *workers
+
+	// scratch for quantized activations (backend-internal: not in the
+	// memory report).
+	scratch []byte
+	scores  [][]float32
+}
+
+// New returns a CPU backend using threads workers (0: GOMAXPROCS).
+func New(threads int) *CPU {
+	return NewNamed("CPU", threads)
+}
+
+// NewNamed is New with a display name (tests run two CPU backends as a
+// host and a stand-in device).
+func NewNamed(name string, threads int) *CPU {
+	return &CPU{name: name, bufs: map[alloc.BufID][]byte{}, nextID: 1, weights: map[string]weight{}, w: newWorkers(threads)}
+}
+
+func (c *CPU) Name() string { return c.name }
+
+// Threads is the worker count.
+func (c *CPU) Threads() int { return c.w.n }
+
+// AllocBuffer allocates size bytes, 8-byte aligned so float32/int32 views
+// are valid.
+func (c *CPU) AllocBuffer(size int64) (alloc.BufID, error) {
+	if size <= 0 {
+		return 0, fmt.Errorf("cpu: buffer of %d bytes", size)
+	}
+	words := make([]uint64, (size+7)/8)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextID
+	c.nextID++
+	c.bufs[id] = b
+	c.allocs++
+	return id, nil
+}
+
+// AllocCount is how many buffers the backend has allocated (the CPU twin of
+// CUDA's PoolGen: it stays still when a rebuilt graph reuses its slots).
+func (c *CPU) AllocCount() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.allocs
+}
+
+func (c *CPU) FreeBuffer(id alloc.BufID) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.bufs[id]; !ok {
+		return fmt.Errorf("cpu: free of unknown buffer %d", id)
+	}
+	delete(c.bufs, id)
+	return nil
+}
+
+// WeightsBytes is the bytes of every registered tensor (mmap views).
+func (c *CPU) WeightsBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wbytes
+}
+
+// RegisterWeight keeps a view of the mapped tensor: no copy.
+func (c *CPU) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.weights[name]; dup {
+		return fmt.Errorf("cpu: weight %q registered twice", name)
+	}
+	c.weights[name] = weight{t, dims, data}
+	c.wbytes += int64(len(data))
+	return nil
+}
+
+func (c *CPU) buf(ref alloc.BufRef) ([]byte, error) {
+	c.mu.Lock()
+	b, ok := c.bufs[ref.ID]
+	c.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("cpu: unknown buffer %d", ref.ID)
+	}
+	if ref.Off < 0 || ref.Off+ref.Len > int64(len(b)) {
+		return nil, fmt.Errorf("cpu: window %d..%d outside buffer %d of %d bytes", ref.Off, ref.Off+ref.Len, ref.ID, len(b))
+	}
+	return b[ref.Off : ref.Off+ref.Len : ref.Off+ref.Len], nil
+}
+
+func (c *CPU) WriteHost(id alloc.BufID, data []byte) error {
+	c.mu.Lock()
+	b, ok := c.bufs[id]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("cpu: unknown buffer %d", id)
+	}
+	if len(data) != len(b) {
+		return fmt.Errorf("cpu: write of %d bytes into buffer %d of %d bytes (exact length required)", len(data), id, len(b))
+	}
+	copy(b, data)
+	return nil
+}
+
+func (c *CPU) WriteHostWindow(ref alloc.BufRef, data []byte) error {
+	if int64(len(data)) != ref.Len {
+		return fmt.Errorf("cpu: write of %d bytes into a window of %d", len(data), ref.Len)
+	}
+	b, err := c.buf(ref)
+	if err != nil {
+		return err
+	}
+	copy(b, data)
+	return nil
+}
+
+func (c *CPU) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
+	if int64(len(dst)) != ref.Len {
+		return fmt.Errorf("cpu: read of %d bytes from a window of %d", len(dst), ref.Len)
+	}
+	b, err := c.buf(ref)
+	if err != nil {
+		return err
+	}
+	copy(dst, b)
+	return nil
+}
+
+// HostWindow exposes a window for in-process readers (tests, the engine's
+// logits read) without a copy.
+func (c *CPU) HostWindow(ref alloc.BufRef) ([]byte, error) { return c.buf(ref) }
+
+// SupportsFor: the CPU runs every op for every block.
+func (c *CPU) SupportsFor(op graph.Op, dtype gguf.GGMLType, layer int) bool { return true }
+
+func (c *CPU) Close() error {
+	c.w.close()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.bufs = map[alloc.BufID][]byte{}
+	return nil
+}
+
+// bytesOf resolves a node's bytes: weights by name, the rest by BufRef.
+func (c *CPU) bytesOf(n *graph.Node) ([]byte, error) {
+	if n.Op == graph.OpWeight {
+		c.mu.Lock()
+		w, ok := c.weights[n.Weight]
+		c.mu.Unlock()
+		if !ok {
+			return nil, fmt.Errorf("cpu: weight %q is not registered here", n.Weight)
+		}
+		return w.data, nil
+	}
+	return c.buf(n.Buf)
+}
+
+func f32s(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+func i32s(b []byte) []int32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+func u16s(b []byte) []uint16 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
+}
+
+// Compute runs each node.
+func (c *CPU) Compute(nodes []*graph.Node) error {
+	for _, n := range nodes {
+		if err := c.compute(n); err != nil {
+			return fmt.Errorf("cpu: %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func (c *CPU) compute(n *graph.Node) error {
+	out, err := c.bytesOf(n)
+	if err != nil {
+		return err
+	}
+	var src [4][]byte
+	for i, s := range n.Src {
+		if s == nil {
+			continue
+		}
+		if src[i], err = c.bytesOf(s); err != nil {
+			return err
+		}
+	}
+	switch n.Op {
+	case graph.OpGetRows:
+		return c.getRows(n, out, src[0], i32s(src[1]))
+	case graph.OpRMSNorm:
+		c.rmsNorm(f32s(out), f32s(src[0]), int(n.Shape[0]), n.F[0])
+	case graph.OpMul:
+		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), false)
+	case graph.OpAdd:
+		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), true)
+	case graph.OpMatMul:
+		return c.matMul(n, f32s(out), src[0], f32s(src[1]))
+	case graph.OpRope:
+		var freqs []float32
+		if n.Src[2] != nil {
+			freqs = f32s(src[2])
+		}
+		c.rope(n, f32s(out), f32s(src[0]), i32s(src[1]), freqs)
+	case graph.OpStoreKV:
+		return c.storeKV(n, out, f32s(src[1]), i32s(src[2]))
+	case graph.OpAttention:
+		return c.attention(n, f32s(out), f32s(src[0]), src[1], src[2], f32s(src[3]))
+	case graph.OpSwiGLU:
+		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]))
+	default:
+		return fmt.Errorf("op %s has no CPU kernel", n.Op)
+	}
+	return nil
+}
+
+// weightType is the element type of a node's bytes.
+func rowBytes(t gguf.GGMLType, n int64) int64 {
+	b, _ := t.RowBytes(n)
+	return b
+}
+

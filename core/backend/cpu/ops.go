@@ -1,0 +1,286 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+)
+
+// The kernels follow ggml's CPU arithmetic where it changes results:
+// float32 element math, float64 sums where ggml sums in ggml_float, Q and
+// the softmaxed attention weights rounded to F16 before the two attention
+// products (as ggml's F16 mat-mul does with an F16 cache), activations
+// quantized to the weight's vec-dot type.
+
+func (c *CPU) getRows(n *graph.Node, out, table []byte, ids []int32) error {
+	t := n.Src[0].Type
+	rowLen := n.Src[0].Shape[0]
+	nRows := n.Src[0].Rows()
+	rb := rowBytes(t, rowLen)
+	dst := f32s(out)
+	for i, id := range ids {
+		if id < 0 || int64(id) >= nRows {
+			return fmt.Errorf("token id %d outside the %d-row table %q", id, nRows, n.Src[0].Name)
+		}
+		row := table[int64(id)*rb : int64(id+1)*rb]
+		if err := quant.Dequantize(t, row, dst[int64(i)*rowLen:int64(i+1)*rowLen]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rmsNorm: ggml sums x² (each product in float32) in double, then
+// scale = 1/sqrtf(mean + eps) in float32.
+func (c *CPU) rmsNorm(out, x []float32, rowLen int, eps float32) {
+	rows := len(x) / rowLen
+	c.w.For(rows, 1, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr := x[r*rowLen : (r+1)*rowLen]
+			var sum float64
+			for _, v := range xr {
+				sum += float64(v * v)
+			}
+			mean := float32(sum / float64(rowLen))
+			scale := 1 / float32(math.Sqrt(float64(mean+eps)))
+			or := out[r*rowLen : (r+1)*rowLen]
+			for i, v := range xr {
+				or[i] = v * scale
+			}
+		}
+	})
+}
+
+func (c *CPU) broadcast(out, x, y []float32, rowLen int, add bool) {
+	rows := len(x) / rowLen
+	yRows := len(y) / rowLen
+	for r := 0; r < rows; r++ {
+		xr := x[r*rowLen : (r+1)*rowLen]
+		yr := y[(r%yRows)*rowLen : (r%yRows+1)*rowLen]
+		or := out[r*rowLen : (r+1)*rowLen]
+		if add {
+			for i := range or {
+				or[i] = xr[i] + yr[i]
+			}
+		} else {
+			for i := range or {
+				or[i] = xr[i] * yr[i]
+			}
+		}
+	}
+}
+
+// matMul: out[t][i] = w_i · x_t with x_t quantized once to the weight's
+// vec-dot type, rows split across workers (each weight row is read once
+// for all tokens of the batch).
+func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error {
+	wt := n.Src[0].Type
+	in := int(n.Src[0].Shape[0])
+	rows := int(n.Src[0].Rows())
+	tokens := int(n.Src[1].Rows())
+	vt := quant.VecDotType(wt)
+	if !quant.Supported(wt) {
+		return fmt.Errorf("%w: weight %q of type %s", quant.ErrUnsupported, n.Src[0].Name, wt)
+	}
+	xrb := int(rowBytes(vt, int64(in)))
+	need := xrb * tokens
+	if cap(c.scratch) < need {
+		c.scratch = make([]byte, need)
+	}
+	xq := c.scratch[:need]
+	for t := 0; t < tokens; t++ {
+		if err := quant.QuantizeRow(vt, x[t*in:(t+1)*in], xq[t*xrb:(t+1)*xrb]); err != nil {
+			return err
+		}
+	}
+	wrb := int(rowBytes(wt, int64(in)))
+	if len(w) < wrb*rows {
+		return fmt.Errorf("weight %q has %d bytes, %d rows of %d need %d", n.Src[0].Name, len(w), rows, wrb, wrb*rows)
+	}
+	c.w.For(rows, 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			wr := w[i*wrb : (i+1)*wrb]
+			for t := 0; t < tokens; t++ {
+				out[t*rows+i] = quant.VecDot(wt, in, wr, xq[t*xrb:(t+1)*xrb])
+			}
+		}
+	})
+	return nil
+}
+
+// rope follows ggml's rope cache: theta starts at the position and is
+// multiplied by theta_scale = base^(-2/dims) in float32 for each pair.
+func (c *CPU) rope(n *graph.Node, out, x []float32, pos []int32, freqs []float32) {
+	headDim := int(n.Shape[0])
+	heads := int(n.Shape[1])
+	tokens := int(n.Shape[2])
+	dims := int(n.I[0])
+	neox := n.I[1] == 1
+	base, freqScale := n.F[0], n.F[1]
+	thetaScale := float32(math.Pow(float64(base), -2.0/float64(dims)))
+	c.w.For(tokens, 1, func(lo, hi int) {
+		cs := make([]float32, dims)
+		for t := lo; t < hi; t++ {
+			theta := float32(pos[t])
+			for i := 0; i < dims; i += 2 {
+				ff := float32(1)
+				if freqs != nil {
+					ff = freqs[i/2]
+				}
+				th := freqScale * (theta / ff)
+				cs[i] = float32(math.Cos(float64(th)))
+				cs[i+1] = float32(math.Sin(float64(th)))
+				theta *= thetaScale
+			}
+			for h := 0; h < heads; h++ {
+				off := (t*heads + h) * headDim
+				xr, or := x[off:off+headDim], out[off:off+headDim]
+				for i := 0; i < dims; i += 2 {
+					cos, sin := cs[i], cs[i+1]
+					a, b := i, i+1
+					if neox {
+						a, b = i/2, i/2+dims/2
+					}
+					x0, x1 := xr[a], xr[b]
+					or[a] = x0*cos - x1*sin
+					or[b] = x0*sin + x1*cos
+				}
+				copy(or[dims:], xr[dims:])
+			}
+		}
+	})
+}
+
+func (c *CPU) storeKV(n *graph.Node, cache []byte, x []float32, rows []int32) error {
+	rowLen := int(n.Src[0].Shape[0])
+	ctx := int(n.Src[0].Shape[1])
+	t := n.Src[0].Type
+	rb := int(rowBytes(t, int64(rowLen)))
+	for i, r := range rows {
+		if r < 0 || int(r) >= ctx {
+			return fmt.Errorf("cache row %d outside the %d-row cache %q", r, ctx, n.Src[0].Name)
+		}
+		if err := quant.QuantizeRow(t, x[i*rowLen:(i+1)*rowLen], cache[int(r)*rb:(int(r)+1)*rb]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attention: per (token, head) row, scores against K in float64 sums of
+// F16(q)·K, softmax like ggml_soft_max (expf terms, double sum), the
+// weights rounded to F16, then weighted sums of V. The cache may be F16 or
+// F32; with F32 nothing is rounded.
+func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []float32) error {
+	qn := n.Src[0]
+	headDim := int(qn.Shape[0])
+	heads := int(qn.Shape[1])
+	tokens := int(qn.Shape[2])
+	kvHeads := int(n.I[0])
+	kvLen := int(n.I[1])
+	scale := n.F[0]
+	group := heads / kvHeads
+	kvRow := headDim * kvHeads
+	f16 := n.Src[1].Type == gguf.TypeF16
+	if n.Src[2].Type != n.Src[1].Type {
+		return fmt.Errorf("K cache %s and V cache %s differ", n.Src[1].Type, n.Src[2].Type)
+	}
+	var k16, v16 []uint16
+	var k32, v32 []float32
+	if f16 {
+		k16, v16 = u16s(kc), u16s(vc)
+	} else {
+		k32, v32 = f32s(kc), f32s(vc)
+	}
+	c.w.For(tokens*heads, 1, func(lo, hi int) {
+		scores := make([]float32, kvLen)
+		qh := make([]float32, headDim)
+		acc := make([]float64, headDim)
+		for job := lo; job < hi; job++ {
+			t, h := job/heads, job%heads
+			kvh := h / group
+			qr := q[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
+			for d, v := range qr {
+				if f16 {
+					qh[d] = quant.F16ToF32(quant.F32ToF16(v))
+				} else {
+					qh[d] = v
+				}
+			}
+			mr := mask[t*kvLen : (t+1)*kvLen]
+			maxv := float32(math.Inf(-1))
+			for j := 0; j < kvLen; j++ {
+				if math.IsInf(float64(mr[j]), -1) {
+					scores[j] = mr[j]
+					continue
+				}
+				off := j*kvRow + kvh*headDim
+				var s float64
+				if f16 {
+					kr := k16[off : off+headDim]
+					for d, kv := range kr {
+						s += float64(qh[d] * quant.F16ToF32(kv))
+					}
+				} else {
+					kr := k32[off : off+headDim]
+					for d, kv := range kr {
+						s += float64(qh[d] * kv)
+					}
+				}
+				scores[j] = float32(s)*scale + mr[j]
+				maxv = max(maxv, scores[j])
+			}
+			var sum float64
+			for j := range scores {
+				if math.IsInf(float64(scores[j]), -1) {
+					scores[j] = 0
+					continue
+				}
+				e := float32(math.Exp(float64(scores[j] - maxv)))
+				scores[j] = e
+				sum += float64(e)
+			}
+			inv := float32(1 / sum)
+			for d := range acc {
+				acc[d] = 0
+			}
+			for j, w := range scores {
+				if w == 0 {
+					continue
+				}
+				w *= inv
+				off := j*kvRow + kvh*headDim
+				if f16 {
+					w = quant.F16ToF32(quant.F32ToF16(w))
+					vr := v16[off : off+headDim]
+					for d, vv := range vr {
+						acc[d] += float64(w * quant.F16ToF32(vv))
+					}
+				} else {
+					vr := v32[off : off+headDim]
+					for d, vv := range vr {
+						acc[d] += float64(w * vv)
+					}
+				}
+			}
+			or := out[t*heads*headDim+h*headDim : t*heads*headDim+(h+1)*headDim]
+			for d := range or {
+				or[d] = float32(acc[d])
+			}
+		}
+	})
+	return nil
+}
+
+// swiglu: ggml's silu is x/(1+expf(-x)) in float32.
+func (c *CPU) swiglu(out, g, u []float32) {
+	c.w.For(len(out), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := g[i]
+			out[i] = x / (1 + float32(math.Exp(float64(-x)))) * u[i]
+		}
+	})
+}

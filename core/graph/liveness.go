@@ -1,0 +1,163 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/minfer/minfer/core/alloc"
+)
+
+// owner is the node whose buffer n's bytes live in: views and in-place
+// aliases (StoreKV) resolve to their source.
+func owner(n *Node) *Node {
+	for {
+		switch n.Op {
+		case OpView, OpStoreKV:
+			n = n.Src[0]
+		default:
+			return n
+		}
+	}
+}
+
+// Deadlines computes, for every buffer-owning node, the index of the last
+// node that reads it. A read through a view or an alias extends the owner's
+// deadline (extendThroughViews): releasing the owner at its own last direct
+// use would hand its bytes to another node while the view still reads them.
+// Graph outputs live to the end.
+func Deadlines(g *Graph) map[*Node]int {
+	dl := make(map[*Node]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		o := owner(n)
+		if _, ok := dl[o]; !ok {
+			dl[o] = i
+		}
+		for _, s := range n.Src {
+			if s == nil {
+				continue
+			}
+			so := owner(s)
+			if dl[so] < i {
+				dl[so] = i
+			}
+		}
+	}
+	end := len(g.Nodes)
+	for _, out := range g.Outputs {
+		dl[owner(out)] = end
+	}
+	return dl
+}
+
+// Persistent resolves a KV node to its persistent region.
+type Persistent func(name string) (alloc.BufRef, bool)
+
+// Allocate places every node's bytes through the allocator. All inputs are
+// placed before the walk, so an input (filled from the host before the graph
+// runs) never takes a buffer that this walk's sweep released. Then each
+// compute node takes a pool buffer and each owner whose deadline has passed
+// goes back to the reservation table. With the same topology and an idle
+// table, the same slots come back: a rebuild allocates nothing.
+//
+// The buffers still held after the walk (inputs and outputs alive to the end)
+// are released by Release once the caller has read the outputs.
+func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
+	dl := Deadlines(g)
+	held := make([]*Node, 0, len(g.Nodes))
+	place := func(n *Node) error {
+		var (
+			ref alloc.BufRef
+			err error
+		)
+		if n.Op == OpCopy {
+			ref, err = ga.AllocStaging(n.Backend, n.Bytes())
+		} else {
+			ref, err = ga.AllocInPool(n.Backend, n.Bytes())
+		}
+		if err != nil {
+			return fmt.Errorf("graph: placing %s: %w", n, err)
+		}
+		n.Buf = ref
+		held = append(held, n)
+		return nil
+	}
+	for _, n := range g.Nodes {
+		if n.Op == OpInput {
+			if err := place(n); err != nil {
+				releaseAll(ga, held)
+				return err
+			}
+		}
+	}
+	// byDeadline lists owners to release after node i.
+	byDeadline := make(map[int][]*Node)
+	for o, d := range dl {
+		if !o.Op.IsLeaf() || o.Op == OpInput {
+			byDeadline[d] = append(byDeadline[d], o)
+		}
+	}
+	for i, n := range g.Nodes {
+		switch n.Op {
+		case OpInput, OpWeight:
+		case OpKV:
+			ref, ok := kv(n.Weight)
+			if !ok {
+				releaseAll(ga, held)
+				return fmt.Errorf("graph: no persistent region %q", n.Weight)
+			}
+			n.Buf = ref
+		case OpView:
+			src := n.Src[0]
+			n.Buf = src.Buf
+			n.Buf.Off += n.ViewOff
+			n.Buf.Len = n.Bytes()
+			n.Backend = src.Backend
+		case OpStoreKV:
+			n.Buf = n.Src[0].Buf
+			n.Backend = n.Src[0].Backend
+		default:
+			if err := place(n); err != nil {
+				releaseAll(ga, held)
+				return err
+			}
+		}
+		rel := byDeadline[i]
+		// Deterministic order: release by node id.
+		sortNodes(rel)
+		for _, o := range rel {
+			ga.Release(o.Buf)
+			held = remove(held, o)
+		}
+	}
+	g.held = held
+	return nil
+}
+
+// Release returns the buffers still held after execution (inputs and
+// outputs) to the reservation table. Call it once the outputs are read.
+func Release(g *Graph, ga *alloc.GraphAllocator) {
+	releaseAll(ga, g.held)
+	g.held = nil
+}
+
+func releaseAll(ga *alloc.GraphAllocator, ns []*Node) {
+	for _, n := range ns {
+		ga.Release(n.Buf)
+	}
+}
+
+func remove(ns []*Node, n *Node) []*Node {
+	for i, x := range ns {
+		if x == n {
+			return append(ns[:i], ns[i+1:]...)
+		}
+	}
+	return ns
+}
+
+func sortNodes(ns []*Node) {
+	for i := 1; i < len(ns); i++ {
+		for j := i; j > 0 && ns[j].ID < ns[j-1].ID; j-- {
+			ns[j], ns[j-1] = ns[j-1], ns[j]
+		}
+	}
+}

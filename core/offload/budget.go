@@ -1,0 +1,108 @@
+package offload
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/minfer/minfer/core/budget"
+	"github.com/minfer/minfer/devices"
+)
+
+// EnvGPUMem overrides the device's answer with a weight budget in MiB.
+const EnvGPUMem = "MINFER_GPU_MEM"
+
+// ErrDeviceQuery is the sentinel under a failed device-memory query. It
+// refuses the automatic fit (there is no number to fit against) but is not a
+// zero budget (ADR-0016): an explicit block count proceeds; see
+// Request.BudgetRefusal.
+var ErrDeviceQuery = errors.New("offload: device memory query failed")
+
+// DeviceQueryError carries the device's real error (e.g. NVML's) under
+// ErrDeviceQuery; errors.Is matches both.
+type DeviceQueryError struct {
+	Err error
+}
+
+func (e *DeviceQueryError) Error() string {
+	if e.Err == nil {
+		return "offload: device memory query failed (the device gave no error)"
+	}
+	return "offload: device memory query failed: " + e.Err.Error()
+}
+
+// Unwrap exposes both the sentinel and the device's own error.
+func (e *DeviceQueryError) Unwrap() []error { return []error{ErrDeviceQuery, e.Err} }
+
+// Budget is the weight budget the automatic fit packs blocks into, and how
+// it was derived, for the plan view and the report.
+type Budget struct {
+	Bytes uint64
+	// Source says where Bytes came from: "MINFER_GPU_MEM=4096 MiB",
+	// "¾ of 10240 MiB free on NVIDIA H200", "no device: fits nothing".
+	Source string
+}
+
+// String reads like "7680 MiB (¾ of 10240 MiB free on NVIDIA H200)".
+func (b Budget) String() string {
+	return fmt.Sprintf("%s (%s)", mibCeil(b.Bytes), b.Source)
+}
+
+// WeightBudget is the weight budget for the automatic fit, by the seed's
+// rule (memory-policy §2), in this order:
+//  1. MINFER_GPU_MEM=<MiB> (looked up through env; nil means no
+//     environment), when set, is the budget whatever the device says; a
+//     value that is not a whole number of MiB is a *RequestError quoting it
+//     (wrapping ErrBadRequest) — a refused load, even for an explicit count;
+//  2. a Reported device gives budget.Usable(Free) — three quarters, the same
+//     function and the same device answer E4's gate uses, so the fit and the
+//     gate talk about one number;
+//  3. NoDevice (or no answer at all) fits nothing: 0 bytes, not an error;
+//  4. QueryFailed is a *DeviceQueryError naming the device's real error; it
+//     refuses auto but not an explicit count (Request.BudgetRefusal decides).
+func WeightBudget(dm devices.DeviceMemory, env func(string) (string, bool)) (Budget, error) {
+	if env != nil {
+		if raw, ok := env(EnvGPUMem); ok {
+			return parseGPUMem(raw)
+		}
+	}
+	switch d := dm.(type) {
+	case devices.Reported:
+		// Metal's answer is its recommended working set, not free bytes.
+		what := "free"
+		if d.Kind == devices.KindMetal {
+			what = "working set"
+		}
+		name := d.Name
+		if name == "" {
+			name = d.Label()
+		}
+		return Budget{
+			Bytes:  budget.Usable(d.Free),
+			Source: fmt.Sprintf("¾ of %s %s on %s", mibCeil(d.Free), what, name),
+		}, nil
+	case devices.QueryFailed:
+		return Budget{}, &DeviceQueryError{Err: d.Err}
+	case devices.NoDevice:
+		if d.Reason != "" {
+			return Budget{Source: fmt.Sprintf("no device (%s): fits nothing", d.Reason)}, nil
+		}
+	}
+	return Budget{Source: "no device: fits nothing"}, nil
+}
+
+const gpuMemWant = "a size in MiB (use a whole number of MiB, e.g. 4096)"
+
+func parseGPUMem(raw string) (Budget, error) {
+	n, ok := parseDecimal(trimBlanks(raw))
+	if !ok || uint64(n) > math.MaxUint64>>20 {
+		return Budget{}, &RequestError{Source: EnvGPUMem, Value: raw, Want: gpuMemWant}
+	}
+	return Budget{Bytes: uint64(n) << 20, Source: fmt.Sprintf("%s=%d MiB", EnvGPUMem, n)}, nil
+}
+
+// mibCeil prints whole MiB rounded up, as E4's reports do, so a non-zero
+// amount never reads as 0 and both reports print the same number.
+func mibCeil(b uint64) string {
+	return fmt.Sprintf("%d MiB", b/(1<<20)+min(b%(1<<20), 1))
+}

@@ -1,0 +1,246 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/model"
+	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/gguf"
+)
+
+// DefaultCtx is the context length when none is asked for (or the trained
+// one, if smaller).
+const DefaultCtx = 4096
+
+// MaxUBatch bounds the tokens of one prefill step: longer prompts run in
+// chunks so activation memory does not grow with the prompt.
+const MaxUBatch = 512
+
+// PlanOptions are the user's choices before a load.
+type PlanOptions struct {
+	GPULayers offload.Request
+	Ctx       int           // 0: min(trained, DefaultCtx)
+	KVType    gguf.GGMLType // F16 (default) or F32
+	// Device answers the device question; nil means devices.QueryGPU.
+	Device func() devices.DeviceMemory
+	// Env looks up MINFER_GPU_MEM; nil means os.LookupEnv.
+	Env func(string) (string, bool)
+}
+
+func (o PlanOptions) device() devices.DeviceMemory {
+	if o.Device != nil {
+		return o.Device()
+	}
+	return devices.QueryGPU()
+}
+
+func (o PlanOptions) env() func(string) (string, bool) {
+	if o.Env != nil {
+		return o.Env
+	}
+	return os.LookupEnv
+}
+
+// PlanView is everything the plan screen and `minfer plan` show.
+type PlanView struct {
+	Info   *ModelInfo
+	Device devices.DeviceMemory
+	// WeightBudget is the E5 fit budget; BudgetErr is set when the device
+	// query failed (auto is then refused, an explicit count still works).
+	WeightBudget offload.Budget
+	BudgetErr    error
+	// GateBudget is E4's budget for the device backend (the same ¾ unless
+	// MINFER_GPU_MEM overrides the fit).
+	GateBudget alloc.Budget
+	Fit        int // the auto-fit GPULayers (0..NLayers+1)
+	Request    offload.Request
+	Plan       offload.Plan
+	Note       string
+	Ctx        int
+	KVType     gguf.GGMLType
+
+	DeviceWeights, HostWeights int64
+	DeviceKV, HostKV           int64
+	// Activations is the activation pool a prefill step of MaxUBatch
+	// tokens at full context needs, measured by a dry run of the allocator
+	// over the real graph.
+	Activations int64
+	// Refusal is set when the plan would not pass the device's E4 gate.
+	Refusal  *alloc.Refusal
+	Warnings []string
+}
+
+// DeviceTotal is what the plan puts on the device: weights, KV, activations.
+func (v *PlanView) DeviceTotal() int64 {
+	if v.Plan.DeviceBlocks() == 0 && !v.Plan.DeviceHoldsUnblocked() {
+		return 0
+	}
+	return v.DeviceWeights + v.DeviceKV + v.Activations
+}
+
+// Plan resolves the offload request against the device's answer.
+func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
+	if info.HParams == nil || info.Problem != "" {
+		return nil, fmt.Errorf("core: %s cannot be planned: %s", info.Name, info.Problem)
+	}
+	h := *info.HParams
+	v := &PlanView{Info: info, Device: opts.device(), KVType: opts.KVType, Request: opts.GPULayers}
+	if v.KVType == 0 {
+		v.KVType = gguf.TypeF16
+	}
+	if v.KVType != gguf.TypeF16 && v.KVType != gguf.TypeF32 {
+		return nil, fmt.Errorf("core: KV cache type %s is not supported (F16, F32)", v.KVType)
+	}
+	v.Ctx = opts.Ctx
+	if v.Ctx <= 0 {
+		v.Ctx = min(h.NCtxTrain, DefaultCtx)
+	}
+	if v.Ctx > 1<<22 {
+		return nil, fmt.Errorf("core: context length %d is absurd", v.Ctx)
+	}
+	wb, err := offload.WeightBudget(v.Device, opts.env())
+	var rq *offload.RequestError
+	if errors.As(err, &rq) {
+		return nil, err // a malformed MINFER_GPU_MEM is a refused load
+	}
+	v.WeightBudget, v.BudgetErr = wb, err
+	v.GateBudget = alloc.BudgetDecision(v.Device)
+	if _, ok := opts.env()(offload.EnvGPUMem); ok && err == nil {
+		v.GateBudget = alloc.Limit(int64(wb.Bytes), wb.Source)
+	}
+	v.Fit = offload.FitBlocks(info.BlockBytes, info.UnblockedBytes, wb.Bytes)
+	if v.Request.Auto && v.BudgetErr != nil {
+		return v, fmt.Errorf("core: auto offload needs the device's answer: %w", v.BudgetErr)
+	}
+	v.Plan, v.Note = v.Request.Resolve(h.NLayer, v.Fit)
+	for i, b := range info.BlockBytes {
+		if v.Plan.OnDevice(i) {
+			v.DeviceWeights += b
+		} else {
+			v.HostWeights += b
+		}
+	}
+	if v.Plan.DeviceHoldsUnblocked() {
+		v.DeviceWeights += info.UnblockedBytes
+	} else {
+		v.HostWeights += info.UnblockedBytes
+	}
+	v.DeviceKV = h.KVBytes(v.Ctx, v.Plan.DeviceBlocks(), v.KVType)
+	v.HostKV = h.KVBytes(v.Ctx, h.NLayer-v.Plan.DeviceBlocks(), v.KVType)
+	v.Activations, err = measureActivations(info, v.Ctx, v.KVType)
+	if err != nil {
+		return nil, err
+	}
+	v.check()
+	return v, nil
+}
+
+// check runs the E4 gate's arithmetic for the device before anything is
+// loaded, and warns when KV + activations outgrow the held-back quarter.
+func (v *PlanView) check() {
+	if v.DeviceTotal() == 0 {
+		return
+	}
+	if v.GateBudget.Limited {
+		pooled := v.DeviceKV
+		if v.DeviceWeights+pooled+v.Activations > v.GateBudget.Bytes {
+			v.Refusal = &alloc.Refusal{Backend: deviceLabel(v.Device), What: "this plan", Weights: v.DeviceWeights, Pooled: pooled, Request: v.Activations, Budget: v.GateBudget.Bytes}
+		}
+	}
+	if d, ok := v.Device.(devices.Reported); ok {
+		held := int64(d.Free) - v.GateBudget.Bytes
+		if extra := v.DeviceKV + v.Activations; v.GateBudget.Limited && extra > held && v.Refusal == nil {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("KV cache %s + activations %s at context %d exceed the held-back quarter (%s): a long chat may run out of device memory; lower the context or the GPU blocks",
+				alloc.MiB(v.DeviceKV), alloc.MiB(v.Activations), v.Ctx, alloc.MiB(held)))
+		}
+	}
+}
+
+// LargestFitting is the most blocks whose plan passes the E4 gate — what a
+// refusal dialog offers ("Use N blocks").
+func (v *PlanView) LargestFitting() int {
+	for n := v.Plan.GPULayers; n > 0; n-- {
+		w := *v
+		w.Plan = offload.NewPlan(n, v.Plan.NLayers)
+		w.Refusal, w.Warnings = nil, nil
+		w.DeviceWeights, w.HostWeights = 0, 0
+		for i, b := range v.Info.BlockBytes {
+			if w.Plan.OnDevice(i) {
+				w.DeviceWeights += b
+			}
+		}
+		if w.Plan.DeviceHoldsUnblocked() {
+			w.DeviceWeights += v.Info.UnblockedBytes
+		}
+		w.DeviceKV = v.Info.HParams.KVBytes(v.Ctx, w.Plan.DeviceBlocks(), v.KVType)
+		w.check()
+		if w.Refusal == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func deviceLabel(dm devices.DeviceMemory) string {
+	if d, ok := dm.(devices.Reported); ok {
+		return d.Label()
+	}
+	return "device"
+}
+
+// countingBuffers stands in for a backend in the dry run: it hands out ids
+// and remembers nothing but the bytes asked for.
+type countingBuffers struct{ next alloc.BufID }
+
+func (c *countingBuffers) Name() string { return "dry-run" }
+func (c *countingBuffers) AllocBuffer(int64) (alloc.BufID, error) {
+	c.next++
+	return c.next, nil
+}
+func (c *countingBuffers) FreeBuffer(alloc.BufID) error { return nil }
+func (c *countingBuffers) WeightsBytes() int64        { return 0 }
+
+// measureActivations builds the real prefill graph (MaxUBatch tokens at
+// full context) and runs the allocator's walk over it: the pool bytes it
+// creates are what such a step takes.
+func measureActivations(info *ModelInfo, ctx int, kvType gguf.GGMLType) (int64, error) {
+	f, err := gguf.Open(info.Path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	arch, err := model.Lookup(info.Arch)
+	if err != nil {
+		return 0, err
+	}
+	p := graph.Params{Tokens: min(MaxUBatch, ctx), KVLen: ctx, Arch: info.Arch}
+	g, err := buildGraph(arch, *info.HParams, p, ctx, kvType, f.Tensor)
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range g.Nodes {
+		n.Backend = 0
+	}
+	ga := alloc.NewGraphAllocator()
+	ga.AddBackend(&countingBuffers{}, alloc.Unlimited("dry run"))
+	kv := func(string) (alloc.BufRef, bool) { return alloc.BufRef{ID: -1, Len: 1}, true }
+	if err := graph.Allocate(g, ga, kv); err != nil {
+		return 0, err
+	}
+	return ga.MemoryReport(0).PoolBytes, nil
+}
+
+func buildGraph(arch model.Arch, h model.HParams, p graph.Params, nCtx int, kvType gguf.GGMLType, tensors func(string) (*gguf.TensorInfo, bool)) (*graph.Graph, error) {
+	b := &model.Builder{Builder: graph.NewBuilder(p), H: h, P: p, NCtx: nCtx, KVType: kvType, Tensors: tensors}
+	out, err := arch.Build(b)
+	if err != nil {
+		return nil, err
+	}
+	return b.Finish(out)
+}
+

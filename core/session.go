@@ -1,0 +1,345 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/backend"
+	"github.com/minfer/minfer/core/backend/cpu"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/model"
+	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/gguf"
+)
+
+// LoadOptions are PlanOptions plus what only a load needs.
+type LoadOptions struct {
+	PlanOptions
+	Threads int // CPU worker threads; 0 = all cores
+	// Logf receives once-only warnings (a failed device query).
+	Logf func(format string, args ...any)
+}
+
+// Progress reports load progress: done of total weight bytes registered.
+type Progress func(done, total int64)
+
+// ErrNoDeviceBackend is the fallback reason when blocks were planned for a
+// device that Minfer cannot compute on yet.
+var ErrNoDeviceBackend = errors.New("no GPU compute backend in this build: every block runs on the CPU")
+
+// Session is a loaded model with its KV cache. It is owned by one goroutine
+// at a time (the UI and CLI give it to a worker).
+type Session struct {
+	Info   *ModelInfo
+	View   *PlanView
+	H      model.HParams
+	NCtx   int
+	KVType gguf.GGMLType
+
+	file     *gguf.File
+	arch     model.Arch
+	cpu      *cpu.CPU
+	bes      []backend.Backend
+	caps     []graph.Capability
+	ga       *alloc.GraphAllocator
+	cache    graph.Cache
+	plan     offload.Plan
+	report   offload.Report
+	kv       map[string]alloc.BufRef
+	where    map[string]int
+	nPast    int
+	logitBuf []byte
+}
+
+// Load maps the file, registers every weight where the plan says, places
+// the KV cache, and returns a ready session. It checks ctx between tensors.
+func Load(ctx context.Context, path string, opts LoadOptions, progress Progress) (*Session, error) {
+	info, err := Inspect(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Problem != "" {
+		return nil, fmt.Errorf("core: cannot load %s: %s", info.Name, info.Problem)
+	}
+	view, err := Plan(info, opts.PlanOptions)
+	if err != nil {
+		return nil, err
+	}
+	if view.Refusal != nil {
+		return nil, view.Refusal
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Info: info, View: view, H: *info.HParams, NCtx: view.Ctx, KVType: view.KVType, file: f,
+		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
+	if err := s.load(ctx, opts, progress); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress) error {
+	var err error
+	if s.arch, err = model.Lookup(s.Info.Arch); err != nil {
+		return err
+	}
+	s.cpu = cpu.New(opts.Threads)
+	s.bes = []backend.Backend{s.cpu}
+	s.caps = []graph.Capability{s.cpu}
+	s.ga = alloc.NewGraphAllocator()
+	s.ga.Logf = opts.Logf
+	// The CPU refuses what the host cannot hold: everything beyond the
+	// weights (which are mapped, not copied) gets ¾ of available memory.
+	cpuBudget := alloc.Unlimited("host memory unknown")
+	if hm, err := devices.HostMemory(); err == nil && hm.Available > 0 {
+		cpuBudget = alloc.Limit(s.Info.TensorBytes+int64(hm.Available-hm.Available/4),
+			fmt.Sprintf("mapped weights + ¾ of %s available host memory", alloc.MiB(int64(hm.Available))))
+	}
+	s.ga.AddBackend(s.cpu, cpuBudget)
+
+	s.plan = s.View.Plan
+	s.report = offload.Report{Plan: s.plan, Note: s.View.Note}
+	if s.plan.DeviceBlocks() > 0 || s.plan.DeviceHoldsUnblocked() {
+		// The plan passed the device gate, but there is no device backend to
+		// run it: say so and run everything on the CPU.
+		s.report.Fallback = ErrNoDeviceBackend.Error()
+		s.report.DeviceName = deviceLabel(s.View.Device)
+		s.plan = offload.NewPlan(0, s.plan.NLayers)
+		s.report.Plan = s.plan
+	}
+
+	specs := s.arch.Tensors(s.H)
+	var total, done int64
+	for _, sp := range specs {
+		if ti, ok := s.file.Tensor(sp.Name); ok {
+			total += ti.NBytes()
+		}
+	}
+	for _, sp := range specs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ti, ok := s.file.Tensor(sp.Name)
+		if !ok {
+			continue
+		}
+		data, err := s.file.TensorData(ti)
+		if err != nil {
+			return err
+		}
+		be := 0 // the plan's device side has no backend yet (see above)
+		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
+			return err
+		}
+		s.where[ti.Name] = be
+		done += ti.NBytes()
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	s.report.HostBytes = s.cpu.WeightsBytes()
+	// KV cache: one persistent region per layer for K and for V, on the
+	// backend of that layer.
+	for il := 0; il < s.H.NLayer; il++ {
+		for _, kind := range []string{"k", "v"} {
+			name := model.KVName(kind, il)
+			rb, _ := s.KVType.RowBytes(int64(s.H.KVRow()))
+			ref, err := s.ga.AllocPersistent(0, rb*int64(s.NCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
+			if err != nil {
+				return err
+			}
+			s.kv[name] = ref
+			s.where[name] = 0
+		}
+	}
+	return nil
+}
+
+// WeightBackend tells the scheduler where a weight or KV region lives.
+func (s *Session) WeightBackend(name string) (int, bool) { b, ok := s.where[name]; return b, ok }
+
+// NPast is the number of positions held in the KV cache.
+func (s *Session) NPast() int { return s.nPast }
+
+// NCtxLen is the context length (cache positions).
+func (s *Session) NCtxLen() int { return s.NCtx }
+
+// NVocab is the logits row length.
+func (s *Session) NVocab() int { return s.H.NVocab }
+
+// Rewind forgets cache positions from n on, so a conversation that shares a
+// prefix with the previous one re-evaluates only what changed.
+func (s *Session) Rewind(n int) error {
+	if n < 0 || n > s.nPast {
+		return fmt.Errorf("core: cannot rewind to %d of %d cached positions", n, s.nPast)
+	}
+	s.nPast = n
+	return nil
+}
+
+// Eval runs tokens at the next positions and returns their logits: one row
+// per token when all is true, else only the last token's row. Prompts
+// longer than MaxUBatch run in chunks.
+func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32, error) {
+	if len(tokens) == 0 {
+		return nil, errors.New("core: eval of no tokens")
+	}
+	if s.nPast+len(tokens) > s.NCtx {
+		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.NCtx)
+	}
+	for _, t := range tokens {
+		if t < 0 || int(t) >= s.H.NVocab {
+			return nil, fmt.Errorf("core: token id %d outside the vocabulary of %d", t, s.H.NVocab)
+		}
+	}
+	var out []float32
+	start := s.nPast
+	for off := 0; off < len(tokens); off += MaxUBatch {
+		chunk := tokens[off:min(off+MaxUBatch, len(tokens))]
+		last := off+len(chunk) == len(tokens)
+		logits, err := s.step(ctx, chunk, all)
+		if err != nil {
+			s.nPast = start // the cache rows past start are not trusted
+			return nil, err
+		}
+		if all || last {
+			out = append(out, logits...)
+		}
+	}
+	return out, nil
+}
+
+// kvClass rounds the attention span up so decode steps reuse one graph for
+// 256 positions at a time.
+func (s *Session) kvClass(n int) int {
+	const step = 256
+	return min((n+step-1)/step*step, s.NCtx)
+}
+
+func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32, error) {
+	T := len(tokens)
+	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
+	g, err := s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
+		g, err := buildGraph(s.arch, s.H, p, s.NCtx, s.KVType, s.file.Tensor)
+		if err != nil {
+			return nil, err
+		}
+		if err := graph.AssignBackends(g, s.caps, s.plan, s); err != nil {
+			return nil, err
+		}
+		return g, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
+	if err := graph.Allocate(g, s.ga, kvLookup); err != nil {
+		return nil, err
+	}
+	defer graph.Release(g, s.ga)
+	if err := s.fillInputs(g, tokens, p.KVLen); err != nil {
+		return nil, err
+	}
+	if err := backend.Execute(ctx, g, s.bes); err != nil {
+		return nil, err
+	}
+	out := g.Outputs[0]
+	if int64(cap(s.logitBuf)) < out.Buf.Len {
+		s.logitBuf = make([]byte, out.Buf.Len)
+	}
+	buf := s.logitBuf[:out.Buf.Len]
+	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, buf); err != nil {
+		return nil, err
+	}
+	s.nPast += T
+	logits := make([]float32, len(buf)/4)
+	copy(logits, unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), len(buf)/4))
+	return logits, nil
+}
+
+func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
+	T := len(tokens)
+	pos := make([]int32, T)
+	for i := range pos {
+		pos[i] = int32(s.nPast + i)
+	}
+	mask := make([]float32, kvLen*T)
+	ninf := float32(math.Inf(-1))
+	for t := 0; t < T; t++ {
+		row := mask[t*kvLen : (t+1)*kvLen]
+		for j := range row {
+			if j > s.nPast+t {
+				row[j] = ninf
+			}
+		}
+	}
+	set := func(name string, b []byte) error {
+		n, ok := g.Input(name)
+		if !ok {
+			return nil
+		}
+		return s.bes[n.Backend].WriteHostWindow(n.Buf, b)
+	}
+	if err := set(model.InTokens, i32bytes(tokens)); err != nil {
+		return err
+	}
+	if err := set(model.InPos, i32bytes(pos)); err != nil {
+		return err
+	}
+	if err := set(model.InKVRows, i32bytes(pos)); err != nil {
+		return err
+	}
+	return set(model.InMask, unsafe.Slice((*byte)(unsafe.Pointer(&mask[0])), len(mask)*4))
+}
+
+func i32bytes(v []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
+}
+
+// MemoryReport is the E4 accounting of every backend.
+func (s *Session) MemoryReport() []alloc.MemoryReport {
+	out := make([]alloc.MemoryReport, s.ga.NumBackends())
+	for i := range out {
+		out[i] = s.ga.MemoryReport(i)
+	}
+	return out
+}
+
+// OffloadReport says where the blocks landed.
+func (s *Session) OffloadReport() offload.Report { return s.report }
+
+// GraphStats reports graph builds versus reuses.
+func (s *Session) GraphStats() graph.CacheStats { return s.cache.Stats() }
+
+// CPUAllocCount is the CPU backend's buffer allocation count.
+func (s *Session) CPUAllocCount() int64 { return s.cpu.AllocCount() }
+
+// File is the mapped model (tokenizer and template metadata).
+func (s *Session) File() *gguf.File { return s.file }
+
+// Close frees the buffers and unmaps the file.
+func (s *Session) Close() error {
+	var first error
+	if s.ga != nil {
+		first = s.ga.Close()
+	}
+	for _, b := range s.bes {
+		if err := b.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if s.file != nil {
+		if err := s.file.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
