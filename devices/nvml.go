@@ -200,7 +200,7 @@ func (s *nvmlSession) migInstances(h nvml.Device, card physicalGPU, driver, cuda
 	}
 	if len(out) == 0 {
 		return []DeviceMemory{QueryFailed{Err: fmt.Errorf(
-			"%w: GPU %d (%s) has MIG enabled but this process sees none of its %d MIG slots in use",
+			"%w: GPU %d (%s) has MIG enabled but this process sees no MIG instance among its %d slots",
 			ErrMIGUnresolved, card.index, card.name, slots)}}
 	}
 	return out

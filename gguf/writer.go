@@ -394,6 +394,7 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 			}
 			e.n += t.nbytes
 		}
+		e.pad(align)
 	}
 	if e.err == nil {
 		e.err = bw.Flush()

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/minfer/minfer/core"
+)
+
+func init() {
+	register("logits", "run tokens as one batch and write every position's logits (float32 LE)", runLogits)
+}
+
+func parseTokens(s string) ([]int32, error) {
+	var out []int32
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		v, err := strconv.ParseInt(f, 10, 32)
+		if err != nil || v < 0 {
+			return nil, usagef("--tokens: %q is not a token id", f)
+		}
+		out = append(out, int32(v))
+	}
+	if len(out) == 0 {
+		return nil, usagef("--tokens: no token ids")
+	}
+	return out, nil
+}
+
+// loadFlags are shared by the commands that load a model.
+type loadFlags struct {
+	*planFlags
+	model   *string
+	threads *int
+}
+
+func addLoadFlags(fs *flagSet) *loadFlags {
+	return &loadFlags{planFlags: addPlanFlags(fs.FlagSet), model: fs.String("m", "", "model file (.gguf)"), threads: fs.Int("threads", 0, "CPU threads (default: all cores)")}
+}
+
+func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Session, error) {
+	if *l.model == "" {
+		return nil, usagef("-m FILE.gguf is required")
+	}
+	opts, err := l.options(e)
+	if err != nil {
+		return nil, err
+	}
+	lo := core.LoadOptions{PlanOptions: opts, Threads: *l.threads, Logf: func(f string, a ...any) { fmt.Fprintf(e.Stderr, "warning: "+f+"\n", a...) }}
+	var prog core.Progress
+	if progress {
+		last := -1
+		prog = func(done, total int64) {
+			pct := int(100 * done / max(total, 1))
+			if pct/10 != last/10 {
+				fmt.Fprintf(e.Stderr, "\rloading %3d%%", pct)
+				last = pct
+			}
+		}
+	}
+	s, err := core.Load(ctx, *l.model, lo, prog)
+	if progress {
+		fmt.Fprintf(e.Stderr, "\r")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r := s.OffloadReport(); r.Fallback != "" {
+		fmt.Fprintf(e.Stderr, "%s\n", r)
+	}
+	return s, nil
+}
+
+// interruptible cancels ctx on Ctrl-C for the duration of a call.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func runLogits(e Env, args []string) error {
+	fs := newFlagSet("logits", "-m FILE.gguf --tokens 1,2,3 --out F.f32", e)
+	lf := addLoadFlags(fs)
+	tokens := fs.String("tokens", "", "comma-separated token ids")
+	out := fs.String("out", "", "output file (n_tokens × n_vocab float32, little-endian)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--out is required")
+	}
+	toks, err := parseTokens(*tokens)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	s, err := lf.load(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	logits, err := s.Eval(ctx, toks, true)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	var b [4]byte
+	for _, v := range logits {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		w.Write(b[:])
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stderr, "wrote %d × %d logits to %s\n", len(toks), s.NVocab(), *out)
+	return nil
+}

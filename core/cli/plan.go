@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/gguf"
+)
+
+func init() {
+	register("plan", "show how many blocks fit on the GPU and what the plan puts where", runPlan)
+	register("devices", "list GPUs with what they report and the budget derived from it", runDevices)
+}
+
+// planFlags are shared by every command that loads or plans a model.
+type planFlags struct {
+	gpuLayers string
+	ctx       int
+	kvType    string
+	fs        *flag.FlagSet
+}
+
+func addPlanFlags(fs *flag.FlagSet) *planFlags {
+	p := &planFlags{fs: fs}
+	fs.StringVar(&p.gpuLayers, "gpu-layers", "", "blocks to put on the GPU: N or auto (default: $MINFER_GPU_LAYERS, else auto). Minfer offloads the FIRST N blocks")
+	fs.IntVar(&p.ctx, "ctx", 0, fmt.Sprintf("context length in tokens (default: the trained length, at most %d)", core.DefaultCtx))
+	fs.StringVar(&p.kvType, "kv-type", "f16", "KV cache element type: f16 or f32")
+	return p
+}
+
+func (p *planFlags) options(e Env) (core.PlanOptions, error) {
+	set := false
+	p.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "gpu-layers" {
+			set = true
+		}
+	})
+	req, err := offload.ParseRequest(p.gpuLayers, set, e.LookupEnv)
+	if err != nil {
+		return core.PlanOptions{}, err
+	}
+	kv, ok := gguf.TypeByName(strings.ToUpper(p.kvType))
+	if !ok || (kv != gguf.TypeF16 && kv != gguf.TypeF32) {
+		return core.PlanOptions{}, usagef("--kv-type %q: want f16 or f32", p.kvType)
+	}
+	if p.ctx < 0 {
+		return core.PlanOptions{}, usagef("--ctx %d: want a positive length", p.ctx)
+	}
+	return core.PlanOptions{GPULayers: req, Ctx: p.ctx, KVType: kv, Env: e.LookupEnv}, nil
+}
+
+func runPlan(e Env, args []string) error {
+	fs := newFlags("plan", "FILE.gguf", e)
+	pf := addPlanFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return usagef("want one FILE.gguf, got %d arguments", len(pos))
+	}
+	opts, err := pf.options(e)
+	if err != nil {
+		return err
+	}
+	info, err := core.Inspect(pos[0])
+	if err != nil {
+		return err
+	}
+	v, err := core.Plan(info, opts)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.Stdout, planJSON(v))
+	}
+	return writePlan(e.Stdout, v)
+}
+
+type planOut struct {
+	Model          string         `json:"model"`
+	Blocks         int            `json:"blocks"`
+	BlockBytes     []int64        `json:"block_bytes"`
+	UnblockedBytes int64          `json:"unblocked_bytes"`
+	Device         any            `json:"device"`
+	WeightBudget   uint64         `json:"weight_budget_bytes"`
+	BudgetSource   string         `json:"weight_budget_source"`
+	BudgetError    string         `json:"budget_error,omitempty"`
+	AutoFit        int            `json:"auto_fit_gpu_layers"`
+	Request        string         `json:"request"`
+	GPULayers      int            `json:"gpu_layers"`
+	DeviceBlocks   int            `json:"device_blocks"`
+	OutputOnDevice bool           `json:"output_on_device"`
+	Note           string         `json:"note,omitempty"`
+	Ctx            int            `json:"ctx"`
+	KVType         string         `json:"kv_type"`
+	Weights        map[string]int `json:"-"`
+	DeviceWeights  int64          `json:"device_weight_bytes"`
+	HostWeights    int64          `json:"host_weight_bytes"`
+	DeviceKV       int64          `json:"device_kv_bytes"`
+	HostKV         int64          `json:"host_kv_bytes"`
+	Activations    int64          `json:"activation_bytes"`
+	Refusal        string         `json:"refusal,omitempty"`
+	Warnings       []string       `json:"warnings,omitempty"`
+}
+
+func planJSON(v *core.PlanView) planOut {
+	o := planOut{
+		Model: v.Info.Name, Blocks: v.Info.NLayers, BlockBytes: v.Info.BlockBytes, UnblockedBytes: v.Info.UnblockedBytes,
+		Device: v.Device, WeightBudget: v.WeightBudget.Bytes, BudgetSource: v.WeightBudget.Source,
+		AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
+		OutputOnDevice: v.Plan.DeviceHoldsUnblocked(), Note: v.Note, Ctx: v.Ctx, KVType: v.KVType.String(),
+		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV,
+		Activations: v.Activations, Warnings: v.Warnings,
+	}
+	if v.BudgetErr != nil {
+		o.BudgetError = v.BudgetErr.Error()
+	}
+	if v.Refusal != nil {
+		o.Refusal = v.Refusal.Error()
+	}
+	return o
+}
+
+func writePlan(w io.Writer, v *core.PlanView) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, a...)) }
+	row("model", "%s (%d blocks)", v.Info.Name, v.Info.NLayers)
+	row("device", "%s", v.Device)
+	if v.BudgetErr != nil {
+		row("weight budget", "unknown: %v", v.BudgetErr)
+	} else {
+		row("weight budget", "%s", v.WeightBudget)
+	}
+	row("auto fit", "%s", fitText(v.Fit, v.Info.NLayers))
+	row("request", "%s", v.Request)
+	row("plan", "%s (Minfer offloads the FIRST blocks; llama.cpp and Ollama count from the last)", v.Plan)
+	if v.Note != "" {
+		row("note", "%s", v.Note)
+	}
+	row("context", "%d tokens, KV cache %s", v.Ctx, v.KVType)
+	row("on the device", "weights %s + KV %s + activations %s = %s",
+		alloc.MiB(v.DeviceWeights), alloc.MiB(v.DeviceKV), alloc.MiB(v.Activations), alloc.MiB(v.DeviceTotal()))
+	row("on the CPU", "weights %s (mapped) + KV %s", alloc.MiB(v.HostWeights), alloc.MiB(v.HostKV))
+	row("activations", "%s measured for a %d-token prefill at full context", alloc.MiB(v.Activations), min(core.MaxUBatch, v.Ctx))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nblock  weight bytes  placement\n")
+	for i, b := range v.Info.BlockBytes {
+		where := "CPU"
+		if v.Plan.OnDevice(i) {
+			where = "GPU"
+		}
+		fmt.Fprintf(w, "%5d  %12d  %s\n", i, b, where)
+	}
+	where := "CPU"
+	if v.Plan.DeviceHoldsUnblocked() {
+		where = "GPU"
+	}
+	fmt.Fprintf(w, "%5s  %12d  %s\n", "out", v.Info.UnblockedBytes, where)
+	for _, warn := range v.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+	if v.Refusal != nil {
+		fmt.Fprintf(w, "\nrefused: %v\n", v.Refusal)
+	}
+	return nil
+}
+
+func fitText(fit, n int) string {
+	switch {
+	case fit > n:
+		return fmt.Sprintf("all %d blocks + output", n)
+	case fit == 0:
+		return "nothing fits"
+	}
+	return fmt.Sprintf("blocks 0–%d (%d of %d)", fit-1, fit, n)
+}
+
+func runDevices(e Env, args []string) error {
+	fs := newFlags("devices", "", e)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("takes no arguments")
+	}
+	r := devices.Collect()
+	defer devices.Close()
+	type gpuBudget struct {
+		Device      devices.DeviceMemory `json:"device"`
+		BudgetBytes *int64               `json:"budget_bytes"`
+		Budget      string               `json:"budget"`
+	}
+	var budgets []gpuBudget
+	for _, g := range r.GPUs {
+		b := alloc.BudgetDecision(g)
+		gb := gpuBudget{Device: g, Budget: b.String()}
+		if b.Limited {
+			gb.BudgetBytes = &b.Bytes
+		}
+		if b.Warning != "" {
+			gb.Budget = b.Warning
+		}
+		budgets = append(budgets, gb)
+	}
+	if *asJSON {
+		return writeJSON(e.Stdout, struct {
+			devices.Report
+			Budgets []gpuBudget `json:"budgets"`
+		}{r, budgets})
+	}
+	if err := r.WriteText(e.Stdout); err != nil {
+		return err
+	}
+	for _, b := range budgets {
+		if _, ok := b.Device.(devices.Reported); ok {
+			fmt.Fprintf(e.Stdout, "budget: %s\n", b.Budget)
+		}
+	}
+	return nil
+}
