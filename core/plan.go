@@ -203,7 +203,7 @@ func (c *countingBuffers) AllocBuffer(int64) (alloc.BufID, error) {
 	return c.next, nil
 }
 func (c *countingBuffers) FreeBuffer(alloc.BufID) error { return nil }
-func (c *countingBuffers) WeightsBytes() int64        { return 0 }
+func (c *countingBuffers) WeightsBytes() int64          { return 0 }
 
 // measureActivations builds the real prefill graph (MaxUBatch tokens at
 // full context) and runs the allocator's walk over it: the pool bytes it
@@ -243,4 +243,3 @@ func buildGraph(arch model.Arch, h model.HParams, p graph.Params, nCtx int, kvTy
 	}
 	return b.Finish(out)
 }
-

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
@@ -13,6 +14,7 @@ import (
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
 )
@@ -23,6 +25,12 @@ type LoadOptions struct {
 	Threads int // CPU worker threads; 0 = all cores
 	// Logf receives once-only warnings (a failed device query).
 	Logf func(format string, args ...any)
+	// DeviceBackend runs the plan's device blocks. Nil means none is
+	// available in this build (a GPU plan then falls back to the CPU with
+	// the reason in the OffloadReport). Tests pass a second CPU backend
+	// standing in for a device, exercising the same placement, assignment
+	// and staging paths a GPU uses.
+	DeviceBackend backend.Backend
 }
 
 // Progress reports load progress: done of total weight bytes registered.
@@ -54,6 +62,7 @@ type Session struct {
 	where    map[string]int
 	nPast    int
 	logitBuf []byte
+	tok      *tokenizer.Tokenizer
 }
 
 // Load maps the file, registers every weight where the plan says, places
@@ -107,13 +116,24 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 
 	s.plan = s.View.Plan
 	s.report = offload.Report{Plan: s.plan, Note: s.View.Note}
-	if s.plan.DeviceBlocks() > 0 || s.plan.DeviceHoldsUnblocked() {
-		// The plan passed the device gate, but there is no device backend to
-		// run it: say so and run everything on the CPU.
-		s.report.Fallback = ErrNoDeviceBackend.Error()
+	wantsDevice := s.plan.DeviceBlocks() > 0 || s.plan.DeviceHoldsUnblocked()
+	if wantsDevice {
 		s.report.DeviceName = deviceLabel(s.View.Device)
-		s.plan = offload.NewPlan(0, s.plan.NLayers)
-		s.report.Plan = s.plan
+		if reason := s.deviceUnusable(opts.DeviceBackend); reason != "" {
+			// The plan passed the device gate but cannot run there: say so
+			// and run everything on the CPU.
+			s.report.Fallback = reason
+			s.plan = offload.NewPlan(0, s.plan.NLayers)
+			s.report.Plan = s.plan
+			wantsDevice = false
+		}
+	}
+	if wantsDevice {
+		dev := opts.DeviceBackend
+		s.bes = append(s.bes, dev)
+		s.caps = append(s.caps, dev)
+		s.ga.AddBackend(dev, s.View.GateBudget)
+		s.report.Backend = dev.Name()
 	}
 
 	specs := s.arch.Tensors(s.H)
@@ -135,7 +155,10 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		if err != nil {
 			return err
 		}
-		be := 0 // the plan's device side has no backend yet (see above)
+		be := 0
+		if len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name) {
+			be = 1
+		}
 		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
 			return err
 		}
@@ -145,22 +168,59 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			progress(done, total)
 		}
 	}
+	if len(s.bes) > 1 {
+		s.report.DeviceBytes = s.bes[1].WeightsBytes()
+	}
 	s.report.HostBytes = s.cpu.WeightsBytes()
 	// KV cache: one persistent region per layer for K and for V, on the
 	// backend of that layer.
 	for il := 0; il < s.H.NLayer; il++ {
+		be := 0
+		if len(s.bes) > 1 && s.plan.OnDevice(il) {
+			be = 1
+		}
 		for _, kind := range []string{"k", "v"} {
 			name := model.KVName(kind, il)
 			rb, _ := s.KVType.RowBytes(int64(s.H.KVRow()))
-			ref, err := s.ga.AllocPersistent(0, rb*int64(s.NCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
+			ref, err := s.ga.AllocPersistent(be, rb*int64(s.NCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
 			if err != nil {
 				return err
 			}
 			s.kv[name] = ref
-			s.where[name] = 0
+			s.where[name] = be
 		}
 	}
 	return nil
+}
+
+// deviceUnusable verifies the plan against the device backend before
+// anything is registered: every weight the plan puts on the device must be
+// a type the device computes with. It returns the fallback reason, or "".
+func (s *Session) deviceUnusable(dev backend.Backend) string {
+	if dev == nil {
+		return ErrNoDeviceBackend.Error()
+	}
+	var bad []string
+	for _, sp := range s.arch.Tensors(s.H) {
+		ti, ok := s.file.Tensor(sp.Name)
+		if !ok || !s.plan.AllowsWeight(ti.Name) {
+			continue
+		}
+		layer := graph.Unblocked
+		if b, ok := offload.BlockOf(ti.Name); ok {
+			layer = b
+		}
+		if !dev.SupportsFor(graph.OpMatMul, ti.Type, layer) && !dev.SupportsFor(graph.OpGetRows, ti.Type, layer) {
+			bad = append(bad, fmt.Sprintf("%s (%s)", ti.Name, ti.Type))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	if len(bad) > 3 {
+		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+	}
+	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), strings.Join(bad, ", "))
 }
 
 // WeightBackend tells the scheduler where a weight or KV region lives.

@@ -171,14 +171,19 @@ func (p *parser) fail(at int64, format string, a ...any) error {
 
 func (p *parser) left() int64 { return int64(len(p.b)) - p.off }
 
-func (p *parser) need(n int64, what string) error {
+// label names the field being read. It is called only to report an error:
+// formatting a name for each of 150k vocabulary entries up front would cost
+// more than parsing them.
+type label func() string
+
+func (p *parser) need(n int64, what label) error {
 	if n < 0 || p.left() < n {
-		return p.fail(p.off, "truncated: %s needs %d bytes, %d left", what, n, max(p.left(), 0))
+		return p.fail(p.off, "truncated: %s needs %d bytes, %d left", what(), n, max(p.left(), 0))
 	}
 	return nil
 }
 
-func (p *parser) u32(what string) (uint32, error) {
+func (p *parser) u32(what label) (uint32, error) {
 	if err := p.need(4, what); err != nil {
 		return 0, err
 	}
@@ -187,7 +192,7 @@ func (p *parser) u32(what string) (uint32, error) {
 	return v, nil
 }
 
-func (p *parser) u64(what string) (uint64, error) {
+func (p *parser) u64(what label) (uint64, error) {
 	if err := p.need(8, what); err != nil {
 		return 0, err
 	}
@@ -196,14 +201,14 @@ func (p *parser) u64(what string) (uint64, error) {
 	return v, nil
 }
 
-func (p *parser) str(what string) (string, error) {
+func (p *parser) str(what label) (string, error) {
 	at := p.off
-	n, err := p.u64(what + " length")
+	n, err := p.u64(func() string { return what() + " length" })
 	if err != nil {
 		return "", err
 	}
 	if n > uint64(p.left()) {
-		return "", p.fail(at, "%s length %d exceeds the %d bytes left", what, n, p.left())
+		return "", p.fail(at, "%s length %d exceeds the %d bytes left", what(), n, p.left())
 	}
 	s := string(p.b[p.off : p.off+int64(n)])
 	p.off += int64(n)
@@ -211,14 +216,14 @@ func (p *parser) str(what string) (string, error) {
 }
 
 func (p *parser) parse(f *File) error {
-	if err := p.need(4, "magic"); err != nil {
+	if err := p.need(4, func() string { return "magic" }); err != nil {
 		return err
 	}
 	if string(p.b[:4]) != Magic {
 		return p.fail(0, "not a GGUF file (magic %q)", printable(p.b[:4]))
 	}
 	p.off = 4
-	ver, err := p.u32("version")
+	ver, err := p.u32(func() string { return "version" })
 	if err != nil {
 		return err
 	}
@@ -233,12 +238,12 @@ func (p *parser) parse(f *File) error {
 	}
 	f.Version = ver
 	nTensorsAt := p.off
-	nTensors, err := p.u64("tensor count")
+	nTensors, err := p.u64(func() string { return "tensor count" })
 	if err != nil {
 		return err
 	}
 	nKVAt := p.off
-	nKV, err := p.u64("metadata count")
+	nKV, err := p.u64(func() string { return "metadata count" })
 	if err != nil {
 		return err
 	}
@@ -249,7 +254,7 @@ func (p *parser) parse(f *File) error {
 	var alignAt int64 // where general.alignment sits, for its error
 	for i := uint64(0); i < nKV; i++ {
 		at := p.off
-		key, err := p.str(fmt.Sprintf("metadata key #%d", i))
+		key, err := p.str(func() string { return fmt.Sprintf("metadata key #%d", i) })
 		if err != nil {
 			return err
 		}
@@ -343,13 +348,13 @@ func (p *parser) checkExtents(f *File) error {
 
 func (p *parser) tensorInfo(i uint64) (TensorInfo, error) {
 	var t TensorInfo
-	name, err := p.str(fmt.Sprintf("tensor #%d name", i))
+	name, err := p.str(func() string { return fmt.Sprintf("tensor #%d name", i) })
 	if err != nil {
 		return t, err
 	}
 	t.Name = name
 	at := p.off
-	nd, err := p.u32("tensor " + quote(name) + " dimension count")
+	nd, err := p.u32(func() string { return fmt.Sprintf("tensor %q dimension count", name) })
 	if err != nil {
 		return t, err
 	}
@@ -360,7 +365,7 @@ func (p *parser) tensorInfo(i uint64) (TensorInfo, error) {
 	n := int64(1)
 	for d := range t.Dims {
 		dat := p.off
-		v, err := p.u64(fmt.Sprintf("tensor %q dimension %d", name, d))
+		v, err := p.u64(func() string { return fmt.Sprintf("tensor %q dimension %d", name, d) })
 		if err != nil {
 			return t, err
 		}
@@ -374,7 +379,7 @@ func (p *parser) tensorInfo(i uint64) (TensorInfo, error) {
 		n *= int64(v)
 	}
 	tat := p.off
-	typ, err := p.u32("tensor " + quote(name) + " type")
+	typ, err := p.u32(func() string { return fmt.Sprintf("tensor %q type", name) })
 	if err != nil {
 		return t, err
 	}
@@ -390,7 +395,7 @@ func (p *parser) tensorInfo(i uint64) (TensorInfo, error) {
 		return t, p.fail(tat, "tensor %q: %s", name, strings.TrimPrefix(err.Error(), "gguf: "))
 	}
 	t.nbytes = nb
-	off, err := p.u64("tensor " + quote(name) + " offset")
+	off, err := p.u64(func() string { return fmt.Sprintf("tensor %q offset", name) })
 	if err != nil {
 		return t, err
 	}
@@ -400,7 +405,7 @@ func (p *parser) tensorInfo(i uint64) (TensorInfo, error) {
 
 func (p *parser) value(key string, depth int) (Value, error) {
 	at := p.off
-	typ, err := p.u32(quote(key) + " value type")
+	typ, err := p.u32(func() string { return quote(key) + " value type" })
 	if err != nil {
 		return Value{}, err
 	}
@@ -408,7 +413,7 @@ func (p *parser) value(key string, depth int) (Value, error) {
 }
 
 func (p *parser) valueOf(key string, t ValueType, at int64, depth int) (Value, error) {
-	what := quote(key) + " value"
+	what := func() string { return quote(key) + " value" }
 	if sz := t.scalarSize(); sz > 0 {
 		if err := p.need(int64(sz), what); err != nil {
 			return Value{}, err
@@ -422,7 +427,7 @@ func (p *parser) valueOf(key string, t ValueType, at int64, depth int) (Value, e
 			return Value{t, int8(b[0])}, nil
 		case ValBool:
 			if b[0] > 1 {
-				return Value{}, p.fail(p.off-1, "%s: bool byte is %d", what, b[0])
+				return Value{}, p.fail(p.off-1, "%s: bool byte is %d", what(), b[0])
 			}
 			return Value{t, b[0] == 1}, nil
 		case ValUint16:
@@ -452,7 +457,7 @@ func (p *parser) valueOf(key string, t ValueType, at int64, depth int) (Value, e
 		return Value{t, s}, nil
 	case ValArray:
 		if depth >= maxArrayDepth {
-			return Value{}, p.fail(at, "%s: arrays nested deeper than %d", what, maxArrayDepth)
+			return Value{}, p.fail(at, "%s: arrays nested deeper than %d", what(), maxArrayDepth)
 		}
 		a, err := p.array(key, depth)
 		if err != nil {
@@ -460,18 +465,18 @@ func (p *parser) valueOf(key string, t ValueType, at int64, depth int) (Value, e
 		}
 		return Value{t, a}, nil
 	}
-	return Value{}, p.fail(at, "%s has unknown type id %d", what, uint32(t))
+	return Value{}, p.fail(at, "%s has unknown type id %d", what(), uint32(t))
 }
 
 func (p *parser) array(key string, depth int) (Array, error) {
 	at := p.off
-	et, err := p.u32(quote(key) + " array element type")
+	et, err := p.u32(func() string { return quote(key) + " array element type" })
 	if err != nil {
 		return Array{}, err
 	}
 	elem := ValueType(et)
 	cat := p.off
-	n, err := p.u64(quote(key) + " array length")
+	n, err := p.u64(func() string { return quote(key) + " array length" })
 	if err != nil {
 		return Array{}, err
 	}
@@ -508,15 +513,7 @@ func (p *parser) array(key string, depth int) (Array, error) {
 		}
 		return Array{elem, out}, nil
 	case ValString:
-		out := make([]string, cnt)
-		for i := range out {
-			s, err := p.str(fmt.Sprintf("%q element %d", key, i))
-			if err != nil {
-				return Array{}, err
-			}
-			out[i] = s
-		}
-		return Array{elem, out}, nil
+		return p.stringArray(key, cnt)
 	default: // ValArray
 		out := make([]Array, cnt)
 		for i := range out {
@@ -529,6 +526,33 @@ func (p *parser) array(key string, depth int) (Array, error) {
 		}
 		return Array{elem, out}, nil
 	}
+}
+
+// stringArray reads cnt strings. It validates every length first, then
+// copies the whole run in one allocation that the strings share: a
+// 150k-entry vocabulary costs one copy instead of 150k small ones.
+func (p *parser) stringArray(key string, cnt int) (Array, error) {
+	le := binary.LittleEndian
+	start, end := p.off, p.off
+	for i := 0; i < cnt; i++ {
+		left := int64(len(p.b)) - end
+		if left < 8 || le.Uint64(p.b[end:]) > uint64(left-8) {
+			p.off = end // str reports the exact problem at this element
+			_, err := p.str(func() string { return fmt.Sprintf("%q element %d", key, i) })
+			return Array{}, err
+		}
+		end += 8 + int64(le.Uint64(p.b[end:]))
+	}
+	blob := string(p.b[start:end])
+	out := make([]string, cnt)
+	at := int64(0)
+	for i := range out {
+		n := int64(le.Uint64(p.b[start+at:]))
+		out[i] = blob[at+8 : at+8+n]
+		at += 8 + n
+	}
+	p.off = end
+	return Array{ValString, out}, nil
 }
 
 func decodeScalars(t ValueType, raw []byte, n int) any {

@@ -110,16 +110,20 @@ func (t *Template) EOS() string { return t.eos }
 // StartsWithBOS reports whether rendered (the output of Render) already
 // begins with the BOS text. Many templates emit bos_token themselves; when
 // this is true the caller must tokenize without adding another BOS.
+// A nil Template (plain completion) reports false.
 func (t *Template) StartsWithBOS(rendered string) bool {
-	return t.bos != "" && strings.HasPrefix(rendered, t.bos)
+	return t != nil && t.bos != "" && strings.HasPrefix(rendered, t.bos)
 }
 
 // StopStrings returns the end-of-turn markers of the template's family
 // (e.g. "<|im_end|>" for chatml), which the generation loop should stop on
 // in addition to the vocabulary's end-of-generation tokens. For families
 // whose turns end with eos_token (llama-2, mistral, zephyr) it is the EOS
-// text. Unknown families return nil.
+// text. Unknown families and a nil Template (plain completion) return nil.
 func (t *Template) StopStrings() []string {
+	if t == nil {
+		return nil
+	}
 	return stopStringsFor(t.family, t.eos)
 }
 

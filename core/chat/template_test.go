@@ -360,6 +360,15 @@ func TestStartsWithBOS(t *testing.T) {
 	}
 }
 
+// ForModel returns a nil *Template for plain completion; the generation loop
+// may still ask it about BOS and stop strings.
+func TestNilTemplateIsPlainCompletion(t *testing.T) {
+	var tmpl *Template
+	if tmpl.StartsWithBOS("<s>hi") || tmpl.StopStrings() != nil {
+		t.Error("nil template claims a BOS or stop strings")
+	}
+}
+
 func TestStrftime(t *testing.T) {
 	at := time.Date(2024, 3, 5, 7, 8, 9, 0, time.UTC)
 	tests := []struct{ format, want string }{

@@ -59,3 +59,11 @@ func (c *Cache) Len() int { return len(c.entries) }
 
 // Clear drops every graph (after a reload changes the plan).
 func (c *Cache) Clear() { c.entries = nil }
+
+// Latest is the most recently used graph, or nil.
+func (c *Cache) Latest() *Graph {
+	if len(c.entries) == 0 {
+		return nil
+	}
+	return c.entries[0]
+}

@@ -90,7 +90,10 @@ func insertCopies(g *Graph) error {
 			if s == nil || s.Backend == n.Backend {
 				continue
 			}
-			if s.Op == OpWeight || s.Op == OpKV || n.Op == OpStoreKV && i == 0 {
+			// A cache written on one backend and read on another would go
+			// stale; weights may be staged (a small tensor such as
+			// rope_freqs read by blocks on both sides).
+			if s.Op == OpKV || n.Op == OpStoreKV && i == 0 {
 				return fmt.Errorf("graph: %s on backend %d reads %s held by backend %d: the load and the plan disagree", n, n.Backend, s, s.Backend)
 			}
 			k := key{s, n.Backend}

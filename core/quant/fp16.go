@@ -6,24 +6,29 @@ import "math"
 // exactly representable, subnormals included. A NaN keeps its sign and
 // payload and comes back quiet, as x86 F16C (VCVTPH2PS) returns it.
 func F16ToF32(h uint16) float32 {
+	// Normal numbers, by far the common case: rebias the exponent by 127−15.
+	if e := h & 0x7c00; e != 0 && e != 0x7c00 {
+		return math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h&0x7fff)+(127-15)<<10)<<13)
+	}
+	return f16SpecialToF32(h)
+}
+
+// f16SpecialToF32 handles zeros, subnormals, infinities and NaNs.
+func f16SpecialToF32(h uint16) float32 {
 	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
 	mant := uint32(h & 0x3ff)
-	switch exp {
-	case 0:
+	if h&0x7c00 == 0 {
 		if mant == 0 {
 			return math.Float32frombits(sign)
 		}
 		// A half subnormal is mant·2⁻²⁴; the product is exact in float32.
 		f := float32(mant) * (1.0 / (1 << 24))
 		return math.Float32frombits(sign | math.Float32bits(f))
-	case 0x1f:
-		if mant != 0 {
-			return math.Float32frombits(sign | 0x7fc00000 | mant<<13)
-		}
-		return math.Float32frombits(sign | 0x7f800000)
 	}
-	return math.Float32frombits(sign | (exp+(127-15))<<23 | mant<<13)
+	if mant != 0 {
+		return math.Float32frombits(sign | 0x7fc00000 | mant<<13)
+	}
+	return math.Float32frombits(sign | 0x7f800000)
 }
 
 // F32ToF16 narrows f to IEEE binary16, rounding to nearest with ties to even:

@@ -1,7 +1,6 @@
 package quant
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -121,13 +120,3 @@ func randomWeightBytes(t testing.TB, r *rand.Rand, typ gguf.GGMLType, n int) []b
 	}
 	return b
 }
-
-func f64(x []float32) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
-}
-
-var _ = math.Abs

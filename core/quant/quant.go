@@ -161,7 +161,9 @@ func Dequantize(t gguf.GGMLType, src []byte, dst []float32) error {
 //   - Q8_0 and Q8_1: ggml-cpu's AVX2 quantize_row_q8_0/q8_1, not the _ref
 //     functions. They store d = amax/127, but scale by id = 127/amax (not
 //     1/d) and round x·id with _mm256_round_ps(_MM_ROUND_NEAREST), i.e. ties
-//     to even (the _ref uses roundf, ties away from zero). Q8_1 also stores
+//     to even (the _ref uses roundf, ties away from zero). The 4-row
+//     interleaved quantizer used with repacked Q4_0 weights
+//     (quantize_q8_0_4x8) rounds the same way. Q8_1 also stores
 //     s = fp16(d · Σq) with the sum taken over the rounded int8 values.
 //   - Q8_K: quantize_row_q8_K_ref, which is all x86 has: iscale = −127/max
 //     where max is the signed element of largest magnitude (first one wins),
@@ -210,10 +212,18 @@ func CheckVecDot(t gguf.GGMLType, n, wLen, xLen int) error {
 
 // VecDot is the dot product of one weight row w of n elements of type t with
 // one activation row x already quantized to VecDotType(t), computed the way
-// ggml's CPU vec_dot kernels do (integer block sums scaled per block,
-// float32 accumulation). It allocates nothing and does not return an error,
-// because it runs in the innermost loop: a call that CheckVecDot rejects is a
-// programming error and panics with CheckVecDot's message.
+// ggml's CPU vec_dot kernels do: exact integer sums per block (sub-block
+// scales and, for Q2_K/Q4_K/Q5_K, mins through the Q8_K bsums), scaled by
+// d_w·d_x and accumulated in float32. F16 and BF16 follow
+// ggml_vec_dot_f16/bf16 on AVX2 bit for bit (32 float32 lanes, ggml's
+// reduction, float64 tail; the products are exact so FMA does not matter);
+// float32 is ggml's choice and keeps the SIMD twin's lanes natural. The
+// quantized kernels differ from ggml's SIMD builds only in the order of the
+// float32 additions across blocks.
+//
+// It allocates nothing and does not return an error, because it runs in the
+// innermost loop: a call that CheckVecDot rejects is a programming error and
+// panics with CheckVecDot's message.
 func VecDot(t gguf.GGMLType, n int, w []byte, x []byte) float32 {
 	if !vecDotShapeOK(t, n, len(w), len(x)) {
 		panic(CheckVecDot(t, n, len(w), len(x)))

@@ -111,18 +111,13 @@ func quantizeRowQ8_K(src []float32, dst []byte) {
 	for i := 0; i < len(src)/qkK; i++ {
 		x := src[i*qkK : i*qkK+qkK : i*qkK+qkK]
 		b := dst[i*bytesQ8K : i*bytesQ8K+bytesQ8K : i*bytesQ8K+bytesQ8K]
-		var amax, max float32
-		for _, v := range x {
-			if a := float32(math.Abs(float64(v))); a > amax {
-				amax, max = a, v
-			}
-		}
+		extreme, amax := signedMax(x)
 		if amax == 0 {
 			// ggml leaves bsums untouched here; zero is their true value.
 			clear(b)
 			continue
 		}
-		iscale := -127 / max
+		iscale := -127 / extreme
 		qs := b[4:260:260]
 		for j, v := range x {
 			// The explicit conversion keeps the product rounded before the

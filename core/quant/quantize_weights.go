@@ -69,13 +69,13 @@ func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
 // signedMax returns the element of largest magnitude (the first one on a
 // tie) and that magnitude.
-func signedMax(x []float32) (max, amax float32) {
+func signedMax(x []float32) (extreme, amax float32) {
 	for _, v := range x {
 		if a := abs32(v); a > amax {
-			amax, max = a, v
+			amax, extreme = a, v
 		}
 	}
-	return max, amax
+	return extreme, amax
 }
 
 // minMax returns the smallest and largest element (±MaxFloat32 start, as in
@@ -99,8 +99,8 @@ func quantizeQ4_0(src []float32, dst []byte) {
 	for i := 0; i < len(src)/qk; i++ {
 		x := src[i*qk : i*qk+qk : i*qk+qk]
 		b := dst[i*bytesQ4 : i*bytesQ4+bytesQ4 : i*bytesQ4+bytesQ4]
-		max, _ := signedMax(x)
-		d := max / -8
+		extreme, _ := signedMax(x)
+		d := extreme / -8
 		var id float32
 		if d != 0 {
 			id = 1 / d
@@ -141,8 +141,8 @@ func quantizeQ5_0(src []float32, dst []byte) {
 	for i := 0; i < len(src)/qk; i++ {
 		x := src[i*qk : i*qk+qk : i*qk+qk]
 		b := dst[i*bytesQ50 : i*bytesQ50+bytesQ50 : i*bytesQ50+bytesQ50]
-		max, _ := signedMax(x)
-		d := max / -16
+		extreme, _ := signedMax(x)
+		d := extreme / -16
 		var id float32
 		if d != 0 {
 			id = 1 / d
@@ -289,13 +289,13 @@ func makeQKX2(nmax int, x, weights []float32, L, Laux []uint8, rmin, rdelta floa
 // best least-squares scale. Returns the scale.
 func makeQX(nmax int, x []float32, L []int8) float32 {
 	n := len(x)
-	max, amax := signedMax(x)
+	extreme, amax := signedMax(x)
 	if amax < groupMaxEps {
 		clear(L[:n])
 		return 0
 	}
 	quant := func(iscale, v float32) int32 {
-		return min(int32(nmax)-1, max32(-int32(nmax), nearestInt(float32(iscale*v))))
+		return min(int32(nmax)-1, max(-int32(nmax), nearestInt(float32(iscale*v))))
 	}
 	sums := func(iscale float32) (sumlx, suml2 float32) {
 		for _, v := range x {
@@ -306,7 +306,7 @@ func makeQX(nmax int, x []float32, L []int8) float32 {
 		}
 		return sumlx, suml2
 	}
-	iscale := -float32(nmax) / max
+	iscale := -float32(nmax) / extreme
 	for i, v := range x {
 		L[i] = int8(quant(iscale, v) + int32(nmax))
 	}
@@ -320,7 +320,7 @@ func makeQX(nmax int, x []float32, L []int8) float32 {
 		if is == 0 {
 			continue
 		}
-		iscale = -(float32(nmax) + float32(0.1*float32(is))) / max
+		iscale = -(float32(nmax) + float32(0.1*float32(is))) / extreme
 		sumlx, suml2 = sums(iscale)
 		if suml2 > 0 && float32(sumlx*sumlx) > float32(best*suml2) {
 			for i, v := range x {
@@ -333,20 +333,18 @@ func makeQX(nmax int, x []float32, L []int8) float32 {
 	return scale
 }
 
-func max32(a, b int32) int32 { return max(a, b) }
-
 // makeQ3 is ggml's make_q3_quants with do_rmse: start from the −nmax/max
 // grid, then up to five passes that move single levels when that improves
 // the weighted (x²) least-squares fit. L is stored biased by nmax.
 func makeQ3(nmax int, x []float32, L []int8) float32 {
 	n := len(x)
-	max, amax := signedMax(x)
+	extreme, amax := signedMax(x)
 	if amax < groupMaxEps {
 		clear(L[:n])
 		return 0
 	}
-	clampL := func(l int32) int32 { return min(int32(nmax)-1, max32(-int32(nmax), l)) }
-	iscale := -float32(nmax) / max
+	clampL := func(l int32) int32 { return min(int32(nmax)-1, max(-int32(nmax), l)) }
+	iscale := -float32(nmax) / extreme
 	var sumlx, suml2 float32
 	for i, v := range x {
 		l := clampL(nearestInt(float32(iscale * v)))
@@ -453,7 +451,7 @@ func quantizeQ2_K(src []float32, dst []byte) {
 			dm := dMin * float32(sc[j]>>4)
 			for l := 0; l < 16; l++ {
 				q := nearestInt((x[16*j+l] + dm) / d)
-				L[16*j+l] = uint8(min(3, max32(0, q)))
+				L[16*j+l] = uint8(min(3, max(0, q)))
 			}
 		}
 		pack2bit(&L, b[16:80:80])
@@ -482,7 +480,7 @@ func quantizeQ3_K(src []float32, dst []byte) {
 			iscale := -32 / maxScale
 			for j := 0; j < 16; j++ {
 				l := int32(int8(nearestInt(float32(iscale * scales[j]))))
-				l = min(31, max32(-32, l)) + 32
+				l = min(31, max(-32, l)) + 32
 				if j < 8 {
 					sb[j] = uint8(l & 0xf)
 				} else {
@@ -502,7 +500,7 @@ func quantizeQ3_K(src []float32, dst []byte) {
 			}
 			for l := 0; l < 16; l++ {
 				q := nearestInt(x[16*j+l] / d)
-				L[16*j+l] = int8(min(3, max32(-4, q)) + 4)
+				L[16*j+l] = int8(min(3, max(-4, q)) + 4)
 			}
 		}
 		hmask := b[0:32:32]
@@ -588,7 +586,7 @@ func fitK4(x []float32, hdr []byte, L *[qkK]uint8, nmax int, rmin, rdelta float3
 		dm := dMin * float32(m)
 		for l := 0; l < 32; l++ {
 			q := nearestInt((x[32*j+l] + dm) / d)
-			L[32*j+l] = uint8(min(int32(nmax), max32(0, q)))
+			L[32*j+l] = uint8(min(int32(nmax), max(0, q)))
 		}
 	}
 }
@@ -672,7 +670,7 @@ func quantizeQ6_K(src []float32, dst []byte) {
 			}
 			for l := 0; l < 16; l++ {
 				q := nearestInt(x[16*j+l] / d)
-				L[16*j+l] = int8(min(31, max32(-32, q)) + 32)
+				L[16*j+l] = int8(min(31, max(-32, q)) + 32)
 			}
 		}
 		for h := 0; h < 2; h++ {

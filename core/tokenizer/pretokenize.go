@@ -27,10 +27,10 @@ const (
 	// Llama-3 matcher.
 	reLlama3I = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 
-	reQwen2  = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	reQwen35 = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	reGPT4o  = `[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	reTekken = `[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	reQwen2     = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	reQwen35    = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	reGPT4o     = `[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	reTekken    = `[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 	reSeedCoder = `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+|\s+(?!\S)|\s+`
 	reBailing   = `'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+`
 	rePoro      = " ?[^(\\s|.,!?\u2026\u3002\uFF0C\u3001\u0964\u06D4\u060C)]+"
@@ -57,65 +57,61 @@ const (
 
 // preConfig is what tokenizer.ggml.pre selects.
 type preConfig struct {
-	name         string
+	names        []string // tokenizer.ggml.pre values ("" is an absent key)
 	regexes      []string
 	ignoreMerges bool
 	addBOS       bool // BOS added by default (add_bos_token absent)
 	noBOS        bool // the vocabulary has no BOS
 }
 
-func preConfigFor(pre string) (preConfig, error) {
-	c := preConfig{name: pre}
-	switch pre {
-	case "", "default":
-		c.regexes = []string{`[\p{P}\$\+<=>\^~\|]+`, reGPT2, `\p{N}+`, `[0-9][0-9][0-9]`}
-	case "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano":
-		c.regexes = []string{reLlama3}
-		c.ignoreMerges, c.addBOS = true, true
-	case "dbrx", "smaug-bpe":
-		c.regexes = []string{reLlama3}
-	case "glm4", "chatglm-bpe":
-		c.regexes = []string{reLlama3}
-		c.noBOS = true
-	case "deepseek-llm":
-		c.regexes = []string{`[\r\n]`, reDeepseekLetters, reDeepseekPunct, `\s+$`, reDeepseekCJK, `\p{N}+`}
-	case "deepseek-coder":
-		c.regexes = []string{`[\r\n]`, `\s?\p{L}+`, `\s?\p{P}+`, reDeepseekCJK, `\p{N}`}
-	case "deepseek-v3", "hunyuan-dense", "joyai-llm", "hy_v4":
-		c.regexes = []string{`\p{N}{1,3}`, reDeepseek3CJK, reDeepseek3}
-	case "falcon":
-		c.regexes = []string{"[\\p{P}\\$\\+<=>\\^~\\|`]+", reGPT2, `[0-9][0-9][0-9]`}
-	case "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2":
-		c.regexes = []string{`\p{N}`, reGPT2}
-	case "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
+// preConfigs is llama.cpp's pre-tokenizer table, minus the types that need
+// matchers it hand-writes beyond GPT-2/Llama-3 (kimi-k2, afmoe), raw-UTF-8
+// BPE (gemma4, sarvam-moe, whitespace), or empty-match and \b semantics
+// (superbpe, tiny_aya).
+var preConfigs = []preConfig{
+	{names: []string{"", "default"},
+		regexes: []string{`[\p{P}\$\+<=>\^~\|]+`, reGPT2, `\p{N}+`, `[0-9][0-9][0-9]`}},
+	{names: []string{"llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano"},
+		regexes: []string{reLlama3}, ignoreMerges: true, addBOS: true},
+	{names: []string{"dbrx", "smaug-bpe"}, regexes: []string{reLlama3}},
+	{names: []string{"glm4", "chatglm-bpe"}, regexes: []string{reLlama3}, noBOS: true},
+	{names: []string{"deepseek-llm"},
+		regexes: []string{`[\r\n]`, reDeepseekLetters, reDeepseekPunct, `\s+$`, reDeepseekCJK, `\p{N}+`}},
+	{names: []string{"deepseek-coder"},
+		regexes: []string{`[\r\n]`, `\s?\p{L}+`, `\s?\p{P}+`, reDeepseekCJK, `\p{N}`}},
+	{names: []string{"deepseek-v3", "hunyuan-dense", "joyai-llm", "hy_v4"},
+		regexes: []string{`\p{N}{1,3}`, reDeepseek3CJK, reDeepseek3}},
+	{names: []string{"falcon"},
+		regexes: []string{"[\\p{P}\\$\\+<=>\\^~\\|`]+", reGPT2, `[0-9][0-9][0-9]`}},
+	{names: []string{"starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2"},
+		regexes: []string{`\p{N}`, reGPT2}},
+	{names: []string{"gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
 		"modern-bert", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe", "mpt", "olmo", "jais", "trillion",
-		"granite-docling":
-		c.regexes = []string{reGPT2}
-	case "stablelm2", "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez", "hunyuan", "solar-open", "grok-2":
-		c.regexes = []string{reQwen2}
-	case "qwen35":
-		c.regexes = []string{reQwen35}
-	case "poro-chat", "bloom", "gpt3-finnish":
-		c.regexes = []string{rePoro}
-	case "viking":
-		c.regexes = []string{rePoro, `\p{N}`}
-	case "tekken":
-		c.regexes = []string{reTekken}
-		c.ignoreMerges, c.addBOS = true, true
-	case "chameleon":
-		c.regexes = []string{`<sentinel:[0-9]+>`, `(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z`, `([\t\n]|    |  )`, `\p{N}`,
-			"[\\p{P}!-/:-@\\[-`{-~]", reGPT2}
-		c.addBOS = true
-	case "gpt-4o", "llama4", "kanana2", "talkie", "minimax-m2":
-		c.regexes = []string{reGPT4o}
-	case "seed-coder":
-		c.regexes = []string{reSeedCoder}
-	case "bailingmoe", "bailingmoe2", "llada-moe":
-		c.regexes = []string{reBailing}
-	default:
-		return c, fmt.Errorf("%w: BPE pre-tokenizer %q (%s)", ErrUnsupported, pre, keyPre)
+		"granite-docling"},
+		regexes: []string{reGPT2}},
+	{names: []string{"stablelm2", "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez", "hunyuan", "solar-open", "grok-2"},
+		regexes: []string{reQwen2}},
+	{names: []string{"qwen35"}, regexes: []string{reQwen35}},
+	{names: []string{"poro-chat", "bloom", "gpt3-finnish"}, regexes: []string{rePoro}},
+	{names: []string{"viking"}, regexes: []string{rePoro, `\p{N}`}},
+	{names: []string{"tekken"}, regexes: []string{reTekken}, ignoreMerges: true, addBOS: true},
+	{names: []string{"chameleon"}, addBOS: true,
+		regexes: []string{`<sentinel:[0-9]+>`, `(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z`, `([\t\n]|    |  )`, `\p{N}`,
+			"[\\p{P}!-/:-@\\[-`{-~]", reGPT2}},
+	{names: []string{"gpt-4o", "llama4", "kanana2", "talkie", "minimax-m2"}, regexes: []string{reGPT4o}},
+	{names: []string{"seed-coder"}, regexes: []string{reSeedCoder}},
+	{names: []string{"bailingmoe", "bailingmoe2", "llada-moe"}, regexes: []string{reBailing}},
+}
+
+func preConfigFor(pre string) (preConfig, error) {
+	for _, c := range preConfigs {
+		for _, n := range c.names {
+			if n == pre {
+				return c, nil
+			}
+		}
 	}
-	return c, nil
+	return preConfig{}, fmt.Errorf("%w: BPE pre-tokenizer %q (%s)", ErrUnsupported, pre, keyPre)
 }
 
 // splitKind selects how one regex of the list is applied.

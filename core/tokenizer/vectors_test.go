@@ -51,7 +51,7 @@ func load(t testing.TB, path string) *Tokenizer {
 
 // readVectors splits an .inp file on the 21-byte separator and parses the
 // matching .out lines.
-func readVectors(t *testing.T, inpPath, outPath string) (texts []string, want [][]int32) {
+func readVectors(t testing.TB, inpPath, outPath string) (texts []string, want [][]int32) {
 	t.Helper()
 	inp, err := os.ReadFile(inpPath)
 	if err != nil {
@@ -148,9 +148,9 @@ func TestVocabVectors(t *testing.T) {
 
 // refFile is the part of <model>.ref.json this package checks.
 type refFile struct {
-	Model string `json:"model"`
-	NVocab int   `json:"n_vocab"`
-	Cases []struct {
+	Model  string `json:"model"`
+	NVocab int    `json:"n_vocab"`
+	Cases  []struct {
 		Prompt     string  `json:"prompt"`
 		Tokens     []int32 `json:"tokens"`
 		Greedy     []int32 `json:"greedy"`

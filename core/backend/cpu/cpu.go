@@ -267,4 +267,3 @@ func rowBytes(t gguf.GGMLType, n int64) int64 {
 	b, _ := t.RowBytes(n)
 	return b
 }
-

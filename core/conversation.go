@@ -1,0 +1,59 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/core/tokenizer"
+	"github.com/minfer/minfer/gguf"
+)
+
+// Tokenizer reads the model's tokenizer from its metadata.
+func (s *Session) Tokenizer() (*tokenizer.Tokenizer, error) {
+	if s.tok == nil {
+		t, err := tokenizer.FromGGUF(&s.file.Meta)
+		if err != nil {
+			return nil, err
+		}
+		if t.VocabSize() != s.H.NVocab {
+			return nil, fmt.Errorf("core: tokenizer has %d tokens, the model's embedding %d", t.VocabSize(), s.H.NVocab)
+		}
+		s.tok = t
+	}
+	return s.tok, nil
+}
+
+// Conversation opens a chat on the session: the model's tokenizer and its
+// chat template (or a recognised built-in, or none for plain completion).
+func (s *Session) Conversation() (*chat.Conversation, chat.Source, error) {
+	tok, err := s.Tokenizer()
+	if err != nil {
+		return nil, chat.Source{}, err
+	}
+	tmpl, src := TemplateFor(&s.file.Meta, tok)
+	return chat.NewConversation(s, tok, tmpl), src, nil
+}
+
+// TemplateFor picks the chat template from the metadata.
+func TemplateFor(m *gguf.Metadata, tok *tokenizer.Tokenizer) (*chat.Template, chat.Source) {
+	src, _ := m.String("tokenizer.chat_template")
+	arch, _ := m.String("general.architecture")
+	name, _ := m.String("general.name")
+	text := func(id int32) string {
+		if id < 0 || int(id) >= tok.VocabSize() {
+			return ""
+		}
+		return tok.TokenText(id)
+	}
+	return chat.ForModel(src, arch+" "+name, text(tok.BOS()), text(tok.EOS()))
+}
+
+// LoadTokenizer reads only the tokenizer of a GGUF file (model or vocab).
+func LoadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return tokenizer.FromGGUF(&f.Meta)
+}

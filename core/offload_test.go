@@ -1,0 +1,172 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minfer/minfer/core/backend/cpu"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/gguf/ggtest"
+)
+
+// fakeGPU is a second CPU backend standing in for a device: the loader,
+// the builder's layer stamps and the scheduler treat it as one, so the
+// placement, assignment and staging paths run for real.
+type fakeGPU struct {
+	*cpu.CPU
+	refuse gguf.GGMLType // a weight type it claims not to support (0: none)
+}
+
+func (f fakeGPU) SupportsFor(op graph.Op, t gguf.GGMLType, layer int) bool {
+	return f.refuse == 0 || t != f.refuse
+}
+
+func withDevice(gpuLayers int, dev fakeGPU) LoadOptions {
+	o := cpuOnly()
+	o.Device = func() devices.DeviceMemory {
+		return devices.Reported{Kind: devices.KindCUDA, Name: "Fake GPU", Free: 8 << 30, Total: 8 << 30}
+	}
+	o.GPULayers = offload.Request{Layers: gpuLayers, Source: "test"}
+	o.DeviceBackend = dev
+	return o
+}
+
+// TestThreeReadersAgreeOnOnePlan: the loader registers a tensor on the
+// device only when the plan allows it, the builder stamps each node with its
+// block, and the scheduler offers the device only for blocks in the plan.
+// Every split gives the same logits as the CPU alone.
+func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
+	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q8_0.gguf")
+	toks := []int32{1, 450, 4996, 17354, 1701, 29916}
+	base, err := Load(context.Background(), path, cpuOnly(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := base.Eval(context.Background(), toks, true)
+	base.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 2, 3} {
+		t.Run(strings.ReplaceAll(offload.NewPlan(n, 2).String(), "/", " of "), func(t *testing.T) {
+			s, err := Load(context.Background(), path, withDevice(n, fakeGPU{CPU: cpu.NewNamed("FAKEGPU", 2)}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			plan := s.OffloadReport().Plan
+			if plan.GPULayers != n || s.OffloadReport().Fallback != "" {
+				t.Fatalf("plan %v, fallback %q; want %d GPU layers", plan, s.OffloadReport().Fallback, n)
+			}
+			got, err := s.Eval(context.Background(), toks, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := nmse(got, want); e != 0 {
+				t.Errorf("logits differ from CPU-only: NMSE %.3g", e)
+			}
+			// (a) the loader
+			for name, be := range s.where {
+				layer := -1
+				if b, ok := offload.BlockOf(name); ok {
+					layer = b
+				} else if strings.HasPrefix(name, "cache_") {
+					var l int
+					if _, err := fmtSscanLayer(name, &l); err == nil {
+						layer = l
+					}
+				}
+				onDev := be == 1
+				wantDev := plan.AllowsWeight(name)
+				if strings.HasPrefix(name, "cache_") {
+					wantDev = plan.OnDevice(layer)
+				}
+				if onDev != wantDev {
+					t.Errorf("loader put %s on backend %d, plan says device=%v", name, be, wantDev)
+				}
+			}
+			// (b) the builder and (c) the scheduler
+			g := s.cache.Latest()
+			for _, node := range g.Nodes {
+				if node.Op.IsLeaf() || node.Op == graph.OpView || node.Op == graph.OpCopy || node.Op == graph.OpStoreKV {
+					continue
+				}
+				wantBE := 0
+				if node.Layer >= 0 && plan.OnDevice(node.Layer) || node.Layer == graph.Unblocked && plan.DeviceHoldsUnblocked() {
+					wantBE = 1
+				}
+				if node.Backend != wantBE {
+					t.Errorf("%s assigned to backend %d, plan says %d", node, node.Backend, wantBE)
+				}
+			}
+			rep := s.MemoryReport()
+			if n > 0 {
+				if len(rep) != 2 {
+					t.Fatalf("%d backends in the memory report, want 2", len(rep))
+				}
+				if rep[1].WeightsBytes != s.View.DeviceWeights {
+					t.Errorf("device registered %d weight bytes, the plan charged %d", rep[1].WeightsBytes, s.View.DeviceWeights)
+				}
+				if s.OffloadReport().DeviceBytes != s.View.DeviceWeights {
+					t.Errorf("offload report says %d device bytes, plan %d", s.OffloadReport().DeviceBytes, s.View.DeviceWeights)
+				}
+			}
+			// Staging copies exist exactly when the graph crosses backends.
+			copies := 0
+			for _, node := range g.Nodes {
+				if node.Op == graph.OpCopy {
+					copies++
+				}
+			}
+			if crosses := n > 0 && n <= 2; crosses != (copies > 0) {
+				t.Errorf("%d staging copies with %d GPU layers", copies, n)
+			}
+		})
+	}
+}
+
+func fmtSscanLayer(name string, l *int) (int, error) {
+	i := strings.LastIndex(name, ".l")
+	return fmtSscan(name[i+2:], l)
+}
+
+// TestUnusableDeviceWeightsFallBackToCPU: a device that lacks a planned
+// weight's type makes the load drop to CPU-only, saying why.
+func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
+	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q4_K_M.gguf")
+	s, err := Load(context.Background(), path, withDevice(2, fakeGPU{CPU: cpu.NewNamed("FAKEGPU", 1), refuse: gguf.TypeQ6_K}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := s.OffloadReport()
+	if r.Plan.GPULayers != 0 || !strings.Contains(r.Fallback, "Q6_K") || !strings.Contains(r.String(), "CPU") {
+		t.Errorf("report %+v, want a CPU-only fallback naming Q6_K", r)
+	}
+	if len(s.MemoryReport()) != 1 {
+		t.Errorf("fallback kept %d backends", len(s.MemoryReport()))
+	}
+}
+
+// TestNoDeviceBackendFallsBackWithReason: without a compute backend for the
+// device, a GPU plan runs on the CPU and the report says so.
+func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
+	o := withDevice(1, fakeGPU{})
+	o.DeviceBackend = nil
+	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r := s.OffloadReport(); r.Fallback != ErrNoDeviceBackend.Error() || r.Plan.GPULayers != 0 {
+		t.Errorf("report %+v", r)
+	}
+}
+
+func fmtSscan(s string, l *int) (int, error) { return fmt.Sscan(s, l) }
