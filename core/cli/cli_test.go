@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/minfer/minfer/gguf"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,5 +56,205 @@ func TestRunCommandPrintsReferenceText(t *testing.T) {
 	}
 	if got := strings.TrimSuffix(out.String(), "\n"); got != ref.Cases[0].GreedyText {
 		t.Errorf("got %q\nwant %q", got, ref.Cases[0].GreedyText)
+	}
+}
+
+// TestInspectEveryTestModel: every file in the test data inspects cleanly,
+// and the per-block numbers add up exactly to the tensor bytes in the file.
+func TestInspectEveryTestModel(t *testing.T) {
+	for _, path := range ggtest.Models(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := runCLI(&out, &errb, "inspect", path, "--json"); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			var info struct {
+				FileSize       int64   `json:"file_size"`
+				BlockBytes     []int64 `json:"block_bytes"`
+				UnblockedBytes int64   `json:"unblocked_bytes"`
+				TensorBytes    int64   `json:"tensor_bytes"`
+				Types          []struct {
+					Bytes int64 `json:"bytes"`
+				} `json:"tensor_types"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &info); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var fileSum int64
+			for i := range f.Tensors {
+				fileSum += f.Tensors[i].NBytes()
+			}
+			var blocks, types int64
+			for _, b := range info.BlockBytes {
+				blocks += b
+			}
+			for _, ty := range info.Types {
+				types += ty.Bytes
+			}
+			if blocks+info.UnblockedBytes != fileSum || types != fileSum || info.TensorBytes != fileSum || info.FileSize != f.Size {
+				t.Errorf("blocks %d + unblocked %d, types %d, tensors %d; the file's tensors hold %d", blocks, info.UnblockedBytes, types, info.TensorBytes, fileSum)
+			}
+			// Text output works too.
+			out.Reset()
+			if code := runCLI(&out, &errb, "inspect", path); code != 0 || !strings.Contains(out.String(), "architecture") {
+				t.Errorf("text inspect: exit %d, %q", code, out.String())
+			}
+		})
+	}
+}
+
+func TestInspectCorruptFileIsOneClearLine(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "cut.gguf")
+	os.WriteFile(bad, src[:5000], 0o644)
+	var out, errb bytes.Buffer
+	if code := runCLI(&out, &errb, "inspect", bad); code != 1 || !strings.Contains(errb.String(), "truncated") || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestPlanEveryModelAtSeveralBudgets runs `minfer plan` on every model the
+// runtime supports with MINFER_GPU_MEM at several sizes: the auto fit is a
+// prefix within the budget, and the JSON agrees with the text.
+func TestPlanEveryModelAtSeveralBudgets(t *testing.T) {
+	var models []string
+	for _, sub := range []string{"models", "synth"} {
+		m, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), sub, "*.gguf"))
+		models = append(models, m...)
+	}
+	for _, path := range models {
+		for _, mib := range []string{"0", "1", "4", "1024"} {
+			t.Run(filepath.Base(path)+"/"+mib+"MiB", func(t *testing.T) {
+				env := map[string]string{"MINFER_GPU_MEM": mib, "MINFER_FAKE_DEVICE": "none"}
+				var out, errb bytes.Buffer
+				if code := runCLIEnv(&out, &errb, env, "plan", path, "--json"); code != 0 {
+					t.Fatalf("exit %d: %s", code, errb.String())
+				}
+				var p struct {
+					BlockBytes     []int64 `json:"block_bytes"`
+					UnblockedBytes int64   `json:"unblocked_bytes"`
+					WeightBudget   int64   `json:"weight_budget_bytes"`
+					AutoFit        int     `json:"auto_fit_gpu_layers"`
+					GPULayers      int     `json:"gpu_layers"`
+					DeviceWeights  int64   `json:"device_weight_bytes"`
+					HostKV         int64   `json:"host_kv_bytes"`
+					DeviceKV       int64   `json:"device_kv_bytes"`
+				}
+				if err := json.Unmarshal(out.Bytes(), &p); err != nil {
+					t.Fatal(err)
+				}
+				var used int64
+				for i := 0; i < min(p.AutoFit, len(p.BlockBytes)); i++ {
+					used += p.BlockBytes[i]
+				}
+				if p.AutoFit > len(p.BlockBytes) {
+					used += p.UnblockedBytes
+				}
+				if used > p.WeightBudget || p.GPULayers != p.AutoFit || p.DeviceWeights != used {
+					t.Errorf("fit %d uses %d of %d budget, plan %d, device weights %d", p.AutoFit, used, p.WeightBudget, p.GPULayers, p.DeviceWeights)
+				}
+				if p.AutoFit < len(p.BlockBytes) && used+p.BlockBytes[p.AutoFit] <= p.WeightBudget {
+					t.Errorf("fit %d stops although the next block fits", p.AutoFit)
+				}
+				if p.HostKV+p.DeviceKV <= 0 {
+					t.Error("no KV cache bytes in the plan")
+				}
+				out.Reset()
+				if code := runCLIEnv(&out, &errb, env, "plan", path); code != 0 || !strings.Contains(out.String(), "weight budget") {
+					t.Errorf("text plan: exit %d %q", code, out.String())
+				}
+			})
+		}
+	}
+}
+
+func TestPlanRefusesBadSpellings(t *testing.T) {
+	path := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"--gpu-layers", "lots"}, `"lots"`},
+		{map[string]string{"MINFER_GPU_LAYERS": "-1"}, nil, `"-1"`},
+		{map[string]string{"MINFER_GPU_MEM": "4GB"}, nil, `"4GB"`},
+		{map[string]string{"MINFER_FAKE_DEVICE": "failed:ERROR_NO_PERMISSION"}, nil, "ERROR_NO_PERMISSION"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"plan", path}, c.args...)
+		if code := runCLIEnv(&out, &errb, c.env, args...); code == 0 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v %v: exit %d, stderr %q, want it to name %s", c.env, c.args, code, errb.String(), c.want)
+		}
+	}
+	// A failed query still allows an explicit count.
+	var out, errb bytes.Buffer
+	env := map[string]string{"MINFER_FAKE_DEVICE": "failed:ERROR_NO_PERMISSION"}
+	if code := runCLIEnv(&out, &errb, env, "plan", path, "--gpu-layers", "2"); code != 0 {
+		t.Errorf("explicit count after a failed query: exit %d %s", code, errb.String())
+	}
+}
+
+func TestDevicesWithoutAGPUExitsZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runCLIEnv(&out, &errb, map[string]string{}, "devices"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "host:") {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+func TestLogitsCommandWritesReferenceShape(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "l.f32")
+	var so, se bytes.Buffer
+	code := runCLI(&so, &se, "logits", "-m", filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), "--tokens", "1,403,407,261,378", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	st, err := os.Stat(out)
+	if err != nil || st.Size() != 5*512*4 {
+		t.Errorf("wrote %v bytes, want %d", st, 5*512*4)
+	}
+}
+
+func TestTokenizeCommand(t *testing.T) {
+	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	model := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
+	var out, errb bytes.Buffer
+	if code := runCLI(&out, &errb, "tokenize", "-m", model, ref.Cases[0].Prompt); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var want []string
+	for _, id := range ref.Cases[0].Tokens {
+		want = append(want, strconv.Itoa(int(id)))
+	}
+	if got := strings.TrimSpace(out.String()); got != strings.Join(want, " ") {
+		t.Errorf("got %q want %q", got, strings.Join(want, " "))
+	}
+	out.Reset()
+	if code := runCLI(&out, &errb, "tokenize", "-m", model, "--ids", strings.Join(want[1:], ",")); code != 0 || strings.TrimSpace(out.String()) != ref.Cases[0].Prompt {
+		t.Errorf("--ids: exit %d, %q", code, out.String())
+	}
+}
+
+func TestUnknownCommandAndHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runCLI(&out, &errb, "frobnicate"); code != 2 {
+		t.Errorf("unknown command exit %d", code)
+	}
+	for name := range commands {
+		out.Reset()
+		errb.Reset()
+		if code := runCLI(&out, &errb, name, "--help"); code != 0 || !strings.Contains(errb.String(), "usage: minfer "+name) {
+			t.Errorf("%s --help: exit %d, %q", name, code, errb.String())
+		}
 	}
 }

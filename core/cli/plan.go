@@ -53,7 +53,22 @@ func (p *planFlags) options(e Env) (core.PlanOptions, error) {
 	if p.ctx < 0 {
 		return core.PlanOptions{}, usagef("--ctx %d: want a positive length", p.ctx)
 	}
-	return core.PlanOptions{GPULayers: req, Ctx: p.ctx, KVType: kv, Env: e.LookupEnv}, nil
+	return core.PlanOptions{GPULayers: req, Ctx: p.ctx, KVType: kv, Env: e.LookupEnv, Device: deviceFrom(e)}, nil
+}
+
+// deviceFrom answers the device question through the command's own
+// environment, so MINFER_FAKE_DEVICE works in tests as in a shell.
+func deviceFrom(e Env) func() devices.DeviceMemory {
+	return func() devices.DeviceMemory {
+		if v, ok := e.LookupEnv(devices.FakeDeviceEnv); ok && v != "" {
+			dm, err := devices.ParseFakeDevice(v)
+			if err != nil {
+				return devices.QueryFailed{Err: err}
+			}
+			return dm
+		}
+		return devices.QueryGPU()
+	}
 }
 
 func runPlan(e Env, args []string) error {

@@ -97,24 +97,18 @@ func (t *Tokenizer) partition(text string, parseSpecial bool) []fragment {
 	if text == "" {
 		return nil
 	}
+	present := t.specialsIn(text, parseSpecial)
+	if present == nil {
+		return []fragment{{tok: NoToken, start: 0, end: len(text)}}
+	}
 	frags := []fragment{{tok: NoToken, start: 0, end: len(text)}}
 	var next []fragment
-	for _, id := range t.specials {
+	for k, id := range t.specials {
+		if !present[k] {
+			continue
+		}
 		a := t.attrs[id]
-		if !parseSpecial && a&(attrControl|attrUnknown) != 0 {
-			continue
-		}
 		tokText := t.texts[id]
-		found := false
-		for _, f := range frags {
-			if f.tok < 0 && strings.Contains(text[f.start:f.end], tokText) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			continue
-		}
 		next = next[:0]
 		for _, f := range frags {
 			if f.tok >= 0 {
@@ -152,6 +146,31 @@ func (t *Tokenizer) partition(text string, parseSpecial bool) []fragment {
 		frags, next = next, frags
 	}
 	return frags
+}
+
+// specialsIn marks the entries of t.specials that occur in text and may be
+// matched; nil when none does. A token absent from the whole text cannot
+// occur in any fragment, so partition only needs to look for these.
+func (t *Tokenizer) specialsIn(text string, parseSpecial bool) []bool {
+	var present []bool
+	for i := 0; i < len(text); i++ {
+		for _, k := range t.specialsByByte[text[i]] {
+			if present != nil && present[k] {
+				continue
+			}
+			id := t.specials[k]
+			if !parseSpecial && t.attrs[id]&(attrControl|attrUnknown) != 0 {
+				continue
+			}
+			if strings.HasPrefix(text[i:], t.texts[id]) {
+				if present == nil {
+					present = make([]bool, len(t.specials))
+				}
+				present[k] = true
+			}
+		}
+	}
+	return present
 }
 
 // isCSpace is C's isspace in the "C" locale.

@@ -103,6 +103,8 @@ type Tokenizer struct {
 	// specials lists control, user-defined and unknown tokens, longest text
 	// first: the order llama.cpp matches them in raw text.
 	specials []int32
+	// specialsByByte indexes specials by the first byte of their text.
+	specialsByByte [256][]int32
 
 	merges map[string]int32 // "left right" → rank (BPE)
 	split  *preTokenizer    // BPE
@@ -510,6 +512,10 @@ func (t *Tokenizer) buildSpecials() {
 	sort.SliceStable(t.specials, func(i, j int) bool {
 		return len(t.texts[t.specials[i]]) > len(t.texts[t.specials[j]])
 	})
+	for k, id := range t.specials {
+		b := t.texts[id][0]
+		t.specialsByByte[b] = append(t.specialsByByte[b], int32(k))
+	}
 }
 
 // applyNameAttrs sets the strip attributes llama.cpp assigns by model name:
