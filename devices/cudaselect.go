@@ -35,7 +35,9 @@ func (g physicalGPU) outcome() DeviceMemory {
 //
 // A numeric entry is read as an NVML index. CUDA's own default order
 // (CUDA_DEVICE_ORDER=FASTEST_FIRST) can differ from NVML's PCI order on a
-// machine with mixed GPUs; naming GPUs by UUID avoids the question.
+// machine with mixed GPUs; naming GPUs by UUID avoids the question. An entry
+// we cannot match (say, the old MIG-GPU-<uuid>/<gi>/<ci> form) is reported as
+// QueryFailed rather than guessed at.
 func cudaDevice(gpus []physicalGPU, visible string, set bool) DeviceMemory {
 	if !set {
 		return gpus[0].outcome()

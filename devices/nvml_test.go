@@ -182,20 +182,26 @@ func TestNVMLQuery(t *testing.T) {
 			primary: "device query failed: NVML nvmlDeviceGetMemoryInfo_v2 on GPU 0: ERROR_NO_PERMISSION",
 		},
 		{
-			name:    "v2 not supported: v1",
-			setup:   func(_ *mock.Interface, h200, _ *mock.Device) { h200.GetMemoryInfo_v2Func = mem2(nvml.ERROR_NOT_SUPPORTED) },
+			name: "v2 not supported: v1",
+			setup: func(_ *mock.Interface, h200, _ *mock.Device) {
+				h200.GetMemoryInfo_v2Func = mem2(nvml.ERROR_NOT_SUPPORTED)
+			},
 			want:    []string{"GPU 0 NVIDIA H200 [GPU-h200]: 143155 MiB free of 143771 MiB (used 616 MiB); driver 580.65.06, CUDA 13.0", l4Line},
 			primary: "GPU 0 NVIDIA H200 [GPU-h200]: 143155 MiB free of 143771 MiB (used 616 MiB); driver 580.65.06, CUDA 13.0",
 		},
 		{
-			name:    "v2 function not found: v1",
-			setup:   func(_ *mock.Interface, _, l4 *mock.Device) { l4.GetMemoryInfo_v2Func = mem2(nvml.ERROR_FUNCTION_NOT_FOUND) },
+			name: "v2 function not found: v1",
+			setup: func(_ *mock.Interface, _, l4 *mock.Device) {
+				l4.GetMemoryInfo_v2Func = mem2(nvml.ERROR_FUNCTION_NOT_FOUND)
+			},
 			want:    []string{h200Line, "GPU 1 NVIDIA L4 [GPU-l4]: 22000 MiB free of 23034 MiB (used 1034 MiB); driver 580.65.06, CUDA 13.0"},
 			primary: h200Line,
 		},
 		{
-			name:    "v2 struct version unknown to the driver: v1",
-			setup:   func(_ *mock.Interface, _, l4 *mock.Device) { l4.GetMemoryInfo_v2Func = mem2(nvml.ERROR_ARGUMENT_VERSION_MISMATCH) },
+			name: "v2 struct version unknown to the driver: v1",
+			setup: func(_ *mock.Interface, _, l4 *mock.Device) {
+				l4.GetMemoryInfo_v2Func = mem2(nvml.ERROR_ARGUMENT_VERSION_MISMATCH)
+			},
 			want:    []string{h200Line, "GPU 1 NVIDIA L4 [GPU-l4]: 22000 MiB free of 23034 MiB (used 1034 MiB); driver 580.65.06, CUDA 13.0"},
 			primary: h200Line,
 		},

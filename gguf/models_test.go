@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +58,7 @@ func TestOpenModels(t *testing.T) {
 			for i := range f.Tensors {
 				order[i] = &f.Tensors[i]
 			}
-			slices.SortFunc(order, func(a, b *TensorInfo) int { return int(a.Offset) - int(b.Offset) })
+			slices.SortFunc(order, func(a, b *TensorInfo) int { return cmp.Compare(a.Offset, b.Offset) })
 			for k, ti := range order {
 				next := uint64(f.Size - f.DataOffset)
 				if k+1 < len(order) {

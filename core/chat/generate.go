@@ -111,6 +111,12 @@ func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 		return c.tok.Encode(sb.String(), true, false)
 	}
 	text, err := c.tmpl.Render(msgs, true)
+	var raised *RaisedError
+	if errors.As(err, &raised) && len(msgs) > 0 && msgs[0].Role == "system" {
+		// Templates that refuse a system role (Gemma 2, Mistral) get it
+		// folded into the first user turn, as their authors intend.
+		text, err = c.tmpl.Render(FoldSystemPrompt(msgs), true)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -38,9 +38,10 @@ type SamplerSettings struct {
 	Seed uint64
 }
 
-// DefaultSamplerSettings are llama.cpp's classic defaults: temperature 0.8,
-// top-k 40, top-p 0.95, min-p 0.05, repeat penalty 1.1 over the last 64
-// tokens, no presence/frequency penalty, seed 0.
+// DefaultSamplerSettings are llama.cpp's defaults: temperature 0.8, top-k 40,
+// top-p 0.95, min-p 0.05, no presence/frequency penalty, seed 0, and the
+// repeat penalty off (1.0, current llama.cpp; the classic value was 1.1)
+// with a 64-token window ready for when it is raised.
 func DefaultSamplerSettings() SamplerSettings {
 	return SamplerSettings{
 		Temperature:   0.8,

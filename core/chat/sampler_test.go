@@ -324,7 +324,7 @@ func TestSamplerSettingsValidate(t *testing.T) {
 }
 
 func TestDefaultSamplerSettings(t *testing.T) {
-	want := SamplerSettings{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.1, RepeatLastN: 64}
+	want := SamplerSettings{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.0, RepeatLastN: 64}
 	if got := DefaultSamplerSettings(); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}

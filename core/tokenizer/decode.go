@@ -79,12 +79,13 @@ func decodeByteLevel(text string) []byte {
 // gives it: control and unknown tokens render empty, user-defined tokens as
 // their text, SPM "▁" as a space, "<0xNN>" as that raw byte, GPT-2
 // byte-level text as the bytes it stands for. A piece may be part of a
-// UTF-8 sequence. The slice must not be modified.
+// UTF-8 sequence. The bytes are shared: do not modify them.
 func (t *Tokenizer) Piece(id int32) []byte {
 	if !t.valid(id) || t.attrs[id]&(attrUnknown|attrControl) != 0 {
 		return nil
 	}
-	return t.pieces[id]
+	p := t.pieces[id]
+	return p[:len(p):len(p)] // appends by the caller must copy
 }
 
 // Decode concatenates the pieces of ids (ids outside the vocabulary add
@@ -119,8 +120,8 @@ func (d *StreamDecoder) Add(id int32) string {
 	return d.drain(false)
 }
 
-// Flush returns whatever is held (an unfinished character comes out as
-// U+FFFD) and resets the stream.
+// Flush returns whatever is held, each byte of an unfinished character as
+// U+FFFD, and leaves the stream empty.
 func (d *StreamDecoder) Flush() string {
 	return d.drain(true)
 }

@@ -18,7 +18,7 @@ import (
 //     This needs byte-fallback tokens and no user-defined tokens (text after
 //     one gets another prefix space, and Phi-3's strip the spaces around
 //     them), which holds for these two.
-//   - byte-level BPE (falcon, deepseek-coder, mpt): Decode gives s exactly
+//   - byte-level BPE (falcon, deepseek-coder, deepseek-llm, mpt, refact): Decode gives s exactly
 //     when the vocabulary has the byte-level token of every byte of s.
 //     llama.cpp drops a byte without one: Falcon lacks 15 ASCII control
 //     bytes (0x03-0x05, 0x0B, 0x11, 0x13-0x17, 0x19, 0x1C-0x1E) and 0xF2,
@@ -36,6 +36,8 @@ var roundTripVocabs = []struct {
 	{"vocab/ggml-vocab-falcon.gguf", true, true},
 	{"vocab/ggml-vocab-deepseek-coder.gguf", true, true},
 	{"vocab/ggml-vocab-mpt.gguf", true, true},
+	{"vocab/ggml-vocab-deepseek-llm.gguf", true, true},
+	{"vocab/ggml-vocab-refact.gguf", true, true},
 	{"vocab/ggml-vocab-phi-3.gguf", false, false},
 	{"vocab/ggml-vocab-bert-bge.gguf", false, false},
 }
@@ -96,7 +98,6 @@ func FuzzEncodeDecode(f *testing.F) {
 		}
 	})
 }
-
 
 // hasByteTokens reports whether every byte of s has its GPT-2 byte-level
 // token (always true for SPM, whose bytes fall back to <0xNN>).

@@ -130,7 +130,13 @@ const (
 )
 
 // FromGGUF builds a Tokenizer from a file's tokenizer.ggml.* metadata,
-// applying llama.cpp's defaults for absent keys.
+// applying llama.cpp's defaults for absent keys. The Tokenizer keeps no
+// reference to the file's mapping, so the file may be closed afterwards.
+//
+// Special ids follow llama.cpp: an id outside the vocabulary (converters
+// write 0xFFFFFFFF or -1 for "none") leaves the model type's default in
+// place (SPM: BOS 1, EOS 2, UNK 0; BPE: BOS = EOS = 11; BERT: [CLS] 101,
+// [SEP] 102, [UNK] 100), and a default outside the vocabulary means none.
 func FromGGUF(m *gguf.Metadata) (*Tokenizer, error) {
 	if m == nil {
 		return nil, errors.New("tokenizer: no metadata")

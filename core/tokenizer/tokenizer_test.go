@@ -558,3 +558,32 @@ func TestLaxUTF8(t *testing.T) {
 		t.Errorf("appendCpt(U+D800) = %q, want the 3-byte form", got)
 	}
 }
+
+// TestConcurrentEncode: a Tokenizer is shared by goroutines (regex runners,
+// lazily built Unicode tables).
+func TestConcurrentEncode(t *testing.T) {
+	for _, name := range []string{"falcon", "deepseek-llm", "bert-bge", "llama-spm"} {
+		t.Run(name, func(t *testing.T) {
+			tok := vocab(t, name)
+			want, err := tok.Encode(benchText, true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := make(chan error, 4)
+			for range 4 {
+				go func() {
+					got, err := tok.Encode(benchText, true, false)
+					if err == nil && !slices.Equal(got, want) {
+						err = errors.New("concurrent Encode differs from sequential")
+					}
+					errs <- err
+				}()
+			}
+			for range 4 {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}

@@ -115,14 +115,15 @@ func TestVocabVectors(t *testing.T) {
 				t.Fatal(err)
 			}
 			model, _ := f.Meta.String(keyModel)
-			f.Close()
 			if outOfScope[model] {
 				_, err := FromGGUF(&f.Meta)
+				f.Close()
 				if !errors.Is(err, ErrUnsupported) {
 					t.Fatalf("model %q is out of scope, but FromGGUF gave %v, want ErrUnsupported", model, err)
 				}
 				return
 			}
+			f.Close()
 			tok := load(t, path)
 			texts, want := readVectors(t, inp, out)
 			pass := 0
@@ -197,6 +198,10 @@ func TestModelRefTokens(t *testing.T) {
 					}
 					if !slices.Equal(got, c.Tokens) {
 						t.Errorf("Encode(%q):\n got  %v\n want %v", c.Prompt, got, c.Tokens)
+					}
+					// BOS renders empty; the SPM dummy prefix stays.
+					if got, want := tok.Decode(c.Tokens), " "+c.Prompt; got != want {
+						t.Errorf("Decode(tokens) = %q, want %q", got, want)
 					}
 					text := tok.Decode(c.Greedy)
 					if c.GreedyHex != "" {
