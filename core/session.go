@@ -31,6 +31,9 @@ type LoadOptions struct {
 	// standing in for a device, exercising the same placement, assignment
 	// and staging paths a GPU uses.
 	DeviceBackend backend.Backend
+	// HostMemory answers how much memory the host has; nil means
+	// devices.HostMemory.
+	HostMemory func() (devices.HostMem, error)
 }
 
 // Progress reports load progress: done of total weight bytes registered.
@@ -108,7 +111,11 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	// The CPU refuses what the host cannot hold: everything beyond the
 	// weights (which are mapped, not copied) gets ¾ of available memory.
 	cpuBudget := alloc.Unlimited("host memory unknown")
-	if hm, err := devices.HostMemory(); err == nil && hm.Available > 0 {
+	hostMem := opts.HostMemory
+	if hostMem == nil {
+		hostMem = devices.HostMemory
+	}
+	if hm, err := hostMem(); err == nil && hm.Available > 0 {
 		cpuBudget = alloc.Limit(s.Info.TensorBytes+int64(hm.Available-hm.Available/4),
 			fmt.Sprintf("mapped weights + ¾ of %s available host memory", alloc.MiB(int64(hm.Available))))
 	}
