@@ -515,9 +515,9 @@ func (c *Controller) CardLines() (title, line1, line2 string) {
 	if i == nil {
 		return "", "", ""
 	}
-	tmpl := "chat template ✗ (plain completion)"
+	tmpl := "no chat template (plain completion)"
 	if i.ChatTemplate {
-		tmpl = "chat template ✓"
+		tmpl = "chat template: yes"
 	}
 	line1 = fmt.Sprintf("%s · %s params · %s · %s · %d blocks", i.Arch, humanCount(i.Params), i.Quant, humanBytes(i.FileSize), i.NLayers)
 	line2 = fmt.Sprintf("trained ctx %d · %s · tokenizer %s, %d tokens · file type %s", i.NCtxTrain, tmpl, i.TokenizerModel, i.VocabSize, i.FileType)
@@ -996,7 +996,7 @@ func (c *Controller) finishReply(e replyEvent) {
 		Dropped: st.DroppedMessages, CtxUsed: e.cached, CtxLen: e.nCtx}
 	switch {
 	case e.err != nil:
-		last.Note = fmt.Sprintf("⚠ the reply ended with an error: %v — the conversation is kept; Regenerate to try again", e.err)
+		last.Note = fmt.Sprintf("Error: the reply ended early: %v — the conversation is kept; Regenerate to try again", e.err)
 	case st.StopReason == chat.StopCancelled:
 		last.Note = "stopped"
 	case st.StopReason == chat.StopMaxTokens:

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"github.com/minfer/minfer/gguf"
 	"os"
 	"path/filepath"
@@ -256,5 +257,59 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 		if code := runCLI(&out, &errb, name, "--help"); code != 0 || !strings.Contains(errb.String(), "usage: minfer "+name) {
 			t.Errorf("%s --help: exit %d, %q", name, code, errb.String())
 		}
+	}
+}
+
+// withTemplate writes a copy of model with a chatml chat template.
+func withTemplate(t *testing.T, model string) string {
+	f, err := gguf.Open(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := gguf.NewBuilder()
+	for _, kv := range f.Meta.KVs {
+		b.Set(kv.Key, kv.Value)
+	}
+	b.SetString("tokenizer.chat_template", "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+	for i := range f.Tensors {
+		ti := &f.Tensors[i]
+		data, _ := f.TensorData(ti)
+		b.AddTensor(ti.Name, ti.Type, ti.Dims, data)
+	}
+	out := filepath.Join(t.TempDir(), "templated.gguf")
+	if err := b.WriteFile(out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestChatCommandScriptedSession pipes two turns into `minfer chat`: both
+// stream a reply, and the second turn's prefill covers only its new tokens.
+func TestChatCommandScriptedSession(t *testing.T) {
+	model := withTemplate(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
+	var out, errb bytes.Buffer
+	e := Env{Stdin: strings.NewReader("Tell me a story.\nAnother one.\n"), Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}
+	if code := Main(e, []string{"chat", "-m", model, "--temp", "0", "-n", "16", "--system", "You tell stories."}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var stats []string
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if strings.Contains(line, "prompt tokens") {
+			stats = append(stats, line)
+		}
+	}
+	t.Logf("stderr:\n%s", errb.String())
+	if len(stats) != 2 || !strings.Contains(errb.String(), "template: model") {
+		t.Fatalf("want two turns with the model's template, got:\n%s", errb.String())
+	}
+	var p1, r1, e1, p2, r2, e2 int
+	fmt.Sscanf(stats[0], "[%d prompt tokens (%d reused, %d evaluated", &p1, &r1, &e1)
+	fmt.Sscanf(stats[1], "[%d prompt tokens (%d reused, %d evaluated", &p2, &r2, &e2)
+	if r1 != 0 || e1 != p1 || r2 < p1 || e2 != p2-r2 {
+		t.Errorf("turn 1: %d prompt, %d reused, %d evaluated; turn 2: %d, %d, %d", p1, r1, e1, p2, r2, e2)
+	}
+	if strings.Count(out.String(), "> ") < 3 {
+		t.Errorf("stdout %q", out.String())
 	}
 }

@@ -66,7 +66,7 @@ func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Sessi
 	}
 	s, err := core.Load(ctx, *l.model, lo, prog)
 	if progress {
-		fmt.Fprintf(e.Stderr, "\r")
+		fmt.Fprintf(e.Stderr, "\r            \r")
 	}
 	if err != nil {
 		return nil, err

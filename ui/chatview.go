@@ -1,0 +1,91 @@
+//go:build !nogui
+
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// messageView is one turn in the list. Assistant text is Markdown; the
+// user's text is shown as typed.
+type messageView struct {
+	role     string
+	content  string
+	who      *widget.Label
+	body     *widget.RichText
+	note     *widget.Label
+	copyBtn  *widget.Button
+	regenBtn *widget.Button
+	editBtn  *widget.Button
+	box      *fyne.Container
+}
+
+func plainRichText(s string) *widget.RichText {
+	rt := widget.NewRichText(&widget.TextSegment{Text: s, Style: widget.RichTextStyleParagraph})
+	rt.Wrapping = fyne.TextWrapWord
+	return rt
+}
+
+func newMessageView(m ChatMessage) *messageView {
+	mv := &messageView{role: m.Role, content: m.Content}
+	mv.who = widget.NewLabelWithStyle("you", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	if m.Role == "assistant" {
+		mv.who.SetText("model")
+		mv.who.Importance = widget.HighImportance
+		mv.body = widget.NewRichTextFromMarkdown(m.Content)
+		mv.body.Wrapping = fyne.TextWrapWord
+	} else {
+		mv.body = plainRichText(m.Content)
+	}
+	mv.note = widget.NewLabel(m.Note)
+	mv.note.Wrapping = fyne.TextWrapWord
+	mv.note.Importance = widget.WarningImportance
+	if m.Note == "" {
+		mv.note.Hide()
+	} else if m.Note == "stopped" {
+		mv.note.Importance = widget.LowImportance
+	}
+	mv.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), nil)
+	mv.copyBtn.Importance = widget.LowImportance
+	mv.regenBtn = widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), nil)
+	mv.regenBtn.Importance = widget.LowImportance
+	mv.regenBtn.Hide()
+	mv.editBtn = widget.NewButtonWithIcon("", theme.DocumentCreateIcon(), nil)
+	mv.editBtn.Importance = widget.LowImportance
+	mv.editBtn.Hide()
+
+	actions := container.NewHBox(mv.copyBtn, mv.regenBtn, mv.editBtn)
+	whoCol := container.NewVBox(mv.who)
+	bodyCol := container.NewVBox(mv.body, mv.note)
+	row := container.NewBorder(nil, nil, container.New(layout.NewGridWrapLayout(fyne.NewSize(64, 30)), whoCol), container.NewVBox(actions), bodyCol)
+	if m.Role == "user" {
+		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+		bg.CornerRadius = theme.InputRadiusSize()
+		mv.box = container.NewStack(bg, row)
+	} else {
+		mv.box = container.NewStack(row)
+	}
+	return mv
+}
+
+// setContent updates a reply as it streams.
+func (mv *messageView) setContent(s string) {
+	if s == mv.content {
+		return
+	}
+	mv.content = s
+	if mv.role == "assistant" {
+		mv.body.ParseMarkdown(s)
+	} else {
+		mv.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: s, Style: widget.RichTextStyleParagraph}}
+		mv.body.Refresh()
+	}
+}
+
+// bodyText is the message's text as shown (for tests).
+func (mv *messageView) bodyText() string { return mv.body.String() }
