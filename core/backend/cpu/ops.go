@@ -239,7 +239,7 @@ func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []f
 					scores[j] = 0
 					continue
 				}
-				e := float32(math.Exp(float64(scores[j] - maxv)))
+				e := expf(scores[j] - maxv)
 				scores[j] = e
 				sum += float64(e)
 			}
@@ -280,7 +280,7 @@ func (c *CPU) swiglu(out, g, u []float32) {
 	c.w.For(len(out), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := g[i]
-			out[i] = x / (1 + float32(math.Exp(float64(-x)))) * u[i]
+			out[i] = x / (1 + expf(-x)) * u[i]
 		}
 	})
 }
