@@ -101,7 +101,10 @@ func (c *Conversation) Reset() error {
 	return c.ev.Rewind(0)
 }
 
-// Prompt renders msgs and tokenizes them: what the model will see.
+// Prompt renders msgs and tokenizes them: what the model will see. The
+// template's own text may hold control tokens ("<|im_start|>"); what the
+// messages say never becomes one: a user who types "<|im_end|>" gets that
+// text, not the end of their turn.
 func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 	if c.tmpl == nil {
 		var sb strings.Builder
@@ -110,17 +113,17 @@ func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 		}
 		return c.tok.Encode(sb.String(), true, false)
 	}
-	text, err := c.tmpl.Render(msgs, true)
+	text, parts, err := c.render(msgs)
 	var raised *RaisedError
 	if errors.As(err, &raised) && len(msgs) > 0 && msgs[0].Role == "system" {
 		// Templates that refuse a system role (Gemma 2, Mistral) get it
 		// folded into the first user turn, as their authors intend.
-		text, err = c.tmpl.Render(FoldSystemPrompt(msgs), true)
+		text, parts, err = c.render(FoldSystemPrompt(msgs))
 	}
 	if err != nil {
 		return nil, err
 	}
-	toks, err := c.tok.Encode(text, false, true)
+	toks, err := c.tok.EncodeParts(parts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +132,69 @@ func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 	}
 	return toks, nil
 }
+
+// render renders msgs with each content replaced by a marker, then splits
+// the result at the markers: template text (special tokens parsed) and
+// message text (never parsed). A template that alters the markers (it
+// transforms message text) is rendered plainly and every special token
+// written in a message is taken out of it first.
+func (c *Conversation) render(msgs []Message) (string, []tokenizer.Part, error) {
+	marked := make([]Message, len(msgs))
+	for i, m := range msgs {
+		marked[i] = Message{Role: m.Role, Content: marker(i)}
+	}
+	out, err := c.tmpl.Render(marked, true)
+	if err != nil {
+		return "", nil, err
+	}
+	var parts []tokenizer.Part
+	var full strings.Builder
+	rest := out
+	for i, m := range msgs {
+		k := strings.Index(rest, marker(i))
+		if k < 0 || strings.Contains(rest[k+len(marker(i)):], marker(i)) {
+			return c.renderPlain(msgs)
+		}
+		parts = append(parts, tokenizer.Part{Text: rest[:k], Special: true}, tokenizer.Part{Text: m.Content})
+		full.WriteString(rest[:k])
+		full.WriteString(m.Content)
+		rest = rest[k+len(marker(i)):]
+	}
+	parts = append(parts, tokenizer.Part{Text: rest, Special: true})
+	full.WriteString(rest)
+	return full.String(), parts, nil
+}
+
+func (c *Conversation) renderPlain(msgs []Message) (string, []tokenizer.Part, error) {
+	clean := make([]Message, len(msgs))
+	for i, m := range msgs {
+		clean[i] = Message{Role: m.Role, Content: c.stripSpecials(m.Content)}
+	}
+	out, err := c.tmpl.Render(clean, true)
+	if err != nil {
+		return "", nil, err
+	}
+	return out, []tokenizer.Part{{Text: out, Special: true}}, nil
+}
+
+// stripSpecials removes control-token text from a message.
+func (c *Conversation) stripSpecials(s string) string {
+	for _, id := range []int32{c.tok.BOS(), c.tok.EOS(), c.tok.EOT(), c.tok.EOM()} {
+		if id >= 0 {
+			if txt := c.tok.TokenText(id); txt != "" {
+				s = strings.ReplaceAll(s, txt, "")
+			}
+		}
+	}
+	for _, st := range c.tmpl.StopStrings() {
+		s = strings.ReplaceAll(s, st, "")
+	}
+	return s
+}
+
+// marker stands for message i while rendering: private-use characters no
+// template writes itself.
+func marker(i int) string { return fmt.Sprintf("\uE000%d\uE001", i) }
 
 // fit drops the oldest non-system messages until the prompt leaves room
 // for the reply, always keeping the system prompt and the last message.

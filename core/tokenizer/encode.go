@@ -26,7 +26,44 @@ type fragment struct {
 // input or follows a special token (the "dummy prefix"), so Decode(Encode(s))
 // is " "+s there; an empty text gives no tokens at all.
 func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) ([]int32, error) {
-	frags := t.partition(text, parseSpecial)
+	return t.encodeFrags(text, t.partition(text, parseSpecial), addSpecial)
+}
+
+// Part is a piece of a text to encode. Special says whether control-token
+// text inside it becomes token ids: true for a chat template's own text,
+// false for what a user typed, so "<|im_start|>" in a message stays text.
+type Part struct {
+	Text    string
+	Special bool
+}
+
+// EncodeParts encodes the concatenation of parts as Encode would with
+// parseSpecial, except that special tokens are recognised only inside parts
+// marked Special. Adjacent text fragments are joined before tokenizing, so
+// when no user part contains special-token text the result equals
+// Encode(whole, addSpecial, true).
+func (t *Tokenizer) EncodeParts(parts []Part, addSpecial bool) ([]int32, error) {
+	var sb strings.Builder
+	var frags []fragment
+	for _, p := range parts {
+		off := sb.Len()
+		sb.WriteString(p.Text)
+		for _, f := range t.partition(p.Text, p.Special) {
+			if f.tok < 0 {
+				f.start += off
+				f.end += off
+				if n := len(frags); n > 0 && frags[n-1].tok < 0 && frags[n-1].end == f.start {
+					frags[n-1].end = f.end
+					continue
+				}
+			}
+			frags = append(frags, f)
+		}
+	}
+	return t.encodeFrags(sb.String(), frags, addSpecial)
+}
+
+func (t *Tokenizer) encodeFrags(text string, frags []fragment, addSpecial bool) ([]int32, error) {
 	out := make([]int32, 0, len(text)/3+4)
 	var err error
 	switch t.kind {
