@@ -56,6 +56,9 @@ type Template struct {
 // eos_token. The template's family (chatml, llama-3, …) is detected from its
 // text so StopStrings can report its end-of-turn markers.
 func NewTemplate(src, bos, eos string) (*Template, error) {
+	if err := screen(src); err != nil {
+		return nil, err
+	}
 	// The rewrites make the engine's whitespace handling match Jinja2's;
 	// see trimfix.go.
 	compiled, err := compileSafely(separateAdjacentTags(normalizeLineBreaks(src)))
