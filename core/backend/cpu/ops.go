@@ -97,6 +97,11 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		}
 	}
 	wrb := int(rowBytes(wt, int64(in)))
+	// VecDot panics on a bad call (it runs in the hot loop without an error
+	// return); check the shapes once here instead.
+	if err := quant.CheckVecDot(wt, in, wrb, xrb); err != nil {
+		return fmt.Errorf("weight %q: %w", n.Src[0].Name, err)
+	}
 	if len(w) < wrb*rows {
 		return fmt.Errorf("weight %q has %d bytes, %d rows of %d need %d", n.Src[0].Name, len(w), rows, wrb, wrb*rows)
 	}
