@@ -37,8 +37,9 @@ func newMessageView(m ChatMessage) *messageView {
 	if m.Role == "assistant" {
 		mv.who.SetText("model")
 		mv.who.Importance = widget.HighImportance
-		mv.body = widget.NewRichTextFromMarkdown(m.Content)
+		mv.body = widget.NewRichText()
 		mv.body.Wrapping = fyne.TextWrapWord
+		setMarkdown(mv.body, m.Content)
 	} else {
 		mv.body = plainRichText(m.Content)
 	}
@@ -80,7 +81,7 @@ func (mv *messageView) setContent(s string) {
 	}
 	mv.content = s
 	if mv.role == "assistant" {
-		mv.body.ParseMarkdown(s)
+		setMarkdown(mv.body, s)
 	} else {
 		mv.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: s, Style: widget.RichTextStyleParagraph}}
 		mv.body.Refresh()
@@ -89,3 +90,38 @@ func (mv *messageView) setContent(s string) {
 
 // bodyText is the message's text as shown (for tests).
 func (mv *messageView) bodyText() string { return mv.body.String() }
+
+// setMarkdown renders Markdown into rt. The parser splits plain text at
+// characters that might start inline markup ("!", quotes, …); each piece
+// becomes its own text object, drawn at a fractional x and so visibly
+// blurred. Neighbouring pieces of the same style are joined again.
+func setMarkdown(rt *widget.RichText, s string) {
+	rt.ParseMarkdown(s)
+	rt.Segments = mergeTextSegments(rt.Segments)
+	rt.Refresh()
+}
+
+func mergeTextSegments(segs []widget.RichTextSegment) []widget.RichTextSegment {
+	out := segs[:0]
+	for _, seg := range segs {
+		switch s := seg.(type) {
+		case *widget.ParagraphSegment:
+			s.Texts = mergeTextSegments(s.Texts)
+		case *widget.ListSegment:
+			for _, it := range s.Items {
+				if p, ok := it.(*widget.ParagraphSegment); ok {
+					p.Texts = mergeTextSegments(p.Texts)
+				}
+			}
+		case *widget.TextSegment:
+			if n := len(out); n > 0 {
+				if prev, ok := out[n-1].(*widget.TextSegment); ok && prev.Style == s.Style && s.Style.Inline {
+					prev.Text += s.Text
+					continue
+				}
+			}
+		}
+		out = append(out, seg)
+	}
+	return out
+}

@@ -100,14 +100,14 @@ const ConfigDirEnv = "MINFER_CONFIG_DIR"
 
 // Config is what the controller needs from outside.
 type Config struct {
-	ConfigDir string                         // "": $MINFER_CONFIG_DIR, else os.UserConfigDir()/minfer
-	Device    func() devices.DeviceMemory    // nil: devices.QueryGPU
-	Env       func(string) (string, bool)    // nil: os.LookupEnv (MINFER_GPU_MEM)
-	Post      func(func())                   // runs a function on the UI goroutine (fyne.Do)
-	Prefs     Prefs                          // recent models; nil: not kept
-	Threads   int                            // CPU threads for the model; 0: all
-	Now       func() time.Time               // nil: time.Now
-	Interval  time.Duration                  // stream refresh; 0: streamInterval
+	ConfigDir string                                                                                // "": $MINFER_CONFIG_DIR, else os.UserConfigDir()/minfer
+	Device    func() devices.DeviceMemory                                                           // nil: devices.QueryGPU
+	Env       func(string) (string, bool)                                                           // nil: os.LookupEnv (MINFER_GPU_MEM)
+	Post      func(func())                                                                          // runs a function on the UI goroutine (fyne.Do)
+	Prefs     Prefs                                                                                 // recent models; nil: not kept
+	Threads   int                                                                                   // CPU threads for the model; 0: all
+	Now       func() time.Time                                                                      // nil: time.Now
+	Interval  time.Duration                                                                         // stream refresh; 0: streamInterval
 	Load      func(context.Context, string, core.LoadOptions, core.Progress) (*core.Session, error) // nil: core.Load
 }
 
@@ -149,7 +149,10 @@ func (s Sampling) Validate() error {
 
 // LoadedModel is what the worker reported after a load.
 type LoadedModel struct {
-	Path     string
+	Path string
+	// Planned is the plan the load was asked for; Report says where the
+	// blocks actually run (all on the CPU when it fell back).
+	Planned  offload.Plan
 	Report   offload.Report
 	Memory   []alloc.MemoryReport
 	NCtx     int
@@ -200,6 +203,7 @@ type Controller struct {
 	progressDone  int64
 	progressTotal int64
 	loaded        *LoadedModel
+	loadingPlan   offload.Plan // the plan of the load in flight
 	loadLog       []string
 	// PanelExpanded: in Ready the offload panel is one line unless expanded.
 	PanelExpanded bool
@@ -212,6 +216,8 @@ type Controller struct {
 	genChat    *Chat
 	genCancel  context.CancelFunc
 	generating bool
+	// systemDirty: the system prompt changed since the chat was saved.
+	systemDirty bool
 }
 
 // NewController opens the conversation store and starts the model worker.
@@ -259,6 +265,7 @@ func (c *Controller) Start() {
 
 // Close stops any work and frees the model.
 func (c *Controller) Close() {
+	c.saveIfEdited()
 	c.cancelGeneration()
 	if c.loadCancel != nil {
 		c.loadCancel()
@@ -348,7 +355,10 @@ func (c *Controller) deviceErr() error {
 
 func defaultCtx(trained int) int {
 	choices := ContextChoices(trained)
-	want := min(max(trained, 1), core.DefaultCtx)
+	want := core.DefaultCtx
+	if trained > 0 {
+		want = min(trained, core.DefaultCtx)
+	}
 	best := choices[0]
 	for _, n := range choices {
 		if n <= want {
@@ -677,6 +687,7 @@ func (c *Controller) Load() {
 	c.phase = PhaseLoading
 	c.progressDone, c.progressTotal = 0, 0
 	c.loaded, c.loadLog = nil, nil
+	c.loadingPlan = c.view.Plan
 	opts := core.LoadOptions{PlanOptions: c.planOptions(), Threads: c.cfg.Threads}
 	c.worker.send(loadRequest{id: c.loadID, ctx: ctx, path: c.info.Path, opts: opts})
 	c.changed(ChangePlan | ChangeLoad)
@@ -724,6 +735,10 @@ func (c *Controller) ReportText() string {
 		return ""
 	}
 	var b strings.Builder
+	if l.Report.Fallback != "" {
+		// Say what was asked for: the report's own plan is the one that runs.
+		fmt.Fprintf(&b, "asked for: %s on the GPU\n", placement(l.Planned))
+	}
 	b.WriteString(l.Report.String())
 	for _, m := range l.Memory {
 		fmt.Fprintf(&b, "memory %s: weights %s · pools %s (KV %s) · budget %s\n", m.Backend, mib(m.WeightsBytes), mib(m.PoolBytes), mib(m.PersistentBytes), m.Budget)
@@ -735,6 +750,15 @@ func (c *Controller) ReportText() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// placement is "5/5 blocks + output".
+func placement(p offload.Plan) string {
+	s := fmt.Sprintf("%d/%d blocks", p.DeviceBlocks(), p.NLayers)
+	if p.DeviceHoldsUnblocked() {
+		s += " + output"
+	}
+	return s
+}
+
 // Summary is the one line the offload panel collapses to when Ready.
 func (c *Controller) Summary() string {
 	l := c.loaded
@@ -742,18 +766,14 @@ func (c *Controller) Summary() string {
 		return ""
 	}
 	r := l.Report
-	planned := fmt.Sprintf("%d/%d blocks", r.Plan.DeviceBlocks(), r.Plan.NLayers)
-	if r.Plan.DeviceHoldsUnblocked() {
-		planned += " + output"
-	}
 	var s string
 	switch {
 	case r.Fallback != "":
-		s = fmt.Sprintf("CPU only — planned %s on GPU, fell back: %s", planned, r.Fallback)
+		s = fmt.Sprintf("CPU only — planned %s on GPU, fell back: %s", placement(l.Planned), r.Fallback)
 	case r.Plan.DeviceBlocks() == 0 && !r.Plan.DeviceHoldsUnblocked():
 		s = fmt.Sprintf("CPU only · %s weights", humanBytes(r.HostBytes))
 	default:
-		s = fmt.Sprintf("%s on GPU · %s", planned, humanBytes(r.DeviceBytes))
+		s = fmt.Sprintf("%s on GPU · %s", placement(r.Plan), humanBytes(r.DeviceBytes))
 	}
 	s += fmt.Sprintf(" · ctx %d", l.NCtx)
 	if c.NeedsReload() {
@@ -778,7 +798,7 @@ func (c *Controller) apply(ev any) {
 		c.loadCancel = nil
 		c.phase = PhaseReady
 		c.PanelExpanded = false
-		c.loaded = &LoadedModel{Path: c.info.Path, Report: e.report, Memory: e.memory, NCtx: e.nCtx, Template: e.template, Source: e.source,
+		c.loaded = &LoadedModel{Path: c.info.Path, Planned: c.loadingPlan, Report: e.report, Memory: e.memory, NCtx: e.nCtx, Template: e.template, Source: e.source,
 			auto: c.auto, layers: c.layers, ctx: c.ctxLen, budgetMiB: c.budgetMiB}
 		c.changed(ChangeLoad | ChangePlan | ChangeChat)
 	case loadFailedEvent:
@@ -847,6 +867,7 @@ func (c *Controller) newChat() *Chat {
 // NewChat starts an empty conversation (a reply in progress is stopped and
 // kept in its own conversation).
 func (c *Controller) NewChat() {
+	c.saveIfEdited()
 	c.cancelGeneration()
 	system := c.chat.System // the system prompt carries over
 	c.chat = c.newChat()
@@ -871,18 +892,25 @@ func (c *Controller) OpenChat(id string) {
 		}
 		return
 	}
+	c.saveIfEdited()
 	c.cancelGeneration()
 	c.chat = ch
 	c.changed(ChangeChat | ChangeChats)
 }
 
-// SetSystem sets the open conversation's system prompt.
+// SetSystem sets the open conversation's system prompt. It is written with
+// the conversation's next save (a send, a switch, closing), not per key.
 func (c *Controller) SetSystem(s string) {
 	if c.chat.System == s {
 		return
 	}
 	c.chat.System = s
-	if len(c.chat.Messages) > 0 {
+	c.systemDirty = true
+}
+
+// saveIfEdited keeps a system prompt edited since the last save.
+func (c *Controller) saveIfEdited() {
+	if c.systemDirty {
 		c.save(c.chat)
 	}
 }
@@ -1034,6 +1062,9 @@ func (c *Controller) StatsText() string {
 func (c *Controller) save(ch *Chat) {
 	if len(ch.Messages) == 0 {
 		return
+	}
+	if ch == c.chat {
+		c.systemDirty = false
 	}
 	ch.Title = chatTitle(ch.Messages)
 	ch.Updated = c.cfg.Now()

@@ -103,6 +103,8 @@ func offloadBarModel(v *core.PlanView) barModel {
 	// Where the auto-fit prefix ends: after block Fit-1, or after the
 	// unblocked tensors when the fit holds everything.
 	switch {
+	case v.BudgetErr != nil:
+		// no device answer, no auto-fit to mark
 	case v.Fit <= 0:
 		m.FitAt = 0
 	default:
@@ -228,6 +230,14 @@ func withAlpha(c color.Color, a uint8) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
 }
 
+// mix blends a toward b by t (0..1).
+func mix(a, b color.Color, t float64) color.Color {
+	ar, ag, ab, _ := a.RGBA()
+	br, bg, bb, _ := b.RGBA()
+	m := func(x, y uint32) uint8 { return uint8((float64(x)*(1-t) + float64(y)*t) / 257) }
+	return color.NRGBA{R: m(ar, br), G: m(ag, bg), B: m(ab, bb), A: 0xff}
+}
+
 // rebuild draws the bar from scratch: a few dozen rectangles at most for
 // real models, so there is nothing to gain from reusing them.
 func (r *barRenderer) rebuild() {
@@ -247,11 +257,13 @@ func (r *barRenderer) rebuild() {
 	scale := float32(size.Width) / float32(m.Scale)
 	x := func(bytes int64) float32 { return float32(bytes) * scale }
 	primary := col(theme.ColorNamePrimary)
+	// Lighter shades mix toward white, which reads as lighter on both the
+	// light and the dark background (alpha would darken on dark).
 	fill := map[segKind]color.Color{
 		segDevice:      primary,
 		segHost:        withAlpha(col(theme.ColorNameForeground), 0x50),
-		segKV:          withAlpha(primary, 0x90),
-		segActivations: withAlpha(primary, 0x58),
+		segKV:          mix(primary, color.White, 0.40),
+		segActivations: mix(primary, color.White, 0.62),
 	}
 	overflow := col(theme.ColorNameError)
 	for i, s := range m.Segs {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/alloc"
@@ -97,12 +98,23 @@ func startWorker() *worker {
 
 func (w *worker) send(req any) { w.requests <- req }
 
-// close ends the worker after the request in flight, freeing the model.
+// close ends the worker after the request in flight (whose context the
+// caller has cancelled), freeing the model. It gives up waiting after
+// closeWait: the process is exiting anyway and must not hang on it.
 func (w *worker) close() {
 	done := make(chan struct{})
-	w.requests <- closeRequest{done: done}
-	<-done
+	select {
+	case w.requests <- closeRequest{done: done}:
+	case <-time.After(closeWait):
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+	}
 }
+
+const closeWait = 10 * time.Second
 
 func (w *worker) run() {
 	for req := range w.requests {
