@@ -60,7 +60,7 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			plan := s.OffloadReport().Plan
+			plan := s.Plan()
 			if plan.GPULayers != n || s.OffloadReport().Fallback != "" {
 				t.Fatalf("plan %v, fallback %q; want %d GPU layers", plan, s.OffloadReport().Fallback, n)
 			}
@@ -146,7 +146,7 @@ func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
 	}
 	defer s.Close()
 	r := s.OffloadReport()
-	if r.Plan.GPULayers != 0 || !strings.Contains(r.Fallback, "Q6_K") || !strings.Contains(r.String(), "CPU") {
+	if s.Plan().GPULayers != 0 || r.Plan.GPULayers != 2 || !strings.Contains(r.Fallback, "Q6_K") || !strings.Contains(r.String(), "CPU") {
 		t.Errorf("report %+v, want a CPU-only fallback naming Q6_K", r)
 	}
 	if len(s.MemoryReport()) != 1 {
@@ -164,7 +164,7 @@ func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if r := s.OffloadReport(); r.Fallback != ErrNoDeviceBackend.Error() || r.Plan.GPULayers != 0 {
+	if r := s.OffloadReport(); r.Fallback != ErrNoDeviceBackend.Error() || s.Plan().GPULayers != 0 || r.Plan.GPULayers != 1 {
 		t.Errorf("report %+v", r)
 	}
 }

@@ -57,7 +57,12 @@ type PlanView struct {
 	// GateBudget is E4's budget for the device backend (the same ¾ unless
 	// MINFER_GPU_MEM overrides the fit).
 	GateBudget alloc.Budget
-	Fit        int // the auto-fit GPULayers (0..NLayers+1)
+	// WeightFit is the seed's pure prefix fit of the weights into the
+	// weight budget; Fit is what auto resolves to: WeightFit, lowered when
+	// the KV cache and activations at this context would not pass the gate
+	// with it. Auto never proposes a plan the gate refuses.
+	WeightFit int
+	Fit       int // the auto-fit GPULayers (0..NLayers+1)
 	Request    offload.Request
 	Plan       offload.Plan
 	Note       string
@@ -113,31 +118,50 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 	if _, ok := opts.env()(offload.EnvGPUMem); ok && err == nil {
 		v.GateBudget = alloc.Limit(int64(wb.Bytes), wb.Source)
 	}
-	v.Fit = offload.FitBlocks(info.BlockBytes, info.UnblockedBytes, wb.Bytes)
+	v.WeightFit = offload.FitBlocks(info.BlockBytes, info.UnblockedBytes, wb.Bytes)
+	v.Fit = v.WeightFit
 	if v.Request.Auto && v.BudgetErr != nil {
 		return v, fmt.Errorf("core: auto offload needs the device's answer: %w", v.BudgetErr)
 	}
-	v.Plan, v.Note = v.Request.Resolve(h.NLayer, v.Fit)
+	v.Activations, err = measureActivations(info, v.Ctx, v.KVType)
+	if err != nil {
+		return nil, err
+	}
+	if v.BudgetErr == nil {
+		v.setPlan(offload.NewPlan(v.WeightFit, h.NLayer))
+		v.Fit = v.LargestFitting()
+	}
+	plan, note := v.Request.Resolve(h.NLayer, v.Fit)
+	if v.Request.Auto && v.Fit < v.WeightFit {
+		note = fmt.Sprintf("auto-fit lowered from %s to %s so the KV cache and activations at context %d pass the device gate",
+			offload.NewPlan(v.WeightFit, h.NLayer), offload.NewPlan(v.Fit, h.NLayer), v.Ctx)
+	}
+	v.Note = note
+	v.setPlan(plan)
+	return v, nil
+}
+
+// setPlan places the bytes of plan and runs the gate's arithmetic.
+func (v *PlanView) setPlan(plan offload.Plan) {
+	info, h := v.Info, v.Info.HParams
+	v.Plan = plan
+	v.DeviceWeights, v.HostWeights = 0, 0
 	for i, b := range info.BlockBytes {
-		if v.Plan.OnDevice(i) {
+		if plan.OnDevice(i) {
 			v.DeviceWeights += b
 		} else {
 			v.HostWeights += b
 		}
 	}
-	if v.Plan.DeviceHoldsUnblocked() {
+	if plan.DeviceHoldsUnblocked() {
 		v.DeviceWeights += info.UnblockedBytes
 	} else {
 		v.HostWeights += info.UnblockedBytes
 	}
-	v.DeviceKV = h.KVBytes(v.Ctx, v.Plan.DeviceBlocks(), v.KVType)
-	v.HostKV = h.KVBytes(v.Ctx, h.NLayer-v.Plan.DeviceBlocks(), v.KVType)
-	v.Activations, err = measureActivations(info, v.Ctx, v.KVType)
-	if err != nil {
-		return nil, err
-	}
+	v.DeviceKV = h.KVBytes(v.Ctx, plan.DeviceBlocks(), v.KVType)
+	v.HostKV = h.KVBytes(v.Ctx, h.NLayer-plan.DeviceBlocks(), v.KVType)
+	v.Refusal, v.Warnings = nil, nil
 	v.check()
-	return v, nil
 }
 
 // check runs the E4 gate's arithmetic for the device before anything is
@@ -161,24 +185,12 @@ func (v *PlanView) check() {
 	}
 }
 
-// LargestFitting is the most blocks whose plan passes the E4 gate — what a
-// refusal dialog offers ("Use N blocks").
+// LargestFitting is the most blocks, up to the current plan's, whose plan
+// passes the E4 gate — what a refusal dialog offers ("Use N blocks").
 func (v *PlanView) LargestFitting() int {
 	for n := v.Plan.GPULayers; n > 0; n-- {
 		w := *v
-		w.Plan = offload.NewPlan(n, v.Plan.NLayers)
-		w.Refusal, w.Warnings = nil, nil
-		w.DeviceWeights, w.HostWeights = 0, 0
-		for i, b := range v.Info.BlockBytes {
-			if w.Plan.OnDevice(i) {
-				w.DeviceWeights += b
-			}
-		}
-		if w.Plan.DeviceHoldsUnblocked() {
-			w.DeviceWeights += v.Info.UnblockedBytes
-		}
-		w.DeviceKV = v.Info.HParams.KVBytes(v.Ctx, w.Plan.DeviceBlocks(), v.KVType)
-		w.check()
+		w.setPlan(offload.NewPlan(n, v.Plan.NLayers))
 		if w.Refusal == nil {
 			return n
 		}

@@ -34,18 +34,24 @@ func TestPlanWarnsWhenKVAndActivationsOutgrowTheHeldBackQuarter(t *testing.T) {
 	if len(v.Warnings) != 0 || v.Refusal != nil {
 		t.Errorf("short context: warnings %q, refusal %v", v.Warnings, v.Refusal)
 	}
-	// Same device, much longer context: the KV cache grows past the quarter.
+	// Same device, longer context: the two blocks' KV cache and the
+	// activations outgrow the 16 MiB quarter while the whole still passes.
 	info := v.Info
 	info.HParams.NCtxTrain = 1 << 16
+	v, err = Plan(info, PlanOptions{GPULayers: offload.Request{Layers: 2}, Ctx: 8192, Device: func() devices.DeviceMemory { return dm }, Env: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Refusal != nil || len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], "held-back quarter") {
+		t.Fatalf("KV %d + activations %d on a 64 MiB device: refusal %v, warnings %q", v.DeviceKV, v.Activations, v.Refusal, v.Warnings)
+	}
+	// Auto at a context whose activations cannot fit backs off and says so.
 	v, err = Plan(info, PlanOptions{GPULayers: offload.Request{Auto: true}, Ctx: 1 << 16, Device: func() devices.DeviceMemory { return dm }, Env: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Warnings) == 0 && v.Refusal == nil {
-		t.Fatalf("KV %d + activations %d on a 64 MiB device: no warning", v.DeviceKV, v.Activations)
-	}
-	if len(v.Warnings) > 0 && !strings.Contains(v.Warnings[0], "held-back quarter") {
-		t.Errorf("warning %q", v.Warnings[0])
+	if v.Refusal != nil || v.Fit >= v.WeightFit || !strings.Contains(v.Note, "lowered") {
+		t.Errorf("auto at 64K context: fit %d of weight fit %d, note %q, refusal %v", v.Fit, v.WeightFit, v.Note, v.Refusal)
 	}
 }
 
@@ -98,5 +104,27 @@ func TestFailedQueryRefusesAutoButNotACount(t *testing.T) {
 	v, err := planFor(t, "models/stories260K.gguf", dm, offload.Request{Layers: 2}, 0)
 	if err != nil || v.Plan.GPULayers != 2 || v.Refusal != nil {
 		t.Errorf("explicit count after a failed query: %v, %+v", err, v)
+	}
+}
+
+// TestAutoNeverProposesAPlanTheGateRefuses: when the weights fit the ¾
+// budget but their KV cache and activations would not pass the gate, auto
+// backs off to the largest plan that does, and says why.
+func TestAutoNeverProposesAPlanTheGateRefuses(t *testing.T) {
+	for _, freeMiB := range []uint64{8, 10, 12, 16, 24, 64, 1024} {
+		dm := devices.Reported{Name: "GPU", Free: freeMiB * mib, Total: 2048 * mib}
+		v, err := planFor(t, "synth/synth-llama-Q8_0.gguf", dm, offload.Request{Auto: true}, 512)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Refusal != nil {
+			t.Errorf("%d MiB free: auto plan %v refused: %v", freeMiB, v.Plan, v.Refusal)
+		}
+		if v.Fit > v.WeightFit || v.Plan.GPULayers != v.Fit {
+			t.Errorf("%d MiB free: fit %d, weight fit %d, plan %v", freeMiB, v.Fit, v.WeightFit, v.Plan)
+		}
+		if v.Fit < v.WeightFit && !strings.Contains(v.Note, "lowered") {
+			t.Errorf("%d MiB free: lowered without a note", freeMiB)
+		}
 	}
 }

@@ -128,10 +128,10 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		s.report.DeviceName = deviceLabel(s.View.Device)
 		if reason := s.deviceUnusable(opts.DeviceBackend); reason != "" {
 			// The plan passed the device gate but cannot run there: say so
-			// and run everything on the CPU.
+			// and run everything on the CPU. The report keeps the plan that
+			// was asked for; Plan() is what runs.
 			s.report.Fallback = reason
 			s.plan = offload.NewPlan(0, s.plan.NLayers)
-			s.report.Plan = s.plan
 			wantsDevice = false
 		}
 	}
@@ -379,6 +379,9 @@ func (s *Session) MemoryReport() []alloc.MemoryReport {
 	}
 	return out
 }
+
+// Plan is the offload plan the session runs (0 blocks after a fallback).
+func (s *Session) Plan() offload.Plan { return s.plan }
 
 // OffloadReport says where the blocks landed.
 func (s *Session) OffloadReport() offload.Report { return s.report }

@@ -64,6 +64,9 @@ func TestContextChoices(t *testing.T) {
 	}
 }
 
+// fitFromView marks a case whose marker follows the view's own auto-fit.
+const fitFromView = -2
+
 func TestOffloadBarModel(t *testing.T) {
 	info, err := core.Inspect(stories(t))
 	if err != nil {
@@ -101,7 +104,9 @@ func TestOffloadBarModel(t *testing.T) {
 		{"two blocks", plan(bigGPU, 2, false), "DDKAHHHH", true, 7, false, true},
 		{"everything", plan(bigGPU, 6, false), "DDDDDDKA", true, 5, false, true},
 		{"nothing", plan(bigGPU, 0, false), "HHHHHH", true, 5, false, true},
-		{"tight budget", plan("reported:free=10,total=16", 6, false), "DDDDDDKA", false, 5, true, true},
+		// The weights fit 7.5 MiB but their KV cache and activations do not:
+		// auto (and its marker) backs off to a plan the gate admits.
+		{"tight budget", plan("reported:free=10,total=16", 6, false), "DDDDDDKA", false, fitFromView, true, true},
 		{"failed query, explicit", plan("failed:ERROR_UNKNOWN", 3, false), "DDDKAHHH", false, -1, false, false},
 	}
 	for _, tc := range cases {
@@ -125,6 +130,12 @@ func TestOffloadBarModel(t *testing.T) {
 			}
 			if (m.Budget > 0) != tc.budgetSet {
 				t.Errorf("budget %d, want set=%v", m.Budget, tc.budgetSet)
+			}
+			if tc.fitAtSeg == fitFromView {
+				if tc.view.Fit >= tc.view.WeightFit || tc.view.Fit < 1 {
+					t.Fatalf("fit %d, weight fit %d: the case no longer exercises a lowered auto-fit", tc.view.Fit, tc.view.WeightFit)
+				}
+				tc.fitAtSeg = tc.view.Fit - 1
 			}
 			if tc.fitAtSeg >= 0 {
 				if s := m.Segs[tc.fitAtSeg]; m.FitAt != s.Start+s.Bytes {

@@ -143,7 +143,9 @@ func TestPlanEveryModelAtSeveralBudgets(t *testing.T) {
 					BlockBytes     []int64 `json:"block_bytes"`
 					UnblockedBytes int64   `json:"unblocked_bytes"`
 					WeightBudget   int64   `json:"weight_budget_bytes"`
+					WeightFit      int     `json:"weight_fit_gpu_layers"`
 					AutoFit        int     `json:"auto_fit_gpu_layers"`
+					Refusal        string  `json:"refusal"`
 					GPULayers      int     `json:"gpu_layers"`
 					DeviceWeights  int64   `json:"device_weight_bytes"`
 					HostKV         int64   `json:"host_kv_bytes"`
@@ -152,18 +154,25 @@ func TestPlanEveryModelAtSeveralBudgets(t *testing.T) {
 				if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 					t.Fatal(err)
 				}
-				var used int64
-				for i := 0; i < min(p.AutoFit, len(p.BlockBytes)); i++ {
-					used += p.BlockBytes[i]
+				prefix := func(n int) int64 {
+					var used int64
+					for i := 0; i < min(n, len(p.BlockBytes)); i++ {
+						used += p.BlockBytes[i]
+					}
+					if n > len(p.BlockBytes) {
+						used += p.UnblockedBytes
+					}
+					return used
 				}
-				if p.AutoFit > len(p.BlockBytes) {
-					used += p.UnblockedBytes
+				used := prefix(p.WeightFit)
+				if used > p.WeightBudget {
+					t.Errorf("weight fit %d uses %d of a %d budget", p.WeightFit, used, p.WeightBudget)
 				}
-				if used > p.WeightBudget || p.GPULayers != p.AutoFit || p.DeviceWeights != used {
-					t.Errorf("fit %d uses %d of %d budget, plan %d, device weights %d", p.AutoFit, used, p.WeightBudget, p.GPULayers, p.DeviceWeights)
+				if p.WeightFit < len(p.BlockBytes) && used+p.BlockBytes[p.WeightFit] <= p.WeightBudget {
+					t.Errorf("weight fit %d stops although the next block fits", p.WeightFit)
 				}
-				if p.AutoFit < len(p.BlockBytes) && used+p.BlockBytes[p.AutoFit] <= p.WeightBudget {
-					t.Errorf("fit %d stops although the next block fits", p.AutoFit)
+				if p.AutoFit > p.WeightFit || p.GPULayers != p.AutoFit || p.DeviceWeights != prefix(p.AutoFit) || p.Refusal != "" {
+					t.Errorf("auto %d (weight fit %d), plan %d, device weights %d, refusal %q", p.AutoFit, p.WeightFit, p.GPULayers, p.DeviceWeights, p.Refusal)
 				}
 				if p.HostKV+p.DeviceKV <= 0 {
 					t.Error("no KV cache bytes in the plan")

@@ -110,6 +110,7 @@ type planOut struct {
 	WeightBudget   uint64         `json:"weight_budget_bytes"`
 	BudgetSource   string         `json:"weight_budget_source"`
 	BudgetError    string         `json:"budget_error,omitempty"`
+	WeightFit      int            `json:"weight_fit_gpu_layers"`
 	AutoFit        int            `json:"auto_fit_gpu_layers"`
 	Request        string         `json:"request"`
 	GPULayers      int            `json:"gpu_layers"`
@@ -132,7 +133,7 @@ func planJSON(v *core.PlanView) planOut {
 	o := planOut{
 		Model: v.Info.Name, Blocks: v.Info.NLayers, BlockBytes: v.Info.BlockBytes, UnblockedBytes: v.Info.UnblockedBytes,
 		Device: v.Device, WeightBudget: v.WeightBudget.Bytes, BudgetSource: v.WeightBudget.Source,
-		AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
+		WeightFit: v.WeightFit, AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
 		OutputOnDevice: v.Plan.DeviceHoldsUnblocked(), Note: v.Note, Ctx: v.Ctx, KVType: v.KVType.String(),
 		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV,
 		Activations: v.Activations, Warnings: v.Warnings,
@@ -156,7 +157,8 @@ func writePlan(w io.Writer, v *core.PlanView) error {
 	} else {
 		row("weight budget", "%s", v.WeightBudget)
 	}
-	row("auto fit", "%s", fitText(v.Fit, v.Info.NLayers))
+	row("weights fit", "%s", fitText(v.WeightFit, v.Info.NLayers))
+	row("auto fit", "%s (with the KV cache and activations passing the device gate)", fitText(v.Fit, v.Info.NLayers))
 	row("request", "%s", v.Request)
 	row("plan", "%s (Minfer offloads the FIRST blocks; llama.cpp and Ollama count from the last)", v.Plan)
 	if v.Note != "" {
