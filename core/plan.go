@@ -63,11 +63,11 @@ type PlanView struct {
 	// with it. Auto never proposes a plan the gate refuses.
 	WeightFit int
 	Fit       int // the auto-fit GPULayers (0..NLayers+1)
-	Request    offload.Request
-	Plan       offload.Plan
-	Note       string
-	Ctx        int
-	KVType     gguf.GGMLType
+	Request   offload.Request
+	Plan      offload.Plan
+	Note      string
+	Ctx       int
+	KVType    gguf.GGMLType
 
 	DeviceWeights, HostWeights int64
 	DeviceKV, HostKV           int64
