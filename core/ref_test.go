@@ -101,6 +101,14 @@ func tolerance(model string) float64 {
 	return 1e-6
 }
 
+// shortSkip keeps -short runs (CI's -race pass) to one trained and one
+// quantized model; the full run covers every model.
+func shortSkip(t *testing.T, model string) {
+	if testing.Short() && model != "stories260K.gguf" && model != "synth-llama-Q4_K_M.gguf" {
+		t.Skip("-short: stories260K and synth-llama-Q4_K_M only")
+	}
+}
+
 func cpuOnly() LoadOptions {
 	return LoadOptions{PlanOptions: PlanOptions{Device: func() devices.DeviceMemory { return devices.NoDevice{Reason: "test"} }, Env: func(string) (string, bool) { return "", false }}}
 }
@@ -110,6 +118,7 @@ func TestLogitsMatchLlamaCpp(t *testing.T) {
 		ref := loadRef(t, refPath)
 		dir := filepath.Dir(refPath)
 		t.Run(ref.Model, func(t *testing.T) {
+			shortSkip(t, ref.Model)
 			s, err := Load(context.Background(), filepath.Join(dir, ref.Model), cpuOnly(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -161,6 +170,7 @@ func TestGreedyDecodeMatchesLlamaCpp(t *testing.T) {
 		ref := loadRef(t, refPath)
 		dir := filepath.Dir(refPath)
 		t.Run(ref.Model, func(t *testing.T) {
+			shortSkip(t, ref.Model)
 			s, err := Load(context.Background(), filepath.Join(dir, ref.Model), cpuOnly(), nil)
 			if err != nil {
 				t.Fatal(err)
