@@ -335,6 +335,12 @@ func (c *Controller) OpenFile(path string) {
 	c.phase = PhasePlanned
 	c.PanelExpanded = true
 	c.auto, c.layers, c.budgetMiB = true, 0, 0
+	// MINFER_GPU_LAYERS sets the starting point, as it does for the CLI; a
+	// spelling that is not a block count is reported, and auto is kept.
+	req, reqErr := offload.ParseRequest("", false, c.cfg.Env)
+	if reqErr == nil && !req.Auto {
+		c.auto, c.layers = false, min(req.Layers, info.NLayers+1)
+	}
 	c.ctxLen = defaultCtx(info.NCtxTrain)
 	c.device = c.cfg.Device()
 	c.addRecent(path)
@@ -342,6 +348,9 @@ func (c *Controller) OpenFile(path string) {
 	c.changed(ChangeModel | ChangePlan | ChangeLoad | ChangeRecent)
 	if c.planErr != nil && errors.Is(c.planErr, offload.ErrDeviceQuery) {
 		c.problem(DeviceQueryProblem{Err: c.deviceErr()})
+	}
+	if reqErr != nil {
+		c.problem(LoadProblem{Err: reqErr})
 	}
 }
 

@@ -220,3 +220,4 @@ func TestWorkerCancelledLoad(t *testing.T) {
 		t.Fatalf("generate without a model: %#v", r)
 	}
 }
+

@@ -581,3 +581,38 @@ func TestReloadOfferedAfterChange(t *testing.T) {
 		t.Errorf("loaded context %d, select %s", v.c.Loaded().NCtx, v.ctxSelect.Selected)
 	}
 }
+
+// TestGPULayersEnvSetsTheStartingPlan: MINFER_GPU_LAYERS works in the app
+// as in the CLI; a bad spelling is reported and auto is kept.
+func TestGPULayersEnvSetsTheStartingPlan(t *testing.T) {
+	for _, c := range []struct {
+		value  string
+		layers int // -1: auto
+		dialog bool
+	}{
+		{"2", 2, false},
+		{"auto", -1, false},
+		{"lots", -1, true},
+	} {
+		t.Run(c.value, func(t *testing.T) {
+			h := newHarness(t, "reported:free=8192,total=16384", func(cfg *Config) {
+				cfg.Env = func(k string) (string, bool) {
+					if k == "MINFER_GPU_LAYERS" {
+						return c.value, true
+					}
+					return "", false
+				}
+			})
+			h.drop(stories(t))
+			if auto := h.v.c.Auto(); auto != (c.layers < 0) || (c.layers >= 0 && h.v.c.GPULayers() != c.layers) {
+				t.Errorf("auto %v, layers %d", auto, h.v.c.GPULayers())
+			}
+			if shown := h.v.dlg != nil; shown != c.dialog {
+				t.Fatalf("dialog shown %v, want %v", shown, c.dialog)
+			}
+			if c.dialog {
+				mustContain(t, "dialog", h.v.dlg.text.Text, `"lots"`, "MINFER_GPU_LAYERS")
+			}
+		})
+	}
+}

@@ -85,9 +85,10 @@ shot() {
 device=$MINFER_FAKE_DEVICE
 for theme in light dark; do
 	export FYNE_THEME=$theme
-	# A GPU too small for this plan: the budget line, red overflow and
-	# readout (the default plan for stories260K needs ~8 MiB).
-	MINFER_FAKE_DEVICE="reported:free=10,total=16,name=Tiny GPU" start gui "$model"
+	# A GPU too small for this plan: every block and the output asked for
+	# (auto would back off to what fits), so the budget line, red overflow
+	# and readout show (stories260K's plan needs ~8 MiB).
+	MINFER_GPU_LAYERS=6 MINFER_FAKE_DEVICE="reported:free=10,total=16,name=Tiny GPU" start gui "$model"
 	shot "$theme-0-plan-over-budget"
 	xdotool key ctrl+l # Load: refused before anything is loaded
 	sleep 1
