@@ -220,4 +220,3 @@ func TestWorkerCancelledLoad(t *testing.T) {
 		t.Fatalf("generate without a model: %#v", r)
 	}
 }
-
