@@ -21,11 +21,32 @@ const DefaultCtx = 4096
 // chunks so activation memory does not grow with the prompt.
 const MaxUBatch = 512
 
+// KVCache chooses the KV cache's element type. The zero value is F16,
+// llama.cpp's default (gguf.TypeF32 is 0, so a GGMLType field could not
+// tell "unset" from F32).
+type KVCache int
+
+const (
+	KVCacheF16 KVCache = iota
+	KVCacheF32
+)
+
+// Type is the ggml type of the cache elements.
+func (k KVCache) Type() (gguf.GGMLType, error) {
+	switch k {
+	case KVCacheF16:
+		return gguf.TypeF16, nil
+	case KVCacheF32:
+		return gguf.TypeF32, nil
+	}
+	return 0, fmt.Errorf("core: KV cache type %d is not supported (F16, F32)", int(k))
+}
+
 // PlanOptions are the user's choices before a load.
 type PlanOptions struct {
 	GPULayers offload.Request
 	Ctx       int           // 0: min(trained, DefaultCtx)
-	KVType    gguf.GGMLType // F16 (default) or F32
+	KVCache   KVCache // the cache element type: F16 unless asked for F32
 	// Device answers the device question; nil means devices.QueryGPU.
 	Device func() devices.DeviceMemory
 	// Env looks up MINFER_GPU_MEM; nil means os.LookupEnv.
@@ -94,13 +115,11 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 		return nil, fmt.Errorf("core: %s cannot be planned: %s", info.Name, info.Problem)
 	}
 	h := *info.HParams
-	v := &PlanView{Info: info, Device: opts.device(), KVType: opts.KVType, Request: opts.GPULayers}
-	if v.KVType == 0 {
-		v.KVType = gguf.TypeF16
+	kv, err := opts.KVCache.Type()
+	if err != nil {
+		return nil, err
 	}
-	if v.KVType != gguf.TypeF16 && v.KVType != gguf.TypeF32 {
-		return nil, fmt.Errorf("core: KV cache type %s is not supported (F16, F32)", v.KVType)
-	}
+	v := &PlanView{Info: info, Device: opts.device(), KVType: kv, Request: opts.GPULayers}
 	v.Ctx = opts.Ctx
 	if v.Ctx <= 0 {
 		v.Ctx = min(h.NCtxTrain, DefaultCtx)
@@ -108,7 +127,8 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 	if v.Ctx > 1<<22 {
 		return nil, fmt.Errorf("core: context length %d is absurd", v.Ctx)
 	}
-	wb, err := offload.WeightBudget(v.Device, opts.env())
+	var wb offload.Budget
+	wb, err = offload.WeightBudget(v.Device, opts.env())
 	var rq *offload.RequestError
 	if errors.As(err, &rq) {
 		return nil, err // a malformed MINFER_GPU_MEM is a refused load

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/minfer/minfer/gguf"
 	"io"
 	"math"
 	"os"
@@ -282,5 +283,31 @@ func TestDecodeReusesGraphAndAllocatesNothing(t *testing.T) {
 		if r.LiveBytes != 0 {
 			t.Errorf("%s: %d live bytes after the step finished", r.Backend, r.LiveBytes)
 		}
+	}
+}
+
+// TestF32KVCacheOption: the F32 cache option runs and stays within the F32
+// model's bound (llama.cpp measured F16→F32 cache at 8e-8 for this model).
+func TestF32KVCacheOption(t *testing.T) {
+	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	o := cpuOnly()
+	o.KVCache = KVCacheF32
+	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := ref.Cases[1]
+	got, err := s.Eval(context.Background(), c.Tokens, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := nmse(got, readLogits(t, filepath.Join(ggtest.Dir(t), "models", c.LogitsFile))); e > 1e-6 {
+		t.Errorf("F32 cache NMSE %.3g", e)
+	} else {
+		t.Logf("F32 cache NMSE %.3g", e)
+	}
+	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, s.H.NLayer, gguf.TypeF32) {
+		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }

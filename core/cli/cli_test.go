@@ -322,3 +322,30 @@ func TestChatCommandScriptedSession(t *testing.T) {
 		t.Errorf("stdout %q", out.String())
 	}
 }
+
+func TestPlanKVTypeFlag(t *testing.T) {
+	path := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
+	kv := map[string]int64{}
+	for _, typ := range []string{"f16", "f32"} {
+		var out, errb bytes.Buffer
+		if code := runCLIEnv(&out, &errb, map[string]string{"MINFER_FAKE_DEVICE": "none"}, "plan", path, "--kv-type", typ, "--json"); code != 0 {
+			t.Fatalf("%s: exit %d %s", typ, code, errb.String())
+		}
+		var p struct {
+			HostKV int64  `json:"host_kv_bytes"`
+			KVType string `json:"kv_type"`
+		}
+		json.Unmarshal(out.Bytes(), &p)
+		if p.KVType != strings.ToUpper(typ) {
+			t.Errorf("--kv-type %s planned %s", typ, p.KVType)
+		}
+		kv[typ] = p.HostKV
+	}
+	if kv["f32"] != 2*kv["f16"] || kv["f16"] == 0 {
+		t.Errorf("KV bytes %v: F32 must be twice F16", kv)
+	}
+	var out, errb bytes.Buffer
+	if code := runCLI(&out, &errb, "plan", path, "--kv-type", "q8_0"); code != 2 {
+		t.Errorf("--kv-type q8_0: exit %d", code)
+	}
+}

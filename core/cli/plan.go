@@ -11,7 +11,6 @@ import (
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
-	"github.com/minfer/minfer/gguf"
 )
 
 func init() {
@@ -46,14 +45,19 @@ func (p *planFlags) options(e Env) (core.PlanOptions, error) {
 	if err != nil {
 		return core.PlanOptions{}, err
 	}
-	kv, ok := gguf.TypeByName(strings.ToUpper(p.kvType))
-	if !ok || (kv != gguf.TypeF16 && kv != gguf.TypeF32) {
+	var kv core.KVCache
+	switch strings.ToLower(p.kvType) {
+	case "f16":
+		kv = core.KVCacheF16
+	case "f32":
+		kv = core.KVCacheF32
+	default:
 		return core.PlanOptions{}, usagef("--kv-type %q: want f16 or f32", p.kvType)
 	}
 	if p.ctx < 0 {
 		return core.PlanOptions{}, usagef("--ctx %d: want a positive length", p.ctx)
 	}
-	return core.PlanOptions{GPULayers: req, Ctx: p.ctx, KVType: kv, Env: e.LookupEnv, Device: deviceFrom(e)}, nil
+	return core.PlanOptions{GPULayers: req, Ctx: p.ctx, KVCache: kv, Env: e.LookupEnv, Device: deviceFrom(e)}, nil
 }
 
 // deviceFrom answers the device question through the command's own

@@ -169,6 +169,19 @@ func readLlamaLike(f *gguf.File, arch string, neox bool) (HParams, error) {
 	if h.NLayer == 0 || h.NFF == 0 || h.NCtxTrain == 0 {
 		return h, fmt.Errorf("model: %s: block_count %d, feed_forward_length %d, context_length %d must be positive", arch, h.NLayer, h.NFF, h.NCtxTrain)
 	}
+	// Bounds far above any real model keep absurd metadata from turning
+	// into huge allocations before the tensors are even checked.
+	for _, c := range []struct {
+		key      string
+		val, max int
+	}{
+		{"block_count", h.NLayer, 4096}, {"embedding_length", h.NEmbd, 1 << 18}, {"feed_forward_length", h.NFF, 1 << 20},
+		{"attention.head_count", h.NHead, 4096}, {"attention.key_length", h.HeadDim, 4096},
+	} {
+		if c.val > c.max {
+			return h, fmt.Errorf("model: %s.%s = %d is absurd (at most %d)", arch, c.key, c.val, c.max)
+		}
+	}
 	if st, err := f.Meta.String(arch + ".rope.scaling.type"); err == nil {
 		switch st {
 		case "none":

@@ -1,0 +1,52 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/gguf/ggtest"
+)
+
+// FuzzInspect: whatever a file's bytes say, inspecting it (index, metadata,
+// hyper-parameters, per-block bytes, tensor checks) and planning it either
+// works or errors; when it works and the model is loadable, one token runs.
+func FuzzInspect(f *testing.F) {
+	for _, name := range []string{"models/stories260K.gguf", "models/llama-2-tiny-random.gguf"} {
+		b, err := os.ReadFile(filepath.Join(ggtest.Dir(f), name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gf, err := gguf.Parse(data)
+		if err != nil {
+			return
+		}
+		gf.Path = "fuzz.gguf"
+		info, err := inspectFile(gf)
+		if err != nil || info.Problem != "" || info.HParams == nil {
+			return
+		}
+		if info.HParams.NVocab*info.HParams.NEmbd > 1<<24 || info.HParams.NLayer > 8 {
+			return // loadable, but too big to run inside a fuzz iteration
+		}
+		path := filepath.Join(t.TempDir(), "m.gguf")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := cpuOnly()
+		o.Ctx = 16
+		s, err := Load(context.Background(), path, o, nil)
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		if _, err := s.Eval(context.Background(), []int32{1}, false); err != nil {
+			t.Logf("eval: %v", err)
+		}
+	})
+}
