@@ -45,7 +45,7 @@ func (k KVCache) Type() (gguf.GGMLType, error) {
 // PlanOptions are the user's choices before a load.
 type PlanOptions struct {
 	GPULayers offload.Request
-	Ctx       int           // 0: min(trained, DefaultCtx)
+	Ctx       int     // 0: min(trained, DefaultCtx)
 	KVCache   KVCache // the cache element type: F16 unless asked for F32
 	// Device answers the device question; nil means devices.QueryGPU.
 	Device func() devices.DeviceMemory
