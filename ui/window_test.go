@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/gguf/ggtest"
 )
 
@@ -614,5 +615,56 @@ func TestGPULayersEnvSetsTheStartingPlan(t *testing.T) {
 				mustContain(t, "dialog", h.v.dlg.text.Text, `"lots"`, "MINFER_GPU_LAYERS")
 			}
 		})
+	}
+}
+
+// templatedStories writes a copy of stories260K with a chatml template, so
+// the app's chat path (template, system prompt, turns) runs end to end.
+func templatedStories(t *testing.T) string {
+	t.Helper()
+	f, err := gguf.Open(stories(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := gguf.NewBuilder()
+	for _, kv := range f.Meta.KVs {
+		b.Set(kv.Key, kv.Value)
+	}
+	b.SetString("tokenizer.chat_template", "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
+	for i := range f.Tensors {
+		ti := &f.Tensors[i]
+		data, _ := f.TensorData(ti)
+		if err := b.AddTensor(ti.Name, ti.Type, ti.Dims, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "stories-chatml.gguf")
+	if err := b.WriteFile(out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTemplatedChatReusesTheCacheAcrossTurns: with a chat template the app
+// sends the conversation (system prompt included) as messages, and the
+// second turn evaluates only what the first did not cover.
+func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
+	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 12}))
+	h.drop(templatedStories(t))
+	h.load()
+	h.v.systemEntry.SetText("You tell short stories.")
+	first := sendAndWait(h, "Tell me a story.")
+	second := sendAndWait(h, "Another one.")
+	if first.Stats == nil || second.Stats == nil {
+		t.Fatalf("replies without stats: %+v %+v", first, second)
+	}
+	t.Logf("turn 1: %d prompt tokens, %d reused; turn 2: %d prompt tokens, %d reused",
+		first.Stats.PromptTokens, first.Stats.ReusedTokens, second.Stats.PromptTokens, second.Stats.ReusedTokens)
+	if first.Stats.ReusedTokens != 0 || second.Stats.ReusedTokens < first.Stats.PromptTokens {
+		t.Errorf("turn 2 reused %d tokens; turn 1's prompt had %d", second.Stats.ReusedTokens, first.Stats.PromptTokens)
+	}
+	if strings.TrimSpace(second.Content) == "" {
+		t.Error("empty second reply")
 	}
 }
