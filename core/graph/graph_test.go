@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/minfer/minfer/core/alloc"
@@ -207,5 +208,21 @@ func TestCrossBoundaryStagingIsChargedToThePool(t *testing.T) {
 	// The input is read on the device, so it lives there.
 	if in.Backend != 1 {
 		t.Errorf("input on backend %d, its reader on 1", in.Backend)
+	}
+}
+
+// TestRefusedWalkGivesEverythingBack: a refusal in the middle of a walk
+// returns the typed error and leaves no buffer marked live.
+func TestRefusedWalkGivesEverythingBack(t *testing.T) {
+	g := chain(t)
+	ga := alloc.NewGraphAllocator()
+	ga.AddBackend(&fakeBuffers{name: "GPU"}, alloc.Limit(2*1024, "test")) // the two inputs fit, the first node does not
+	err := Allocate(g, ga, noKV)
+	var r *alloc.Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("got %v, want a refusal", err)
+	}
+	if rep := ga.MemoryReport(0); rep.LiveBytes != 0 || rep.IdleSlots != int(rep.PoolBytes/1024) {
+		t.Errorf("after the refusal: %+v", rep)
 	}
 }

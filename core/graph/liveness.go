@@ -63,6 +63,14 @@ type Persistent func(name string) (alloc.BufRef, bool)
 func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 	dl := Deadlines(g)
 	held := make([]*Node, 0, len(g.Nodes))
+	released := make(map[*Node]bool, len(g.Nodes))
+	abort := func() { // on error: give back what this walk still holds
+		for _, n := range held {
+			if !released[n] {
+				ga.Release(n.Buf)
+			}
+		}
+	}
 	place := func(n *Node) error {
 		var (
 			ref alloc.BufRef
@@ -83,7 +91,7 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 	for _, n := range g.Nodes {
 		if n.Op == OpInput {
 			if err := place(n); err != nil {
-				releaseAll(ga, held)
+				abort()
 				return err
 			}
 		}
@@ -101,7 +109,7 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 		case OpKV:
 			ref, ok := kv(n.Weight)
 			if !ok {
-				releaseAll(ga, held)
+				abort()
 				return fmt.Errorf("graph: no persistent region %q", n.Weight)
 			}
 			n.Buf = ref
@@ -116,7 +124,7 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 			n.Backend = n.Src[0].Backend
 		default:
 			if err := place(n); err != nil {
-				releaseAll(ga, held)
+				abort()
 				return err
 			}
 		}
@@ -125,10 +133,15 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 		sortNodes(rel)
 		for _, o := range rel {
 			ga.Release(o.Buf)
-			held = remove(held, o)
+			released[o] = true
 		}
 	}
-	g.held = held
+	g.held = held[:0]
+	for _, n := range held {
+		if !released[n] {
+			g.held = append(g.held, n)
+		}
+	}
 	return nil
 }
 
@@ -143,15 +156,6 @@ func releaseAll(ga *alloc.GraphAllocator, ns []*Node) {
 	for _, n := range ns {
 		ga.Release(n.Buf)
 	}
-}
-
-func remove(ns []*Node, n *Node) []*Node {
-	for i, x := range ns {
-		if x == n {
-			return append(ns[:i], ns[i+1:]...)
-		}
-	}
-	return ns
 }
 
 func sortNodes(ns []*Node) {
