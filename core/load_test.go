@@ -17,38 +17,21 @@ import (
 
 // rewrite copies a model through the GGUF writer, letting edit change
 // metadata and tensors on the way.
-func rewrite(t *testing.T, src string, edit func(f *gguf.File, b *gguf.Builder) map[string][]byte) string {
+func rewrite(t *testing.T, src string, edit func(f *gguf.File, b *gguf.Builder) error) string {
 	t.Helper()
 	f, err := gguf.Open(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	b := gguf.NewBuilder()
-	for _, kv := range f.Meta.KVs {
-		if kv.Key != "general.alignment" {
-			b.Set(kv.Key, kv.Value)
-		}
+	defer f.Close() // after WriteFile: the builder holds views of the mapping
+	b, err := gguf.BuilderFrom(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	replace := edit(f, b)
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, _ := f.TensorData(ti)
-		if r, ok := replace[ti.Name]; ok {
-			data = r
-		}
-		if err := b.AddTensor(ti.Name, ti.Type, ti.Dims, data); err != nil {
-			t.Fatal(err)
-		}
+	if err := edit(f, b); err != nil {
+		t.Fatal(err)
 	}
-	for name, data := range replace {
-		if _, ok := f.Tensor(name); !ok {
-			if err := b.AddTensor(name, gguf.TypeF32, []int64{int64(len(data) / 4)}, data); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	out := filepath.Join(t.TempDir(), "rewritten.gguf")
+	out := filepath.Join(t.TempDir(), filepath.Base(src))
 	if err := b.WriteFile(out); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +47,7 @@ func rewrite(t *testing.T, src string, edit func(f *gguf.File, b *gguf.Builder) 
 func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 	dir := filepath.Join(ggtest.Dir(t), "synth")
 	ref := loadRef(t, filepath.Join(dir, "synth-llama-F16.ref.json"))
-	path := rewrite(t, filepath.Join(dir, "synth-llama-F16.gguf"), func(f *gguf.File, b *gguf.Builder) map[string][]byte {
+	path := rewrite(t, filepath.Join(dir, "synth-llama-F16.gguf"), func(f *gguf.File, b *gguf.Builder) error {
 		for _, kv := range f.Meta.KVs {
 			if strings.HasPrefix(kv.Key, "llama.") {
 				b.Delete(kv.Key)
@@ -73,7 +56,6 @@ func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 		}
 		b.SetString("general.architecture", "qwen2")
 		hd := 64
-		out := map[string][]byte{}
 		for il := 0; il < 2; il++ {
 			for _, w := range []string{"attn_q", "attn_k"} {
 				ti, _ := f.Tensor(fmt.Sprintf("blk.%d.%s.weight", il, w))
@@ -88,13 +70,19 @@ func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 						}
 					}
 				}
-				out[ti.Name] = perm
-				out[fmt.Sprintf("blk.%d.%s.bias", il, w)] = make([]byte, 4*int(ti.Dims[1]))
+				if err := b.ReplaceTensor(ti.Name, ti.Type, ti.Dims, perm); err != nil {
+					return err
+				}
 			}
-			tv, _ := f.Tensor(fmt.Sprintf("blk.%d.attn_v.weight", il))
-			out[fmt.Sprintf("blk.%d.attn_v.bias", il)] = make([]byte, 4*int(tv.Dims[1]))
+			for _, w := range []string{"attn_q", "attn_k", "attn_v"} {
+				ti, _ := f.Tensor(fmt.Sprintf("blk.%d.%s.weight", il, w))
+				bias := []int64{ti.Dims[1]}
+				if err := b.AddTensor(fmt.Sprintf("blk.%d.%s.bias", il, w), gguf.TypeF32, bias, make([]byte, 4*bias[0])); err != nil {
+					return err
+				}
+			}
 		}
-		return out
+		return nil
 	})
 	s, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err != nil {
@@ -123,32 +111,12 @@ func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 // cannot compute with refuses the load, naming the tensor and its type.
 func TestUnsupportedTensorTypeFailsBeforeAllocating(t *testing.T) {
 	src := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q8_0.gguf")
-	f, err := gguf.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := gguf.NewBuilder()
-	for _, kv := range f.Meta.KVs {
-		b.Set(kv.Key, kv.Value)
-	}
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, _ := f.TensorData(ti)
-		typ := ti.Type
-		if ti.Name == "blk.1.ffn_up.weight" {
-			typ = gguf.TypeIQ4_NL // same 32-element block of 18 bytes as Q4_0
-			n, _ := typ.RowBytes(ti.NElements())
-			data = make([]byte, n)
-		}
-		b.AddTensor(ti.Name, typ, ti.Dims, data)
-	}
-	path := filepath.Join(t.TempDir(), "iq.gguf")
-	err = b.WriteFile(path) // before Close: the builder holds views of the mapping
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Load(context.Background(), path, cpuOnly(), nil)
+	path := rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
+		ti, _ := f.Tensor("blk.1.ffn_up.weight")
+		n, _ := gguf.TypeIQ4_NL.RowBytes(ti.NElements()) // same 32-element block of 18 bytes as Q4_0
+		return b.ReplaceTensor(ti.Name, gguf.TypeIQ4_NL, ti.Dims, make([]byte, n))
+	})
+	_, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err == nil || !strings.Contains(err.Error(), `"blk.1.ffn_up.weight": unsupported type IQ4_NL`) {
 		t.Errorf("got %v", err)
 	}

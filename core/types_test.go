@@ -60,35 +60,24 @@ func evalAll(t *testing.T, path string, toks []int32) []float32 {
 	return l
 }
 
-// dequantizedCopy rewrites every quantized/half tensor as F32.
+// dequantizedCopy rewrites every tensor as F32.
 func dequantizedCopy(t *testing.T, src string) string {
-	f, err := gguf.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := gguf.NewBuilder()
-	for _, kv := range f.Meta.KVs {
-		b.Set(kv.Key, kv.Value)
-	}
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, _ := f.TensorData(ti)
-		vals := make([]float32, ti.NElements())
-		if err := quant.Dequantize(ti.Type, data, vals); err != nil {
-			t.Fatal(err)
+	return rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
+		for i := range f.Tensors {
+			ti := &f.Tensors[i]
+			data, _ := f.TensorData(ti)
+			vals := make([]float32, ti.NElements())
+			if err := quant.Dequantize(ti.Type, data, vals); err != nil {
+				return err
+			}
+			raw := make([]byte, 4*len(vals))
+			if err := quant.QuantizeRow(gguf.TypeF32, vals, raw); err != nil {
+				return err
+			}
+			if err := b.ReplaceTensor(ti.Name, gguf.TypeF32, ti.Dims, raw); err != nil {
+				return err
+			}
 		}
-		raw := make([]byte, 4*len(vals))
-		if err := quant.QuantizeRow(gguf.TypeF32, vals, raw); err != nil {
-			t.Fatal(err)
-		}
-		if err := b.AddTensor(ti.Name, gguf.TypeF32, ti.Dims, raw); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := src + ".f32.gguf"
-	if err := b.WriteFile(out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+		return nil
+	})
 }

@@ -280,21 +280,9 @@ func readFile(t testing.TB, path string) []byte {
 // rebuild copies f's metadata and tensors into a Builder, in file order.
 func rebuild(t testing.TB, f *File) *Builder {
 	t.Helper()
-	b := NewBuilder()
-	for _, kv := range f.Meta.KVs {
-		if err := b.Set(kv.Key, kv.Value); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, err := f.TensorData(ti)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.AddTensor(ti.Name, ti.Type, ti.Dims, data); err != nil {
-			t.Fatal(err)
-		}
+	b, err := BuilderFrom(f)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return b
 }

@@ -623,3 +623,46 @@ func (x *exactWriter) Write(p []byte) (int, error) {
 }
 
 func (x *exactWriter) written(want int64) int64 { return want - x.left + x.extra }
+
+// BuilderFrom starts a Builder holding f's metadata (in file order) and
+// tensors (views of f's data, so f must stay open until the Builder has
+// written): the way to copy a model with a few edits.
+func BuilderFrom(f *File) (*Builder, error) {
+	b := NewBuilder()
+	for _, kv := range f.Meta.KVs {
+		if err := b.Set(kv.Key, kv.Value); err != nil {
+			return nil, err
+		}
+	}
+	for i := range f.Tensors {
+		ti := &f.Tensors[i]
+		data, err := f.TensorData(ti)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.AddTensor(ti.Name, ti.Type, ti.Dims, data); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// ReplaceTensor gives an added tensor a new type, shape and data, keeping
+// its place in the file. data must be exactly the new size.
+func (b *Builder) ReplaceTensor(name string, typ GGMLType, dims []int64, data []byte) error {
+	i, ok := b.byName[name]
+	if !ok {
+		return fmt.Errorf("gguf: no tensor %q to replace", name)
+	}
+	delete(b.byName, name) // checkTensor refuses duplicate names
+	nb, err := b.checkTensor(name, typ, dims)
+	b.byName[name] = i
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) != nb {
+		return fmt.Errorf("gguf: tensor %q: %d bytes of data, %s %v needs %d", name, len(data), typ, dims, nb)
+	}
+	b.tensors[i] = builderTensor{name: name, typ: typ, dims: append([]int64(nil), dims...), nbytes: nb, data: data}
+	return nil
+}

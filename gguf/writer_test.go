@@ -510,3 +510,29 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("directory holds %d entries, want only the model", len(entries))
 	}
 }
+
+func TestReplaceTensorKeepsItsPlace(t *testing.T) {
+	b := NewBuilder()
+	b.AddTensor("a", TypeF32, []int64{4}, make([]byte, 16))
+	b.AddTensor("b", TypeF32, []int64{2}, make([]byte, 8))
+	if err := b.ReplaceTensor("a", TypeF16, []int64{8}, make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReplaceTensor("a", TypeF16, []int64{8}, make([]byte, 15)); err == nil {
+		t.Error("short data accepted")
+	}
+	if err := b.ReplaceTensor("c", TypeF32, []int64{1}, make([]byte, 4)); err == nil {
+		t.Error("replacing a missing tensor accepted")
+	}
+	var buf bytes.Buffer
+	if _, err := b.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Tensors[0].Name != "a" || f.Tensors[0].Type != TypeF16 || f.Tensors[0].Dims[0] != 8 || f.Tensors[1].Name != "b" {
+		t.Errorf("tensors %+v", f.Tensors)
+	}
+}

@@ -620,25 +620,22 @@ func TestGPULayersEnvSetsTheStartingPlan(t *testing.T) {
 
 // templatedStories writes a copy of stories260K with a chatml template, so
 // the app's chat path (template, system prompt, turns) runs end to end.
-func templatedStories(t *testing.T) string {
+func templatedStories(t *testing.T, model string) string {
 	t.Helper()
-	f, err := gguf.Open(stories(t))
+	f, err := gguf.Open(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	b := gguf.NewBuilder()
-	for _, kv := range f.Meta.KVs {
-		b.Set(kv.Key, kv.Value)
+	defer f.Close() // after WriteFile: the builder holds views of the mapping
+	b, err := gguf.BuilderFrom(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	b.SetString("tokenizer.chat_template", "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, _ := f.TensorData(ti)
-		if err := b.AddTensor(ti.Name, ti.Type, ti.Dims, data); err != nil {
-			t.Fatal(err)
-		}
+	chatml, err := chat.Builtin(chat.FamilyChatML, "", "")
+	if err != nil {
+		t.Fatal(err)
 	}
+	b.SetString("tokenizer.chat_template", chatml.Source())
 	out := filepath.Join(t.TempDir(), "stories-chatml.gguf")
 	if err := b.WriteFile(out); err != nil {
 		t.Fatal(err)
@@ -651,7 +648,7 @@ func templatedStories(t *testing.T) string {
 // second turn evaluates only what the first did not cover.
 func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
 	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 12}))
-	h.drop(templatedStories(t))
+	h.drop(templatedStories(t, stories(t)))
 	h.load()
 	h.v.systemEntry.SetText("You tell short stories.")
 	first := sendAndWait(h, "Tell me a story.")

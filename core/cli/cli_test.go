@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/gguf"
 	"os"
 	"path/filepath"
@@ -271,21 +272,21 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 
 // withTemplate writes a copy of model with a chatml chat template.
 func withTemplate(t *testing.T, model string) string {
+	t.Helper()
 	f, err := gguf.Open(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	b := gguf.NewBuilder()
-	for _, kv := range f.Meta.KVs {
-		b.Set(kv.Key, kv.Value)
+	defer f.Close() // after WriteFile: the builder holds views of the mapping
+	b, err := gguf.BuilderFrom(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	b.SetString("tokenizer.chat_template", "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, _ := f.TensorData(ti)
-		b.AddTensor(ti.Name, ti.Type, ti.Dims, data)
+	chatml, err := chat.Builtin(chat.FamilyChatML, "", "")
+	if err != nil {
+		t.Fatal(err)
 	}
+	b.SetString("tokenizer.chat_template", chatml.Source())
 	out := filepath.Join(t.TempDir(), "templated.gguf")
 	if err := b.WriteFile(out); err != nil {
 		t.Fatal(err)
