@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/synth"
 	"github.com/minfer/minfer/gguf"
 )
@@ -28,14 +30,11 @@ func runBench(e Env, args []string) error {
 	if *prompt <= 0 || *decode <= 0 {
 		return usagef("-p and -n must be positive")
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	s, err := lf.load(ctx, e, false)
-	if err != nil {
+	var r core.BenchResult
+	err := lf.withSession(e, func(ctx context.Context, s *core.Session) (err error) {
+		r, err = s.Bench(ctx, *prompt, *decode)
 		return err
-	}
-	defer s.Close()
-	r, err := s.Bench(ctx, *prompt, *decode)
+	})
 	if err != nil {
 		return err
 	}

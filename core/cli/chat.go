@@ -67,28 +67,23 @@ func runRun(e Env, args []string) error {
 	if err := opts.Sampler.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	s, err := lf.load(ctx, e, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	conv, _, err := s.Conversation()
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(e.Stdout)
-	_, st, err := conv.Complete(ctx, *prompt, opts, func(ev chat.Event) {
-		w.WriteString(ev.Text)
+	return lf.withSession(e, func(ctx context.Context, s *core.Session) error {
+		conv, _, err := s.Conversation()
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(e.Stdout)
+		_, st, err := conv.Complete(ctx, *prompt, opts, func(ev chat.Event) {
+			w.WriteString(ev.Text)
+			w.Flush()
+		})
+		fmt.Fprintln(w)
 		w.Flush()
+		if *stats {
+			printStats(e.Stderr, st)
+		}
+		return err
 	})
-	fmt.Fprintln(w)
-	w.Flush()
-	if *stats {
-		printStats(e.Stderr, st)
-	}
-	return err
 }
 
 func printStats(w io.Writer, st chat.Stats) {

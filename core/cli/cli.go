@@ -131,6 +131,19 @@ func usagef(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
 }
 
+// oneFile parses flags around exactly one FILE argument.
+func oneFile(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return "", usagef("want one FILE.gguf, got %d arguments", len(pos))
+	}
+	return pos[0], nil
+}
+
 // parseInterspersed lets flags follow positional arguments
 // (`minfer inspect FILE --json`), as users type them.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

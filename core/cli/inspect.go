@@ -16,15 +16,11 @@ func init() {
 func runInspect(e Env, args []string) error {
 	fs := newFlags("inspect", "FILE.gguf", e)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseInterspersed(fs, args)
+	path, err := oneFile(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return usagef("want one FILE.gguf, got %d arguments", len(pos))
-	}
-	info, err := core.Inspect(pos[0])
+	info, err := core.Inspect(path)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,18 @@ func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Sessi
 	return s, nil
 }
 
+// withSession loads the model and runs fn with it; Ctrl-C cancels both.
+func (l *loadFlags) withSession(e Env, fn func(ctx context.Context, s *core.Session) error) error {
+	ctx, stop := interruptible()
+	defer stop()
+	s, err := l.load(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(ctx, s)
+}
+
 // interruptible cancels ctx on Ctrl-C for the duration of a call.
 func interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -107,14 +119,13 @@ func runLogits(e Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	s, err := lf.load(ctx, e, false)
-	if err != nil {
+	var logits []float32
+	var nVocab int
+	err = lf.withSession(e, func(ctx context.Context, s *core.Session) error {
+		logits, err = s.Eval(ctx, toks, true)
+		nVocab = s.NVocab()
 		return err
-	}
-	defer s.Close()
-	logits, err := s.Eval(ctx, toks, true)
+	})
 	if err != nil {
 		return err
 	}
@@ -135,6 +146,6 @@ func runLogits(e Env, args []string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stderr, "wrote %d × %d logits to %s\n", len(toks), s.NVocab(), *out)
+	fmt.Fprintf(e.Stderr, "wrote %d × %d logits to %s\n", len(toks), nVocab, *out)
 	return nil
 }

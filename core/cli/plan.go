@@ -79,19 +79,15 @@ func runPlan(e Env, args []string) error {
 	fs := newFlags("plan", "FILE.gguf", e)
 	pf := addPlanFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseInterspersed(fs, args)
+	path, err := oneFile(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return usagef("want one FILE.gguf, got %d arguments", len(pos))
 	}
 	opts, err := pf.options(e)
 	if err != nil {
 		return err
 	}
-	info, err := core.Inspect(pos[0])
+	info, err := core.Inspect(path)
 	if err != nil {
 		return err
 	}
