@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
@@ -50,6 +51,16 @@ type ModelInfo struct {
 	UnblockedBytes int64          `json:"unblocked_bytes"` // embeddings, final norm, output head
 	TensorBytes    int64          `json:"tensor_bytes"`
 	HParams        *model.HParams `json:"-"`
+
+	// activations caches measureActivations by (context, KV type): the plan
+	// view re-plans on every slider step, and the answer depends on neither.
+	actMu       sync.Mutex
+	activations map[actKey]int64
+}
+
+type actKey struct {
+	ctx int
+	kv  gguf.GGMLType
 }
 
 // Inspect reads the index of a GGUF file.

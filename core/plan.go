@@ -241,6 +241,23 @@ func (c *countingBuffers) WeightsBytes() int64          { return 0 }
 // full context) and runs the allocator's walk over it: the pool bytes it
 // creates are what such a step takes.
 func measureActivations(info *ModelInfo, ctx int, kvType gguf.GGMLType) (int64, error) {
+	info.actMu.Lock()
+	defer info.actMu.Unlock()
+	if n, ok := info.activations[actKey{ctx, kvType}]; ok {
+		return n, nil
+	}
+	n, err := dryRunActivations(info, ctx, kvType)
+	if err != nil {
+		return 0, err
+	}
+	if info.activations == nil {
+		info.activations = map[actKey]int64{}
+	}
+	info.activations[actKey{ctx, kvType}] = n
+	return n, nil
+}
+
+func dryRunActivations(info *ModelInfo, ctx int, kvType gguf.GGMLType) (int64, error) {
 	f, err := gguf.Open(info.Path)
 	if err != nil {
 		return 0, err

@@ -52,20 +52,19 @@ type Session struct {
 	NCtx   int
 	KVType gguf.GGMLType
 
-	file     *gguf.File
-	arch     model.Arch
-	cpu      *cpu.CPU
-	bes      []backend.Backend
-	caps     []graph.Capability
-	ga       *alloc.GraphAllocator
-	cache    graph.Cache
-	plan     offload.Plan
-	report   offload.Report
-	kv       map[string]alloc.BufRef
-	where    map[string]int
-	nPast    int
-	logitBuf []byte
-	tok      *tokenizer.Tokenizer
+	file   *gguf.File
+	arch   model.Arch
+	cpu    *cpu.CPU
+	bes    []backend.Backend
+	caps   []graph.Capability
+	ga     *alloc.GraphAllocator
+	cache  graph.Cache
+	plan   offload.Plan
+	report offload.Report
+	kv     map[string]alloc.BufRef
+	where  map[string]int
+	nPast  int
+	tok    *tokenizer.Tokenizer
 }
 
 // Load maps the file, registers every weight where the plan says, places
@@ -319,16 +318,11 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32
 		return nil, err
 	}
 	out := g.Outputs[0]
-	if int64(cap(s.logitBuf)) < out.Buf.Len {
-		s.logitBuf = make([]byte, out.Buf.Len)
-	}
-	buf := s.logitBuf[:out.Buf.Len]
-	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, buf); err != nil {
+	logits := make([]float32, out.Buf.Len/4)
+	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, unsafe.Slice((*byte)(unsafe.Pointer(&logits[0])), out.Buf.Len)); err != nil {
 		return nil, err
 	}
 	s.nPast += T
-	logits := make([]float32, len(buf)/4)
-	copy(logits, unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), len(buf)/4))
 	return logits, nil
 }
 

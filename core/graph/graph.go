@@ -109,7 +109,8 @@ type Graph struct {
 	// Inputs are filled by the caller before execution, by name.
 	Inputs map[string]*Node
 
-	held []*Node // buffers placed by Allocate and not yet released
+	held    []*Node   // buffers placed by Allocate and not yet released
+	release [][]*Node // releaseSchedule's cache (topology only)
 }
 
 // Input returns the named input node.

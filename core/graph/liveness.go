@@ -48,6 +48,26 @@ func Deadlines(g *Graph) map[*Node]int {
 	return dl
 }
 
+// releaseSchedule lists, for each node index, the owners whose buffers go
+// back after that node, in node order (deterministic slots). It depends only
+// on the topology, so a reused graph computes it once.
+func (g *Graph) releaseSchedule() [][]*Node {
+	if g.release != nil {
+		return g.release
+	}
+	sched := make([][]*Node, len(g.Nodes)+1)
+	for o, d := range Deadlines(g) {
+		if !o.Op.IsLeaf() || o.Op == OpInput {
+			sched[d] = append(sched[d], o)
+		}
+	}
+	for _, rel := range sched {
+		sortNodes(rel)
+	}
+	g.release = sched
+	return sched
+}
+
 // Persistent resolves a KV node to its persistent region.
 type Persistent func(name string) (alloc.BufRef, bool)
 
@@ -61,7 +81,7 @@ type Persistent func(name string) (alloc.BufRef, bool)
 // The buffers still held after the walk (inputs and outputs alive to the end)
 // are released by Release once the caller has read the outputs.
 func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
-	dl := Deadlines(g)
+	byDeadline := g.releaseSchedule()
 	held := make([]*Node, 0, len(g.Nodes))
 	released := make(map[*Node]bool, len(g.Nodes))
 	abort := func() { // on error: give back what this walk still holds
@@ -96,13 +116,6 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 			}
 		}
 	}
-	// byDeadline lists owners to release after node i.
-	byDeadline := make(map[int][]*Node)
-	for o, d := range dl {
-		if !o.Op.IsLeaf() || o.Op == OpInput {
-			byDeadline[d] = append(byDeadline[d], o)
-		}
-	}
 	for i, n := range g.Nodes {
 		switch n.Op {
 		case OpInput, OpWeight:
@@ -128,10 +141,7 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 				return err
 			}
 		}
-		rel := byDeadline[i]
-		// Deterministic order: release by node id.
-		sortNodes(rel)
-		for _, o := range rel {
+		for _, o := range byDeadline[i] {
 			ga.Release(o.Buf)
 			released[o] = true
 		}

@@ -111,5 +111,6 @@ func insertCopies(g *Graph) error {
 		n.ID = i
 	}
 	g.Nodes = out
+	g.release = nil // the topology changed
 	return nil
 }
