@@ -201,17 +201,9 @@ func (w *worker) doGenerate(r generateRequest) {
 	if r.complete {
 		text, st, err = w.conv.Complete(r.ctx, r.prompt, r.opts, emit)
 	} else {
+		// (A template that refuses a system role gets it folded into the
+		// first user turn inside Conversation.Prompt.)
 		text, st, err = w.conv.Reply(r.ctx, r.msgs, r.opts, emit)
-		// Some templates refuse a system role (Gemma 2 raises); fold the
-		// system prompt into the first user turn and try once more.
-		var raised *chat.RaisedError
-		if err != nil && errors.As(err, &raised) && text == "" && hasSystem(r.msgs) {
-			text, st, err = w.conv.Reply(r.ctx, chat.FoldSystemPrompt(r.msgs), r.opts, emit)
-		}
 	}
 	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: w.conv.CachedTokens(), nCtx: w.session.NCtx}
-}
-
-func hasSystem(msgs []chat.Message) bool {
-	return len(msgs) > 0 && msgs[0].Role == "system"
 }

@@ -2,8 +2,10 @@ package chat
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/minfer/minfer/core/tokenizer"
@@ -67,5 +69,39 @@ func TestUserTextNeverBecomesAControlToken(t *testing.T) {
 	}
 	if tok.Decode(got) == "" {
 		t.Error("empty prompt")
+	}
+}
+
+// TestPromptFoldsTheSystemPromptForTemplatesThatRefuseIt: Gemma 2's
+// template raises on a system message; the conversation folds it into the
+// first user turn instead of failing the reply.
+func TestPromptFoldsTheSystemPromptForTemplatesThatRefuseIt(t *testing.T) {
+	f, err := gguf.Open(filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-llama-spm.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.FromGGUF(&f.Meta)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(ggtest.Dir(t), "templates", "google-gemma-2-2b-it.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := NewTemplate(string(src), "<s>", "</s>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []Message{{Role: "system", Content: "Be terse."}, {Role: "user", Content: "Hi"}}
+	if _, err := tmpl.Render(msgs, true); err == nil {
+		t.Fatal("the Gemma 2 template no longer refuses a system role; this test needs another template")
+	}
+	ids, err := NewConversation(noEval{}, tok, tmpl).Prompt(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := tok.Decode(ids); !strings.Contains(text, "Be terse.") || !strings.Contains(text, "Hi") {
+		t.Errorf("prompt %q lost the system or user text", text)
 	}
 }
