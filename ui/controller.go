@@ -613,7 +613,7 @@ func (c *Controller) Readout() (string, ReadoutLevel) {
 	}
 	var b strings.Builder
 	if k > 0 {
-		fmt.Fprintf(&b, "%s on GPU (%d/%d)", blockRange(0, k-1), k, n)
+		fmt.Fprintf(&b, "%s on GPU (%d/%d)", offload.BlockRange(0, k-1), k, n)
 	} else {
 		fmt.Fprintf(&b, "no blocks on GPU (0/%d)", n)
 	}

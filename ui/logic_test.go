@@ -27,8 +27,8 @@ func TestFormat(t *testing.T) {
 		{"KiB", humanBytes(181760), "177.5\u00a0KiB"},
 		{"params B", humanCount(3_210_000_000), "3.21\u00a0B"},
 		{"params K", humanCount(260_000), "260\u00a0K"},
-		{"one block", blockRange(3, 3), "block 3"},
-		{"blocks", blockRange(0, 17), "blocks 0–17"},
+		{"one block", offload.BlockRange(3, 3), "block 3"},
+		{"blocks", offload.BlockRange(0, 17), "blocks 0–17"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

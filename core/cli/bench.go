@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/minfer/minfer/core/units"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,6 @@ func runSynth(e Env, args []string) error {
 		return err
 	}
 	st, _ := os.Stat(*out)
-	fmt.Fprintf(e.Stderr, "wrote %s (%s)\n", *out, humanBytes(st.Size()))
+	fmt.Fprintf(e.Stderr, "wrote %s (%s)\n", *out, units.Bytes(st.Size()))
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/minfer/minfer/core/units"
 	"io"
 	"text/tabwriter"
 
@@ -46,9 +47,9 @@ func writeInfo(w io.Writer, info *core.ModelInfo) error {
 		sup = "not supported"
 	}
 	row("architecture", "%s (%s)", info.Arch, sup)
-	row("parameters", "%s", humanCount(info.Params))
+	row("parameters", "%s", units.Count(info.Params))
 	row("file type", "%s (most weight bytes in %s)", info.FileType, info.Quant)
-	row("size", "%s (%d bytes)", humanBytes(info.FileSize), info.FileSize)
+	row("size", "%s (%d bytes)", units.Bytes(info.FileSize), info.FileSize)
 	row("context length", "%d (trained)", info.NCtxTrain)
 	row("blocks", "%d", info.NLayers)
 	row("embedding", "%d, %d heads (%d KV heads), head size %d, FFN %d", info.NEmbd, info.NHead, info.NHeadKV, info.HeadDim, info.NFF)
@@ -59,7 +60,7 @@ func writeInfo(w io.Writer, info *core.ModelInfo) error {
 	}
 	row("chat template", "%s", tmpl)
 	for _, t := range info.Types {
-		row("tensors "+t.Type, "%d tensors, %s", t.Tensors, humanBytes(t.Bytes))
+		row("tensors "+t.Type, "%d tensors, %s", t.Tensors, units.Bytes(t.Bytes))
 	}
 	if info.Problem != "" {
 		row("cannot load", "%s", info.Problem)
@@ -85,28 +86,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func humanCount(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f B", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.2f M", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f K", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d", n)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

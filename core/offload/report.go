@@ -2,6 +2,7 @@ package offload
 
 import (
 	"fmt"
+	"github.com/minfer/minfer/core/units"
 	"strings"
 )
 
@@ -48,10 +49,10 @@ func (r Report) String() string {
 	}
 	onDevice := running.DeviceBlocks()
 	if onDevice > 0 {
-		fmt.Fprintf(&b, "  %s → %s\n", blockRange(0, onDevice-1), device)
+		fmt.Fprintf(&b, "  %s → %s\n", BlockRange(0, onDevice-1), device)
 	}
 	if onDevice < running.NLayers {
-		fmt.Fprintf(&b, "  %s → CPU\n", blockRange(onDevice, running.NLayers-1))
+		fmt.Fprintf(&b, "  %s → CPU\n", BlockRange(onDevice, running.NLayers-1))
 	}
 	if running.DeviceHoldsUnblocked() {
 		fmt.Fprintf(&b, "  output/embeddings → %s\n", device)
@@ -88,7 +89,8 @@ func placement(p Plan, device string) string {
 	return s + " on " + device
 }
 
-func blockRange(first, last int) string {
+// BlockRange names blocks first..last ("block 3", "blocks 0–17").
+func BlockRange(first, last int) string {
 	if first == last {
 		return fmt.Sprintf("block %d", first)
 	}
@@ -109,19 +111,6 @@ func formatBytes(n int64) string {
 		if tenth == 10 {
 			whole, tenth = whole+1, 0
 		}
-		return fmt.Sprintf("%s.%d MiB", groupThousands(whole), tenth)
+		return fmt.Sprintf("%s.%d MiB", units.Group(whole, " "), tenth)
 	}
-}
-
-// groupThousands writes 3456 as "3 456".
-func groupThousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -1,0 +1,54 @@
+// Package units formats sizes and counts the same way in the CLI, the
+// reports and the window.
+package units
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bytes picks the unit: B, KiB, MiB (one decimal) or GiB (two).
+func Bytes(n int64) string {
+	const k, m, g = 1 << 10, 1 << 20, 1 << 30
+	switch {
+	case n >= g:
+		return fmt.Sprintf("%.2f GiB", float64(n)/g)
+	case n >= m:
+		return fmt.Sprintf("%.1f MiB", float64(n)/m)
+	case n >= k:
+		return fmt.Sprintf("%.1f KiB", float64(n)/k)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// Count writes a parameter count: 512, 293 K, 9.4 M, 3.21 B.
+func Count(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f B", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f M", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.0f K", float64(n)/1e3)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Group writes n with sep between groups of three digits ("3 412").
+func Group(n int64, sep string) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
