@@ -4,8 +4,9 @@ package ui
 
 import (
 	"fmt"
-	"github.com/minfer/minfer/core/units"
 	"strings"
+
+	"github.com/minfer/minfer/core/units"
 )
 
 // nbsp keeps a number and its unit (and digit groups) on one line.

@@ -2,8 +2,9 @@ package offload
 
 import (
 	"fmt"
-	"github.com/minfer/minfer/core/units"
 	"strings"
+
+	"github.com/minfer/minfer/core/units"
 )
 
 // Report is the OffloadReport: where a load actually put the blocks, with the
