@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/minfer/minfer/core/units"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/core/synth"
 	"github.com/minfer/minfer/gguf"
 )

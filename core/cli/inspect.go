@@ -3,11 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/minfer/minfer/core/units"
 	"io"
 	"text/tabwriter"
 
 	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/core/units"
 )
 
 func init() {
