@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/core/synth"
+	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/gguf"
 )
 
