@@ -10,33 +10,11 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/gguf/ggtest"
 )
-
-// rewrite copies a model through the GGUF writer, letting edit change
-// metadata and tensors on the way.
-func rewrite(t *testing.T, src string, edit func(f *gguf.File, b *gguf.Builder) error) string {
-	t.Helper()
-	f, err := gguf.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close() // after WriteFile: the builder holds views of the mapping
-	b, err := gguf.BuilderFrom(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := edit(f, b); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := b.WriteFile(out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestQwen2MatchesLlamaReferenceUnderNeoXPermutation: a qwen2 block is a
 // llama block with Q/K/V biases and NeoX rotary pairs (i, i+d/2) instead of
@@ -47,7 +25,7 @@ func rewrite(t *testing.T, src string, edit func(f *gguf.File, b *gguf.Builder) 
 func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 	dir := filepath.Join(ggtest.Dir(t), "synth")
 	ref := loadRef(t, filepath.Join(dir, "synth-llama-F16.ref.json"))
-	path := rewrite(t, filepath.Join(dir, "synth-llama-F16.gguf"), func(f *gguf.File, b *gguf.Builder) error {
+	path := coretest.Rewrite(t, filepath.Join(dir, "synth-llama-F16.gguf"), func(f *gguf.File, b *gguf.Builder) error {
 		for _, kv := range f.Meta.KVs {
 			if strings.HasPrefix(kv.Key, "llama.") {
 				b.Delete(kv.Key)
@@ -111,7 +89,7 @@ func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 // cannot compute with refuses the load, naming the tensor and its type.
 func TestUnsupportedTensorTypeFailsBeforeAllocating(t *testing.T) {
 	src := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q8_0.gguf")
-	path := rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
+	path := coretest.Rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
 		ti, _ := f.Tensor("blk.1.ffn_up.weight")
 		n, _ := gguf.TypeIQ4_NL.RowBytes(ti.NElements()) // same 32-element block of 18 bytes as Q4_0
 		return b.ReplaceTensor(ti.Name, gguf.TypeIQ4_NL, ti.Dims, make([]byte, n))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"github.com/minfer/minfer/gguf"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/gguf/ggtest"
 )
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/core/synth"
 	"github.com/minfer/minfer/gguf"
@@ -62,7 +63,7 @@ func evalAll(t *testing.T, path string, toks []int32) []float32 {
 
 // dequantizedCopy rewrites every tensor as F32.
 func dequantizedCopy(t *testing.T, src string) string {
-	return rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
+	return coretest.Rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
 		for i := range f.Tensors {
 			ti := &f.Tensors[i]
 			data, _ := f.TensorData(ti)

@@ -16,7 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/minfer/minfer/core/chat"
-	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/gguf/ggtest"
 )
 
@@ -618,37 +618,12 @@ func TestGPULayersEnvSetsTheStartingPlan(t *testing.T) {
 	}
 }
 
-// templatedStories writes a copy of stories260K with a chatml template, so
-// the app's chat path (template, system prompt, turns) runs end to end.
-func templatedStories(t *testing.T, model string) string {
-	t.Helper()
-	f, err := gguf.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close() // after WriteFile: the builder holds views of the mapping
-	b, err := gguf.BuilderFrom(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chatml, err := chat.Builtin(chat.FamilyChatML, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.SetString("tokenizer.chat_template", chatml.Source())
-	out := filepath.Join(t.TempDir(), "stories-chatml.gguf")
-	if err := b.WriteFile(out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestTemplatedChatReusesTheCacheAcrossTurns: with a chat template the app
 // sends the conversation (system prompt included) as messages, and the
 // second turn evaluates only what the first did not cover.
 func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
 	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 12}))
-	h.drop(templatedStories(t, stories(t)))
+	h.drop(coretest.WithChatML(t, stories(t)))
 	h.load()
 	h.v.systemEntry.SetText("You tell short stories.")
 	first := sendAndWait(h, "Tell me a story.")

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/minfer/minfer/core/chat"
-	"github.com/minfer/minfer/gguf"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/coretest"
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/gguf/ggtest"
 )
 
@@ -270,34 +270,10 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 	}
 }
 
-// withTemplate writes a copy of model with a chatml chat template.
-func withTemplate(t *testing.T, model string) string {
-	t.Helper()
-	f, err := gguf.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close() // after WriteFile: the builder holds views of the mapping
-	b, err := gguf.BuilderFrom(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chatml, err := chat.Builtin(chat.FamilyChatML, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.SetString("tokenizer.chat_template", chatml.Source())
-	out := filepath.Join(t.TempDir(), "templated.gguf")
-	if err := b.WriteFile(out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestChatCommandScriptedSession pipes two turns into `minfer chat`: both
 // stream a reply, and the second turn's prefill covers only its new tokens.
 func TestChatCommandScriptedSession(t *testing.T) {
-	model := withTemplate(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
+	model := coretest.WithChatML(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
 	var out, errb bytes.Buffer
 	e := Env{Stdin: strings.NewReader("Tell me a story.\nAnother one.\n"), Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}
 	if code := Main(e, []string{"chat", "-m", model, "--temp", "0", "-n", "16", "--system", "You tell stories."}); code != 0 {
