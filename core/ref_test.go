@@ -1,72 +1,20 @@
 package core
 
 import (
-	"compress/gzip"
 	"context"
-	"encoding/binary"
-	"encoding/json"
-	"io"
-	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/gguf/ggtest"
 )
 
-type refCase struct {
-	Prompt      string    `json:"prompt"`
-	Tokens      []int32   `json:"tokens"`
-	LogitsFile  string    `json:"logits_file"`
-	LogitsShape []int     `json:"logits_shape"`
-	Greedy      []int32   `json:"greedy"`
-	GreedyText  string    `json:"greedy_text"`
-	Top2Gap     []float64 `json:"greedy_top2_gap"`
-}
+func loadRef(t testing.TB, path string) coretest.Ref { return coretest.LoadRef(t, path) }
 
-type refFile struct {
-	Model  string    `json:"model"`
-	NVocab int       `json:"n_vocab"`
-	Cases  []refCase `json:"cases"`
-}
-
-func loadRef(t testing.TB, path string) refFile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r refFile
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func readLogits(t testing.TB, path string) []float32 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float32, len(raw)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	return out
-}
+func readLogits(t testing.TB, path string) []float32 { return coretest.ReadLogits(t, path) }
 
 // refModels lists every model with reference outputs.
 func refModels(t testing.TB) []string {

@@ -27,30 +27,10 @@ func runCLIEnv(stdout, stderr *bytes.Buffer, env map[string]string, args ...stri
 	return Main(e, args)
 }
 
-type refFile struct {
-	Cases []struct {
-		Prompt     string  `json:"prompt"`
-		Tokens     []int32 `json:"tokens"`
-		GreedyText string  `json:"greedy_text"`
-	} `json:"cases"`
-}
-
-func loadRef(t *testing.T, path string) refFile {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r refFile
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // TestRunCommandPrintsReferenceText is the issue's end-to-end check:
 // `minfer run -m stories260K.gguf -p "Once upon a time" -n 24 --temp 0`.
 func TestRunCommandPrintsReferenceText(t *testing.T) {
-	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	ref := coretest.LoadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
 	var out, errb bytes.Buffer
 	code := runCLI(&out, &errb, "run", "-m", filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), "-p", "Once upon a time", "-n", "24", "--temp", "0")
 	if code != 0 {
@@ -237,7 +217,7 @@ func TestLogitsCommandWritesReferenceShape(t *testing.T) {
 }
 
 func TestTokenizeCommand(t *testing.T) {
-	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	ref := coretest.LoadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
 	model := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
 	var out, errb bytes.Buffer
 	if code := runCLI(&out, &errb, "tokenize", "-m", model, ref.Cases[0].Prompt); code != 0 {
