@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/minfer/minfer/core/budget"
+	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/devices"
 )
 
@@ -51,6 +52,4 @@ func BudgetDecision(dm devices.DeviceMemory) Budget {
 
 // MiB formats bytes as whole MiB, rounded up so a non-zero amount never
 // prints as 0.
-func MiB(b int64) string {
-	return fmt.Sprintf("%d MiB", (b+(1<<20)-1)>>20)
-}
+func MiB(b int64) string { return units.MiB(uint64(max(b, 0))) }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/minfer/minfer/core/budget"
+	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/devices"
 )
 
@@ -45,7 +46,7 @@ type Budget struct {
 
 // String reads like "7680 MiB (¾ of 10240 MiB free on NVIDIA H200)".
 func (b Budget) String() string {
-	return fmt.Sprintf("%s (%s)", mibCeil(b.Bytes), b.Source)
+	return fmt.Sprintf("%s (%s)", units.MiB(b.Bytes), b.Source)
 }
 
 // WeightBudget is the weight budget for the automatic fit, by the seed's
@@ -79,7 +80,7 @@ func WeightBudget(dm devices.DeviceMemory, env func(string) (string, bool)) (Bud
 		}
 		return Budget{
 			Bytes:  budget.Usable(d.Free),
-			Source: fmt.Sprintf("¾ of %s %s on %s", mibCeil(d.Free), what, name),
+			Source: fmt.Sprintf("¾ of %s %s on %s", units.MiB(d.Free), what, name),
 		}, nil
 	case devices.QueryFailed:
 		return Budget{}, &DeviceQueryError{Err: d.Err}
@@ -99,10 +100,4 @@ func parseGPUMem(raw string) (Budget, error) {
 		return Budget{}, &RequestError{Source: EnvGPUMem, Value: raw, Want: gpuMemWant}
 	}
 	return Budget{Bytes: uint64(n) << 20, Source: fmt.Sprintf("%s=%d MiB", EnvGPUMem, n)}, nil
-}
-
-// mibCeil prints whole MiB rounded up, as E4's reports do, so a non-zero
-// amount never reads as 0 and both reports print the same number.
-func mibCeil(b uint64) string {
-	return fmt.Sprintf("%d MiB", b/(1<<20)+min(b%(1<<20), 1))
 }

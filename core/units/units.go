@@ -52,3 +52,9 @@ func Group(n int64, sep string) string {
 	}
 	return b.String()
 }
+
+// MiB writes whole MiB rounded up, so a non-zero amount never reads as 0 and
+// the budget, the fit and the refusal all print the same number.
+func MiB(b uint64) string {
+	return fmt.Sprintf("%d MiB", b/(1<<20)+min(b%(1<<20), 1))
+}
