@@ -1,23 +1,49 @@
 package quant
 
-// Dot-product kernels as VecDot calls them. Each forwards to its generic
-// reference body in kernels_generic.go; an architecture-specific twin
-// replaces a forwarder (behind build tags, keeping `-tags noasm` on the
-// generic path) without changing the signature. Every kernel takes whole
-// weight blocks w and the matching activation blocks x, already checked by
-// VecDot.
+// Dot-product kernels as VecDot calls them. The ones with SIMD twins go
+// through the active kernel set (level.go); the others call their generic
+// body directly. Every kernel takes whole weight blocks w and the matching
+// activation blocks x, already checked by VecDot.
 
 func dotF32Bytes(w, x []byte) float32 { return dotF32BytesGeneric(w, x) }
 func dotF32(a, b []float32) float32   { return dotF32Generic(a, b) }
-func dotF16(w, x []byte) float32      { return dotF16Generic(w, x) }
+func dotF16(w, x []byte) float32      { return cur.dotF16(w, x) }
 func dotBF16(w, x []byte) float32     { return dotBF16Generic(w, x) }
-func dotQ4_0Q8_0(w, x []byte) float32 { return dotQ4_0Q8_0Generic(w, x) }
+func dotQ4_0Q8_0(w, x []byte) float32 { return cur.dotQ4_0Q8_0(w, x) }
 func dotQ4_1Q8_1(w, x []byte) float32 { return dotQ4_1Q8_1Generic(w, x) }
 func dotQ5_0Q8_0(w, x []byte) float32 { return dotQ5_0Q8_0Generic(w, x) }
 func dotQ5_1Q8_1(w, x []byte) float32 { return dotQ5_1Q8_1Generic(w, x) }
-func dotQ8_0Q8_0(w, x []byte) float32 { return dotQ8_0Q8_0Generic(w, x) }
+func dotQ8_0Q8_0(w, x []byte) float32 { return cur.dotQ8_0Q8_0(w, x) }
 func dotQ2_KQ8_K(w, x []byte) float32 { return dotQ2_KQ8_KGeneric(w, x) }
 func dotQ3_KQ8_K(w, x []byte) float32 { return dotQ3_KQ8_KGeneric(w, x) }
-func dotQ4_KQ8_K(w, x []byte) float32 { return dotQ4_KQ8_KGeneric(w, x) }
+func dotQ4_KQ8_K(w, x []byte) float32 { return cur.dotQ4_KQ8_K(w, x) }
 func dotQ5_KQ8_K(w, x []byte) float32 { return dotQ5_KQ8_KGeneric(w, x) }
-func dotQ6_KQ8_K(w, x []byte) float32 { return dotQ6_KQ8_KGeneric(w, x) }
+func dotQ6_KQ8_K(w, x []byte) float32 { return cur.dotQ6_KQ8_K(w, x) }
+
+// genericKernels is the Generic level's set: the Go bodies, the four-token
+// forms looping over the one-token ones.
+func genericKernels() *kernelSet {
+	return &kernelSet{
+		dotQ4_0Q8_0:  dotQ4_0Q8_0Generic,
+		dotQ8_0Q8_0:  dotQ8_0Q8_0Generic,
+		dotQ4_KQ8_K:  dotQ4_KQ8_KGeneric,
+		dotQ6_KQ8_K:  dotQ6_KQ8_KGeneric,
+		dotF16:       dotF16Generic,
+		dot4Q4_0Q8_0: loop4(dotQ4_0Q8_0Generic),
+		dot4Q8_0Q8_0: loop4(dotQ8_0Q8_0Generic),
+		dot4Q4_KQ8_K: loop4(dotQ4_KQ8_KGeneric),
+		dot4Q6_KQ8_K: loop4(dotQ6_KQ8_KGeneric),
+		quantizeQ8_0: quantizeRowQ8_0Generic,
+		quantizeQ8_K: quantizeRowQ8_KGeneric,
+	}
+}
+
+// loop4 makes a four-token kernel out of a one-token one.
+func loop4(one func(w, x []byte) float32) func(w, x []byte, stride int, out *[4]float32) {
+	return func(w, x []byte, stride int, out *[4]float32) {
+		n := len(x) - 3*stride
+		for k := range out {
+			out[k] = one(w, x[k*stride:k*stride+n])
+		}
+	}
+}

@@ -122,26 +122,45 @@ func dotBF16Generic(w, x []byte) float32 {
 	return float32(sum)
 }
 
-// dotQ4_0Q8_0Generic: per block, sumi = Σ (nibble−8)·q8 over 32 pairs (low
-// nibbles pair with x[0:16], high with x[16:32]); sum += sumi·(d_w·d_x).
+// hsum8 folds 8 float32 lanes like ggml's hsum_float_8 (and the AVX2
+// twins): ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).
+func hsum8(acc *[8]float32) float32 {
+	v0, v1, v2, v3 := acc[0]+acc[4], acc[1]+acc[5], acc[2]+acc[6], acc[3]+acc[7]
+	return (v0 + v2) + (v1 + v3)
+}
+
+// The 32-wide quantized kernels (Q4_0, Q8_0 against Q8_0) accumulate in 8
+// float32 lanes the way ggml's AVX2 vec_dot does: lane l of a block is the
+// exact integer sum of elements 4l..4l+3 (elements 0..15 of a Q4_0 block
+// are the low nibbles, 16..31 the high ones), converted to float32,
+// multiplied by d = d_w·d_x and added to lane l; hsum8 reduces at the end.
+// ggml fuses the multiply-add; here (and in the AVX2 twins) they are two
+// roundings, so that generic and assembly agree bit for bit. The explicit
+// float32 conversions keep Go from fusing them on FMA targets.
+
+// dotQ4_0Q8_0Generic: weights are nibble−8.
 func dotQ4_0Q8_0Generic(w, x []byte) float32 {
 	nb := len(w) / bytesQ4
 	x = x[:nb*bytesQ80]
-	var sum float32
+	var acc [8]float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ4 : i*bytesQ4+bytesQ4 : i*bytesQ4+bytesQ4]
 		xb := x[i*bytesQ80 : i*bytesQ80+bytesQ80 : i*bytesQ80+bytesQ80]
 		qw := wb[2:18:18]
 		qx := xb[2:34:34]
-		var sumi int32
-		for j := 0; j < 16; j++ {
-			b := qw[j]
-			sumi += (int32(b&0xf) - 8) * int32(int8(qx[j]))
-			sumi += (int32(b>>4) - 8) * int32(int8(qx[j+16]))
+		d := f16le(wb) * f16le(xb)
+		for l := 0; l < 4; l++ {
+			var lo, hi int32
+			for e := 4 * l; e < 4*l+4; e++ {
+				b := qw[e]
+				lo += (int32(b&0xf) - 8) * int32(int8(qx[e]))
+				hi += (int32(b>>4) - 8) * int32(int8(qx[e+16]))
+			}
+			acc[l] += float32(float32(lo) * d)
+			acc[l+4] += float32(float32(hi) * d)
 		}
-		sum += float32(sumi) * (f16le(wb) * f16le(xb))
 	}
-	return sum
+	return hsum8(&acc)
 }
 
 // dotQ4_1Q8_1Generic: sumi = Σ nibble·q8; sum += (d_w·d_x)·sumi + m_w·s_x,
@@ -213,23 +232,26 @@ func dotQ5_1Q8_1Generic(w, x []byte) float32 {
 	return sum
 }
 
-// dotQ8_0Q8_0Generic: sumi = Σ q8_w·q8_x; sum += sumi·(d_w·d_x).
+// dotQ8_0Q8_0Generic: lanes as dotQ4_0Q8_0Generic, weights int8.
 func dotQ8_0Q8_0Generic(w, x []byte) float32 {
 	nb := len(w) / bytesQ80
 	x = x[:nb*bytesQ80]
-	var sum float32
+	var acc [8]float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ80 : i*bytesQ80+bytesQ80 : i*bytesQ80+bytesQ80]
 		xb := x[i*bytesQ80 : i*bytesQ80+bytesQ80 : i*bytesQ80+bytesQ80]
 		qw := wb[2:34:34]
 		qx := xb[2:34:34]
-		var sumi int32
-		for j := 0; j < 32; j++ {
-			sumi += int32(int8(qw[j])) * int32(int8(qx[j]))
+		d := f16le(wb) * f16le(xb)
+		for l := 0; l < 8; l++ {
+			var s int32
+			for e := 4 * l; e < 4*l+4; e++ {
+				s += int32(int8(qw[e])) * int32(int8(qx[e]))
+			}
+			acc[l] += float32(float32(s) * d)
 		}
-		sum += float32(sumi) * (f16le(wb) * f16le(xb))
 	}
-	return sum
+	return hsum8(&acc)
 }
 
 // q8KBsum is bsums[j] of a Q8_K block: the sum of its quants 16j..16j+15.
@@ -272,7 +294,7 @@ func dotQ2_KQ8_KGeneric(w, x []byte) float32 {
 		dx := f32le(xb)
 		dall := dx * f16le(wb[80:])
 		dmin := dx * f16le(wb[82:])
-		sum += dall*float32(isum) - dmin*float32(summs)
+		sum += float32(float32(dall*float32(isum)) - float32(dmin*float32(summs)))
 	}
 	return sum
 }
@@ -310,7 +332,7 @@ func dotQ3_KQ8_KGeneric(w, x []byte) float32 {
 				isum += scaleQ3K(is, scales)*s0 + scaleQ3K(is+1, scales)*s1
 			}
 		}
-		sum += (f16le(wb[108:]) * f32le(xb)) * float32(isum)
+		sum += float32((f16le(wb[108:]) * f32le(xb)) * float32(isum))
 	}
 	return sum
 }
@@ -346,7 +368,7 @@ func dotQ4_KQ8_KGeneric(w, x []byte) float32 {
 		dx := f32le(xb)
 		d := dx * f16le(wb)
 		dmin := dx * f16le(wb[2:])
-		sum += d*float32(isum) - dmin*float32(summs)
+		sum += float32(float32(d*float32(isum)) - float32(dmin*float32(summs)))
 	}
 	return sum
 }
@@ -384,7 +406,7 @@ func dotQ5_KQ8_KGeneric(w, x []byte) float32 {
 		dx := f32le(xb)
 		d := dx * f16le(wb)
 		dmin := dx * f16le(wb[2:])
-		sum += d*float32(isum) - dmin*float32(summs)
+		sum += float32(float32(d*float32(isum)) - float32(dmin*float32(summs)))
 	}
 	return sum
 }
@@ -427,7 +449,7 @@ func dotQ6_KQ8_KGeneric(w, x []byte) float32 {
 					int32(int8(sc[sub+4]))*s3 + int32(int8(sc[sub+6]))*s4
 			}
 		}
-		sum += (f16le(wb[208:]) * f32le(xb)) * float32(isum)
+		sum += float32((f16le(wb[208:]) * f32le(xb)) * float32(isum))
 	}
 	return sum
 }

@@ -63,7 +63,7 @@ func amaxOf(x []float32) float32 {
 
 // quantizeRowQ8_0 is ggml-cpu's AVX2 quantize_row_q8_0: d = amax/127 stored
 // as f16, q = round_even(x · (127/amax)).
-func quantizeRowQ8_0(src []float32, dst []byte) {
+func quantizeRowQ8_0Generic(src []float32, dst []byte) {
 	for i := 0; i < len(src)/qk; i++ {
 		x := src[i*qk : i*qk+qk : i*qk+qk]
 		b := dst[i*bytesQ80 : i*bytesQ80+bytesQ80 : i*bytesQ80+bytesQ80]
@@ -107,7 +107,7 @@ func quantizeRowQ8_1(src []float32, dst []byte) {
 // quantizeRowQ8_K is quantize_row_q8_K_ref (the only Q8_K quantizer x86
 // has): iscale = −127/max with max the signed element of largest magnitude,
 // q = min(127, nearest_int(iscale·x)), d = 1/iscale, bsums per 16.
-func quantizeRowQ8_K(src []float32, dst []byte) {
+func quantizeRowQ8_KGeneric(src []float32, dst []byte) {
 	for i := 0; i < len(src)/qkK; i++ {
 		x := src[i*qkK : i*qkK+qkK : i*qkK+qkK]
 		b := dst[i*bytesQ8K : i*bytesQ8K+bytesQ8K : i*bytesQ8K+bytesQ8K]
@@ -138,3 +138,6 @@ func quantizeRowQ8_K(src []float32, dst []byte) {
 		putF32(b, 1/iscale)
 	}
 }
+
+func quantizeRowQ8_0(src []float32, dst []byte) { cur.quantizeQ8_0(src, dst) }
+func quantizeRowQ8_K(src []float32, dst []byte) { cur.quantizeQ8_K(src, dst) }

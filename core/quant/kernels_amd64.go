@@ -1,0 +1,71 @@
+//go:build !noasm
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// The AVX2 level: assembly in kernels_amd64.s, chosen at run time (so a
+// GOAMD64=v1 binary uses it on a CPU that has it). The wrappers turn whole
+// rows into block counts; an empty row returns what the generic body does.
+
+func init() {
+	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA || !cpu.X86.HasF16C {
+		return
+	}
+	ks := *genericKernels()
+	ks.dotQ4_0Q8_0 = dotQ4_0Q8_0AVX2
+	ks.dotQ8_0Q8_0 = dotQ8_0Q8_0AVX2
+	ks.dot4Q4_0Q8_0 = dot4Q4_0Q8_0AVX2
+	ks.dot4Q8_0Q8_0 = dot4Q8_0Q8_0AVX2
+	register(AVX2, &ks)
+}
+
+//go:noescape
+func q4_0q8_0AVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q4_0q8_0x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+//go:noescape
+func q8_0q8_0AVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q8_0q8_0x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+func dotQ4_0Q8_0AVX2(w, x []byte) float32 {
+	nb := len(w) / bytesQ4
+	if nb == 0 {
+		return 0
+	}
+	_ = x[nb*bytesQ80-1]
+	return q4_0q8_0AVX2(&w[0], &x[0], nb)
+}
+
+func dot4Q4_0Q8_0AVX2(w, x []byte, stride int, out *[4]float32) {
+	nb := len(w) / bytesQ4
+	if nb == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[3*stride+nb*bytesQ80-1]
+	q4_0q8_0x4AVX2(&w[0], &x[0], stride, nb, out)
+}
+
+func dotQ8_0Q8_0AVX2(w, x []byte) float32 {
+	nb := len(w) / bytesQ80
+	if nb == 0 {
+		return 0
+	}
+	_ = x[nb*bytesQ80-1]
+	return q8_0q8_0AVX2(&w[0], &x[0], nb)
+}
+
+func dot4Q8_0Q8_0AVX2(w, x []byte, stride int, out *[4]float32) {
+	nb := len(w) / bytesQ80
+	if nb == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[3*stride+nb*bytesQ80-1]
+	q8_0q8_0x4AVX2(&w[0], &x[0], stride, nb, out)
+}

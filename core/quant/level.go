@@ -1,0 +1,107 @@
+package quant
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Level is a kernel implementation level: the generic Go bodies, or a
+// SIMD instruction set the running CPU has and this build carries code for.
+type Level int
+
+const (
+	// Generic is the pure Go twin of every kernel; always available.
+	Generic Level = iota
+	// AVX2 is amd64 with AVX2, FMA and F16C (hand-written assembly).
+	AVX2
+)
+
+func (l Level) String() string {
+	switch l {
+	case Generic:
+		return "generic"
+	case AVX2:
+		return "avx2"
+	}
+	return fmt.Sprintf("level(%d)", int(l))
+}
+
+// kernelSet is one level's kernels. A nil field means the level has no
+// twin for that kernel and the generic body runs.
+type kernelSet struct {
+	dotQ4_0Q8_0 func(w, x []byte) float32
+	dotQ8_0Q8_0 func(w, x []byte) float32
+	dotQ4_KQ8_K func(w, x []byte) float32
+	dotQ6_KQ8_K func(w, x []byte) float32
+	dotF16      func(w, x []byte) float32
+
+	// Multi-token twins: one weight row against four activation rows at
+	// x, x+stride, x+2·stride, x+3·stride; out[k] is token k's dot.
+	dot4Q4_0Q8_0 func(w, x []byte, stride int, out *[4]float32)
+	dot4Q8_0Q8_0 func(w, x []byte, stride int, out *[4]float32)
+	dot4Q4_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q6_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+
+	quantizeQ8_0 func(src []float32, dst []byte)
+	quantizeQ8_K func(src []float32, dst []byte)
+}
+
+var (
+	levelMu sync.Mutex
+	// levels holds the kernel set of every level this build and CPU
+	// support, indexed by Level; filled by init functions.
+	levels = map[Level]*kernelSet{Generic: genericKernels()}
+	// cur is the active set, read without locking by the hot paths; it is
+	// written only by ForceLevel (tests) and at init.
+	cur     = levels[Generic]
+	curLvl  = Generic
+	bestLvl = Generic
+)
+
+// register makes a level available and, being the best one seen so far,
+// the active one. Called from init functions of architecture files.
+func register(l Level, ks *kernelSet) {
+	levels[l] = ks
+	if l > bestLvl {
+		bestLvl = l
+		cur, curLvl = ks, l
+	}
+}
+
+// CurrentLevel is the level the kernels run at now.
+func CurrentLevel() Level { return curLvl }
+
+// Levels lists the levels available on this CPU in this build, lowest
+// first; Generic is always there.
+func Levels() []Level {
+	var ls []Level
+	for l := Generic; l <= AVX2; l++ {
+		if levels[l] != nil {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// ForceLevel switches every kernel to level l and returns the function that
+// restores the previous level, for tests and benchmarks:
+//
+//	defer quant.ForceLevel(quant.Generic)()
+//
+// It panics if l is not in Levels(). Not safe while kernels run on other
+// goroutines.
+func ForceLevel(l Level) (restore func()) {
+	levelMu.Lock()
+	defer levelMu.Unlock()
+	ks := levels[l]
+	if ks == nil {
+		panic(fmt.Sprintf("quant: level %s is not available here (have %v)", l, Levels()))
+	}
+	prev, prevLvl := cur, curLvl
+	cur, curLvl = ks, l
+	return func() {
+		levelMu.Lock()
+		defer levelMu.Unlock()
+		cur, curLvl = prev, prevLvl
+	}
+}
