@@ -17,6 +17,10 @@ func init() {
 	ks.dotQ8_0Q8_0 = dotQ8_0Q8_0AVX2
 	ks.dot4Q4_0Q8_0 = dot4Q4_0Q8_0AVX2
 	ks.dot4Q8_0Q8_0 = dot4Q8_0Q8_0AVX2
+	ks.dotQ4_KQ8_K = dotQ4_KQ8_KAVX2
+	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
+	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2
+	ks.dot4Q6_KQ8_K = dot4Q6_KQ8_KAVX2
 	register(AVX2, &ks)
 }
 
@@ -68,4 +72,54 @@ func dot4Q8_0Q8_0AVX2(w, x []byte, stride int, out *[4]float32) {
 	}
 	_ = x[3*stride+nb*bytesQ80-1]
 	q8_0q8_0x4AVX2(&w[0], &x[0], stride, nb, out)
+}
+
+//go:noescape
+func q4_Kq8_KAVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q4_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+//go:noescape
+func q6_Kq8_KAVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q6_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+func dotQ4_KQ8_KAVX2(w, x []byte) float32 {
+	nb := len(w) / bytesQ4K
+	if nb == 0 {
+		return 0
+	}
+	_ = x[nb*bytesQ8K-1]
+	return q4_Kq8_KAVX2(&w[0], &x[0], nb)
+}
+
+func dot4Q4_KQ8_KAVX2(w, x []byte, stride int, out *[4]float32) {
+	nb := len(w) / bytesQ4K
+	if nb == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[3*stride+nb*bytesQ8K-1]
+	q4_Kq8_Kx4AVX2(&w[0], &x[0], stride, nb, out)
+}
+
+func dotQ6_KQ8_KAVX2(w, x []byte) float32 {
+	nb := len(w) / bytesQ6K
+	if nb == 0 {
+		return 0
+	}
+	_ = x[nb*bytesQ8K-1]
+	return q6_Kq8_KAVX2(&w[0], &x[0], nb)
+}
+
+func dot4Q6_KQ8_KAVX2(w, x []byte, stride int, out *[4]float32) {
+	nb := len(w) / bytesQ6K
+	if nb == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[3*stride+nb*bytesQ8K-1]
+	q6_Kq8_Kx4AVX2(&w[0], &x[0], stride, nb, out)
 }
