@@ -21,6 +21,8 @@ func init() {
 	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
 	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2
 	ks.dot4Q6_KQ8_K = dot4Q6_KQ8_KAVX2
+	ks.quantizeQ8_0 = quantizeRowQ8_0AVX2
+	ks.quantizeQ8_K = quantizeRowQ8_KAVX2
 	register(AVX2, &ks)
 }
 
@@ -122,4 +124,28 @@ func dot4Q6_KQ8_KAVX2(w, x []byte, stride int, out *[4]float32) {
 	}
 	_ = x[3*stride+nb*bytesQ8K-1]
 	q6_Kq8_Kx4AVX2(&w[0], &x[0], stride, nb, out)
+}
+
+//go:noescape
+func quantQ8_0AVX2(src *float32, dst *byte, nb int)
+
+//go:noescape
+func quantQ8_KAVX2(src *float32, dst *byte, nb int)
+
+func quantizeRowQ8_0AVX2(src []float32, dst []byte) {
+	nb := len(src) / qk
+	if nb == 0 {
+		return
+	}
+	_ = dst[nb*bytesQ80-1]
+	quantQ8_0AVX2(&src[0], &dst[0], nb)
+}
+
+func quantizeRowQ8_KAVX2(src []float32, dst []byte) {
+	nb := len(src) / qkK
+	if nb == 0 {
+		return
+	}
+	_ = dst[nb*bytesQ8K-1]
+	quantQ8_KAVX2(&src[0], &dst[0], nb)
 }
