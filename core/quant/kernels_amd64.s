@@ -11,9 +11,9 @@
 // Register constants shared by the 32-wide kernels:
 //   Y15 = 0x0F bytes, Y14 = 0x08 bytes, Y13 = 0x0001 words.
 #define CONSTS_Q4 \
-	MOVL $0x0F0F0F0F, AX; MOVQ AX, X15; VPBROADCASTD X15, Y15; \
-	MOVL $0x08080808, AX; MOVQ AX, X14; VPBROADCASTD X14, Y14; \
-	MOVL $0x00010001, AX; MOVQ AX, X13; VPBROADCASTD X13, Y13
+	MOVL $0x0F0F0F0F, AX; VMOVQ AX, X15; VPBROADCASTD X15, Y15; \
+	MOVL $0x08080808, AX; VMOVQ AX, X14; VPBROADCASTD X14, Y14; \
+	MOVL $0x00010001, AX; VMOVQ AX, X13; VPBROADCASTD X13, Y13
 
 // HSUM8 folds the 8 float32 lanes of Y(acc) like hsum8 in Go:
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)), result in the low lane of X(acc).

@@ -19,7 +19,7 @@ GLOBL qperm<>(SB), RODATA|NOPTR, $32
 
 // BCAST32(imm, y) puts the 32-bit pattern imm in every lane of y.
 #define BCAST32(imm, x, y) \
-	MOVL imm, AX; MOVQ AX, x; VPBROADCASTD x, y
+	MOVL imm, AX; VMOVQ AX, x; VPBROADCASTD x, y
 
 // HMAX8: max of the 8 lanes of Y(v) (no NaNs) into X(v) lane 0.
 #define HMAX8(v, xv, xt) \
@@ -46,7 +46,7 @@ TEXT ·quantQ8_0AVX2(SB), NOSPLIT, $0-24
 	BCAST32($0x7fffffff, X15, Y15)
 	VMOVDQU qperm<>(SB), Y14
 	MOVL $0x42fe0000, AX // 127.0
-	MOVQ AX, X13
+	VMOVQ AX, X13
 q80qloop:
 	VMOVUPS 0(SI), Y0
 	VMOVUPS 32(SI), Y1
@@ -155,10 +155,10 @@ q8kfound:
 	ADDQ BX, AX
 	VMOVSS (SI)(AX*4), X2
 	MOVL $0xc2fe0000, AX // -127.0
-	MOVQ AX, X3
+	VMOVQ AX, X3
 	VDIVSS X2, X3, X3 // iscale = -127/max
 	MOVL $0x3f800000, AX // 1.0
-	MOVQ AX, X4
+	VMOVQ AX, X4
 	VDIVSS X3, X4, X4 // d = 1/iscale
 	VMOVSS X4, 0(DI)
 	VBROADCASTSS X3, Y3

@@ -276,14 +276,17 @@ func BenchmarkVecDot(b *testing.B) {
 	for _, typ := range weightTypes {
 		w := quantizeWeights(b, typ, gaussian(r, n, 0.02))
 		x := quantizeRow(b, VecDotType(typ), act)
-		b.Run(typ.String(), func(b *testing.B) {
-			b.SetBytes(int64(len(w)))
-			var sink float32
-			for b.Loop() {
-				sink += VecDot(typ, n, w, x)
-			}
-			_ = sink
-		})
+		for _, lvl := range Levels() {
+			b.Run(lvl.String()+"/"+typ.String(), func(b *testing.B) {
+				defer ForceLevel(lvl)()
+				b.SetBytes(int64(len(w)))
+				var sink float32
+				for b.Loop() {
+					sink += VecDot(typ, n, w, x)
+				}
+				_ = sink
+			})
+		}
 	}
 }
 
@@ -293,11 +296,14 @@ func BenchmarkQuantizeRow(b *testing.B) {
 	act := gaussian(r, n, 1)
 	for _, vt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ8_1, gguf.TypeQ8_K} {
 		x := make([]byte, mustRowBytes(b, vt, n))
-		b.Run(vt.String(), func(b *testing.B) {
-			b.SetBytes(4 * n)
-			for b.Loop() {
-				_ = QuantizeRow(vt, act, x)
-			}
-		})
+		for _, lvl := range Levels() {
+			b.Run(lvl.String()+"/"+vt.String(), func(b *testing.B) {
+				defer ForceLevel(lvl)()
+				b.SetBytes(4 * n)
+				for b.Loop() {
+					_ = QuantizeRow(vt, act, x)
+				}
+			})
+		}
 	}
 }
