@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -46,4 +47,48 @@ func BenchmarkEval(b *testing.B) {
 		})
 		s.Close()
 	}
+}
+
+// BenchmarkModelFile is BenchmarkEval on the model at $MINFER_BENCH_MODEL
+// (skipped when unset), for profiling a large file:
+//
+//	MINFER_BENCH_MODEL=bench/tmp/1b-Q4_0.gguf go test ./core -run '^$' \
+//	    -bench ModelFile -benchtime 2x -cpuprofile cpu.prof
+func BenchmarkModelFile(b *testing.B) {
+	path := os.Getenv("MINFER_BENCH_MODEL")
+	if path == "" {
+		b.Skip("MINFER_BENCH_MODEL is not set")
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join("..", path) // tests run in core/
+	}
+	opts := cpuOnly()
+	opts.Threads = 2
+	s, err := Load(context.Background(), path, opts, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	toks := make([]int32, 128)
+	for i := range toks {
+		toks[i] = int32(100 + i)
+	}
+	b.Run("prefill128", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			s.Rewind(0)
+			if _, err := s.Eval(context.Background(), toks, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(128*b.N)/b.Elapsed().Seconds(), "tok/s")
+	})
+	b.Run("decode", func(b *testing.B) {
+		s.Rewind(0)
+		for i := 0; i < b.N; i++ {
+			if _, err := s.Eval(context.Background(), []int32{int32(100 + i%1000)}, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tok/s")
+	})
 }

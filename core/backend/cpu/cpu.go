@@ -35,7 +35,16 @@ type CPU struct {
 	// scratch for quantized activations (backend-internal: not in the
 	// memory report).
 	scratch []byte
-	scores  [][]float32
+	ws      []scratch // per worker
+
+	// The ops' task values, reused call after call so that running one
+	// allocates nothing.
+	mt matTask
+	qt quantTask
+	nt normTask
+	rt ropeTask
+	at attnTask
+	gt gluTask
 }
 
 // New returns a CPU backend using threads workers (0: GOMAXPROCS).
@@ -46,7 +55,8 @@ func New(threads int) *CPU {
 // NewNamed is New with a display name (tests run two CPU backends as a
 // host and a stand-in device).
 func NewNamed(name string, threads int) *CPU {
-	return &CPU{name: name, bufs: map[alloc.BufID][]byte{}, nextID: 1, weights: map[string]weight{}, w: newWorkers(threads)}
+	w := newWorkers(threads)
+	return &CPU{name: name, bufs: map[alloc.BufID][]byte{}, nextID: 1, weights: map[string]weight{}, w: w, ws: make([]scratch, w.n)}
 }
 
 func (c *CPU) Name() string { return c.name }

@@ -3,72 +3,202 @@ package cpu
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
-// workers is a fixed pool: one goroutine per extra thread, started once.
-// A node's work is split into contiguous chunks; the calling goroutine
-// takes a share too, so one thread means no goroutines at all.
-type workers struct {
-	n    int
-	jobs chan job
-	once sync.Once
+// task is a unit of parallel work: run does items [lo, hi) on the given
+// worker (0 is the calling goroutine), so tasks can keep per-worker
+// scratch. Tasks are long-lived values owned by the CPU backend; passing a
+// pointer as a task allocates nothing.
+type task interface {
+	run(worker, lo, hi int)
 }
 
-type job struct {
-	fn     func(lo, hi int)
-	lo, hi int
-	wg     *sync.WaitGroup
+// workers is a fixed pool: one goroutine per extra thread, started once.
+// A call of run publishes the task and wakes the helpers; everyone, the
+// caller included, then claims chunks of grain items from an atomic cursor
+// until none are left, so a slow or descheduled thread (the machine may be
+// shared) holds up at most one chunk. When the caller runs out of chunks it
+// closes the call: helpers that have not joined by then skip it, so the
+// caller waits only for helpers still finishing a chunk, never for one the
+// OS has not scheduled yet. Idle helpers spin for spinFor before they park
+// on their wake channel, so back-to-back calls (a decode step is hundreds
+// of them) cost no channel operation.
+type workers struct {
+	n int
+
+	// The current call, written by run before gen is bumped.
+	t            task
+	total, grain int
+	next         atomic.Int64 // next unclaimed item
+	// state counts the helpers inside the current call (low 32 bits);
+	// closedBit is set once the caller has stopped accepting them.
+	state atomic.Int64
+	gen   atomic.Uint64
+
+	sleeping []atomic.Bool
+	wake     []chan struct{}
+	closed   atomic.Bool
+	once     sync.Once
+	mu       sync.Mutex // one run at a time
 }
+
+// spinFor is how long an idle helper polls for the next call before it
+// parks. A decode step's ops follow one another within microseconds; the
+// gap between steps (sampling, the caller's work) is usually longer.
+const spinFor = 100 * time.Microsecond
 
 func newWorkers(n int) *workers {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	w := &workers{n: n, jobs: make(chan job)}
+	w := &workers{n: n, sleeping: make([]atomic.Bool, n), wake: make([]chan struct{}, n)}
+	w.state.Store(closedBit)
 	for i := 1; i < n; i++ {
-		go func() {
-			for j := range w.jobs {
-				j.fn(j.lo, j.hi)
-				j.wg.Done()
-			}
-		}()
+		w.wake[i] = make(chan struct{}, 1)
+		go w.helper(i)
 	}
 	return w
 }
 
-// For runs fn over [0, total) split into at most n chunks of at least grain
-// items, and waits.
-func (w *workers) For(total, grain int, fn func(lo, hi int)) {
+func (w *workers) helper(id int) {
+	seen := w.gen.Load()
+	for {
+		g := w.wait(id, seen)
+		if w.closed.Load() {
+			return
+		}
+		seen = g
+		for {
+			s := w.state.Load()
+			if s&closedBit != 0 {
+				break
+			}
+			if w.state.CompareAndSwap(s, s+1) {
+				w.claim(id)
+				w.state.Add(-1)
+				break
+			}
+		}
+	}
+}
+
+const closedBit = 1 << 32
+
+// wait returns once gen differs from seen: spinning first, then parked.
+func (w *workers) wait(id int, seen uint64) uint64 {
+	start := time.Now()
+	for i := 0; ; i++ {
+		if g := w.gen.Load(); g != seen {
+			return g
+		}
+		if i&255 == 255 {
+			if time.Since(start) > spinFor {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	w.sleeping[id].Store(true)
+	if g := w.gen.Load(); g != seen {
+		if !w.sleeping[id].CompareAndSwap(true, false) {
+			<-w.wake[id] // run saw us asleep and sent a wake-up: take it
+		}
+		return g
+	}
+	<-w.wake[id]
+	return w.gen.Load()
+}
+
+// claim runs chunks of the current task until the cursor passes total.
+func (w *workers) claim(id int) {
+	g := int64(w.grain)
+	for {
+		lo := w.next.Add(g) - g
+		if lo >= int64(w.total) {
+			return
+		}
+		w.t.run(id, int(lo), int(min(lo+g, int64(w.total))))
+	}
+}
+
+// run does t over [0, total) in chunks of grain items and returns when all
+// are done. With one thread, or work for one chunk, it runs inline.
+func (w *workers) run(total, grain int, t task) {
 	if total <= 0 {
 		return
 	}
-	parts := w.n
-	if grain < 1 {
-		grain = 1
-	}
-	if total/grain < parts {
-		parts = max(total/grain, 1)
-	}
-	if parts == 1 {
-		fn(0, total)
+	grain = max(grain, 1)
+	if w.n == 1 || total <= grain {
+		t.run(0, 0, total)
 		return
 	}
-	var wg sync.WaitGroup
-	chunk := (total + parts - 1) / parts
-	wg.Add(parts - 1)
-	for p := 1; p < parts; p++ {
-		lo := p * chunk
-		hi := min(lo+chunk, total)
-		if lo >= hi {
-			wg.Done()
-			continue
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t, w.total, w.grain = t, total, grain
+	w.next.Store(0)
+	w.state.Store(0)
+	w.gen.Add(1)
+	for i := 1; i < w.n; i++ {
+		if w.sleeping[i].CompareAndSwap(true, false) {
+			w.wake[i] <- struct{}{}
 		}
-		w.jobs <- job{fn, lo, hi, &wg}
 	}
-	fn(0, min(chunk, total))
-	wg.Wait()
+	w.claim(0)
+	w.state.Or(closedBit)
+	for i := 0; w.state.Load() != closedBit; i++ {
+		if i&63 == 63 {
+			runtime.Gosched()
+		}
+	}
+	w.t = nil
 }
 
 func (w *workers) close() {
-	w.once.Do(func() { close(w.jobs) })
+	w.once.Do(func() {
+		w.closed.Store(true)
+		w.gen.Add(1)
+		for i := 1; i < w.n; i++ {
+			if w.sleeping[i].CompareAndSwap(true, false) {
+				w.wake[i] <- struct{}{}
+			}
+		}
+	})
+}
+
+// funcTask adapts a closure for callers off the per-token path.
+type funcTask func(lo, hi int)
+
+func (f funcTask) run(_, lo, hi int) { f(lo, hi) }
+
+// For runs fn over [0, total) in chunks of at least grain items, and
+// waits. It allocates the closure; hot paths use run with a task value.
+func (w *workers) For(total, grain int, fn func(lo, hi int)) {
+	w.run(total, max(grain, (total+w.n-1)/w.n), funcTask(fn))
+}
+
+// scratch is one worker's reusable buffers, grown on demand.
+type scratch struct {
+	cs, scores, qh []float32
+	acc            []float64
+	dot4           [4]float32
+	_              [64]byte // keep workers' scratch headers on separate cache lines
+}
+
+// scratchFor is worker w's scratch; each worker touches only its own.
+func (c *CPU) scratchFor(w int) *scratch { return &c.ws[w] }
+
+func (s *scratch) f32(buf *[]float32, n int) []float32 {
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	return (*buf)[:n]
+}
+
+func (s *scratch) f64(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	return (*buf)[:n]
 }

@@ -1,0 +1,66 @@
+package core
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf/ggtest"
+)
+
+// TestDecodeStepAllocatesNothingOnCPU: once a decode graph is built and
+// placed, running its nodes on the CPU backend (every matmul, norm, rope,
+// attention and SwiGLU of the step, across the worker pool) allocates
+// nothing: the ops reuse task values and per-worker scratch, and the pool
+// hands out work without channels or closures.
+func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
+	for _, name := range []string{"synth-llama-Q4_0.gguf", "synth-llama-Q4_K_M.gguf"} {
+		t.Run(name, func(t *testing.T) {
+			opts := cpuOnly()
+			opts.Threads = 2
+			s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "synth", name), opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			// A prompt, so that attention has a history.
+			if _, err := s.Eval(context.Background(), []int32{1, 2, 3, 4, 5}, false); err != nil {
+				t.Fatal(err)
+			}
+			p := graph.Params{Tokens: 1, KVLen: s.kvClass(s.nPast + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
+			g, err := buildGraph(s.arch, s.H, p, s.NCtx, s.KVType, s.file.Tensor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := graph.AssignBackends(g, s.caps, s.plan, s); err != nil {
+				t.Fatal(err)
+			}
+			kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
+			if err := graph.Allocate(g, s.ga, kvLookup); err != nil {
+				t.Fatal(err)
+			}
+			defer graph.Release(g, s.ga)
+			if err := s.fillInputs(g, []int32{6}, p.KVLen); err != nil {
+				t.Fatal(err)
+			}
+			var nodes []*graph.Node
+			for _, n := range g.Nodes {
+				if !n.Op.IsLeaf() && n.Op != graph.OpView && n.Op != graph.OpCopy {
+					nodes = append(nodes, n)
+				}
+			}
+			if err := s.cpu.Compute(nodes); err != nil { // warm-up: scratch grows here
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(5, func() {
+				if err := s.cpu.Compute(nodes); err != nil {
+					t.Fatal(err)
+				}
+			}); a != 0 {
+				t.Errorf("a decode step on the CPU backend allocates %v times", a)
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package quant
+
+import (
+	"fmt"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// Kernel is the dot product for one weight type and row length, resolved
+// once (per matrix product) at the current level, so the hot loop makes no
+// type switch and no shape check per row. The zero Kernel is not usable.
+type Kernel struct {
+	t        gguf.GGMLType
+	n        int
+	wrb, xrb int
+	one      func(w, x []byte) float32
+	four     func(w, x []byte, stride int, out *[4]float32)
+}
+
+// NewKernel resolves the kernel for rows of n elements of weight type t
+// against activations quantized to VecDotType(t). It allocates nothing.
+func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
+	if !Supported(t) {
+		return Kernel{}, fmt.Errorf("quant: dot product with %s weights: %w", t, ErrUnsupported)
+	}
+	wrb, err := rowBytes(t, n)
+	if err != nil {
+		return Kernel{}, err
+	}
+	xrb, err := rowBytes(VecDotType(t), n)
+	if err != nil {
+		return Kernel{}, err
+	}
+	k := Kernel{t: t, n: n, wrb: wrb, xrb: xrb}
+	k.one, k.four = cur.forType(t)
+	return k, nil
+}
+
+// Type is the weight type.
+func (k *Kernel) Type() gguf.GGMLType { return k.t }
+
+// WeightRowBytes is the byte length of one weight row.
+func (k *Kernel) WeightRowBytes() int { return k.wrb }
+
+// ActRowBytes is the byte length of one quantized activation row.
+func (k *Kernel) ActRowBytes() int { return k.xrb }
+
+// Dot is VecDot for one weight row w and one activation row x, both of
+// exactly the kernel's row lengths (a shorter slice panics).
+func (k *Kernel) Dot(w, x []byte) float32 {
+	return k.one(w[:k.wrb:k.wrb], x[:k.xrb:k.xrb])
+}
+
+// Dot4 is Dot of one weight row against four consecutive activation rows
+// x[0:ActRowBytes], x[ActRowBytes:2·ActRowBytes], …; the weight blocks are
+// read once for the four. Each out[k] is bit-identical to Dot with row k.
+func (k *Kernel) Dot4(w, x []byte, out *[4]float32) {
+	w = w[:k.wrb:k.wrb]
+	if k.four == nil {
+		for i := range out {
+			out[i] = k.one(w, x[i*k.xrb:(i+1)*k.xrb:(i+1)*k.xrb])
+		}
+		return
+	}
+	k.four(w, x[:4*k.xrb:4*k.xrb], k.xrb, out)
+}
+
+// forType returns the one- and (where the level has one) four-token
+// kernels of weight type t; t must be Supported.
+func (ks *kernelSet) forType(t gguf.GGMLType) (func(w, x []byte) float32, func(w, x []byte, stride int, out *[4]float32)) {
+	switch t {
+	case gguf.TypeQ4_0:
+		return ks.dotQ4_0Q8_0, ks.dot4Q4_0Q8_0
+	case gguf.TypeQ8_0:
+		return ks.dotQ8_0Q8_0, ks.dot4Q8_0Q8_0
+	case gguf.TypeQ4_K:
+		return ks.dotQ4_KQ8_K, ks.dot4Q4_KQ8_K
+	case gguf.TypeQ6_K:
+		return ks.dotQ6_KQ8_K, ks.dot4Q6_KQ8_K
+	case gguf.TypeF16:
+		return ks.dotF16, nil
+	case gguf.TypeF32:
+		return dotF32BytesGeneric, nil
+	case gguf.TypeBF16:
+		return dotBF16Generic, nil
+	case gguf.TypeQ4_1:
+		return dotQ4_1Q8_1Generic, nil
+	case gguf.TypeQ5_0:
+		return dotQ5_0Q8_0Generic, nil
+	case gguf.TypeQ5_1:
+		return dotQ5_1Q8_1Generic, nil
+	case gguf.TypeQ2_K:
+		return dotQ2_KQ8_KGeneric, nil
+	case gguf.TypeQ3_K:
+		return dotQ3_KQ8_KGeneric, nil
+	case gguf.TypeQ5_K:
+		return dotQ5_KQ8_KGeneric, nil
+	}
+	panic("quant: forType of an unsupported type " + t.String())
+}
