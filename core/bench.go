@@ -3,22 +3,35 @@ package core
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/minfer/minfer/core/quant"
 )
 
-// BenchResult is one prefill + decode measurement.
+// BenchResult is a prefill + decode measurement: one run, or the mean of
+// several after a warm-up run (BenchN).
 type BenchResult struct {
-	Model         string  `json:"model"`
-	Threads       int     `json:"threads"`
-	PromptTokens  int     `json:"prompt_tokens"`
-	DecodeTokens  int     `json:"decode_tokens"`
-	PrefillTokS   float64 `json:"prefill_tok_s"`
-	DecodeTokS    float64 `json:"decode_tok_s"`
-	WeightsPerTok int64   `json:"weight_bytes_per_decode_token"`
-	// DecodeGBs is the weight bytes a decode step reads per second.
+	Model        string `json:"model"`
+	Threads      int    `json:"threads"`
+	KernelLevel  string `json:"kernel_level"`
+	PromptTokens int    `json:"prompt_tokens"`
+	DecodeTokens int    `json:"decode_tokens"`
+	Repetitions  int    `json:"repetitions"`
+	// PrefillTokS and DecodeTokS are the means over the repetitions; the
+	// stddevs are sample standard deviations (0 for one run).
+	PrefillTokS    float64   `json:"prefill_tok_s"`
+	PrefillStdDev  float64   `json:"prefill_tok_s_stddev"`
+	DecodeTokS     float64   `json:"decode_tok_s"`
+	DecodeStdDev   float64   `json:"decode_tok_s_stddev"`
+	PrefillSamples []float64 `json:"prefill_tok_s_samples"`
+	DecodeSamples  []float64 `json:"decode_tok_s_samples"`
+	WeightsPerTok  int64     `json:"weight_bytes_per_decode_token"`
+	// DecodeGBs is the weight bytes a decode step reads per second (at the
+	// mean decode rate).
 	DecodeGBs float64 `json:"decode_weight_gb_s"`
 	// MemGBs is this machine's read bandwidth measured in the same run;
 	// the ratio is how close decode gets to the memory-bandwidth limit.
@@ -27,30 +40,38 @@ type BenchResult struct {
 }
 
 // Bench runs a prefill of prompt random tokens and decode more tokens one
-// at a time, and measures memory read bandwidth with the same threads.
+// at a time, once, and measures memory read bandwidth with the same threads.
 func (s *Session) Bench(ctx context.Context, prompt, decode int) (BenchResult, error) {
-	r := BenchResult{Model: s.Info.Name, Threads: s.cpu.Threads(), PromptTokens: prompt, DecodeTokens: decode}
+	return s.BenchN(ctx, prompt, decode, 1, false)
+}
+
+// BenchN is Bench repeated reps times, after one untimed warm-up run when
+// warmup is set (as llama-bench does), reporting mean and stddev.
+func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup bool) (BenchResult, error) {
+	r := BenchResult{Model: s.Info.Name, Threads: s.cpu.Threads(), KernelLevel: quant.CurrentLevel().String(),
+		PromptTokens: prompt, DecodeTokens: decode, Repetitions: reps}
+	if prompt <= 0 || decode <= 0 || reps <= 0 {
+		return r, fmt.Errorf("core: bench of %d+%d tokens × %d runs: all must be positive", prompt, decode, reps)
+	}
 	if prompt+decode > s.NCtx {
 		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.NCtx)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	toks := make([]int32, prompt)
-	for i := range toks {
-		toks[i] = int32(rng.IntN(s.H.NVocab))
-	}
-	s.Rewind(0)
-	t0 := time.Now()
-	if _, err := s.Eval(ctx, toks, false); err != nil {
-		return r, err
-	}
-	r.PrefillTokS = float64(prompt) / time.Since(t0).Seconds()
-	t1 := time.Now()
-	for i := 0; i < decode; i++ {
-		if _, err := s.Eval(ctx, []int32{int32(rng.IntN(s.H.NVocab))}, false); err != nil {
+	if warmup {
+		if _, _, err := s.benchOnce(ctx, rng, prompt, decode); err != nil {
 			return r, err
 		}
 	}
-	r.DecodeTokS = float64(decode) / time.Since(t1).Seconds()
+	for i := 0; i < reps; i++ {
+		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode)
+		if err != nil {
+			return r, err
+		}
+		r.PrefillSamples = append(r.PrefillSamples, pp)
+		r.DecodeSamples = append(r.DecodeSamples, tg)
+	}
+	r.PrefillTokS, r.PrefillStdDev = meanStdDev(r.PrefillSamples)
+	r.DecodeTokS, r.DecodeStdDev = meanStdDev(r.DecodeSamples)
 	// A decode step reads every matmul weight once: the blocks and the
 	// output head (the embedding is read one row at a time).
 	for _, b := range s.Info.BlockBytes {
@@ -69,6 +90,46 @@ func (s *Session) Bench(ctx context.Context, prompt, decode int) (BenchResult, e
 		r.RatioOfMem = r.DecodeGBs / r.MemGBs
 	}
 	return r, nil
+}
+
+// benchOnce is one prefill of prompt random tokens from an empty cache,
+// then decode single-token steps; it returns both rates in tokens/s.
+func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int) (pp, tg float64, err error) {
+	toks := make([]int32, prompt)
+	for i := range toks {
+		toks[i] = int32(rng.IntN(s.H.NVocab))
+	}
+	s.Rewind(0)
+	t0 := time.Now()
+	if _, err := s.Eval(ctx, toks, false); err != nil {
+		return 0, 0, err
+	}
+	pp = float64(prompt) / time.Since(t0).Seconds()
+	t1 := time.Now()
+	for i := 0; i < decode; i++ {
+		if _, err := s.Eval(ctx, []int32{int32(rng.IntN(s.H.NVocab))}, false); err != nil {
+			return 0, 0, err
+		}
+	}
+	tg = float64(decode) / time.Since(t1).Seconds()
+	return pp, tg, nil
+}
+
+// meanStdDev is the mean and the sample standard deviation (n−1; 0 for
+// fewer than two values).
+func meanStdDev(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
 }
 
 var sink float32

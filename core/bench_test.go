@@ -92,3 +92,12 @@ func BenchmarkModelFile(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tok/s")
 	})
 }
+
+func TestMeanStdDev(t *testing.T) {
+	if m, sd := meanStdDev([]float64{2, 4, 4, 4, 5, 5, 7, 9}); m != 5 || sd < 2.138 || sd > 2.139 {
+		t.Errorf("mean %g sd %g, want 5 and 2.1381 (sample)", m, sd)
+	}
+	if m, sd := meanStdDev([]float64{3}); m != 3 || sd != 0 {
+		t.Errorf("one value: mean %g sd %g", m, sd)
+	}
+}

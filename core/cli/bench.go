@@ -20,20 +20,22 @@ func init() {
 }
 
 func runBench(e Env, args []string) error {
-	fs := newFlagSet("bench", "-m FILE.gguf [-p 128] [-n 32]", e)
+	fs := newFlagSet("bench", "-m FILE.gguf [-p 128] [-n 32] [-t THREADS] [-r RUNS]", e)
 	lf := addLoadFlags(fs)
+	fs.IntVar(lf.threads, "t", 0, "same as -threads (llama-bench's spelling)")
 	prompt := fs.Int("p", 128, "prompt tokens (one prefill)")
 	decode := fs.Int("n", 32, "decode tokens (one at a time)")
+	reps := fs.Int("r", 1, "repetitions; with more than one, an untimed warm-up run first and mean ± stddev")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *prompt <= 0 || *decode <= 0 {
-		return usagef("-p and -n must be positive")
+	if *prompt <= 0 || *decode <= 0 || *reps <= 0 {
+		return usagef("-p, -n and -r must be positive")
 	}
 	var r core.BenchResult
 	err := lf.withSession(e, func(ctx context.Context, s *core.Session) (err error) {
-		r, err = s.Bench(ctx, *prompt, *decode)
+		r, err = s.BenchN(ctx, *prompt, *decode, *reps, *reps > 1)
 		return err
 	})
 	if err != nil {
@@ -42,8 +44,9 @@ func runBench(e Env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.Stdout, r)
 	}
-	fmt.Fprintf(e.Stdout, "%s · %d threads\nprefill %d tokens: %.1f tok/s\ndecode  %d tokens: %.2f tok/s (%.2f GB/s of weights; memory reads %.2f GB/s here: %.0f%%)\n",
-		r.Model, r.Threads, r.PromptTokens, r.PrefillTokS, r.DecodeTokens, r.DecodeTokS, r.DecodeGBs, r.MemGBs, 100*r.RatioOfMem)
+	fmt.Fprintf(e.Stdout, "%s · %d threads · %s kernels · %d run(s)\nprefill %d tokens: %.1f ± %.1f tok/s\ndecode  %d tokens: %.2f ± %.2f tok/s (%.2f GB/s of weights; memory reads %.2f GB/s here: %.0f%%)\n",
+		r.Model, r.Threads, r.KernelLevel, r.Repetitions, r.PromptTokens, r.PrefillTokS, r.PrefillStdDev,
+		r.DecodeTokens, r.DecodeTokS, r.DecodeStdDev, r.DecodeGBs, r.MemGBs, 100*r.RatioOfMem)
 	return nil
 }
 
