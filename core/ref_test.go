@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func loadRef(t testing.TB, path string) coretest.Ref { return coretest.LoadRef(t, path) }
@@ -20,7 +20,7 @@ func readLogits(t testing.TB, path string) []float32 { return coretest.ReadLogit
 func refModels(t testing.TB) []string {
 	var out []string
 	for _, sub := range []string{"models", "synth"} {
-		m, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), sub, "*.ref.json"))
+		m := ggtest.Glob(t, sub, "*.ref.json")
 		out = append(out, m...)
 	}
 	if len(out) == 0 {
@@ -161,8 +161,8 @@ func TestGreedyDecodeMatchesLlamaCpp(t *testing.T) {
 // TestPrefillEqualsTokenByTokenDecode: one batch and one token at a time
 // give the same logits (F32 model, NMSE <= 1e-8).
 func TestPrefillEqualsTokenByTokenDecode(t *testing.T) {
-	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
-	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), cpuOnly(), nil)
+	ref := loadRef(t, ggtest.Path(t, "models", "stories260K.ref.json"))
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), cpuOnly(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestPrefillEqualsTokenByTokenDecode(t *testing.T) {
 // TestDecodeReusesGraphAndAllocatesNothing: after the first decode step,
 // steps reuse the cached graph and the CPU backend allocates no buffer.
 func TestDecodeReusesGraphAndAllocatesNothing(t *testing.T) {
-	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), cpuOnly(), nil)
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), cpuOnly(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,10 +237,10 @@ func TestDecodeReusesGraphAndAllocatesNothing(t *testing.T) {
 // TestF32KVCacheOption: the F32 cache option runs and stays within the F32
 // model's bound (llama.cpp measured F16→F32 cache at 8e-8 for this model).
 func TestF32KVCacheOption(t *testing.T) {
-	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	ref := loadRef(t, ggtest.Path(t, "models", "stories260K.ref.json"))
 	o := cpuOnly()
 	o.KVCache = KVCacheF32
-	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestF32KVCacheOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := nmse(got, readLogits(t, filepath.Join(ggtest.Dir(t), "models", c.LogitsFile))); e > 1e-6 {
+	if e := nmse(got, readLogits(t, ggtest.Path(t, "models", c.LogitsFile))); e > 1e-6 {
 		t.Errorf("F32 cache NMSE %.3g", e)
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)

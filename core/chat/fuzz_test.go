@@ -3,13 +3,12 @@ package chat
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // resourceHog matches sources that can only rediscover a known limitation:
@@ -21,12 +20,9 @@ import (
 var resourceHog = regexp.MustCompile(`[0-9]{5}|\*\*`)
 
 func FuzzTemplateRender(f *testing.F) {
-	if dir, err := ggtest.Find(); err == nil {
-		files, _ := filepath.Glob(filepath.Join(dir, "templates", "*.jinja"))
-		for _, file := range files {
-			if src, err := os.ReadFile(file); err == nil {
-				f.Add(string(src))
-			}
+	for _, file := range ggtest.Glob(f, "templates", "*.jinja") {
+		if src, err := os.ReadFile(file); err == nil {
+			f.Add(string(src))
 		}
 	}
 	for _, name := range BuiltinNames() {

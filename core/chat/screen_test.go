@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func TestScreenRefusesTemplatesThatCouldKillTheProcess(t *testing.T) {
@@ -19,7 +19,7 @@ func TestScreenRefusesTemplatesThatCouldKillTheProcess(t *testing.T) {
 		}
 	}
 	// Every real template in the test data passes the screen.
-	files, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), "templates", "*.jinja"))
+	files := ggtest.Glob(t, "templates", "*.jinja")
 	if len(files) == 0 {
 		t.Fatal("no templates")
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ardanlabs/jinja"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // fixedNow is the clock expected.json was rendered with.

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/core/synth"
-	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/synth"
+	"github.com/minfer/minfer/internal/units"
 )
 
 func init() {

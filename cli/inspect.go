@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/core/units"
+	"github.com/minfer/minfer/internal/units"
 )
 
 func init() {

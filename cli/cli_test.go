@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func runCLI(stdout, stderr *bytes.Buffer, args ...string) int {
@@ -30,9 +30,9 @@ func runCLIEnv(stdout, stderr *bytes.Buffer, env map[string]string, args ...stri
 // TestRunCommandPrintsReferenceText is the issue's end-to-end check:
 // `minfer run -m stories260K.gguf -p "Once upon a time" -n 24 --temp 0`.
 func TestRunCommandPrintsReferenceText(t *testing.T) {
-	ref := coretest.LoadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	ref := coretest.LoadRef(t, ggtest.Path(t, "models", "stories260K.ref.json"))
 	var out, errb bytes.Buffer
-	code := runCLI(&out, &errb, "run", "-m", filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), "-p", "Once upon a time", "-n", "24", "--temp", "0")
+	code := runCLI(&out, &errb, "run", "-m", ggtest.Path(t, "models", "stories260K.gguf"), "-p", "Once upon a time", "-n", "24", "--temp", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -91,7 +91,7 @@ func TestInspectEveryTestModel(t *testing.T) {
 }
 
 func TestInspectCorruptFileIsOneClearLine(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
+	src, err := os.ReadFile(ggtest.Path(t, "models", "stories260K.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestInspectCorruptFileIsOneClearLine(t *testing.T) {
 func TestPlanEveryModelAtSeveralBudgets(t *testing.T) {
 	var models []string
 	for _, sub := range []string{"models", "synth"} {
-		m, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), sub, "*.gguf"))
+		m := ggtest.Glob(t, sub, "*.gguf")
 		models = append(models, m...)
 	}
 	for _, path := range models {
@@ -168,7 +168,7 @@ func TestPlanEveryModelAtSeveralBudgets(t *testing.T) {
 }
 
 func TestPlanRefusesBadSpellings(t *testing.T) {
-	path := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
+	path := ggtest.Path(t, "models", "stories260K.gguf")
 	for _, c := range []struct {
 		env  map[string]string
 		args []string
@@ -206,7 +206,7 @@ func TestDevicesWithoutAGPUExitsZero(t *testing.T) {
 func TestLogitsCommandWritesReferenceShape(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "l.f32")
 	var so, se bytes.Buffer
-	code := runCLI(&so, &se, "logits", "-m", filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), "--tokens", "1,403,407,261,378", "--out", out)
+	code := runCLI(&so, &se, "logits", "-m", ggtest.Path(t, "models", "stories260K.gguf"), "--tokens", "1,403,407,261,378", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
@@ -217,8 +217,8 @@ func TestLogitsCommandWritesReferenceShape(t *testing.T) {
 }
 
 func TestTokenizeCommand(t *testing.T) {
-	ref := coretest.LoadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
-	model := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
+	ref := coretest.LoadRef(t, ggtest.Path(t, "models", "stories260K.ref.json"))
+	model := ggtest.Path(t, "models", "stories260K.gguf")
 	var out, errb bytes.Buffer
 	if code := runCLI(&out, &errb, "tokenize", "-m", model, ref.Cases[0].Prompt); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -253,7 +253,7 @@ func TestUnknownCommandAndHelp(t *testing.T) {
 // TestChatCommandScriptedSession pipes two turns into `minfer chat`: both
 // stream a reply, and the second turn's prefill covers only its new tokens.
 func TestChatCommandScriptedSession(t *testing.T) {
-	model := coretest.WithChatML(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
+	model := coretest.WithChatML(t, ggtest.Path(t, "models", "stories260K.gguf"))
 	var out, errb bytes.Buffer
 	e := Env{Stdin: strings.NewReader("Tell me a story.\nAnother one.\n"), Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}
 	if code := Main(e, []string{"chat", "-m", model, "--temp", "0", "-n", "16", "--system", "You tell stories."}); code != 0 {
@@ -281,7 +281,7 @@ func TestChatCommandScriptedSession(t *testing.T) {
 }
 
 func TestPlanKVTypeFlag(t *testing.T) {
-	path := filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf")
+	path := ggtest.Path(t, "models", "stories260K.gguf")
 	kv := map[string]int64{}
 	for _, typ := range []string{"f16", "f32"} {
 		var out, errb bytes.Buffer
