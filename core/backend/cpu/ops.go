@@ -118,13 +118,13 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 
 // rope follows ggml's rope cache: theta starts at the position and is
 // multiplied by theta_scale = base^(-2/dims) in float32 for each pair.
-func (c *CPU) rope(n *graph.Node, out, x []float32, pos []int32, freqs []float32) {
+func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []int32, freqs []float32) {
 	headDim := int(n.Shape[0])
 	heads := int(n.Shape[1])
 	tokens := int(n.Shape[2])
-	dims := int(n.I[0])
-	neox := n.I[1] == 1
-	base, freqScale := n.F[0], n.F[1]
+	dims := p.Dims
+	neox := p.Mode == graph.RopeNeoX
+	base, freqScale := p.FreqBase, p.FreqScale
 	thetaScale := float32(math.Pow(float64(base), -2.0/float64(dims)))
 	c.w.For(tokens, 1, func(lo, hi int) {
 		cs := make([]float32, dims)
@@ -182,14 +182,14 @@ func (c *CPU) storeKV(n *graph.Node, cache []byte, x []float32, rows []int32) er
 // then each output element ggml_vec_dot_f16 of the weights and one V column
 // — all in the AVX-512 build's order (ggml512.go). With an F32 cache nothing
 // is rounded to F16 and the dot products are plain float64 sums.
-func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []float32) error {
+func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32, kc, vc []byte, mask []float32) error {
 	qn := n.Src[0]
 	headDim := int(qn.Shape[0])
 	heads := int(qn.Shape[1])
 	tokens := int(qn.Shape[2])
-	kvHeads := int(n.I[0])
-	kvLen := int(n.I[1])
-	scale := n.F[0]
+	kvHeads := p.KVHeads
+	kvLen := p.KVLen
+	scale := p.Scale
 	group := heads / kvHeads
 	kvRow := headDim * kvHeads
 	f16 := n.Src[1].Type == gguf.TypeF16
