@@ -117,7 +117,10 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 }
 
 // rope follows ggml's rope cache: theta starts at the position and is
-// multiplied by theta_scale = base^(-2/dims) in float32 for each pair.
+// multiplied by theta_scale = base^(-2/dims) in float32 for each pair. The
+// rotation is written as the C compiler contracts it in ggml-cpu (built
+// with FMA and GCC's default -ffp-contract=fast): x0·cos − x1·sin becomes
+// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos).
 func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []int32, freqs []float32) {
 	headDim := int(n.Shape[0])
 	heads := int(n.Shape[1])
@@ -150,8 +153,8 @@ func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []in
 						a, b = i/2, i/2+dims/2
 					}
 					x0, x1 := xr[a], xr[b]
-					or[a] = x0*cos - x1*sin
-					or[b] = x0*sin + x1*cos
+					or[a] = fma32(x0, cos, -(x1 * sin))
+					or[b] = fma32(x0, sin, x1*cos)
 				}
 				copy(or[dims:], xr[dims:])
 			}
