@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ardanlabs/jinja"
+	"github.com/minfer/minfer/internal/jinja"
 )
 
 // Message is one turn of a conversation. Role is "system", "user" or

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ardanlabs/jinja"
+	"github.com/minfer/minfer/internal/jinja"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
