@@ -40,7 +40,7 @@ func FuzzTemplateRender(f *testing.F) {
 	} {
 		f.Add(src)
 	}
-	msgs := []Message{{"system", "s"}, {"user", "u\n"}, {"assistant", " a"}, {"tool", "{}"}}
+	msgs := []Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u\n"}, {Role: "assistant", Content: " a"}, {Role: "tool", Content: "{}"}}
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 1<<14 || resourceHog.MatchString(src) {
 			t.Skip()

@@ -4,22 +4,13 @@
 package chat
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/minfer/minfer/internal/jinja"
 )
-
-// Message is one turn of a conversation. Role is "system", "user" or
-// "assistant" (templates may accept others, e.g. "tool").
-type Message struct {
-	Role    string
-	Content string
-}
 
 // ErrTemplate is the sentinel wrapped by every template compile or render
 // failure, so callers can tell "the template refused" from other errors.
@@ -184,19 +175,6 @@ func (t *Template) render(msgs []Message, tools jinja.Value, addGenerationPrompt
 	return out, nil
 }
 
-// messageValues builds ordered dicts, so a template that prints a message
-// (tojson) sees role before content, as Python does.
-func messageValues(msgs []Message) jinja.Value {
-	items := make([]jinja.Value, len(msgs))
-	for i, m := range msgs {
-		d := jinja.NewDict()
-		d.AsDict().Set("role", jinja.NewString(m.Role))
-		d.AsDict().Set("content", jinja.NewString(m.Content))
-		items[i] = d
-	}
-	return jinja.NewList(items)
-}
-
 func raiseException(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
 	if len(args) == 0 {
 		return jinja.Undefined(), &RaisedError{Message: "raise_exception called without a message"}
@@ -290,80 +268,6 @@ func kindName(v jinja.Value) string {
 	return "unknown"
 }
 
-// decodeOrderedJSON decodes JSON into engine values, keeping object key order
-// (jinja.FromGoValue would sort keys).
-func decodeOrderedJSON(data []byte) (jinja.Value, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.UseNumber()
-	v, err := decodeJSONValue(dec)
-	if err != nil {
-		return jinja.Undefined(), err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return jinja.Undefined(), errors.New("trailing data after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeJSONValue(dec *json.Decoder) (jinja.Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return jinja.Undefined(), err
-	}
-	switch tok := tok.(type) {
-	case json.Delim:
-		switch tok {
-		case '[':
-			var items []jinja.Value
-			for dec.More() {
-				item, err := decodeJSONValue(dec)
-				if err != nil {
-					return jinja.Undefined(), err
-				}
-				items = append(items, item)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return jinja.Undefined(), err
-			}
-			return jinja.NewList(items), nil
-		case '{':
-			obj := jinja.NewDict()
-			for dec.More() {
-				keyTok, err := dec.Token()
-				if err != nil {
-					return jinja.Undefined(), err
-				}
-				key, ok := keyTok.(string)
-				if !ok {
-					return jinja.Undefined(), fmt.Errorf("object key %v is not a string", keyTok)
-				}
-				val, err := decodeJSONValue(dec)
-				if err != nil {
-					return jinja.Undefined(), err
-				}
-				obj.AsDict().Set(key, val)
-			}
-			if _, err := dec.Token(); err != nil { // '}'
-				return jinja.Undefined(), err
-			}
-			return obj, nil
-		}
-		return jinja.Undefined(), fmt.Errorf("unexpected delimiter %q", rune(tok))
-	case string:
-		return jinja.NewString(tok), nil
-	case json.Number:
-		if n, err := tok.Int64(); err == nil {
-			return jinja.NewInt(n), nil
-		}
-		f, err := tok.Float64()
-		if err != nil {
-			return jinja.Undefined(), fmt.Errorf("number %s: %w", tok, err)
-		}
-		return jinja.NewFloat(f), nil
-	case bool:
-		return jinja.NewBool(tok), nil
-	case nil:
-		return jinja.None(), nil
-	}
-	return jinja.Undefined(), fmt.Errorf("unexpected JSON token %v", tok)
-}
+// decodeOrderedJSON decodes JSON into engine values, keeping object key
+// order and integers.
+func decodeOrderedJSON(data []byte) (jinja.Value, error) { return jinja.FromJSON(data) }

@@ -1,12 +1,9 @@
 package jinja
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -360,127 +357,32 @@ func filterTojson(args []Value, kwargs map[string]Value) (Value, error) {
 		keySeparator = items[1].AsString()
 	}
 
-	// The indented form is used rarely in chat templates; fall back to
-	// the reflection-based encoder for correctness instead of duplicating
-	// indent state in the direct encoder.
-	if indent, ok := kwargs["indent"]; ok && !indent.IsNone() && !indent.IsUndefined() {
-		n := int(toInt64(indent))
-		data, err := json.MarshalIndent(valueToGo(args[0]), "", strings.Repeat(" ", n))
-		if err != nil {
-			return NewString(""), nil
+	// Python's json.dumps with indent puts every item on its own line and
+	// keeps ", " only without indent: the item separator becomes ",".
+	indent := ""
+	if ind, ok := kwargs["indent"]; ok && !ind.IsNone() && !ind.IsUndefined() {
+		switch {
+		case ind.IsString():
+			indent = ind.AsString()
+		default:
+			indent = strings.Repeat(" ", int(min(max(toInt64(ind), 0), 64)))
 		}
-		return NewString(string(data)), nil
+		if _, ok := kwargs["separators"]; !ok {
+			itemSeparator = ","
+		}
+		if indent == "" {
+			indent = "\x00" // indent=0: newlines without indentation
+		}
 	}
 
-	// Direct Value-tree encoder. Bypasses valueToGo's intermediate
-	// map[string]any/[]any allocations and json.Marshal's reflection
-	// path. Per-render allocations drop from ~80 (Dict.Set + valueToGo
-	// + reflect) to a handful (one strings.Builder grow + one Marshal
-	// per leaf string for escaping).
-	var sb strings.Builder
-	if err := encodeValueJSON(&sb, args[0], itemSeparator, keySeparator); err != nil {
-		return NewString(""), nil
+	enc := jsonEncoder{itemSep: itemSeparator, keySep: keySeparator, indent: indent}
+	if err := enc.encode(args[0], 0); err != nil {
+		return Undefined(), err
 	}
-	return NewString(sb.String()), nil
-}
-
-// encodeValueJSON writes the JSON encoding of v directly into sb without
-// going through an intermediate Go-typed tree.
-//
-// The output matches Python json.dumps's defaults so that prompts rendered by
-// this engine are byte-for-byte identical to those produced by HuggingFace's
-// reference Jinja2 implementation:
-//
-//   - Item separator is ", " (with a trailing space), key/value separator is
-//     ": " — Python's default when no indent is given.
-//   - HTML metacharacters '&', '<', '>' are NOT escaped to \u0026 / \u003c /
-//     \u003e (Go's encoding/json escapes these by default; Python does not).
-//
-// Both differences would otherwise change the tokenization of every tool
-// definition that ends up in a chat prompt.
-func encodeValueJSON(sb *strings.Builder, v Value, itemSeparator, keySeparator string) error {
-	switch v.kind {
-	case KindUndefined, KindNone, KindCallable:
-		sb.WriteString("null")
-		return nil
-
-	case KindBool:
-		if v.AsBool() {
-			sb.WriteString("true")
-		} else {
-			sb.WriteString("false")
-		}
-		return nil
-
-	case KindInt:
-		var buf [20]byte
-		sb.Write(strconv.AppendInt(buf[:0], v.AsInt(), 10))
-		return nil
-
-	case KindFloat:
-		f := v.AsFloat()
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return fmt.Errorf("tojson: cannot encode %v", f)
-		}
-		var buf [32]byte
-		sb.Write(strconv.AppendFloat(buf[:0], f, 'g', -1, 64))
-		return nil
-
-	case KindString:
-		return encodeJSONString(sb, v.AsString())
-
-	case KindList:
-		sb.WriteByte('[')
-		for i, item := range v.AsList().Items {
-			if i > 0 {
-				sb.WriteString(itemSeparator)
-			}
-			if err := encodeValueJSON(sb, item, itemSeparator, keySeparator); err != nil {
-				return err
-			}
-		}
-		sb.WriteByte(']')
-		return nil
-
-	case KindDict:
-		sb.WriteByte('{')
-		d := v.AsDict()
-		for i, key := range d.Keys {
-			if i > 0 {
-				sb.WriteString(itemSeparator)
-			}
-			if err := encodeJSONString(sb, key); err != nil {
-				return err
-			}
-			sb.WriteString(keySeparator)
-			if err := encodeValueJSON(sb, d.Data[key], itemSeparator, keySeparator); err != nil {
-				return err
-			}
-		}
-		sb.WriteByte('}')
-		return nil
+	if enc.w.over {
+		return Undefined(), fmt.Errorf("tojson: output exceeds %d bytes", hardMaxBytes)
 	}
-
-	sb.WriteString("null")
-	return nil
-}
-
-// encodeJSONString writes the JSON encoding of s without HTML-escaping (no
-// \u0026 / \u003c / \u003e), matching Python json.dumps's default behaviour.
-func encodeJSONString(sb *strings.Builder, s string) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
-	// json.Encoder.Encode appends a trailing newline; strip it.
-	out := buf.Bytes()
-	if n := len(out); n > 0 && out[n-1] == '\n' {
-		out = out[:n-1]
-	}
-	sb.Write(out)
-	return nil
+	return NewString(enc.w.String()), nil
 }
 
 func filterFromjson(args []Value, kwargs map[string]Value) (Value, error) {
@@ -488,12 +390,11 @@ func filterFromjson(args []Value, kwargs map[string]Value) (Value, error) {
 		return Undefined(), nil
 	}
 
-	var result any
-	if err := json.Unmarshal([]byte(args[0].AsString()), &result); err != nil {
+	v, err := FromJSON([]byte(args[0].AsString()))
+	if err != nil {
 		return Undefined(), fmt.Errorf("fromjson: %w", err)
 	}
-
-	return FromGoValue(result), nil
+	return v, nil
 }
 
 func filterItems(args []Value, kwargs map[string]Value) (Value, error) {
@@ -1308,44 +1209,6 @@ func containsValue(container, item Value) bool {
 	return false
 }
 
-// valueToGo converts a Value back to a plain Go type suitable for
-// json.Marshal.
-func valueToGo(v Value) any {
-	switch v.kind {
-	case KindUndefined, KindNone:
-		return nil
-	case KindBool:
-		return v.AsBool()
-	case KindInt:
-		return v.AsInt()
-	case KindFloat:
-		return v.AsFloat()
-	case KindString:
-		return v.AsString()
-	case KindList:
-		list := v.AsList()
-		out := make([]any, list.Len())
-		for i, item := range list.Items {
-			out[i] = valueToGo(item)
-		}
-		return out
-	case KindDict:
-		d := v.AsDict()
-		out := make(map[string]any, d.Len())
-		for _, key := range d.Keys {
-			out[key] = valueToGo(d.Data[key])
-		}
-		return out
-	case KindCallable:
-		return nil
-	}
-	return nil
-}
-
-// printValue converts a Value to its template output string. Unlike
-// String() which returns a Python-style repr, printValue returns the
-// raw text for template rendering (no quotes around strings, empty
-// string for None/Undefined).
 func printValue(v Value) string {
 	switch v.kind {
 	case KindUndefined:
@@ -1360,9 +1223,7 @@ func printValue(v Value) string {
 	case KindInt:
 		return fmt.Sprintf("%d", v.AsInt())
 	case KindFloat:
-		f := v.AsFloat()
-		s := fmt.Sprintf("%g", f)
-		return s
+		return pyFloat(v.AsFloat())
 	case KindString:
 		return v.AsString()
 	case KindList:

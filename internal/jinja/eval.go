@@ -47,6 +47,7 @@ type evaluator struct {
 	scope    *scope
 	builtins *scope
 	output   strings.Builder
+	budget   *budget
 }
 
 func (e *evaluator) execNodes(nodes []node) error {
@@ -59,18 +60,24 @@ func (e *evaluator) execNodes(nodes []node) error {
 }
 
 func (e *evaluator) execNode(n node) error {
+	if err := e.budget.charge(1); err != nil {
+		return err
+	}
 	switch nd := n.(type) {
 	case *textNode:
 		e.output.WriteString(nd.text)
-		return nil
+		return e.budget.checkOutput(&e.output)
 
 	case *outputNode:
 		val, err := e.evalExpr(nd.expression)
 		if err != nil {
 			return err
 		}
+		if err := e.checkPrintable(val); err != nil {
+			return err
+		}
 		e.output.WriteString(printValue(val))
-		return nil
+		return e.budget.checkOutput(&e.output)
 
 	case *ifNode:
 		return e.execIf(nd)
@@ -147,9 +154,14 @@ func (e *evaluator) execFor(n *forNode) error {
 	// Apply filter if present.
 	if n.filterExpr != nil {
 		var filtered []Value
-		for _, item := range items {
+		for i, item := range items {
+			if err := e.budget.charge(1); err != nil {
+				return err
+			}
 			child := newScope(e.scope)
-			child.set(n.valVar, item)
+			if err := bindLoopVars(child, n, i, item); err != nil {
+				return err
+			}
 			old := e.scope
 			e.scope = child
 			fv, err := e.evalExpr(n.filterExpr)
@@ -183,18 +195,11 @@ func (e *evaluator) execFor(n *forNode) error {
 	child.set("loop", loop)
 
 	for i, item := range items {
-		// Set loop variable(s).
-		if n.keyVar != "" {
-			// Destructuring: for key, val in items
-			if item.IsList() && item.AsList().Len() >= 2 {
-				child.set(n.keyVar, item.AsList().Get(0))
-				child.set(n.valVar, item.AsList().Get(1))
-			} else {
-				child.set(n.keyVar, NewInt(int64(i)))
-				child.set(n.valVar, item)
-			}
-		} else {
-			child.set(n.valVar, item)
+		if err := e.budget.charge(1); err != nil {
+			return err
+		}
+		if err := bindLoopVars(child, n, i, item); err != nil {
+			return err
 		}
 
 		// Update loop object for this iteration.
@@ -269,6 +274,7 @@ func (e *evaluator) execSetBlock(n *setBlockNode) error {
 	bodyEval := evaluator{
 		scope:    e.scope,
 		builtins: e.builtins,
+		budget:   e.budget,
 	}
 	if err := bodyEval.execNodes(n.body); err != nil {
 		return err
@@ -283,7 +289,12 @@ func (e *evaluator) execMacro(n *macroNode) error {
 	body := n.body
 	parentScope := e.scope
 
+	b := e.budget
 	fn := NewCallable(n.name, func(args []Value, kwargs map[string]Value) (Value, error) {
+		if err := b.enter(); err != nil {
+			return Undefined(), err
+		}
+		defer b.leave()
 		child := newScope(parentScope)
 
 		// Bind positional args.
@@ -293,7 +304,7 @@ func (e *evaluator) execMacro(n *macroNode) error {
 			} else if v, ok := kwargs[param.name]; ok {
 				child.set(param.name, v)
 			} else if param.defaultVal != nil {
-				defEval := evaluator{scope: child, builtins: e.builtins}
+				defEval := evaluator{scope: child, builtins: e.builtins, budget: e.budget}
 				defVal, err := defEval.evalExpr(param.defaultVal)
 				if err != nil {
 					return Undefined(), err
@@ -312,6 +323,7 @@ func (e *evaluator) execMacro(n *macroNode) error {
 		macroEval := evaluator{
 			scope:    child,
 			builtins: e.builtins,
+			budget:   e.budget,
 		}
 
 		if err := macroEval.execNodes(body); err != nil {
@@ -331,7 +343,12 @@ func (e *evaluator) execCall(n *callNode) error {
 	body := n.body
 	parentScope := e.scope
 
+	b := e.budget
 	caller := NewCallable("caller", func(args []Value, kwargs map[string]Value) (Value, error) {
+		if err := b.enter(); err != nil {
+			return Undefined(), err
+		}
+		defer b.leave()
 		child := newScope(parentScope)
 		for i, argName := range callerArgs {
 			if i < len(args) {
@@ -342,6 +359,7 @@ func (e *evaluator) execCall(n *callNode) error {
 		callerEval := evaluator{
 			scope:    child,
 			builtins: e.builtins,
+			budget:   e.budget,
 		}
 		if err := callerEval.execNodes(body); err != nil {
 			return Undefined(), err
@@ -383,7 +401,7 @@ func (e *evaluator) execCall(n *callNode) error {
 			return err
 		}
 		e.output.WriteString(printValue(result))
-		return nil
+		return e.budget.checkOutput(&e.output)
 	}
 
 	// Fallback: evaluate expression and call with caller.
@@ -400,7 +418,7 @@ func (e *evaluator) execCall(n *callNode) error {
 		return err
 	}
 	e.output.WriteString(printValue(result))
-	return nil
+	return e.budget.checkOutput(&e.output)
 }
 
 func (e *evaluator) execFilterBlock(n *filterBlockNode) error {
@@ -408,6 +426,7 @@ func (e *evaluator) execFilterBlock(n *filterBlockNode) error {
 	bodyEval := evaluator{
 		scope:    e.scope,
 		builtins: e.builtins,
+		budget:   e.budget,
 	}
 	if err := bodyEval.execNodes(n.body); err != nil {
 		return err
@@ -425,12 +444,12 @@ func (e *evaluator) execFilterBlock(n *filterBlockNode) error {
 			return err
 		}
 		e.output.WriteString(printValue(result))
-		return nil
+		return e.budget.checkOutput(&e.output)
 	}
 
 	// For more complex filter expressions, just output the body.
 	e.output.WriteString(bodyStr)
-	return nil
+	return e.budget.checkOutput(&e.output)
 }
 
 // =============================================================================
@@ -441,11 +460,27 @@ func (e *evaluator) evalExpr(ex expr) (Value, error) {
 	switch n := ex.(type) {
 	case *litExpr:
 		return n.val, nil
-
 	case *nameExpr:
-		v, _ := e.scope.get(n.name)
+		v, ok := e.scope.get(n.name)
+		if !ok {
+			return undefinedWith("'" + n.name + "' is undefined"), nil
+		}
 		return v, nil
+	}
+	v, err := e.evalCompound(ex)
+	if err != nil {
+		return Undefined(), err
+	}
+	if err := e.budget.checkValue(v); err != nil {
+		return Undefined(), err
+	}
+	return v, nil
+}
 
+// evalCompound evaluates every expression but literals and names; its
+// results are checked against the render's limits.
+func (e *evaluator) evalCompound(ex expr) (Value, error) {
+	switch n := ex.(type) {
 	case *attrExpr:
 		return e.evalAttr(n)
 
@@ -510,6 +545,9 @@ func (e *evaluator) evalAttr(n *attrExpr) (Value, error) {
 	if err != nil {
 		return Undefined(), err
 	}
+	if obj.IsUndefined() {
+		return Undefined(), &UndefinedError{Message: obj.undefinedReason()}
+	}
 
 	// Dict attribute access.
 	if obj.IsDict() {
@@ -518,7 +556,11 @@ func (e *evaluator) evalAttr(n *attrExpr) (Value, error) {
 		}
 
 		// Dict methods.
-		return e.dictMethod(obj, n.attr)
+		v, err := e.dictMethod(obj, n.attr)
+		if err == nil && v.IsUndefined() {
+			v = undefinedWith("'dict object' has no attribute '" + n.attr + "'")
+		}
+		return v, err
 	}
 
 	// String methods.
@@ -544,6 +586,9 @@ func (e *evaluator) evalItem(n *itemExpr) (Value, error) {
 	if err != nil {
 		return Undefined(), err
 	}
+	if obj.IsUndefined() {
+		return Undefined(), &UndefinedError{Message: obj.undefinedReason()}
+	}
 
 	if obj.IsList() {
 		idx := int(toInt64(key))
@@ -562,7 +607,7 @@ func (e *evaluator) evalItem(n *itemExpr) (Value, error) {
 		if v, ok := obj.AsDict().Get(k); ok {
 			return v, nil
 		}
-		return Undefined(), nil
+		return undefinedWith("'dict object' has no attribute '" + k + "'"), nil
 	}
 
 	if obj.IsString() {
@@ -816,22 +861,14 @@ func (e *evaluator) evalBinary(n *binExpr) (Value, error) {
 	}
 
 	switch n.op {
-	case "+":
-		return addValues(left, right), nil
-	case "-":
-		return subValues(left, right), nil
-	case "*":
-		return mulValues(left, right), nil
-	case "/":
-		return divValues(left, right), nil
-	case "//":
-		return floorDivValues(left, right), nil
-	case "%":
-		return modValues(left, right), nil
-	case "**":
-		return powValues(left, right), nil
+	case "+", "-", "*", "/", "//", "%", "**":
+		return e.arith(n.op, left, right)
 	case "~":
-		return NewString(printValue(left) + printValue(right)), nil
+		ls, rs := printValue(left), printValue(right)
+		if err := e.budget.checkBytes(int64(len(ls)) + int64(len(rs))); err != nil {
+			return Undefined(), err
+		}
+		return NewString(ls + rs), nil
 	case "==":
 		return NewBool(valuesEqual(left, right)), nil
 	case "!=":
@@ -844,10 +881,17 @@ func (e *evaluator) evalBinary(n *binExpr) (Value, error) {
 		return NewBool(compareValues(left, right) <= 0), nil
 	case ">=":
 		return NewBool(compareValues(left, right) >= 0), nil
-	case "in":
-		return NewBool(containsValue(right, left)), nil
-	case "not in":
-		return NewBool(!containsValue(right, left)), nil
+	case "in", "not in":
+		if right.IsList() {
+			if err := e.budget.charge(int64(right.AsList().Len())); err != nil {
+				return Undefined(), err
+			}
+		}
+		in := containsValue(right, left)
+		if n.op == "not in" {
+			in = !in
+		}
+		return NewBool(in), nil
 	}
 
 	return Undefined(), fmt.Errorf("unknown binary operator %q", n.op)
@@ -877,7 +921,13 @@ func (e *evaluator) evalCallExpr(n *callExpr) (Value, error) {
 	}
 
 	if !fn.IsCallable() {
+		if fn.IsUndefined() {
+			return Undefined(), &UndefinedError{Message: fn.undefinedReason()}
+		}
 		return Undefined(), fmt.Errorf("%s is not callable: %s", callableName(n.fn), fn.String())
+	}
+	if err := e.budget.charge(1); err != nil {
+		return Undefined(), err
 	}
 
 	args := make([]Value, len(n.args))
@@ -963,7 +1013,7 @@ func (e *evaluator) evalFilter(n *filterExpr) (Value, error) {
 		}
 	}
 
-	return filterVal.AsCallable().Fn(args, kwargs)
+	return e.callFilter(n.name, filterVal, args, kwargs)
 }
 
 func (e *evaluator) evalTestExpr(n *testExpr) (Value, error) {
@@ -1075,6 +1125,9 @@ func (e *evaluator) stringMethod(obj Value, method string) (Value, error) {
 			if len(args) > 2 {
 				count = int(toInt64(args[2]))
 			}
+			if err := e.budget.checkBytes(replacedSize(s, old, newStr)); err != nil {
+				return Undefined(), err
+			}
 			return NewString(strings.Replace(s, old, newStr, count)), nil
 		}), nil
 
@@ -1160,6 +1213,9 @@ func (e *evaluator) listMethod(obj Value, method string) (Value, error) {
 	case "append":
 		return NewCallable("list.append", func(args []Value, kwargs map[string]Value) (Value, error) {
 			if len(args) > 0 {
+				if list.Len() >= e.budget.lim.MaxItems {
+					return Undefined(), &LimitError{What: "list size", Limit: int64(e.budget.lim.MaxItems)}
+				}
 				list.Append(args[0])
 			}
 			return None(), nil

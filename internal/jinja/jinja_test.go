@@ -135,7 +135,9 @@ func TestUndefinedCallableErrorNamesExpression(t *testing.T) {
 		t.Fatal("render: expected error")
 	}
 
-	const want = "args.items is not callable: Undefined"
+	// Fork: jinja2 raises UndefinedError when an undefined value is
+	// dereferenced (upstream said "args.items is not callable: Undefined").
+	const want = "UndefinedError: 'args' is undefined"
 	if err.Error() != want {
 		t.Errorf("error: got %q, want %q", err, want)
 	}

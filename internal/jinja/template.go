@@ -37,20 +37,27 @@ func (t *Template) Render(data map[string]any) (string, error) {
 		vals[k] = FromGoValue(v)
 	}
 
-	return render(t.nodes, vals)
+	return render(t.nodes, vals, DefaultLimits())
 }
 
 // RenderValues is like Render but accepts pre-converted Value data.
 func (t *Template) RenderValues(data map[string]Value) (string, error) {
-	return render(t.nodes, data)
+	return render(t.nodes, data, DefaultLimits())
+}
+
+// RenderValuesLimits is RenderValues under the given limits (zero fields
+// take DefaultLimits). Render and RenderValues use DefaultLimits.
+func (t *Template) RenderValuesLimits(data map[string]Value, lim Limits) (string, error) {
+	return render(t.nodes, data, lim)
 }
 
 // =============================================================================
 
 // render executes the AST with the given data and returns the result.
-func render(nodes []node, data map[string]Value) (string, error) {
+func render(nodes []node, data map[string]Value, lim Limits) (string, error) {
 	e := evaluator{
 		output: strings.Builder{},
+		budget: newBudget(lim),
 	}
 
 	// Use the cached builtins scope directly. The scope is initialized

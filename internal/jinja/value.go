@@ -35,11 +35,32 @@ const (
 type Value struct {
 	kind Kind
 	v    any
+	// safe marks a string as markup (the safe filter): jinja2's Markup
+	// escapes a plain string it is added to.
+	safe bool
+	// gen marks a list produced lazily in jinja2 (map, select, …): Python
+	// sees a generator, which tojson cannot encode.
+	gen bool
 }
 
 // Undefined returns an undefined value.
 func Undefined() Value {
 	return Value{kind: KindUndefined}
+}
+
+// undefinedWith returns an undefined value that remembers why it is
+// undefined ("'x' is undefined"), the message jinja2 raises with when the
+// value is used.
+func undefinedWith(msg string) Value {
+	return Value{kind: KindUndefined, v: msg}
+}
+
+// undefinedReason is the message an operation on an undefined value raises.
+func (v Value) undefinedReason() string {
+	if msg, ok := v.v.(string); ok && msg != "" {
+		return msg
+	}
+	return "value is undefined"
 }
 
 // None returns a none value.
@@ -192,31 +213,10 @@ func (v Value) String() string {
 	case KindString:
 		return fmt.Sprintf("'%s'", v.v.(string))
 
-	case KindList:
-		list := v.v.(*List)
-		var b strings.Builder
-		b.WriteByte('[')
-		for i, item := range list.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(item.String())
-		}
-		b.WriteByte(']')
-		return b.String()
-
-	case KindDict:
-		d := v.v.(*Dict)
-		var b strings.Builder
-		b.WriteByte('{')
-		for i, key := range d.Keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "'%s': %s", key, d.Data[key].String())
-		}
-		b.WriteByte('}')
-		return b.String()
+	case KindList, KindDict:
+		var w cappedWriter
+		v.repr(&w, 0)
+		return w.String()
 
 	case KindCallable:
 		c := v.v.(Callable)
@@ -226,8 +226,56 @@ func (v Value) String() string {
 	return "Undefined"
 }
 
+// repr writes the Python form of a list or dict, bounded in size and
+// nesting: a self-referencing list prints as [...], as in Python.
+func (v Value) repr(w *cappedWriter, depth int) {
+	if depth > maxNesting {
+		if v.kind == KindDict {
+			w.WriteString("{...}")
+		} else {
+			w.WriteString("[...]")
+		}
+		return
+	}
+	switch v.kind {
+	case KindList:
+		w.WriteByte('[')
+		for i, item := range v.v.(*List).Items {
+			if w.over {
+				return
+			}
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			item.repr(w, depth+1)
+		}
+		w.WriteByte(']')
+	case KindDict:
+		d := v.v.(*Dict)
+		w.WriteByte('{')
+		for i, key := range d.Keys {
+			if w.over {
+				return
+			}
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString("'" + key + "': ")
+			d.Data[key].repr(w, depth+1)
+		}
+		w.WriteByte('}')
+	default:
+		w.WriteString(v.String())
+	}
+}
+
 // Equals reports whether v and other hold the same value.
-func (v Value) Equals(other Value) bool {
+func (v Value) Equals(other Value) bool { return v.equals(other, 0) }
+
+func (v Value) equals(other Value, depth int) bool {
+	if depth > maxNesting {
+		return false
+	}
 	if v.kind != other.kind {
 		return false
 	}
@@ -255,7 +303,7 @@ func (v Value) Equals(other Value) bool {
 			return false
 		}
 		for i := range a.Items {
-			if !a.Items[i].Equals(b.Items[i]) {
+			if !a.Items[i].equals(b.Items[i], depth+1) {
 				return false
 			}
 		}
@@ -272,7 +320,7 @@ func (v Value) Equals(other Value) bool {
 			if !ok {
 				return false
 			}
-			if !a.Data[key].Equals(bv) {
+			if !a.Data[key].equals(bv, depth+1) {
 				return false
 			}
 		}
