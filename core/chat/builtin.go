@@ -244,7 +244,7 @@ func (s Source) String() string {
 		b.WriteString("no chat template (plain completion)")
 	}
 	if s.ModelErr != nil {
-		fmt.Fprintf(&b, "; model template unusable: %v", s.ModelErr)
+		fmt.Fprintf(&b, "; this model's chat template cannot be used: %v", s.ModelErr)
 	}
 	return b.String()
 }
@@ -266,19 +266,20 @@ var probeConversation = []Message{
 // completion (e.g. stories260K, which ships no template).
 func ForModel(src, archOrName, bos, eos string) (*Template, Source) {
 	var modelErr error
+	family := DetectFamily(src)
+	if family == "" {
+		family = FamilyForName(archOrName)
+	}
 	if strings.TrimSpace(src) != "" {
 		t, err := NewTemplate(src, bos, eos)
 		if err == nil {
 			err = probe(t)
 		}
 		if err == nil {
+			t.fallback = family
 			return t, Source{Kind: SourceModel, Family: t.family}
 		}
 		modelErr = err
-	}
-	family := DetectFamily(src)
-	if family == "" {
-		family = FamilyForName(archOrName)
 	}
 	if family != "" {
 		t, err := Builtin(family, bos, eos)

@@ -121,7 +121,7 @@ func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 		text, parts, err = c.render(FoldSystemPrompt(msgs))
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.asModelTemplateError(err)
 	}
 	toks, err := c.tok.EncodeParts(parts, false)
 	if err != nil {

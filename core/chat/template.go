@@ -39,6 +39,7 @@ type Template struct {
 	bos, eos string
 	family   string // built-in family name, "" when unknown
 	builtin  bool   // true when the source is one of ours, not the model's
+	fallback string // built-in family to offer when this template fails
 	now      func() time.Time
 }
 

@@ -31,7 +31,7 @@ type Limits struct {
 // schemas) and low enough that a hostile template fails within a second or
 // two and some tens of MiB.
 func DefaultLimits() Limits {
-	return Limits{MaxDepth: 100, MaxSteps: 5_000_000, MaxBytes: 8 << 20, MaxItems: 1 << 20}
+	return Limits{MaxDepth: 100, MaxSteps: 1_000_000, MaxBytes: 8 << 20, MaxItems: 1 << 20}
 }
 
 // hardMaxBytes caps what the value printers and JSON encoders build before
@@ -131,7 +131,7 @@ func (b *budget) checkValue(v Value) error {
 		if n > b.lim.MaxItems {
 			return &LimitError{What: "list size", Limit: int64(b.lim.MaxItems)}
 		}
-		return b.charge(int64(n) / 8)
+		return b.charge(int64(n) / 2)
 	case KindDict:
 		n := v.v.(*Dict).Len()
 		if n > b.lim.MaxItems {

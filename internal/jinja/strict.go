@@ -165,17 +165,30 @@ func (e *evaluator) arith(op string, a, b Value) (Value, error) {
 	return Undefined(), fmt.Errorf("unknown operator %q", op)
 }
 
-// intPow is Python's int ** int for results that fit 64 bits.
+// intPow is Python's int ** int for results that fit 64 bits
+// (exponentiation by squaring, so a huge exponent costs 64 steps).
 func intPow(base, exp int64) (Value, error) {
+	overflow := &TypeError{Message: "integer power overflows 64 bits"}
 	result := int64(1)
-	for range exp {
-		next := result * base
-		if base != 0 && next/base != result {
-			return Undefined(), &TypeError{Message: "integer power overflows 64 bits"}
+	for exp > 0 {
+		if exp&1 == 1 {
+			r := result * base
+			if base != 0 && (r/base != result || (result == -1 && base == math.MinInt64)) {
+				return Undefined(), overflow
+			}
+			result = r
 		}
-		result = next
-		if result == 0 || result == 1 && base == 1 {
-			break
+		exp >>= 1
+		if exp > 0 {
+			sq := base * base
+			if base != 0 && (sq/base != base || base == math.MinInt64) {
+				if base == 1 || base == -1 {
+					sq = 1
+				} else {
+					return Undefined(), overflow
+				}
+			}
+			base = sq
 		}
 	}
 	return NewInt(result), nil
@@ -254,9 +267,7 @@ func (e *evaluator) callFilter(name string, fn Value, args []Value, kwargs map[s
 	if err != nil {
 		return out, err
 	}
-	if generatorFilters[name] && out.IsList() {
-		out.gen = true
-	}
+	out.gen = generatorFilters[name] && out.IsList()
 	return out, nil
 }
 
