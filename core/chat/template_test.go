@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minfer/minfer/internal/jinja"
 	"github.com/minfer/minfer/internal/ggtest"
+	"github.com/minfer/minfer/internal/jinja"
 )
 
 // fixedNow is the clock expected.json was rendered with.
