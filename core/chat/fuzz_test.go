@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/minfer/minfer/internal/ggtest"
+	"github.com/minfer/minfer/internal/jinja"
 )
 
 // FuzzTemplateRender renders arbitrary template sources with the engine's
@@ -70,6 +71,9 @@ func FuzzTemplateRender(f *testing.F) {
 			return
 		}
 		tmpl.SetClock(func() time.Time { return fixedNow })
+		// Tighter than the defaults so that inputs which run into a limit
+		// cost milliseconds, not a second: the fuzzer explores more.
+		tmpl.SetLimits(jinja.Limits{MaxSteps: 50_000, MaxBytes: 1 << 20, MaxItems: 1 << 16})
 		_, _ = tmpl.Render(msgs, true)
 		_, _ = tmpl.Render(nil, false)
 		_, _ = tmpl.RenderWithTools(msgs[:2], []byte(`[{"name":"f","parameters":{}}]`), true)

@@ -41,6 +41,7 @@ type Template struct {
 	builtin  bool   // true when the source is one of ours, not the model's
 	fallback string // built-in family to offer when this template fails
 	now      func() time.Time
+	limits   jinja.Limits // zero: the engine's defaults
 }
 
 // NewTemplate compiles a Jinja chat template. bos and eos are the text of the
@@ -95,6 +96,10 @@ func (t *Template) IsBuiltin() bool { return t.builtin }
 // SetClock replaces the clock behind the template global strftime_now
 // (Llama 3.x templates print today's date). Tests pass a fixed time.
 func (t *Template) SetClock(now func() time.Time) { t.now = now }
+
+// SetLimits replaces the engine's limits for this template's renders
+// (zero fields keep jinja.DefaultLimits).
+func (t *Template) SetLimits(l jinja.Limits) { t.limits = l }
 
 // BOS returns the BOS text the template was given.
 func (t *Template) BOS() string { return t.bos }
@@ -165,7 +170,7 @@ func (t *Template) render(msgs []Message, tools jinja.Value, addGenerationPrompt
 			out, err = "", fmt.Errorf("%w: render panicked: %v", ErrTemplate, r)
 		}
 	}()
-	out, err = t.compiled.RenderValues(data)
+	out, err = t.compiled.RenderValuesLimits(data, t.limits)
 	if err != nil {
 		var raised *RaisedError
 		if errors.As(err, &raised) {
