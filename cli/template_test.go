@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
 	"github.com/minfer/minfer/internal/ggtest"
 )
@@ -115,5 +116,30 @@ func TestTemplateCommandFromModel(t *testing.T) {
 	var out2, errb2 bytes.Buffer
 	if code := runCLI(&out2, &errb2, "template", "-m", ggtest.Path(t, "models", "stories260K.gguf"), "--messages", body); code != 1 || !strings.Contains(errb2.String(), "no chat template") {
 		t.Errorf("model without a template: exit %d, %q", code, errb2.String())
+	}
+}
+
+// A model template that renders the load-time probe but recurses without
+// end on a conversation with a system prompt: `minfer chat` says "this
+// model's chat template …", continues with the built-in template of its
+// family, and both turns get their replies.
+func TestChatFallsBackWhenModelTemplateFails(t *testing.T) {
+	hostile := `{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{% if messages[0].role == 'system' %}{{ f(0) }}{% endif %}` +
+		`{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n`
+	model := coretest.Rewrite(t, ggtest.Path(t, "models", "stories260K.gguf"), func(_ *gguf.File, b *gguf.Builder) error {
+		return b.Set("tokenizer.chat_template", gguf.Value{Type: gguf.ValString, V: hostile})
+	})
+	var out, errb bytes.Buffer
+	e := Env{Stdin: strings.NewReader("Tell me a story.\nAnother one.\n"), Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}
+	if code := Main(e, []string{"chat", "-m", model, "--temp", "0", "-n", "8", "--system", "You tell stories."}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	stderr := errb.String()
+	if !strings.Contains(stderr, "template: model template (chatml)") ||
+		!strings.Contains(stderr, "this model's chat template cannot render this conversation") ||
+		!strings.Contains(stderr, "recursion depth") ||
+		!strings.Contains(stderr, "Continuing this chat with the built-in chatml template.") ||
+		strings.Count(stderr, "prompt tokens") != 2 || strings.Contains(stderr, "error:") {
+		t.Fatalf("stderr:\n%s", stderr)
 	}
 }
