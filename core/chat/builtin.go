@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -101,6 +102,38 @@ var builtinSources = map[string]string{
 		`{% endif %}` +
 		`{% endfor %}` +
 		`{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}`,
+}
+
+// builtinView is how the built-in templates, which know only roles and
+// text, see tool calls: each call is written into the assistant's text as
+// <tool_call>{"name": …, "arguments": …}</tool_call> (the Hermes form many
+// models were trained on), and a tool result is a turn of role "tool".
+func builtinView(msgs []Message) []Message {
+	if !slices.ContainsFunc(msgs, func(m Message) bool { return len(m.ToolCalls) > 0 }) {
+		return msgs
+	}
+	out := slices.Clone(msgs)
+	for i, m := range out {
+		if len(m.ToolCalls) == 0 {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(m.Content)
+		for _, c := range m.ToolCalls {
+			args := c.Function.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			name, _ := json.Marshal(c.Function.Name)
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "<tool_call>\n{\"name\": %s, \"arguments\": %s}\n</tool_call>", name, args)
+		}
+		out[i].Content = b.String()
+		out[i].ToolCalls = nil
+	}
+	return out
 }
 
 // BuiltinNames lists the built-in template families in a fixed order.

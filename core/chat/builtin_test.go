@@ -247,3 +247,36 @@ func TestModelTemplateDate(t *testing.T) {
 		t.Errorf("StopStrings = %q", tmpl.StopStrings())
 	}
 }
+
+// The built-ins render a tool round trip (tool calls written as Hermes
+// <tool_call> text, the result as a "tool" turn) instead of failing on the
+// assistant turn that has no content.
+func TestBuiltinsRenderToolRoundTrip(t *testing.T) {
+	msgs := []Message{
+		{Role: "user", Content: "Weather in Paris?"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "a1", Type: "function", Function: FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
+		{Role: "tool", ToolCallID: "a1", Name: "get_weather", Content: `{"temp": 21}`},
+		{Role: "assistant", Content: "21 degrees."},
+		{Role: "user", Content: "Thanks"},
+	}
+	call := "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}\n</tool_call>"
+	for _, name := range BuiltinNames() {
+		tmpl, err := Builtin(name, "<s>", "</s>")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := tmpl.Render(msgs, true)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, want := range []string{call, `{"temp": 21}`, "21 degrees.", "Thanks"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: render lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+	if msgs[1].Content != "" || len(msgs[1].ToolCalls) != 1 {
+		t.Error("rendering changed the caller's messages")
+	}
+}

@@ -153,6 +153,9 @@ func (t *Template) render(msgs []Message, tools jinja.Value, addGenerationPrompt
 	if now == nil {
 		now = time.Now
 	}
+	if t.builtin {
+		msgs = builtinView(msgs)
+	}
 	data := map[string]jinja.Value{
 		"messages":              messageValues(msgs),
 		"add_generation_prompt": jinja.NewBool(addGenerationPrompt),
