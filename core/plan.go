@@ -18,8 +18,9 @@ import (
 const DefaultCtx = 4096
 
 // MaxUBatch bounds the tokens of one prefill step: longer prompts run in
-// chunks so activation memory does not grow with the prompt.
-const MaxUBatch = 512
+// chunks so activation memory does not grow with the prompt (and a sliding
+// block's cache ring holds its window plus one such step).
+const MaxUBatch = model.MaxUBatch
 
 // KVCache chooses the KV cache's element type. The zero value is F16,
 // llama.cpp's default (gguf.TypeF32 is 0, so a GGMLType field could not
@@ -178,8 +179,8 @@ func (v *PlanView) setPlan(plan offload.Plan) {
 	} else {
 		v.HostWeights += info.UnblockedBytes
 	}
-	v.DeviceKV = h.KVBytes(v.Ctx, plan.DeviceBlocks(), v.KVType)
-	v.HostKV = h.KVBytes(v.Ctx, h.NLayer-plan.DeviceBlocks(), v.KVType)
+	v.DeviceKV = h.KVBytes(v.Ctx, v.KVType, plan.OnDevice)
+	v.HostKV = h.KVBytes(v.Ctx, v.KVType, func(il int) bool { return !plan.OnDevice(il) })
 	v.Refusal, v.Warnings = nil, nil
 	v.check()
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func readLogits(t testing.TB, path string) []float32 { return coretest.ReadLogit
 // refModels lists every model with reference outputs.
 func refModels(t testing.TB) []string {
 	var out []string
-	for _, sub := range []string{"models", "synth"} {
+	for _, sub := range []string{"models", "synth", "arch"} {
 		m := ggtest.Glob(t, sub, "*.ref.json")
 		out = append(out, m...)
 	}
@@ -90,6 +91,9 @@ func TestLogitsMatchLlamaCpp(t *testing.T) {
 				for p := 0; p < len(c.Tokens); p++ {
 					row := p * ref.NVocab
 					worst = max(worst, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+					if os.Getenv("REF_POS") != "" {
+						t.Logf("case %d pos %d: %.3g", ci, p, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+					}
 				}
 				t.Logf("case %d: NMSE %.3g (worst position %.3g), tolerance %.0g", ci, e, worst, tolerance(ref.Model))
 				if worst > tolerance(ref.Model) {
@@ -255,7 +259,7 @@ func TestF32KVCacheOption(t *testing.T) {
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)
 	}
-	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, s.H.NLayer, gguf.TypeF32) {
+	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, gguf.TypeF32, nil) {
 		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }
