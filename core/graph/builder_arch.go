@@ -75,15 +75,3 @@ func (b *Builder) WeightedSum(x, w *Node, name string) *Node {
 	}
 	return b.add(&Node{Op: OpWeightedSum, Type: gguf.TypeF32, Shape: shape(x.Shape[0], x.Shape[2]), Src: [4]*Node{x, w}, Name: name})
 }
-
-// AttentionCapped is Attention with the scores soft-capped (Gemma 2):
-// cap·tanh(s/cap) of each q·k before scale, mask and softmax. A cap of 0
-// is plain Attention.
-func (b *Builder) AttentionCapped(q, k, v, mask *Node, kvHeads, kvLen int, scale, cap float32, name string) *Node {
-	n := b.Attention(q, k, v, mask, kvHeads, kvLen, scale, name)
-	if cap < 0 {
-		b.fail("attention %q: soft cap %g", name, cap)
-	}
-	n.F[1] = cap
-	return n
-}

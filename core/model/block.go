@@ -174,7 +174,10 @@ func (a family) attention(b *Builder, il int, cur *graph.Node, in stepInputs, fr
 		k = b.norm(k, blk(il, tAttnKNorm), name("Kcur_normed"))
 	}
 	sliding := h.Sliding(il)
-	rope := graph.RopeParams{Dims: h.RopeDims, NeoX: h.RopeNeoX, FreqBase: h.RopeBase, FreqScale: h.RopeScale}
+	rope := graph.RopeParams{Dims: h.RopeDims, Mode: graph.RopeNormal, FreqBase: h.RopeBase, FreqScale: h.RopeScale}
+	if h.RopeNeoX {
+		rope.Mode = graph.RopeNeoX
+	}
 	if sliding {
 		rope.FreqBase, rope.FreqScale = h.SWARopeBase, h.SWARopeScale
 	}
@@ -196,7 +199,7 @@ func (a family) attention(b *Builder, il int, cur *graph.Node, in stepInputs, fr
 	if a.softCaps {
 		softCap = h.AttnSoftCap
 	}
-	att := b.AttentionCapped(q, kc, vc, mask, h.NHeadKV, kvLen, scale, softCap, name("kqv"))
+	att := b.Attention(q, kc, vc, mask, graph.AttentionParams{Scale: scale, KVHeads: h.NHeadKV, KVLen: kvLen, SoftCap: softCap}, name("kqv"))
 	return b.MatMul(w(tAttnOut), att, name("attn_out"))
 }
 
