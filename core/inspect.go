@@ -59,8 +59,9 @@ type ModelInfo struct {
 }
 
 type actKey struct {
-	ctx int
-	kv  gguf.GGMLType
+	ctx     int
+	kv      gguf.GGMLType
+	swaFull bool
 }
 
 // Inspect reads the index of a GGUF file.

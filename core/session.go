@@ -91,7 +91,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Info: info, View: view, H: *info.HParams, NCtx: view.Ctx, KVType: view.KVType, file: f,
+	s := &Session{Info: info, View: view, H: view.H, NCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
 	if err := s.load(ctx, opts, progress); err != nil {
 		s.Close()

@@ -49,6 +49,9 @@ type HParams struct {
 	SWAPattern    int
 	SWARopeBase   float32
 	SWARopeScale  float32
+	// SWAFull keeps every position in sliding blocks too (llama.cpp's
+	// --swa-full): more memory, the same results.
+	SWAFull bool
 
 	// Gemma 2's soft caps (0: none).
 	AttnSoftCap, FinalSoftCap float32
@@ -76,7 +79,7 @@ func (h HParams) Sliding(il int) bool {
 // one step's tokens (what one step's attention can reach), as llama.cpp's
 // sliding-window cache does.
 func (h HParams) CacheRows(il, nCtx int) int {
-	if h.Sliding(il) {
+	if h.Sliding(il) && !h.SWAFull {
 		return min(nCtx, h.SlidingWindow+MaxUBatch)
 	}
 	return nCtx
