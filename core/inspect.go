@@ -51,8 +51,8 @@ type ModelInfo struct {
 	ExpertUsed     int            `json:"expert_used_count,omitempty"` // … of which each token uses
 	SlidingWindow  int            `json:"sliding_window,omitempty"`    // sliding-window attention span (positions)
 	SlidingBlocks  int            `json:"sliding_blocks,omitempty"`    // … on this many blocks
-	BlockBytes     []int64        `json:"block_bytes"`     // per block: what the offload fit charges
-	UnblockedBytes int64          `json:"unblocked_bytes"` // embeddings, final norm, output head
+	BlockBytes     []int64        `json:"block_bytes"`                 // per block: what the offload fit charges
+	UnblockedBytes int64          `json:"unblocked_bytes"`             // embeddings, final norm, output head
 	TensorBytes    int64          `json:"tensor_bytes"`
 	HParams        *model.HParams `json:"-"`
 
