@@ -124,6 +124,7 @@ type planOut struct {
 	HostWeights    int64          `json:"host_weight_bytes"`
 	DeviceKV       int64          `json:"device_kv_bytes"`
 	HostKV         int64          `json:"host_kv_bytes"`
+	KVSaved        int64          `json:"kv_saved_by_sliding_window_bytes,omitempty"`
 	Activations    int64          `json:"activation_bytes"`
 	Refusal        string         `json:"refusal,omitempty"`
 	Warnings       []string       `json:"warnings,omitempty"`
@@ -135,7 +136,7 @@ func planJSON(v *core.PlanView) planOut {
 		Device: v.Device, WeightBudget: v.WeightBudget.Bytes, BudgetSource: v.WeightBudget.Source,
 		WeightFit: v.WeightFit, AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
 		OutputOnDevice: v.Plan.DeviceHoldsUnblocked(), Note: v.Note, Ctx: v.Ctx, KVType: v.KVType.String(),
-		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV,
+		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV, KVSaved: v.KVSaved,
 		Activations: v.Activations, Warnings: v.Warnings,
 	}
 	if v.BudgetErr != nil {
@@ -168,6 +169,10 @@ func writePlan(w io.Writer, v *core.PlanView) error {
 	row("on the device", "weights %s + KV %s + activations %s = %s",
 		alloc.MiB(v.DeviceWeights), alloc.MiB(v.DeviceKV), alloc.MiB(v.Activations), alloc.MiB(v.DeviceTotal()))
 	row("on the CPU", "weights %s (mapped) + KV %s", alloc.MiB(v.HostWeights), alloc.MiB(v.HostKV))
+	if v.KVSaved > 0 {
+		row("sliding window", "%d of %d blocks keep a ring of %d positions (window %d + one %d-token step): KV %s less than every position in every block",
+			v.H.SlidingBlocks(), v.H.NLayer, v.H.SlidingWindow+core.MaxUBatch, v.H.SlidingWindow, core.MaxUBatch, alloc.MiB(v.KVSaved))
+	}
 	row("activations", "%s measured for a %d-token prefill at full context", alloc.MiB(v.Activations), min(core.MaxUBatch, v.Ctx))
 	if err := tw.Flush(); err != nil {
 		return err

@@ -23,8 +23,8 @@ func randomTokens(n, vocab int, seed int64) []int32 {
 // so past 16+512 positions its KV rings wrap. The logits of every position
 // must equal those of a session keeping every position (SWAFull) but for
 // the order the attention sums its rows in (the ring's, not the
-// positions.): NMSE ≤ 1e-10 (measured: 0). A 700-token prompt runs as a 512-token step
-// and a 188-token one, then single-token steps.
+// positions'): NMSE ≤ 1e-10 (measured: 0). A 700-token prompt runs as a
+// 512-token step and a 188-token one, then single-token steps.
 func TestSlidingRingMatchesFullCache(t *testing.T) {
 	path := ggtest.Path(t, "arch", "synth-phi3-Q8_0.gguf")
 	ring, err := Load(context.Background(), path, cpuOnly(), nil)
