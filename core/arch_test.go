@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"math/rand"
+	"strings"
 	"testing"
+
+	"github.com/minfer/minfer/core/chat"
 
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/ggtest"
@@ -229,5 +232,40 @@ func TestArchitecturesHParams(t *testing.T) {
 		if info.ExpertCount != c.experts || info.ExpertUsed != c.used || info.SlidingWindow != c.window {
 			t.Errorf("%s: inspect shows experts %d/%d, window %d", c.file, info.ExpertUsed, info.ExpertCount, info.SlidingWindow)
 		}
+	}
+}
+
+// TestConversationFallsBackWhenRingCannotRewind: a second completion that
+// shares only a short prefix with a long first one cannot reuse the
+// sliding-window cache (the ring lost that window): the conversation
+// re-evaluates from the start instead of failing; one that extends the
+// first reuses it.
+func TestConversationFallsBackWhenRingCannotRewind(t *testing.T) {
+	s, err := Load(context.Background(), ggtest.Path(t, "arch", "synth-phi3-Q8_0.gguf"), cpuOnly(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tok, err := s.Tokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := chat.NewConversation(s, tok, nil)
+	opts := greedy()
+	opts.MaxTokens = 2
+	long := strings.Repeat("Once upon a time there was a cat. ", 60)
+	if _, st, err := conv.Complete(context.Background(), long, opts, nil); err != nil || st.PromptTokens < 600 {
+		t.Fatalf("first completion: %v, %+v (want a prompt past the ring)", err, st)
+	}
+	_, st, err := conv.Complete(context.Background(), long+"The end.", opts, nil)
+	if err != nil || st.ReusedTokens == 0 {
+		t.Fatalf("extending completion: %v, reused %d", err, st.ReusedTokens)
+	}
+	_, st, err = conv.Complete(context.Background(), "Once upon a dog.", opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ReusedTokens != 0 || st.PrefillTokens != st.PromptTokens {
+		t.Errorf("short completion %+v: want a full re-evaluation", st)
 	}
 }
