@@ -39,35 +39,6 @@ func nmse(got, want []float32) float64 {
 	return num / den
 }
 
-// knownJumps are the cases still outside the 1e-4 bound, each with the
-// bound it is held to meanwhile (about 1.5× its measured worst position).
-// Each shows a one-position jump: positions before it agree to 1e-14, one
-// quantized activation rounds the other way at the jump, and the
-// difference persists through the KV cache (or, for Q5_K_M, appears at
-// three positions only). The jumps come from float32 differences of a few
-// ulps upstream of an 8-bit quantization: the AVX-512 exp, softmax and F16
-// dot orders (backend/cpu/ggml512.go) removed Q6_K's; what remains is not
-// found yet. A fix shows up as one of these passing at 1e-4: then delete
-// its line.
-var knownJumps = map[string]float64{
-	"synth-llama-small-Q2_K.gguf":   5e-4,
-	"synth-llama-small-Q4_1.gguf":   4e-4,
-	"synth-llama-small-Q5_0.gguf":   3e-4,
-	"synth-llama-small-Q5_1.gguf":   3e-4,
-	"synth-llama-small-Q5_K_M.gguf": 4e-4,
-}
-
-// archJumps are the architecture files (testdata/arch) with the same kind
-// of one-position jump, per case (0: the usual bound). Their F16 twins
-// match llama.cpp bit for bit (NMSE 0) over the same prompts, so every
-// float op agrees and what differs is one Q8_0 rounding of an activation:
-// gemma3 from position 3 of case 0 and 30 of case 1, phi3 from position 26
-// of case 1.
-var archJumps = map[string][2]float64{
-	"synth-gemma3-Q8_0.gguf": {3e-4, 4e-4},
-	"synth-phi3-Q8_0.gguf":   {0, 2e-4},
-}
-
 // evalLike evaluates the prompt the way the reference did: in one batch, or
 // one token at a time (n_ubatch 1), returning every position's logits.
 func evalLike(s *Session, ref coretest.Ref, tokens []int32) ([]float32, error) {
@@ -141,12 +112,6 @@ func TestLogitsMatchLlamaCpp(t *testing.T) {
 					worst = max(worst, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
 				}
 				tol := tolerance(ref.Model)
-				if known, ok := knownJumps[ref.Model]; ok && ci == 1 {
-					tol = known
-				}
-				if known, ok := archJumps[ref.Model]; ok && known[ci] > 0 {
-					tol = known[ci]
-				}
 				t.Logf("case %d: NMSE %.3g (worst position %.3g), tolerance %.0g", ci, e, worst, tol)
 				if worst > tol {
 					t.Errorf("case %d: worst-position NMSE %.3g > %.0g", ci, worst, tol)
