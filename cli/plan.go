@@ -123,6 +123,10 @@ func writePlan(w io.Writer, v *core.PlanView) error {
 	row("on the device", "weights %s + KV %s + activations %s = %s",
 		alloc.MiB(v.DeviceWeights), alloc.MiB(v.DeviceKV), alloc.MiB(v.Activations), alloc.MiB(v.DeviceTotal()))
 	row("on the CPU", "weights %s (mapped) + KV %s", alloc.MiB(v.HostWeights), alloc.MiB(v.HostKV))
+	if v.KVSaved > 0 {
+		row("sliding window", "%d of %d blocks keep a ring of %d positions (window %d + one %d-token step): KV %s less than every position in every block",
+			v.H.SlidingBlocks(), v.H.NLayer, v.H.SlidingWindow+core.MaxUBatch, v.H.SlidingWindow, core.MaxUBatch, alloc.MiB(v.KVSaved))
+	}
 	row("activations", "%s measured for a %d-token prefill at full context", alloc.MiB(v.Activations), min(core.MaxUBatch, v.Ctx))
 	if err := tw.Flush(); err != nil {
 		return err
