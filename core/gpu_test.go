@@ -1,0 +1,221 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/backend/cuda"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/gguf/ggtest"
+)
+
+// gpuDevice is the CUDA device answer, or a one-line skip where there is
+// no usable CUDA driver (CI, this project's build machine).
+func gpuDevice(t *testing.T) devices.Reported {
+	t.Helper()
+	if ok, line := cuda.Status(); !ok {
+		t.Skip(line)
+	}
+	r, ok := QueryDevice().(devices.Reported)
+	if !ok || r.Kind != devices.KindCUDA {
+		t.Skipf("no CUDA device answer: %v", QueryDevice())
+	}
+	return r
+}
+
+func onGPU(dm devices.Reported, layers int, env map[string]string) LoadOptions {
+	return LoadOptions{PlanOptions: PlanOptions{
+		GPULayers: offload.Request{Layers: layers, Source: "test"},
+		Device:    func() devices.DeviceMemory { return dm },
+		Env:       func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+	}}
+}
+
+// gpuRefModels: every model with references in models/, synth/ and small/.
+func gpuRefModels(t *testing.T) []string {
+	var out []string
+	for _, sub := range []string{"models", "synth", "small"} {
+		m, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), sub, "*.ref.json"))
+		out = append(out, m...)
+	}
+	return out
+}
+
+// TestGPULogitsMatchLlamaCpp: every reference model at gpu-layers 0, 1,
+// all and all+output, within the CPU's bounds, with the three readers
+// agreeing on the device. small/ references were computed a token at a
+// time and are evaluated so (decode graphs, captured and replayed).
+func TestGPULogitsMatchLlamaCpp(t *testing.T) {
+	dm := gpuDevice(t)
+	for _, refPath := range gpuRefModels(t) {
+		ref := loadRef(t, refPath)
+		dir := filepath.Dir(refPath)
+		small := filepath.Base(dir) == "small"
+		info, err := Inspect(filepath.Join(dir, ref.Model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nl := info.HParams.NLayer
+		for _, gl := range []int{0, 1, nl, nl + 1} {
+			t.Run(fmt.Sprintf("%s/gpu%d", ref.Model, gl), func(t *testing.T) {
+				s, err := Load(context.Background(), filepath.Join(dir, ref.Model), onGPU(dm, gl, nil), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				rep := s.OffloadReport()
+				if s.Plan().GPULayers != gl || rep.Fallback != "" {
+					t.Fatalf("plan %v, fallback %q", s.Plan(), rep.Fallback)
+				}
+				if gl > 0 && !strings.HasPrefix(rep.Backend, "CUDA") {
+					t.Fatalf("device backend %q", rep.Backend)
+				}
+				bound := tolerance(ref.Model)
+				if strings.Contains(ref.Model, "BF16") {
+					bound = 2e-5
+				}
+				for ci, c := range ref.Cases {
+					want := readLogits(t, filepath.Join(dir, c.LogitsFile))
+					if err := s.Rewind(0); err != nil {
+						t.Fatal(err)
+					}
+					var got []float32
+					if small {
+						for _, tok := range c.Tokens {
+							l, err := s.Eval(context.Background(), []int32{tok}, true)
+							if err != nil {
+								t.Fatal(err)
+							}
+							got = append(got, l...)
+						}
+					} else if got, err = s.Eval(context.Background(), c.Tokens, true); err != nil {
+						t.Fatal(err)
+					}
+					worst := 0.0
+					for p := range c.Tokens {
+						row := p * ref.NVocab
+						worst = max(worst, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+					}
+					t.Logf("case %d: worst-position NMSE %.3g (bound %.0g)", ci, worst, bound)
+					if worst > bound {
+						t.Errorf("case %d: worst-position NMSE %.3g > %.0g", ci, worst, bound)
+					}
+				}
+				if gl > 0 {
+					checkThreeReaders(t, s)
+					rep := s.MemoryReport()
+					if rep[1].WeightsBytes != s.View.DeviceWeights || s.OffloadReport().DeviceBytes != s.View.DeviceWeights {
+						t.Errorf("device weights %d, report %d, plan %d", rep[1].WeightsBytes, s.OffloadReport().DeviceBytes, s.View.DeviceWeights)
+					}
+					if rep[1].FixedBytes <= 0 {
+						t.Errorf("the CUDA context/modules/workspace were not charged: %+v", rep[1])
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkThreeReaders: the loader, the builder's layer stamps and the
+// scheduler put exactly the plan's blocks on the device.
+func checkThreeReaders(t *testing.T, s *Session) {
+	t.Helper()
+	plan := s.Plan()
+	for name, be := range s.where {
+		want := plan.AllowsWeight(name)
+		if strings.HasPrefix(name, "cache_") {
+			var l int
+			if _, err := fmtSscanLayer(name, &l); err != nil {
+				t.Fatal(err)
+			}
+			want = plan.OnDevice(l)
+		}
+		if (be == 1) != want {
+			t.Errorf("loader put %s on backend %d, plan says device=%v", name, be, want)
+		}
+	}
+	g := s.cache.Latest()
+	for _, n := range g.Nodes {
+		if n.Op.IsLeaf() || n.Op == graph.OpView || n.Op == graph.OpCopy || n.Op == graph.OpStoreKV {
+			continue
+		}
+		want := 0
+		if n.Layer >= 0 && plan.OnDevice(n.Layer) || n.Layer == graph.Unblocked && plan.DeviceHoldsUnblocked() {
+			want = 1
+		}
+		if n.Backend != want {
+			t.Errorf("%s on backend %d, plan says %d", n, n.Backend, want)
+		}
+	}
+}
+
+// TestGPUGreedyDecode: the reference greedy continuation decoded through
+// the device's KV cache, token by token (captured decode graphs replayed).
+func TestGPUGreedyDecode(t *testing.T) {
+	dm := gpuDevice(t)
+	refPath := filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json")
+	ref := loadRef(t, refPath)
+	path := filepath.Join(filepath.Dir(refPath), ref.Model)
+	info, err := Inspect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(context.Background(), path, onGPU(dm, info.HParams.NLayer+1, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for ci, c := range ref.Cases {
+		s.Rewind(0)
+		logits, err := s.Eval(context.Background(), c.Tokens, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range c.Greedy {
+			if got := argmax(logits); got != want {
+				t.Fatalf("case %d step %d: token %d, want %d", ci, i, got, want)
+			}
+			if logits, err = s.Eval(context.Background(), []int32{want}, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dev := s.bes[1].(*cuda.Backend)
+	st := dev.GraphStats()
+	t.Logf("graph runs: %+v", st)
+	if st.Replays == 0 {
+		t.Errorf("no decode step was replayed from a captured graph: %+v", st)
+	}
+}
+
+// TestGPUPlanOverBudgetIsRefusedByTheGate: a plan bigger than
+// MINFER_GPU_MEM allows is refused by the E4 gate with its four numbers,
+// before CUDA is asked for anything.
+func TestGPUPlanOverBudgetIsRefusedByTheGate(t *testing.T) {
+	dm := gpuDevice(t)
+	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-F16.gguf")
+	info, err := Inspect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(context.Background(), path, onGPU(dm, info.HParams.NLayer+1, map[string]string{offload.EnvGPUMem: "8"}), nil)
+	var r *alloc.Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("got %v, want the gate's refusal", err)
+	}
+	for _, w := range []string{"weights", "pooled", "request", "budget"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("refusal %q does not name %s", err, w)
+		}
+	}
+	if errors.Is(err, cuda.ErrOutOfMemory) {
+		t.Errorf("refused by CUDA, not by the gate: %v", err)
+	}
+}
