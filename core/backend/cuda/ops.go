@@ -79,8 +79,8 @@ func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
 	return b.window(n.Buf)
 }
 
-func grid1(x int64) [3]uint32  { return [3]uint32{uint32(x), 1, 1} }
-func block1(x int) [3]uint32   { return [3]uint32{uint32(x), 1, 1} }
+func grid1(x int64) [3]uint32 { return [3]uint32{uint32(x), 1, 1} }
+func block1(x int) [3]uint32  { return [3]uint32{uint32(x), 1, 1} }
 func elementwiseGrid(total int64) [3]uint32 {
 	return grid1(min((total+255)/256, 65535))
 }
