@@ -10,6 +10,7 @@ import (
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend/cuda"
+	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
@@ -49,23 +50,78 @@ func gpuRefModels(t *testing.T) []string {
 }
 
 // TestGPULogitsMatchLlamaCpp: every reference model at gpu-layers 0, 1,
-// all and all+output, within the CPU's bounds, with the three readers
-// agreeing on the device. small/ references were computed a token at a
-// time and are evaluated so (decode graphs, captured and replayed).
+// all and all+output: the logits match the CPU backend's (NMSE ≤ 1e-5 for
+// quantized models, 1e-6 for float ones: the GPU computes the CPU's
+// arithmetic) and llama.cpp's references within the CPU's bounds (where the
+// CPU itself misses a reference bound, as on some small/ cases, within 1.5×
+// the CPU's own NMSE), with the three readers agreeing on the device.
+// small/ references were computed a token at a time and are evaluated so
+// (decode graphs, captured and replayed).
 func TestGPULogitsMatchLlamaCpp(t *testing.T) {
 	dm := gpuDevice(t)
 	for _, refPath := range gpuRefModels(t) {
 		ref := loadRef(t, refPath)
 		dir := filepath.Dir(refPath)
 		small := filepath.Base(dir) == "small"
-		info, err := Inspect(filepath.Join(dir, ref.Model))
+		path := filepath.Join(dir, ref.Model)
+		info, err := Inspect(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		eval := func(t *testing.T, s *Session, c coretest.RefCase) []float32 {
+			t.Helper()
+			if err := s.Rewind(0); err != nil {
+				t.Fatal(err)
+			}
+			if !small {
+				got, err := s.Eval(context.Background(), c.Tokens, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			var got []float32
+			for _, tok := range c.Tokens {
+				l, err := s.Eval(context.Background(), []int32{tok}, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, l...)
+			}
+			return got
+		}
+		worstOf := func(got, want []float32, n int) float64 {
+			worst := 0.0
+			for row := 0; row+ref.NVocab <= len(want) && row/ref.NVocab < n; row += ref.NVocab {
+				worst = max(worst, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+			}
+			return worst
+		}
+		// The CPU's logits and their distance to the references.
+		host, err := Load(context.Background(), path, onGPU(dm, 0, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cpuLogits [][]float32
+		var cpuRef []float64
+		for _, c := range ref.Cases {
+			l := eval(t, host, c)
+			cpuLogits = append(cpuLogits, l)
+			cpuRef = append(cpuRef, worstOf(l, readLogits(t, filepath.Join(dir, c.LogitsFile)), len(c.Tokens)))
+		}
+		host.Close()
+		refBound := tolerance(ref.Model)
+		gpuBound := 1e-6
+		if refBound > 1e-6 {
+			gpuBound = 1e-5
+		}
+		if strings.Contains(ref.Model, "BF16") {
+			refBound = 2e-5
+		}
 		nl := info.HParams.NLayer
-		for _, gl := range []int{0, 1, nl, nl + 1} {
+		for _, gl := range []int{1, nl, nl + 1} {
 			t.Run(fmt.Sprintf("%s/gpu%d", ref.Model, gl), func(t *testing.T) {
-				s, err := Load(context.Background(), filepath.Join(dir, ref.Model), onGPU(dm, gl, nil), nil)
+				s, err := Load(context.Background(), path, onGPU(dm, gl, nil), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,49 +130,33 @@ func TestGPULogitsMatchLlamaCpp(t *testing.T) {
 				if s.Plan().GPULayers != gl || rep.Fallback != "" {
 					t.Fatalf("plan %v, fallback %q", s.Plan(), rep.Fallback)
 				}
-				if gl > 0 && !strings.HasPrefix(rep.Backend, "CUDA") {
+				if !strings.HasPrefix(rep.Backend, "CUDA") {
 					t.Fatalf("device backend %q", rep.Backend)
 				}
-				bound := tolerance(ref.Model)
-				if strings.Contains(ref.Model, "BF16") {
-					bound = 2e-5
-				}
 				for ci, c := range ref.Cases {
+					got := eval(t, s, c)
 					want := readLogits(t, filepath.Join(dir, c.LogitsFile))
-					if err := s.Rewind(0); err != nil {
-						t.Fatal(err)
+					vsCPU := worstOf(got, cpuLogits[ci], len(c.Tokens))
+					vsRef := worstOf(got, want, len(c.Tokens))
+					bound := refBound
+					if cpuRef[ci] > refBound {
+						bound = 1.5 * cpuRef[ci]
 					}
-					var got []float32
-					if small {
-						for _, tok := range c.Tokens {
-							l, err := s.Eval(context.Background(), []int32{tok}, true)
-							if err != nil {
-								t.Fatal(err)
-							}
-							got = append(got, l...)
-						}
-					} else if got, err = s.Eval(context.Background(), c.Tokens, true); err != nil {
-						t.Fatal(err)
+					t.Logf("case %d: worst-position NMSE vs CPU %.3g (bound %.0g), vs llama.cpp %.3g (bound %.3g; CPU %.3g)", ci, vsCPU, gpuBound, vsRef, bound, cpuRef[ci])
+					if vsCPU > gpuBound {
+						t.Errorf("case %d: NMSE vs the CPU %.3g > %.0g", ci, vsCPU, gpuBound)
 					}
-					worst := 0.0
-					for p := range c.Tokens {
-						row := p * ref.NVocab
-						worst = max(worst, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
-					}
-					t.Logf("case %d: worst-position NMSE %.3g (bound %.0g)", ci, worst, bound)
-					if worst > bound {
-						t.Errorf("case %d: worst-position NMSE %.3g > %.0g", ci, worst, bound)
+					if vsRef > bound {
+						t.Errorf("case %d: NMSE vs llama.cpp %.3g > %.3g", ci, vsRef, bound)
 					}
 				}
-				if gl > 0 {
-					checkThreeReaders(t, s)
-					rep := s.MemoryReport()
-					if rep[1].WeightsBytes != s.View.DeviceWeights || s.OffloadReport().DeviceBytes != s.View.DeviceWeights {
-						t.Errorf("device weights %d, report %d, plan %d", rep[1].WeightsBytes, s.OffloadReport().DeviceBytes, s.View.DeviceWeights)
-					}
-					if rep[1].FixedBytes <= 0 {
-						t.Errorf("the CUDA context/modules/workspace were not charged: %+v", rep[1])
-					}
+				checkThreeReaders(t, s)
+				mr := s.MemoryReport()
+				if mr[1].WeightsBytes != s.View.DeviceWeights || rep.DeviceBytes != s.View.DeviceWeights {
+					t.Errorf("device weights %d, report %d, plan %d", mr[1].WeightsBytes, rep.DeviceBytes, s.View.DeviceWeights)
+				}
+				if mr[1].FixedBytes <= 0 {
+					t.Errorf("the CUDA context/modules/workspace were not charged: %+v", mr[1])
 				}
 			})
 		}
@@ -200,7 +240,7 @@ func TestGPUGreedyDecode(t *testing.T) {
 // before CUDA is asked for anything.
 func TestGPUPlanOverBudgetIsRefusedByTheGate(t *testing.T) {
 	dm := gpuDevice(t)
-	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-F16.gguf")
+	path := filepath.Join(ggtest.Dir(t), "small", "synth-llama-small-F16.gguf")
 	info, err := Inspect(path)
 	if err != nil {
 		t.Fatal(err)

@@ -62,13 +62,18 @@ type tensor struct {
 	data []byte
 }
 
+// caseSeq makes weight names unique per run: one backend serves many cases.
+var caseSeq int
+
 // runCase runs c on be alone and returns the output.
 func runCase(t *testing.T, be backend.Backend, c opCase, steps int) []float32 {
 	t.Helper()
+	caseSeq++
+	uniq := func(name string) string { return fmt.Sprintf("%s#%d", name, caseSeq) }
 	b := graph.NewBuilder(graph.Params{Tokens: 1})
 	out := c.build(b, func(name string) *graph.Node {
 		w := c.weights[name]
-		return b.Weight(name, w.t, w.dims)
+		return b.Weight(uniq(name), w.t, w.dims)
 	})
 	g, err := b.Finish(out)
 	if err != nil {
@@ -84,7 +89,7 @@ func runCase(t *testing.T, be backend.Backend, c opCase, steps int) []float32 {
 		}
 	}
 	for name, w := range c.weights {
-		if err := be.RegisterWeight(name, w.t, w.dims, w.data); err != nil {
+		if err := be.RegisterWeight(uniq(name), w.t, w.dims, w.data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,6 +104,11 @@ func runCase(t *testing.T, be backend.Backend, c opCase, steps int) []float32 {
 		}
 		kv[name] = ref
 	}
+	defer func() {
+		for _, ref := range kv {
+			ga.FreePersistent(ref)
+		}
+	}()
 	var res []float32
 	for step := 0; step < steps; step++ {
 		if err := graph.Allocate(g, ga, func(name string) (alloc.BufRef, bool) { r, ok := kv[name]; return r, ok }); err != nil {

@@ -53,11 +53,11 @@ extern "C" __global__ void add_f32(const float* x, const float* y, float* out, i
         out[i] = x[i] + y[i % yn];
 }
 
-// swiglu: x/(1+expf(-x)) * u.
+// swiglu: x/(1+expf(-x)) * u, with the CPU's expf.
 extern "C" __global__ void swiglu(const float* g, const float* u, float* out, long long total) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         float x = g[i];
-        out[i] = x / (1.f + expf(-x)) * u[i];
+        out[i] = x / (1.f + cpu_expf(-x)) * u[i];
     }
 }
 
@@ -188,7 +188,7 @@ __device__ void attention_impl(const float* q, const void* kc, const void* vc, c
             sc[j] = 0.f;
             continue;
         }
-        float e = expf(v - mx);
+        float e = cpu_expf(v - mx);
         sc[j] = e;
         sum += (double)e;
     }

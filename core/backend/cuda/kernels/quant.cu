@@ -162,11 +162,7 @@ extern "C" __global__ void quant_q8_0(const float* x, uint8_t* y, int n, long lo
     float id = amax != 0.f ? 127.f / amax : 0.f;
     int q = sat8(v * id);
     b[2 + lane] = (uint8_t)(int8_t)q;
-    if (lane == 0) {
-        uint16_t d = to_f16(amax / 127.f);
-        b[0] = d & 0xff;
-        b[1] = d >> 8;
-    }
+    if (lane == 0) put_f16(b, amax / 127.f);
 }
 
 extern "C" __global__ void quant_q8_1(const float* x, uint8_t* y, int n, long long yrb) {
@@ -180,11 +176,8 @@ extern "C" __global__ void quant_q8_1(const float* x, uint8_t* y, int n, long lo
     b[4 + lane] = (uint8_t)(int8_t)q;
     int sum = warp_sum_i(q);
     if (lane == 0) {
-        uint16_t dh = to_f16(d), sh = to_f16(d * (float)sum);
-        b[0] = dh & 0xff;
-        b[1] = dh >> 8;
-        b[2] = sh & 0xff;
-        b[3] = sh >> 8;
+        put_f16(b, d);
+        put_f16(b + 2, d * (float)sum);
     }
 }
 
