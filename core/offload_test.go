@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // fakeGPU is a second CPU backend standing in for a device: the loader,
@@ -56,7 +55,7 @@ func withDevice(gpuLayers int, dev fakeGPU) LoadOptions {
 // block, and the scheduler offers the device only for blocks in the plan.
 // Every split gives the same logits as the CPU alone.
 func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
-	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q8_0.gguf")
+	path := ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf")
 	toks := []int32{1, 450, 4996, 17354, 1701, 29916}
 	base, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err != nil {
@@ -153,7 +152,7 @@ func fmtSscanLayer(name string, l *int) (int, error) {
 // TestUnusableDeviceWeightsFallBackToCPU: a device that lacks a planned
 // weight's type makes the load drop to CPU-only, saying why.
 func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
-	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q4_K_M.gguf")
+	path := ggtest.Path(t, "synth", "synth-llama-Q4_K_M.gguf")
 	s, err := Load(context.Background(), path, withDevice(2, newFakeGPU(t, 1, gguf.TypeQ6_K)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +175,7 @@ func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
 	o.Device = func() devices.DeviceMemory {
 		return devices.Reported{Kind: devices.KindMetal, Name: "Apple M9", Free: 8 << 30, Total: 8 << 30}
 	}
-	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +201,7 @@ func TestRegisteredBackendIsOpenedAndOwned(t *testing.T) {
 	o.Device = func() devices.DeviceMemory {
 		return devices.Reported{Kind: kind, Name: "Test device", Free: 8 << 30, Total: 8 << 30}
 	}
-	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +220,7 @@ func TestRegisteredBackendIsOpenedAndOwned(t *testing.T) {
 	backend.Register(kind, backend.Driver{Name: "TESTDEV", Open: func(devices.DeviceMemory) (backend.Backend, error) {
 		return nil, fmt.Errorf("%w: libtest.so.1 not found", backend.ErrUnusable)
 	}})
-	s, err = Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	s, err = Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

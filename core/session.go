@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"unsafe"
 
@@ -68,6 +69,11 @@ type Session struct {
 	where  map[string]int
 	nPast  int
 	tok    *tokenizer.Tokenizer
+
+	// stamp is the file as it was mapped; broken is set once the file was
+	// seen to change (see checkFile and guarded).
+	stamp  os.FileInfo
+	broken error
 }
 
 // Load maps the file, registers every weight where the plan says, places
@@ -93,7 +99,12 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	}
 	s := &Session{Info: info, View: view, H: *info.HParams, NCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
-	if err := s.load(ctx, opts, progress); err != nil {
+	if s.stamp, err = os.Stat(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("core: %w", err)
+	}
+	// A device backend copies the weights it holds: that reads the mapping.
+	if err := s.guarded(func() error { return s.load(ctx, opts, progress) }); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -322,6 +333,14 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 	if len(tokens) == 0 {
 		return nil, errors.New("core: eval of no tokens")
 	}
+	if s.broken != nil {
+		return nil, s.broken
+	}
+	if err := s.checkFile(); err != nil {
+		s.broken = err
+		s.nPast = 0
+		return nil, err
+	}
 	if s.nPast+len(tokens) > s.NCtx {
 		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.NCtx)
 	}
@@ -335,7 +354,11 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 	for off := 0; off < len(tokens); off += MaxUBatch {
 		chunk := tokens[off:min(off+MaxUBatch, len(tokens))]
 		last := off+len(chunk) == len(tokens)
-		logits, err := s.step(ctx, chunk, all)
+		var logits []float32
+		err := s.guarded(func() (err error) {
+			logits, err = s.step(ctx, chunk, all)
+			return err
+		})
 		if err != nil {
 			s.nPast = start // the cache rows past start are not trusted
 			return nil, err

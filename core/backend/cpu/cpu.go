@@ -287,7 +287,7 @@ func (c *CPU) compute(n *graph.Node) error {
 		}
 		return c.attention(n, p, f32s(out), f32s(src[0]), src[1], src[2], f32s(src[3]))
 	case graph.OpSwiGLU:
-		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]))
+		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]))
 	default:
 		return fmt.Errorf("op %s has no CPU kernel", n.Op)
 	}
