@@ -10,11 +10,11 @@ import (
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend/cuda"
-	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // gpuDevice is the CUDA device answer, or a one-line skip where there is
@@ -43,8 +43,7 @@ func onGPU(dm devices.Reported, layers int, env map[string]string) LoadOptions {
 func gpuRefModels(t *testing.T) []string {
 	var out []string
 	for _, sub := range []string{"models", "synth", "small"} {
-		m, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), sub, "*.ref.json"))
-		out = append(out, m...)
+		out = append(out, ggtest.Glob(t, sub, "*.ref.json")...)
 	}
 	return out
 }
@@ -200,7 +199,7 @@ func checkThreeReaders(t *testing.T, s *Session) {
 // the device's KV cache, token by token (captured decode graphs replayed).
 func TestGPUGreedyDecode(t *testing.T) {
 	dm := gpuDevice(t)
-	refPath := filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json")
+	refPath := ggtest.Path(t, "models", "stories260K.ref.json")
 	ref := loadRef(t, refPath)
 	path := filepath.Join(filepath.Dir(refPath), ref.Model)
 	info, err := Inspect(path)
@@ -240,7 +239,7 @@ func TestGPUGreedyDecode(t *testing.T) {
 // before CUDA is asked for anything.
 func TestGPUPlanOverBudgetIsRefusedByTheGate(t *testing.T) {
 	dm := gpuDevice(t)
-	path := filepath.Join(ggtest.Dir(t), "small", "synth-llama-small-F16.gguf")
+	path := ggtest.Path(t, "small", "synth-llama-small-F16.gguf")
 	info, err := Inspect(path)
 	if err != nil {
 		t.Fatal(err)
