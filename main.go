@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/minfer/minfer/core/cli"
+	"github.com/minfer/minfer/cli"
 	"github.com/minfer/minfer/ui"
 )
 

@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // BenchmarkEval reports prefill and decode tokens/s on every synth model:
 //
 //	go test ./core -run '^$' -bench Eval -benchtime 3x
 func BenchmarkEval(b *testing.B) {
-	models, _ := filepath.Glob(filepath.Join(ggtest.Dir(b), "synth", "*.gguf"))
+	models := ggtest.Glob(b, "synth", "*.gguf")
 	for _, path := range models {
 		s, err := Load(context.Background(), path, cpuOnly(), nil)
 		if err != nil {

@@ -2,19 +2,18 @@ package core
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/minfer/minfer/core/chat"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func stories(t *testing.T, ctx int) *Session {
 	t.Helper()
 	o := cpuOnly()
 	o.Ctx = ctx
-	s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"), o, nil)
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +28,7 @@ func greedy() chat.GenOptions {
 // TestCompletionMatchesReferenceGreedyText: plain completion of the
 // reference prompt reproduces llama.cpp's greedy text.
 func TestCompletionMatchesReferenceGreedyText(t *testing.T) {
-	ref := loadRef(t, filepath.Join(ggtest.Dir(t), "models", "stories260K.ref.json"))
+	ref := loadRef(t, ggtest.Path(t, "models", "stories260K.ref.json"))
 	s := stories(t, 0)
 	conv, src, err := s.Conversation()
 	if err != nil {

@@ -2,12 +2,11 @@ package core
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/graph"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // TestDecodeStepAllocatesNothingOnCPU: once a decode graph is built and
@@ -20,7 +19,7 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			opts := cpuOnly()
 			opts.Threads = 2
-			s, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "synth", name), opts, nil)
+			s, err := Load(context.Background(), ggtest.Path(t, "synth", name), opts, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,11 +50,11 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 					nodes = append(nodes, n)
 				}
 			}
-			if err := s.cpu.Compute(nodes); err != nil { // warm-up: scratch grows here
+			if err := s.cpu.Compute(context.Background(), nodes); err != nil { // warm-up: scratch grows here
 				t.Fatal(err)
 			}
 			if a := testing.AllocsPerRun(5, func() {
-				if err := s.cpu.Compute(nodes); err != nil {
+				if err := s.cpu.Compute(context.Background(), nodes); err != nil {
 					t.Fatal(err)
 				}
 			}); a != 0 {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/minfer/minfer/core/synth"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/synth"
 )
 
 // FuzzInspect: whatever a file's bytes say, inspecting it (index, metadata,

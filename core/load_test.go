@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/core/alloc"
-	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // TestQwen2MatchesLlamaReferenceUnderNeoXPermutation: a qwen2 block is a
@@ -23,7 +23,7 @@ import (
 // unchanged when both sides are permuted alike), so with zero biases its
 // logits must match llama.cpp's reference for the llama file.
 func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
-	dir := filepath.Join(ggtest.Dir(t), "synth")
+	dir := ggtest.Path(t, "synth")
 	ref := loadRef(t, filepath.Join(dir, "synth-llama-F16.ref.json"))
 	path := coretest.Rewrite(t, filepath.Join(dir, "synth-llama-F16.gguf"), func(f *gguf.File, b *gguf.Builder) error {
 		for _, kv := range f.Meta.KVs {
@@ -88,7 +88,7 @@ func TestQwen2MatchesLlamaReferenceUnderNeoXPermutation(t *testing.T) {
 // TestUnsupportedTensorTypeFailsBeforeAllocating: a weight type the CPU
 // cannot compute with refuses the load, naming the tensor and its type.
 func TestUnsupportedTensorTypeFailsBeforeAllocating(t *testing.T) {
-	src := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q8_0.gguf")
+	src := ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf")
 	path := coretest.Rewrite(t, src, func(f *gguf.File, b *gguf.Builder) error {
 		ti, _ := f.Tensor("blk.1.ffn_up.weight")
 		n, _ := gguf.TypeIQ4_NL.RowBytes(ti.NElements()) // same 32-element block of 18 bytes as Q4_0
@@ -107,7 +107,7 @@ func TestUnsupportedTensorTypeFailsBeforeAllocating(t *testing.T) {
 // TestLoadReportsProgressAndCancels: progress climbs to the total, and a
 // cancelled context stops the load with context.Canceled.
 func TestLoadReportsProgressAndCancels(t *testing.T) {
-	path := filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q4_0.gguf")
+	path := ggtest.Path(t, "synth", "synth-llama-Q4_0.gguf")
 	var last, total int64
 	calls := 0
 	s, err := Load(context.Background(), path, cpuOnly(), func(done, tot int64) {
@@ -138,7 +138,7 @@ func TestLoadReportsProgressAndCancels(t *testing.T) {
 // TestBadFilesGiveClearErrors: not a model, truncated, missing.
 func TestBadFilesGiveClearErrors(t *testing.T) {
 	dir := t.TempDir()
-	src, _ := os.ReadFile(filepath.Join(ggtest.Dir(t), "models", "stories260K.gguf"))
+	src, _ := os.ReadFile(ggtest.Path(t, "models", "stories260K.gguf"))
 	cut := filepath.Join(dir, "cut.gguf")
 	os.WriteFile(cut, src[:len(src)/2], 0o644)
 	txt := filepath.Join(dir, "notes.gguf")
@@ -147,7 +147,7 @@ func TestBadFilesGiveClearErrors(t *testing.T) {
 		{cut, "truncated"},
 		{txt, "not a GGUF file"},
 		{filepath.Join(dir, "absent.gguf"), "no such file"},
-		{filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-bert-bge.gguf"), "unsupported architecture"},
+		{ggtest.Path(t, "vocab", "ggml-vocab-bert-bge.gguf"), "unsupported architecture"},
 	} {
 		_, err := Load(context.Background(), c.path, cpuOnly(), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -162,7 +162,7 @@ func TestHugeContextRefusedOnTheCPUBudget(t *testing.T) {
 	o := cpuOnly()
 	o.Ctx = 1 << 20 // a 1 GiB KV cache
 	o.HostMemory = func() (devices.HostMem, error) { return devices.HostMem{Total: 2 << 30, Available: 1 << 30}, nil }
-	_, err := Load(context.Background(), filepath.Join(ggtest.Dir(t), "synth", "synth-llama-Q8_0.gguf"), o, nil)
+	_, err := Load(context.Background(), ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf"), o, nil)
 	var r *alloc.Refusal
 	if !errors.As(err, &r) || !strings.Contains(err.Error(), "KV cache") || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("got %v, want a refusal for the KV cache", err)

@@ -2,18 +2,17 @@ package core
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func planFor(t *testing.T, model string, dm devices.DeviceMemory, req offload.Request, ctx int) (*PlanView, error) {
 	t.Helper()
-	info, err := Inspect(filepath.Join(ggtest.Dir(t), model))
+	info, err := Inspect(ggtest.Path(t, model))
 	if err != nil {
 		t.Fatal(err)
 	}

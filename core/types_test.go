@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/minfer/minfer/core/coretest"
 	"github.com/minfer/minfer/core/quant"
-	"github.com/minfer/minfer/core/synth"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/internal/synth"
 )
 
 // TestEveryWeightTypeRunsThroughTheRuntime: a model in each supported

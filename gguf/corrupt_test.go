@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // corruption is one damaged variant of a valid file: the error must wrap

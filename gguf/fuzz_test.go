@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // fuzzSeedPrefix bounds each real file in the seed corpus: the fuzzer

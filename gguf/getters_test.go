@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // getterMeta goes through the writer and parser so the getters see values

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // TestOpenModels checks every test model against its own bytes: the parsed

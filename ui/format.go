@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/minfer/minfer/core/units"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // nbsp keeps a number and its unit (and digit groups) on one line.

@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/minfer/minfer/devices"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // harness runs the window headless. Everything the worker posts is queued

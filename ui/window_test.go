@@ -16,8 +16,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/minfer/minfer/core/chat"
-	"github.com/minfer/minfer/core/coretest"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 const bigGPU = "reported:free=8192,total=16384"

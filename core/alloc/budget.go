@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/minfer/minfer/core/budget"
-	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // Budget is the limit a backend's gate checks against.

@@ -3,14 +3,13 @@ package chat
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 type noEval struct{}
@@ -24,7 +23,7 @@ func (noEval) NCtxLen() int                                           { return 4
 // tokens, the same text typed by a user is tokenized as text; with no such
 // text the prompt equals tokenizing the whole rendering with special parsing.
 func TestUserTextNeverBecomesAControlToken(t *testing.T) {
-	f, err := gguf.Open(filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-llama-spm.gguf"))
+	f, err := gguf.Open(ggtest.Path(t, "vocab", "ggml-vocab-llama-spm.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +75,7 @@ func TestUserTextNeverBecomesAControlToken(t *testing.T) {
 // template raises on a system message; the conversation folds it into the
 // first user turn instead of failing the reply.
 func TestPromptFoldsTheSystemPromptForTemplatesThatRefuseIt(t *testing.T) {
-	f, err := gguf.Open(filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-llama-spm.gguf"))
+	f, err := gguf.Open(ggtest.Path(t, "vocab", "ggml-vocab-llama-spm.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestPromptFoldsTheSystemPromptForTemplatesThatRefuseIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile(filepath.Join(ggtest.Dir(t), "templates", "google-gemma-2-2b-it.jinja"))
+	src, err := os.ReadFile(ggtest.Path(t, "templates", "google-gemma-2-2b-it.jinja"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"math"
 
 	"github.com/minfer/minfer/core/budget"
-	"github.com/minfer/minfer/core/units"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // EnvGPUMem overrides the device's answer with a weight budget in MiB.

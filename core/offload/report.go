@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/minfer/minfer/core/units"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // Report is the OffloadReport: where a load actually put the blocks, with the

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // loadTensor opens a synth model and dequantizes one whole tensor (its rows

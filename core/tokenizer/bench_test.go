@@ -1,11 +1,10 @@
 package tokenizer
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // benchText is about 4 KB of mixed prose, code, numbers and non-Latin
@@ -20,7 +19,7 @@ to write code like this:
 func BenchmarkEncode(b *testing.B) {
 	for _, name := range []string{"llama-spm", "falcon", "deepseek-llm", "deepseek-coder", "mpt", "bert-bge"} {
 		b.Run(name, func(b *testing.B) {
-			tok := load(b, filepath.Join(ggtest.Dir(b), "vocab", "ggml-vocab-"+name+".gguf"))
+			tok := load(b, ggtest.Path(b, "vocab", "ggml-vocab-"+name+".gguf"))
 			ids, err := tok.Encode(benchText, true, false)
 			if err != nil {
 				b.Fatal(err)
@@ -38,7 +37,7 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkDecodeStream(b *testing.B) {
-	tok := load(b, filepath.Join(ggtest.Dir(b), "vocab", "ggml-vocab-llama-spm.gguf"))
+	tok := load(b, ggtest.Path(b, "vocab", "ggml-vocab-llama-spm.gguf"))
 	ids, err := tok.Encode(benchText, false, false)
 	if err != nil {
 		b.Fatal(err)

@@ -1,12 +1,11 @@
 package tokenizer
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // roundTripVocabs are the vocabularies FuzzEncodeDecode checks. What
@@ -43,12 +42,11 @@ var roundTripVocabs = []struct {
 }
 
 func FuzzEncodeDecode(f *testing.F) {
-	dir := ggtest.Dir(f)
 	toks := make([]*Tokenizer, len(roundTripVocabs))
 	for i, v := range roundTripVocabs {
-		toks[i] = load(f, filepath.Join(dir, v.file))
+		toks[i] = load(f, ggtest.Path(f, v.file))
 	}
-	base := filepath.Join(dir, "vocab", "ggml-vocab-llama-spm.gguf")
+	base := ggtest.Path(f, "vocab", "ggml-vocab-llama-spm.gguf")
 	texts, _ := readVectors(f, base+".inp", base+".out")
 	for _, s := range texts {
 		f.Add(s)

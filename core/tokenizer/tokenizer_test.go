@@ -2,24 +2,23 @@ package tokenizer
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func vocab(t testing.TB, name string) *Tokenizer {
 	t.Helper()
-	return load(t, filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-"+name+".gguf"))
+	return load(t, ggtest.Path(t, "vocab", "ggml-vocab-"+name+".gguf"))
 }
 
 func model(t testing.TB, name string) *Tokenizer {
 	t.Helper()
-	return load(t, filepath.Join(ggtest.Dir(t), "models", name+".gguf"))
+	return load(t, ggtest.Path(t, "models", name+".gguf"))
 }
 
 func TestSpecialIDs(t *testing.T) {
@@ -433,8 +432,8 @@ func TestFromGGUFErrors(t *testing.T) {
 // TestPreTokenizers compiles every configured pre-tokenizer and checks that
 // its words tile each conformance text exactly.
 func TestPreTokenizers(t *testing.T) {
-	texts, _ := readVectors(t, filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-llama-spm.gguf.inp"),
-		filepath.Join(ggtest.Dir(t), "vocab", "ggml-vocab-llama-spm.gguf.out"))
+	texts, _ := readVectors(t, ggtest.Path(t, "vocab", "ggml-vocab-llama-spm.gguf.inp"),
+		ggtest.Path(t, "vocab", "ggml-vocab-llama-spm.gguf.out"))
 	texts = append(texts, "\xff\xfe invalid \xe2\x96", strings.Repeat(" ", 3000)+"x", strings.Repeat("ab1", 2000))
 	for _, c := range preConfigs {
 		name := c.names[0]

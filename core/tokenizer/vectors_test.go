@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/gguf"
-	"github.com/minfer/minfer/gguf/ggtest"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // outOfScope lists tokenizer models this package deliberately does not
@@ -92,7 +92,7 @@ func readVectors(t testing.TB, inpPath, outPath string) (texts []string, want []
 // text of every ggml-vocab-*.gguf that has .inp/.out must tokenize exactly
 // (add_special=false, parse_special=false).
 func TestVocabVectors(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), "vocab", "*.gguf"))
+	paths := ggtest.Glob(t, "vocab", "*.gguf")
 	if len(paths) == 0 {
 		t.Fatal("no vocab/*.gguf in the test data")
 	}
@@ -166,7 +166,7 @@ type refFile struct {
 func TestModelRefTokens(t *testing.T) {
 	var refs []string
 	for _, sub := range []string{"models", "synth"} {
-		m, _ := filepath.Glob(filepath.Join(ggtest.Dir(t), sub, "*.ref.json"))
+		m := ggtest.Glob(t, sub, "*.ref.json")
 		refs = append(refs, m...)
 	}
 	if len(refs) == 0 {

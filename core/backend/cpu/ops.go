@@ -104,6 +104,13 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	if len(x) < in*tokens || len(out) < rows*tokens {
 		return fmt.Errorf("matmul %q: %d activations and %d outputs for %d×%d by %d tokens", n.Src[0].Name, len(x), len(out), rows, in, tokens)
 	}
+	if f16F32(wt, in) {
+		c.mt = matTask{c: c, k: k, w: w, x: x, in: in, out: out, rows: rows, tokens: tokens, f16f32: true}
+		c.weightReads.Add(int64(wrb * rows))
+		c.w.run(rows, 16, &c.mt)
+		c.mt = matTask{}
+		return nil
+	}
 	need := xrb * tokens
 	if cap(c.scratch) < need {
 		c.scratch = make([]byte, need)
@@ -125,6 +132,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		// big enough that claiming one is noise.
 		grain = max(16, rows/(8*c.w.n))
 	}
+	c.weightReads.Add(int64(wrb * rows))
 	c.w.run(rows, grain, &c.mt)
 	c.mt = matTask{}
 	return nil
@@ -151,10 +159,23 @@ type matTask struct {
 	w, xq        []byte
 	out          []float32
 	rows, tokens int
+	// f16f32: F16 weights against the F32 activations x (rows of in).
+	f16f32 bool
+	x      []float32
+	in     int
 }
 
 func (t *matTask) run(worker, lo, hi int) {
 	wrb, xrb, rows := t.k.WeightRowBytes(), t.k.ActRowBytes(), t.rows
+	if t.f16f32 {
+		for i := lo; i < hi; i++ {
+			wr := t.w[i*wrb : (i+1)*wrb]
+			for tok := 0; tok < t.tokens; tok++ {
+				t.out[tok*rows+i] = quant.DotF16F32(wr, t.x[tok*t.in:(tok+1)*t.in])
+			}
+		}
+		return
+	}
 	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	tok := 0
 	for ; tok+4 <= t.tokens; tok += 4 {
@@ -174,14 +195,24 @@ func (t *matTask) run(worker, lo, hi int) {
 	}
 }
 
+// f16F32 reports whether a mat-mul with weights of type t and rows of in
+// elements keeps its activations in F32 (F16 weights, as llama.cpp's
+// tinyBLAS runs them when the row length is a multiple of its lanes).
+func f16F32(t gguf.GGMLType, in int) bool {
+	return t == gguf.TypeF16 && in%quant.F16F32Lanes == 0
+}
+
 // rope follows ggml's rope cache: theta starts at the position and is
-// multiplied by theta_scale = base^(-2/dims) in float32 for each pair.
-func (c *CPU) rope(n *graph.Node, out, x []float32, pos []int32, freqs []float32) {
+// multiplied by theta_scale = base^(-2/dims) in float32 for each pair. The
+// rotation is written as the C compiler contracts it in ggml-cpu (built
+// with FMA and GCC's default -ffp-contract=fast): x0·cos − x1·sin becomes
+// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos).
+func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []int32, freqs []float32) {
 	c.rt = ropeTask{
 		c: c, out: out, x: x, pos: pos, freqs: freqs,
-		headDim: int(n.Shape[0]), heads: int(n.Shape[1]), dims: int(n.I[0]),
-		neox: n.I[1] == 1, freqScale: n.F[1],
-		thetaScale: float32(math.Pow(float64(n.F[0]), -2.0/float64(n.I[0]))),
+		headDim: int(n.Shape[0]), heads: int(n.Shape[1]), dims: p.Dims,
+		neox: p.Mode == graph.RopeNeoX, freqScale: p.FreqScale,
+		thetaScale: float32(math.Pow(float64(p.FreqBase), -2.0/float64(p.Dims))),
 	}
 	c.w.run(int(n.Shape[2]), 1, &c.rt)
 	c.rt = ropeTask{}
@@ -199,7 +230,8 @@ type ropeTask struct {
 
 func (rt *ropeTask) run(worker, lo, hi int) {
 	dims, heads, headDim := rt.dims, rt.heads, rt.headDim
-	cs := rt.c.scratchFor(worker).f32(&rt.c.ws[worker].cs, dims)
+	ws := rt.c.scratchFor(worker)
+	cs := ws.f32(&ws.cs, dims)
 	for t := lo; t < hi; t++ {
 		theta := float32(rt.pos[t])
 		for i := 0; i < dims; i += 2 {
@@ -222,8 +254,8 @@ func (rt *ropeTask) run(worker, lo, hi int) {
 					a, b = i/2, i/2+dims/2
 				}
 				x0, x1 := xr[a], xr[b]
-				or[a] = x0*cos - x1*sin
-				or[b] = x0*sin + x1*cos
+				or[a] = fma32(x0, cos, -(x1 * sin))
+				or[b] = fma32(x0, sin, x1*cos)
 			}
 			copy(or[dims:], xr[dims:])
 		}
@@ -246,18 +278,21 @@ func (c *CPU) storeKV(n *graph.Node, cache []byte, x []float32, rows []int32) er
 	return nil
 }
 
-// attention: per (token, head) row, scores against K in float64 sums of
-// F16(q)·K, softmax like ggml_soft_max (expf terms, double sum), the
-// weights rounded to F16, then weighted sums of V. The cache may be F16 or
-// F32; with F32 nothing is rounded.
-func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []float32) error {
+// attention: per (token, head) row, as llama.cpp computes it without flash
+// attention over an F16 cache: q rounded to F16, scores = ggml_vec_dot_f16
+// of q and each K row, scaled and masked, softmax over llama.cpp's n_kv
+// entries (nkvPad) as ggml_vec_soft_max_f32, the weights rounded to F16,
+// then each output element ggml_vec_dot_f16 of the weights and one V column
+// — all in the AVX-512 build's order (ggml512.go). With an F32 cache nothing
+// is rounded to F16 and the dot products are plain float64 sums.
+func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32, kc, vc []byte, mask []float32) error {
 	qn := n.Src[0]
 	headDim := int(qn.Shape[0])
 	heads := int(qn.Shape[1])
 	tokens := int(qn.Shape[2])
-	kvHeads := int(n.I[0])
-	kvLen := int(n.I[1])
-	scale := n.F[0]
+	kvHeads := p.KVHeads
+	kvLen := p.KVLen
+	scale, softCap := p.Scale, p.SoftCap
 	group := heads / kvHeads
 	kvRow := headDim * kvHeads
 	f16 := n.Src[1].Type == gguf.TypeF16
@@ -271,10 +306,24 @@ func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []f
 	} else {
 		k32, v32 = f32s(kc), f32s(vc)
 	}
+	// The cells in use: the last unmasked entry of any row, plus one.
+	used := 0
+	for t := 0; t < tokens; t++ {
+		mr := mask[t*kvLen : (t+1)*kvLen]
+		for j := kvLen - 1; j >= used; j-- {
+			if !math.IsInf(float64(mr[j]), -1) {
+				used = j + 1
+				break
+			}
+		}
+	}
+	nkv := nkvPad(used)
+	npV := nkv &^ 63
+	npK := headDim &^ 63
 	c.at = attnTask{
 		c: c, out: out, q: q, mask: mask, k16: k16, v16: v16, k32: k32, v32: v32,
 		headDim: headDim, heads: heads, group: group, kvLen: kvLen, kvRow: kvRow,
-		scale: scale, f16: f16,
+		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16,
 	}
 	c.w.run(tokens*heads, 1, &c.at)
 	c.at = attnTask{}
@@ -287,18 +336,25 @@ type attnTask struct {
 	k16, v16                            []uint16
 	k32, v32                            []float32
 	headDim, heads, group, kvLen, kvRow int
-	scale                               float32
+	nkv, npV, npK                       int
+	scale, softCap                      float32
 	f16                                 bool
 }
 
 func (at *attnTask) run(worker, lo, hi int) {
 	headDim, heads, group, kvLen, kvRow := at.headDim, at.heads, at.group, at.kvLen, at.kvRow
-	q, mask, out, f16, scale := at.q, at.mask, at.out, at.f16, at.scale
+	npV, npK, scale, softCap, f16 := at.npV, at.npK, at.scale, at.softCap, at.f16
+	q, mask, out := at.q, at.mask, at.out
 	k16, v16, k32, v32 := at.k16, at.v16, at.k32, at.v32
+	ninf := float32(math.Inf(-1))
 	ws := at.c.scratchFor(worker)
-	scores := ws.f32(&ws.scores, kvLen)
+	scores := ws.f32(&ws.scores, at.nkv)
 	qh := ws.f32(&ws.qh, headDim)
-	acc := ws.f64(&ws.acc, headDim)
+	if cap(ws.accs) < headDim {
+		ws.accs = make([]dotF16Acc, headDim)
+	}
+	accs := ws.accs[:headDim]
+	var kacc dotF16Acc
 	for job := lo; job < hi; job++ {
 		t, h := job/heads, job%heads
 		kvh := h / group
@@ -311,41 +367,38 @@ func (at *attnTask) run(worker, lo, hi int) {
 			}
 		}
 		mr := mask[t*kvLen : (t+1)*kvLen]
-		maxv := float32(math.Inf(-1))
-		for j := 0; j < kvLen; j++ {
-			if math.IsInf(float64(mr[j]), -1) {
-				scores[j] = mr[j]
+		maxv := ninf
+		for j := range scores {
+			if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
+				scores[j] = ninf
 				continue
 			}
 			off := j*kvRow + kvh*headDim
 			var s float64
 			if f16 {
-				kr := k16[off : off+headDim]
-				for d, kv := range kr {
-					s += float64(qh[d] * quant.F16ToF32(kv))
+				kacc.reset()
+				for d, kv := range k16[off : off+headDim] {
+					kacc.add(d, npK, qh[d]*quant.F16ToF32(kv))
 				}
+				s = kacc.sum()
 			} else {
-				kr := k32[off : off+headDim]
-				for d, kv := range kr {
+				for d, kv := range k32[off : off+headDim] {
 					s += float64(qh[d] * kv)
 				}
 			}
-			scores[j] = float32(s)*scale + mr[j]
+			sc := float32(s)
+			if softCap > 0 {
+				sc = tanhf(sc*(1/softCap)) * softCap
+			}
+			scores[j] = sc*scale + mr[j]
 			maxv = max(maxv, scores[j])
 		}
-		var sum float64
 		for j := range scores {
-			if math.IsInf(float64(scores[j]), -1) {
-				scores[j] = 0
-				continue
-			}
-			e := expf(scores[j] - maxv)
-			scores[j] = e
-			sum += float64(e)
+			scores[j] -= maxv
 		}
-		inv := float32(1 / sum)
-		for d := range acc {
-			acc[d] = 0
+		inv := float32(1 / softmaxSum16(scores))
+		for d := range accs {
+			accs[d].reset()
 		}
 		for j, w := range scores {
 			if w == 0 {
@@ -355,36 +408,43 @@ func (at *attnTask) run(worker, lo, hi int) {
 			off := j*kvRow + kvh*headDim
 			if f16 {
 				w = quant.F16ToF32(quant.F32ToF16(w))
-				vr := v16[off : off+headDim]
-				for d, vv := range vr {
-					acc[d] += float64(w * quant.F16ToF32(vv))
+				for d, vv := range v16[off : off+headDim] {
+					accs[d].add(j, npV, w*quant.F16ToF32(vv))
 				}
 			} else {
-				vr := v32[off : off+headDim]
-				for d, vv := range vr {
-					acc[d] += float64(w * vv)
+				for d, vv := range v32[off : off+headDim] {
+					accs[d].tail += float64(w * vv)
 				}
 			}
 		}
 		or := out[t*heads*headDim+h*headDim : t*heads*headDim+(h+1)*headDim]
 		for d := range or {
-			or[d] = float32(acc[d])
+			or[d] = float32(accs[d].sum())
 		}
 	}
 }
 
-// swiglu: ggml's silu is x/(1+expf(-x)) in float32.
-func (c *CPU) swiglu(out, g, u []float32) {
-	c.gt = gluTask{out: out, g: g, u: u}
-	c.w.run(len(out), 4096, &c.gt)
+// swiglu: ggml_silu then ggml_mul, row by row: silu(x) = x/(1+exp(−x)) in
+// float32 as ggml_vec_silu_f32 computes it on AVX-512 (siluRow16), then
+// times up.
+func (c *CPU) swiglu(out, g, u []float32, rowLen int) {
+	c.gt = gluTask{out: out, g: g, u: u, rowLen: rowLen}
+	c.w.run(len(out)/rowLen, 1, &c.gt)
 	c.gt = gluTask{}
 }
 
-type gluTask struct{ out, g, u []float32 }
+type gluTask struct {
+	out, g, u []float32
+	rowLen    int
+}
 
 func (t *gluTask) run(_, lo, hi int) {
-	out, g, u := t.out[lo:hi], t.g[lo:hi], t.u[lo:hi]
-	for i, x := range g {
-		out[i] = x / (1 + expf(-x)) * u[i]
+	rowLen := t.rowLen
+	for r := lo; r < hi; r++ {
+		o := t.out[r*rowLen : (r+1)*rowLen]
+		siluRow16(o, t.g[r*rowLen:(r+1)*rowLen])
+		for i, v := range t.u[r*rowLen : (r+1)*rowLen] {
+			o[i] *= v
+		}
 	}
 }

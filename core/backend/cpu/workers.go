@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,41 @@ type workers struct {
 	closed   atomic.Bool
 	once     sync.Once
 	mu       sync.Mutex // one run at a time
+	fault    fault      // the current call's first panic
+}
+
+// fault carries the first panic of one call's chunks back to its caller.
+// Weights are views of a mapped file: a read of a page the file no longer
+// has (it was truncated on disk) faults, and with SetPanicOnFault that
+// fault is a panic the session above turns into an error, but only on the
+// goroutine it happens on. So helpers run with SetPanicOnFault, every chunk
+// runs under catch, and run raises the first panic again on the calling
+// goroutine once all chunks are done.
+type fault struct {
+	mu  sync.Mutex
+	val any
+}
+
+// catch is deferred around a chunk.
+func (f *fault) catch() {
+	if r := recover(); r != nil {
+		f.mu.Lock()
+		if f.val == nil {
+			f.val = r
+		}
+		f.mu.Unlock()
+	}
+}
+
+// rethrow raises the caught panic, if any, and clears it.
+func (f *fault) rethrow() {
+	f.mu.Lock()
+	v := f.val
+	f.val = nil
+	f.mu.Unlock()
+	if v != nil {
+		panic(v)
+	}
 }
 
 // spinFor is how long an idle helper polls for the next call before it
@@ -63,6 +99,7 @@ func newWorkers(n int) *workers {
 }
 
 func (w *workers) helper(id int) {
+	debug.SetPanicOnFault(true)
 	seen := w.gen.Load()
 	for {
 		g := w.wait(id, seen)
@@ -119,8 +156,15 @@ func (w *workers) claim(id int) {
 		if lo >= int64(w.total) {
 			return
 		}
-		w.t.run(id, int(lo), int(min(lo+g, int64(w.total))))
+		w.chunk(id, int(lo), int(min(lo+g, int64(w.total))))
 	}
+}
+
+// chunk runs one chunk; a panic is kept for the caller and the thread goes
+// on with the next chunk, so every chunk runs.
+func (w *workers) chunk(id, lo, hi int) {
+	defer w.fault.catch()
+	w.t.run(id, lo, hi)
 }
 
 // run does t over [0, total) in chunks of grain items and returns when all
@@ -135,7 +179,7 @@ func (w *workers) run(total, grain int, t task) {
 		return
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.mu.Unlock() // deferred first: runs after a rethrown panic too
 	w.t, w.total, w.grain = t, total, grain
 	w.next.Store(0)
 	w.state.Store(0)
@@ -153,6 +197,7 @@ func (w *workers) run(total, grain int, t task) {
 		}
 	}
 	w.t = nil
+	w.fault.rethrow()
 }
 
 func (w *workers) close() {
@@ -182,6 +227,7 @@ func (w *workers) For(total, grain int, fn func(lo, hi int)) {
 type scratch struct {
 	cs, scores, qh []float32
 	acc            []float64
+	accs           []dotF16Acc
 	dot4           [4]float32
 	_              [64]byte // keep workers' scratch headers on separate cache lines
 }

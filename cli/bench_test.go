@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/minfer/minfer/internal/ggtest"
+)
+
+// TestBenchRepetitionsJSON: `bench -r 3 -t 2 --json` reports three samples
+// of each rate, their mean as prefill_tok_s / decode_tok_s, a stddev, the
+// kernel level and the bandwidth fraction.
+func TestBenchRepetitionsJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	model := ggtest.Path(t, "models", "stories260K.gguf")
+	if code := runCLI(&out, &errb, "bench", "-m", model, "-p", "8", "-n", "4", "-t", "2", "-r", "3", "--json"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Threads        int       `json:"threads"`
+		Level          string    `json:"kernel_level"`
+		Reps           int       `json:"repetitions"`
+		Prefill        float64   `json:"prefill_tok_s"`
+		PrefillSD      float64   `json:"prefill_tok_s_stddev"`
+		Decode         float64   `json:"decode_tok_s"`
+		DecodeSD       float64   `json:"decode_tok_s_stddev"`
+		PrefillSamples []float64 `json:"prefill_tok_s_samples"`
+		DecodeSamples  []float64 `json:"decode_tok_s_samples"`
+		Ratio          *float64  `json:"decode_fraction_of_memory_bandwidth"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if r.Threads != 2 || r.Reps != 3 || r.Level == "" || len(r.PrefillSamples) != 3 || len(r.DecodeSamples) != 3 || r.Ratio == nil {
+		t.Fatalf("report %+v", r)
+	}
+	mean := func(xs []float64) float64 { return (xs[0] + xs[1] + xs[2]) / 3 }
+	if d := r.Prefill - mean(r.PrefillSamples); d > 1e-9*r.Prefill || d < -1e-9*r.Prefill {
+		t.Errorf("prefill_tok_s %g is not the mean of %v", r.Prefill, r.PrefillSamples)
+	}
+	if d := r.Decode - mean(r.DecodeSamples); d > 1e-9*r.Decode || d < -1e-9*r.Decode {
+		t.Errorf("decode_tok_s %g is not the mean of %v", r.Decode, r.DecodeSamples)
+	}
+	if r.PrefillSD < 0 || r.DecodeSD < 0 || r.Prefill <= 0 || r.Decode <= 0 {
+		t.Errorf("report %+v", r)
+	}
+	if code := runCLI(&out, &errb, "bench", "-m", model, "-r", "0"); code == 0 {
+		t.Error("-r 0 was accepted")
+	}
+}

@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/core/chat"
+)
+
+func init() {
+	register("run", "one-shot generation for scripts: prompt in, text out", runRun)
+	register("chat", "chat with a model in the terminal", runChat)
+	register("tokenize", "print the token ids of a text (or the text of ids with --ids)", runTokenize)
+}
+
+// samplerFlags are the sampling settings shared by run and chat.
+type samplerFlags struct {
+	temp, topP, minP, repeat, presence float64
+	topK, repeatN, maxTokens           int
+	seed                               uint64
+	stops                              stringList
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func addSamplerFlags(fs *flagSet, defMax int) *samplerFlags {
+	d := chat.DefaultSamplerSettings()
+	s := &samplerFlags{}
+	fs.Float64Var(&s.temp, "temp", float64(d.Temperature), "temperature (0 = greedy)")
+	fs.IntVar(&s.topK, "top-k", d.TopK, "top-k (0 = off)")
+	fs.Float64Var(&s.topP, "top-p", float64(d.TopP), "top-p (1 = off)")
+	fs.Float64Var(&s.minP, "min-p", float64(d.MinP), "min-p (0 = off)")
+	fs.Float64Var(&s.repeat, "repeat-penalty", float64(d.RepeatPenalty), "repetition penalty (1 = off)")
+	fs.IntVar(&s.repeatN, "repeat-last-n", d.RepeatLastN, "tokens the repetition penalty looks back over")
+	fs.Float64Var(&s.presence, "presence-penalty", float64(d.PresencePenalty), "presence penalty (0 = off)")
+	fs.Uint64Var(&s.seed, "seed", d.Seed, "random seed (same seed + settings = same text)")
+	fs.IntVar(&s.maxTokens, "n", defMax, "maximum tokens to generate (0 = until the end of the turn)")
+	fs.Var(&s.stops, "stop", "stop string (repeatable)")
+	return s
+}
+
+func (s *samplerFlags) options() chat.GenOptions {
+	st := chat.DefaultSamplerSettings()
+	st.Temperature, st.TopK, st.TopP, st.MinP = float32(s.temp), s.topK, float32(s.topP), float32(s.minP)
+	st.RepeatPenalty, st.RepeatLastN, st.PresencePenalty, st.Seed = float32(s.repeat), s.repeatN, float32(s.presence), s.seed
+	return chat.GenOptions{Sampler: st, MaxTokens: s.maxTokens, Stop: s.stops}
+}
+
+func runRun(e Env, args []string) error {
+	fs := newFlagSet("run", "-m FILE.gguf -p PROMPT [-n N]", e)
+	lf := addLoadFlags(fs)
+	prompt := fs.String("p", "", "prompt text (raw completion: no chat template)")
+	sf := addSamplerFlags(fs, 128)
+	stats := fs.Bool("stats", false, "print token counts and speed to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts := sf.options()
+	if err := opts.Sampler.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	return lf.withSession(e, func(ctx context.Context, s *core.Session) error {
+		conv, _, err := s.Conversation()
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(e.Stdout)
+		_, st, err := conv.Complete(ctx, *prompt, opts, func(ev chat.Event) {
+			w.WriteString(ev.Text)
+			w.Flush()
+		})
+		fmt.Fprintln(w)
+		w.Flush()
+		if *stats {
+			printStats(e.Stderr, st)
+		}
+		return err
+	})
+}
+
+func printStats(w io.Writer, st chat.Stats) {
+	fmt.Fprintf(w, "[%d prompt tokens (%d reused, %d evaluated, %.1f tok/s) · %d generated, %.1f tok/s · %s]\n",
+		st.PromptTokens, st.ReusedTokens, st.PrefillTokens, st.PrefillRate(), st.Generated, st.GenRate(), st.StopReason)
+}
+
+func runChat(e Env, args []string) error {
+	fs := newFlagSet("chat", "-m FILE.gguf", e)
+	lf := addLoadFlags(fs)
+	system := fs.String("system", "", "system prompt")
+	sf := addSamplerFlags(fs, 0)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts := sf.options()
+	if err := opts.Sampler.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	s, err := lf.load(context.Background(), e, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	conv, src, err := s.Conversation()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtx, src)
+	fmt.Fprintf(e.Stderr, "Type a message and press Enter. Ctrl-C stops a reply; Ctrl-D or /exit quits; /reset starts over.\n")
+	var msgs []chat.Message
+	if *system != "" {
+		msgs = append(msgs, chat.Message{Role: "system", Content: *system})
+	}
+	in := bufio.NewScanner(e.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	for {
+		fmt.Fprint(e.Stdout, "> ")
+		if !in.Scan() {
+			fmt.Fprintln(e.Stdout)
+			return in.Err()
+		}
+		line := strings.TrimSpace(in.Text())
+		switch line {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return nil
+		case "/reset":
+			msgs = msgs[:0]
+			if *system != "" {
+				msgs = append(msgs, chat.Message{Role: "system", Content: *system})
+			}
+			if err := conv.Reset(); err != nil {
+				return err
+			}
+			continue
+		}
+		msgs = append(msgs, chat.Message{Role: "user", Content: line})
+		ctx, stop := interruptible()
+		var reply string
+		var st chat.Stats
+		if conv.Template() == nil {
+			// No chat template (e.g. a story model): the turns are one text.
+			var sb strings.Builder
+			for _, m := range msgs {
+				sb.WriteString(m.Content)
+			}
+			reply, st, err = conv.Complete(ctx, sb.String(), opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
+		} else {
+			reply, st, err = conv.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
+			var mte *chat.ModelTemplateError
+			if errors.As(err, &mte) && mte.Fallback != "" {
+				// The model's template broke on this conversation: say so
+				// and go on with the built-in template of its family.
+				fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, mte.Fallback)
+				if err = conv.UseBuiltin(mte.Fallback); err == nil {
+					reply, st, err = conv.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
+				}
+			}
+		}
+		stop()
+		fmt.Fprintln(e.Stdout)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "error: %v\n", err)
+			msgs = msgs[:len(msgs)-1]
+			continue
+		}
+		msgs = append(msgs, chat.Message{Role: "assistant", Content: reply})
+		if st.DroppedMessages > 0 {
+			fmt.Fprintf(e.Stderr, "[dropped the %d oldest messages to fit the context]\n", st.DroppedMessages)
+		}
+		printStats(e.Stderr, st)
+	}
+}
+
+func runTokenize(e Env, args []string) error {
+	fs := newFlags("tokenize", "-m FILE.gguf [--no-bos] [--special] [--ids] TEXT", e)
+	model := fs.String("m", "", "model or vocab file (.gguf)")
+	noBOS := fs.Bool("no-bos", false, "do not add BOS (or other special tokens the model adds)")
+	special := fs.Bool("special", false, "parse special-token text such as <|im_start|>")
+	ids := fs.Bool("ids", false, "TEXT is token ids: print their text")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *model == "" || len(pos) == 0 {
+		fs.Usage()
+		return usagef("need -m FILE.gguf and TEXT")
+	}
+	text := strings.Join(pos, " ")
+	tok, err := core.LoadTokenizer(*model)
+	if err != nil {
+		return err
+	}
+	if *ids {
+		var out []int32
+		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' }) {
+			v, err := strconv.ParseInt(f, 10, 32)
+			if err != nil || v < 0 || int(v) >= tok.VocabSize() {
+				return usagef("%q is not a token id of this vocabulary (0..%d)", f, tok.VocabSize()-1)
+			}
+			out = append(out, int32(v))
+		}
+		fmt.Fprintln(e.Stdout, tok.Decode(out))
+		return nil
+	}
+	toks, err := tok.Encode(text, !*noBOS, *special)
+	if err != nil {
+		return err
+	}
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		parts[i] = strconv.Itoa(int(t))
+	}
+	fmt.Fprintln(e.Stdout, strings.Join(parts, " "))
+	return nil
+}

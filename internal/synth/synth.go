@@ -1,0 +1,171 @@
+// Package synth writes random-weight llama models of any size and weight
+// type, so benchmarks run on models the project makes itself.
+package synth
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+)
+
+// Config is a llama shape.
+type Config struct {
+	NEmbd, NLayer, NHead, NHeadKV, NFF, NVocab, Ctx int
+	Type                                            gguf.GGMLType // block matmul weights
+	OutputType                                      gguf.GGMLType // token_embd / output (0: Q6_K for K/4-bit types, else Type)
+	Seed                                            uint64
+}
+
+// Presets are shapes of well-known models.
+var Presets = map[string]Config{
+	"tiny": {NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 512, NVocab: 32000, Ctx: 512},
+	"160m": {NEmbd: 768, NLayer: 12, NHead: 12, NHeadKV: 12, NFF: 2048, NVocab: 32000, Ctx: 2048},
+	"1b":   {NEmbd: 2048, NLayer: 22, NHead: 32, NHeadKV: 4, NFF: 5632, NVocab: 32000, Ctx: 2048},   // TinyLlama-1.1B
+	"7b":   {NEmbd: 4096, NLayer: 32, NHead: 32, NHeadKV: 32, NFF: 11008, NVocab: 32000, Ctx: 4096}, // Llama-2-7B
+	"8b":   {NEmbd: 4096, NLayer: 32, NHead: 32, NHeadKV: 8, NFF: 14336, NVocab: 128256, Ctx: 4096}, // Llama-3-8B shape
+}
+
+// PresetNames lists the presets.
+func PresetNames() string { return "tiny, 160m, 1b, 7b" }
+
+func (c Config) outputType() gguf.GGMLType {
+	if c.OutputType != 0 {
+		return c.OutputType
+	}
+	switch c.Type {
+	case gguf.TypeQ4_0, gguf.TypeQ4_1, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ2_K, gguf.TypeQ3_K:
+		return gguf.TypeQ6_K
+	}
+	return c.Type
+}
+
+// Validate checks the shape against the weight types' block sizes.
+func (c Config) Validate() error {
+	if c.NEmbd <= 0 || c.NLayer <= 0 || c.NHead <= 0 || c.NHeadKV <= 0 || c.NFF <= 0 || c.NVocab < 259 || c.Ctx <= 0 {
+		return fmt.Errorf("synth: shape %+v has a non-positive size (or fewer than 259 tokens)", c)
+	}
+	if c.NEmbd%c.NHead != 0 || c.NHead%c.NHeadKV != 0 {
+		return fmt.Errorf("synth: %d heads, %d KV heads, embedding %d do not divide", c.NHead, c.NHeadKV, c.NEmbd)
+	}
+	if !quant.Supported(c.Type) {
+		return fmt.Errorf("synth: weight type %s cannot be generated", c.Type)
+	}
+	for _, n := range []int{c.NEmbd, c.NFF} {
+		if n%c.Type.BlockSize() != 0 || n%c.outputType().BlockSize() != 0 {
+			return fmt.Errorf("synth: row of %d is not a multiple of %s's block of %d", n, c.Type, c.Type.BlockSize())
+		}
+	}
+	return nil
+}
+
+// Write streams a model with normal(0, 0.02) weights to w; norm weights
+// are 1 + normal(0, 0.05). Memory use is a few rows, whatever the size.
+func Write(w io.Writer, c Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	b := gguf.NewBuilder()
+	b.SetString("general.architecture", "llama")
+	b.SetString("general.name", fmt.Sprintf("minfer-synth-%dx%d-%s", c.NLayer, c.NEmbd, c.Type))
+	b.SetUint32("llama.context_length", uint32(c.Ctx))
+	b.SetUint32("llama.embedding_length", uint32(c.NEmbd))
+	b.SetUint32("llama.block_count", uint32(c.NLayer))
+	b.SetUint32("llama.feed_forward_length", uint32(c.NFF))
+	b.SetUint32("llama.attention.head_count", uint32(c.NHead))
+	b.SetUint32("llama.attention.head_count_kv", uint32(c.NHeadKV))
+	b.SetFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5)
+	b.SetFloat32("llama.rope.freq_base", 10000)
+	writeVocab(b, c.NVocab)
+	rng := rand.New(rand.NewPCG(c.Seed, 0x5eed))
+	hd := c.NEmbd / c.NHead
+	add := func(name string, t gguf.GGMLType, rowLen, rows int, norm bool) {
+		dims := []int64{int64(rowLen), int64(rows)}
+		if norm {
+			dims = dims[:1] // norm weights are 1-D in real files
+		}
+		b.AddTensorFunc(name, t, dims, func(w io.Writer) error {
+			return writeRows(w, t, rowLen, rows, norm, rng)
+		})
+	}
+	add("token_embd.weight", c.outputType(), c.NEmbd, c.NVocab, false)
+	add("output_norm.weight", gguf.TypeF32, c.NEmbd, 1, true)
+	add("output.weight", c.outputType(), c.NEmbd, c.NVocab, false)
+	for il := 0; il < c.NLayer; il++ {
+		p := fmt.Sprintf("blk.%d.", il)
+		add(p+"attn_norm.weight", gguf.TypeF32, c.NEmbd, 1, true)
+		add(p+"attn_q.weight", c.Type, c.NEmbd, c.NEmbd, false)
+		add(p+"attn_k.weight", c.Type, c.NEmbd, hd*c.NHeadKV, false)
+		add(p+"attn_v.weight", c.Type, c.NEmbd, hd*c.NHeadKV, false)
+		add(p+"attn_output.weight", c.Type, c.NEmbd, c.NEmbd, false)
+		add(p+"ffn_norm.weight", gguf.TypeF32, c.NEmbd, 1, true)
+		add(p+"ffn_gate.weight", c.Type, c.NEmbd, c.NFF, false)
+		add(p+"ffn_up.weight", c.Type, c.NEmbd, c.NFF, false)
+		add(p+"ffn_down.weight", c.Type, c.NFF, c.NEmbd, false)
+	}
+	if err := b.Err(); err != nil {
+		return err
+	}
+	_, err := b.WriteTo(w)
+	return err
+}
+
+func writeRows(w io.Writer, t gguf.GGMLType, rowLen, rows int, norm bool, rng *rand.Rand) error {
+	row := make([]float32, rowLen)
+	rb, err := t.RowBytes(int64(rowLen))
+	if err != nil {
+		return err
+	}
+	out := make([]byte, rb)
+	for r := 0; r < rows; r++ {
+		for i := range row {
+			if norm {
+				row[i] = 1 + float32(rng.NormFloat64()*0.05)
+			} else {
+				row[i] = float32(rng.NormFloat64() * 0.02)
+			}
+		}
+		if err := quant.QuantizeWeights(t, row, out); err != nil {
+			return err
+		}
+		if _, err := w.Write(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeVocab gives the model a small SentencePiece-style vocabulary with
+// byte fallback, so it tokenizes any text and can be chatted with.
+func writeVocab(b *gguf.Builder, n int) {
+	toks := make([]string, n)
+	types := make([]int32, n)
+	scores := make([]float32, n)
+	toks[0], toks[1], toks[2] = "<unk>", "<s>", "</s>"
+	types[0], types[1], types[2] = 2, 3, 3
+	for i := 0; i < 256; i++ {
+		toks[3+i] = fmt.Sprintf("<0x%02X>", i)
+		types[3+i] = 6
+	}
+	words := strings.Fields("▁the ▁a ▁and ▁to ▁of ▁was ▁in ▁he ▁she ▁it ▁day ▁time ▁once ▁upon ▁there ▁little")
+	for i := 259; i < n; i++ {
+		if k := i - 259; k < len(words) {
+			toks[i] = words[k]
+		} else {
+			toks[i] = fmt.Sprintf("▁w%d", i)
+		}
+		types[i] = 1
+		scores[i] = -float32(math.Log(float64(i)))
+	}
+	b.SetString("tokenizer.ggml.model", "llama")
+	b.SetStrings("tokenizer.ggml.tokens", toks)
+	b.SetFloat32s("tokenizer.ggml.scores", scores)
+	b.SetInt32s("tokenizer.ggml.token_type", types)
+	b.SetUint32("tokenizer.ggml.bos_token_id", 1)
+	b.SetUint32("tokenizer.ggml.eos_token_id", 2)
+	b.SetUint32("tokenizer.ggml.unknown_token_id", 0)
+}
