@@ -29,6 +29,8 @@ func genericKernels() *kernelSet {
 		dotQ4_KQ8_K:  dotQ4_KQ8_KGeneric,
 		dotQ6_KQ8_K:  dotQ6_KQ8_KGeneric,
 		dotF16:       dotF16Generic,
+		axpyF16:      axpyF16Generic,
+		f16Lanes64:   f16Lanes64Generic,
 		dot4Q4_0Q8_0: loop4(dotQ4_0Q8_0Generic),
 		dot4Q8_0Q8_0: loop4(dotQ8_0Q8_0Generic),
 		dot4Q4_KQ8_K: loop4(dotQ4_KQ8_KGeneric),

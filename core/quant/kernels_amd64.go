@@ -21,6 +21,8 @@ func init() {
 	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
 	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2
 	ks.dot4Q6_KQ8_K = dot4Q6_KQ8_KAVX2
+	ks.axpyF16 = axpyF16AVX2
+	ks.f16Lanes64 = f16Lanes64AVX2
 	ks.quantizeQ8_0 = quantizeRowQ8_0AVX2
 	ks.quantizeQ8_K = quantizeRowQ8_KAVX2
 	register(AVX2, &ks)
@@ -148,4 +150,30 @@ func quantizeRowQ8_KAVX2(src []float32, dst []byte) {
 	}
 	_ = dst[nb*bytesQ8K-1]
 	quantQ8_KAVX2(&src[0], &dst[0], nb)
+}
+
+//go:noescape
+func axpyf16AVX2(acc *float32, a float32, v *uint16, n8 int)
+
+//go:noescape
+func f16lanes64AVX2(q *float32, k *uint16, n64 int, out *[16]float32)
+
+func axpyF16AVX2(acc []float32, a float32, v []uint16) {
+	n8 := len(acc) &^ 7
+	v = v[:len(acc)]
+	if n8 > 0 {
+		axpyf16AVX2(&acc[0], a, &v[0], n8/8)
+	}
+	for i := n8; i < len(acc); i++ {
+		acc[i] += a * F16ToF32(v[i])
+	}
+}
+
+func f16Lanes64AVX2(q []float32, k []uint16, out *[16]float32) {
+	if len(k) < 64 {
+		*out = [16]float32{}
+		return
+	}
+	_ = q[len(k)-1]
+	f16lanes64AVX2(&q[0], &k[0], len(k)/64, out)
 }

@@ -297,3 +297,77 @@ func TestForceLevel(t *testing.T) {
 	}()
 	ForceLevel(Level(99))
 }
+
+// halfRow is n random halves: normal values, some subnormals, some of the
+// largest magnitude.
+func halfRow(r *rand.Rand, n, rep int) []uint16 {
+	v := make([]uint16, n)
+	for i := range v {
+		v[i] = F32ToF16(float32(r.NormFloat64()))
+		if rep%5 == 4 {
+			v[i] = uint16(r.Uint32()) & 0x83ff // zero exponent: subnormals
+		}
+		if rep%7 == 6 && i%3 == 0 {
+			v[i] = 0x7bff ^ uint16(r.IntN(2))<<15
+		}
+	}
+	return v
+}
+
+// TestAxpyF16MatchesGenericTwin: acc += a·v at every level, odd lengths,
+// half-valued a (as attention passes it) and extreme halves.
+func TestAxpyF16MatchesGenericTwin(t *testing.T) {
+	gen := genericKernels()
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, lvl := range Levels() {
+		for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 300} {
+			for rep := 0; rep < 20; rep++ {
+				v := halfRow(r, n, rep)
+				acc := make([]float32, n)
+				for i := range acc {
+					acc[i] = float32(r.NormFloat64())
+				}
+				a := F16ToF32(F32ToF16(float32(r.Float64())))
+				want := append([]float32(nil), acc...)
+				gen.axpyF16(want, a, v)
+				levels[lvl].axpyF16(acc, a, v)
+				for i := range acc {
+					if !sameBits(acc[i], want[i]) {
+						t.Fatalf("%s n=%d rep %d: acc[%d] = %g, generic %g", lvl, n, rep, i, acc[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDotF16Lanes64MatchesGenericTwin: the 16 folded lanes are the same
+// bits at every level, for one to several chunks of 64 and ragged lengths.
+func TestDotF16Lanes64MatchesGenericTwin(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, lvl := range Levels() {
+		for _, n := range []int{0, 63, 64, 65, 128, 200, 256} {
+			for rep := 0; rep < 20; rep++ {
+				k := halfRow(r, n, rep)
+				q := make([]float32, n)
+				for i := range q {
+					q[i] = F16ToF32(F32ToF16(float32(r.NormFloat64())))
+				}
+				var want, got [16]float32
+				func() {
+					defer ForceLevel(Generic)()
+					DotF16Lanes64(q, k, &want)
+				}()
+				func() {
+					defer ForceLevel(lvl)()
+					DotF16Lanes64(q, k, &got)
+				}()
+				for l := range got {
+					if !sameBits(got[l], want[l]) {
+						t.Fatalf("%s n=%d rep %d: lane %d = %g, generic %g", lvl, n, rep, l, got[l], want[l])
+					}
+				}
+			}
+		}
+	}
+}

@@ -34,6 +34,8 @@ type kernelSet struct {
 	dotQ4_KQ8_K func(w, x []byte) float32
 	dotQ6_KQ8_K func(w, x []byte) float32
 	dotF16      func(w, x []byte) float32
+	axpyF16     func(acc []float32, a float32, v []uint16)
+	f16Lanes64  func(q []float32, k []uint16, out *[16]float32)
 
 	// Multi-token twins: one weight row against four activation rows at
 	// x, x+stride, x+2·stride, x+3·stride; out[k] is token k's dot.

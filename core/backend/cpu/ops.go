@@ -354,7 +354,6 @@ func (at *attnTask) run(worker, lo, hi int) {
 		ws.accs = make([]dotF16Acc, headDim)
 	}
 	accs := ws.accs[:headDim]
-	var kacc dotF16Acc
 	for job := lo; job < hi; job++ {
 		t, h := job/heads, job%heads
 		kvh := h / group
@@ -376,11 +375,18 @@ func (at *attnTask) run(worker, lo, hi int) {
 			off := j*kvRow + kvh*headDim
 			var s float64
 			if f16 {
-				kacc.reset()
-				for d, kv := range k16[off : off+headDim] {
-					kacc.add(d, npK, qh[d]*quant.F16ToF32(kv))
+				// ggml_vec_dot_f16 in the AVX-512 order: 64 lanes folded
+				// to 16 (DotF16Lanes64), reduceAdd16, the tail in float64.
+				kr := k16[off : off+headDim]
+				if npK > 0 {
+					quant.DotF16Lanes64(qh, kr, &ws.lanes)
+					s = float64(reduceAdd16(&ws.lanes))
 				}
-				s = kacc.sum()
+				var tail float64
+				for d := npK; d < headDim; d++ {
+					tail += float64(qh[d] * quant.F16ToF32(kr[d]))
+				}
+				s += tail
 			} else {
 				for d, kv := range k32[off : off+headDim] {
 					s += float64(qh[d] * kv)
@@ -397,6 +403,45 @@ func (at *attnTask) run(worker, lo, hi int) {
 			scores[j] -= maxv
 		}
 		inv := float32(1 / softmaxSum16(scores))
+		or := out[t*heads*headDim+h*headDim : t*heads*headDim+(h+1)*headDim]
+		if f16 {
+			// Each output element is ggml_vec_dot_f16 of the weights and a
+			// V column, in the AVX-512 order: entry j < npV goes to lane
+			// j mod 64, the rest to a float64 tail. The 64 lanes of every
+			// column are kept transposed (lane-major, vT[lane][d]) so that
+			// one V row updates them with one AxpyF16; each lane still gets
+			// its products in j order, exactly as dotF16Acc adds them.
+			vT := ws.f32(&ws.vT, 64*headDim)
+			if npV > 0 {
+				clear(vT)
+			}
+			vtail := ws.f64(&ws.acc, headDim)
+			clear(vtail)
+			for j, w := range scores {
+				if w == 0 {
+					continue
+				}
+				w = quant.F16ToF32(quant.F32ToF16(w * inv))
+				off := j*kvRow + kvh*headDim
+				vr := v16[off : off+headDim]
+				if j < npV {
+					l := j & 63
+					quant.AxpyF16(vT[l*headDim:(l+1)*headDim], w, vr)
+					continue
+				}
+				for d, vv := range vr {
+					vtail[d] += float64(w * quant.F16ToF32(vv))
+				}
+			}
+			for d := range or {
+				var v [16]float32
+				for l := range v {
+					v[l] = (vT[l*headDim+d] + vT[(32+l)*headDim+d]) + (vT[(16+l)*headDim+d] + vT[(48+l)*headDim+d])
+				}
+				or[d] = float32(float64(reduceAdd16(&v)) + vtail[d])
+			}
+			continue
+		}
 		for d := range accs {
 			accs[d].reset()
 		}
@@ -406,18 +451,10 @@ func (at *attnTask) run(worker, lo, hi int) {
 			}
 			w *= inv
 			off := j*kvRow + kvh*headDim
-			if f16 {
-				w = quant.F16ToF32(quant.F32ToF16(w))
-				for d, vv := range v16[off : off+headDim] {
-					accs[d].add(j, npV, w*quant.F16ToF32(vv))
-				}
-			} else {
-				for d, vv := range v32[off : off+headDim] {
-					accs[d].tail += float64(w * vv)
-				}
+			for d, vv := range v32[off : off+headDim] {
+				accs[d].tail += float64(w * vv)
 			}
 		}
-		or := out[t*heads*headDim+h*headDim : t*heads*headDim+(h+1)*headDim]
 		for d := range or {
 			or[d] = float32(accs[d].sum())
 		}
