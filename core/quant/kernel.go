@@ -15,6 +15,7 @@ type Kernel struct {
 	wrb, xrb int
 	one      func(w, x []byte) float32
 	four     func(w, x []byte, stride int, out *[4]float32)
+	rows4    func(w []byte, wstride int, x []byte, out *[4]float32)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -33,6 +34,12 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	}
 	k := Kernel{t: t, n: n, wrb: wrb, xrb: xrb}
 	k.one, k.four = cur.forType(t)
+	switch t {
+	case gguf.TypeQ4_0:
+		k.rows4 = cur.dotR4Q4_0Q8_0
+	case gguf.TypeQ8_0:
+		k.rows4 = cur.dotR4Q8_0Q8_0
+	}
 	return k, nil
 }
 
@@ -63,6 +70,22 @@ func (k *Kernel) Dot4(w, x []byte, out *[4]float32) {
 		return
 	}
 	k.four(w, x[:4*k.xrb:4*k.xrb], k.xrb, out)
+}
+
+// Dot4Rows is Dot of four consecutive weight rows (w holds them at
+// WeightRowBytes apart) against one activation row; out[k] is row k's,
+// bit-identical to Dot. Types with a four-row kernel read the activation
+// blocks once for the four.
+func (k *Kernel) Dot4Rows(w, x []byte, out *[4]float32) {
+	x = x[:k.xrb:k.xrb]
+	w = w[: 4*k.wrb : 4*k.wrb]
+	if k.rows4 == nil {
+		for i := range out {
+			out[i] = k.one(w[i*k.wrb:(i+1)*k.wrb:(i+1)*k.wrb], x)
+		}
+		return
+	}
+	k.rows4(w, k.wrb, x, out)
 }
 
 // forType returns the one- and (where the level has one) four-token

@@ -25,7 +25,18 @@ func TestKernelMatchesVecDot(t *testing.T) {
 				for i := 0; i < 4; i++ {
 					xs = append(xs, quantizeRow(t, VecDotType(typ), gaussian(r, n, 1))...)
 				}
-				var out [4]float32
+				var out, rows [4]float32
+				w4 := make([]byte, 0, 4*k.WeightRowBytes())
+				for i := 0; i < 4; i++ {
+					w4 = append(w4, randomWeightBytes(t, r, typ, n)...)
+				}
+				k.Dot4Rows(w4, xs[:k.ActRowBytes()], &rows)
+				for i := range rows {
+					wi := w4[i*k.WeightRowBytes() : (i+1)*k.WeightRowBytes()]
+					if want := VecDot(typ, n, wi, xs[:k.ActRowBytes()]); !sameBits(rows[i], want) {
+						t.Errorf("row %d: Dot4Rows %g, VecDot %g", i, rows[i], want)
+					}
+				}
 				k.Dot4(w, xs, &out)
 				for i := range out {
 					x := xs[i*k.ActRowBytes() : (i+1)*k.ActRowBytes()]

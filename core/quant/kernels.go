@@ -24,19 +24,21 @@ func dotQ6_KQ8_K(w, x []byte) float32 { return cur.dotQ6_KQ8_K(w, x) }
 // forms looping over the one-token ones.
 func genericKernels() *kernelSet {
 	return &kernelSet{
-		dotQ4_0Q8_0:  dotQ4_0Q8_0Generic,
-		dotQ8_0Q8_0:  dotQ8_0Q8_0Generic,
-		dotQ4_KQ8_K:  dotQ4_KQ8_KGeneric,
-		dotQ6_KQ8_K:  dotQ6_KQ8_KGeneric,
-		dotF16:       dotF16Generic,
-		axpyF16:      axpyF16Generic,
-		f16Lanes64:   f16Lanes64Generic,
-		dot4Q4_0Q8_0: loop4(dotQ4_0Q8_0Generic),
-		dot4Q8_0Q8_0: loop4(dotQ8_0Q8_0Generic),
-		dot4Q4_KQ8_K: loop4(dotQ4_KQ8_KGeneric),
-		dot4Q6_KQ8_K: loop4(dotQ6_KQ8_KGeneric),
-		quantizeQ8_0: quantizeRowQ8_0Generic,
-		quantizeQ8_K: quantizeRowQ8_KGeneric,
+		dotQ4_0Q8_0:   dotQ4_0Q8_0Generic,
+		dotQ8_0Q8_0:   dotQ8_0Q8_0Generic,
+		dotQ4_KQ8_K:   dotQ4_KQ8_KGeneric,
+		dotQ6_KQ8_K:   dotQ6_KQ8_KGeneric,
+		dotF16:        dotF16Generic,
+		axpyF16:       axpyF16Generic,
+		f16Lanes64:    f16Lanes64Generic,
+		dot4Q4_0Q8_0:  loop4(dotQ4_0Q8_0Generic),
+		dot4Q8_0Q8_0:  loop4(dotQ8_0Q8_0Generic),
+		dot4Q4_KQ8_K:  loop4(dotQ4_KQ8_KGeneric),
+		dot4Q6_KQ8_K:  loop4(dotQ6_KQ8_KGeneric),
+		dotR4Q4_0Q8_0: rows4(dotQ4_0Q8_0Generic),
+		dotR4Q8_0Q8_0: rows4(dotQ8_0Q8_0Generic),
+		quantizeQ8_0:  quantizeRowQ8_0Generic,
+		quantizeQ8_K:  quantizeRowQ8_KGeneric,
 	}
 }
 
@@ -46,6 +48,16 @@ func loop4(one func(w, x []byte) float32) func(w, x []byte, stride int, out *[4]
 		n := len(x) - 3*stride
 		for k := range out {
 			out[k] = one(w, x[k*stride:k*stride+n])
+		}
+	}
+}
+
+// rows4 makes a four-row kernel out of a one-row one.
+func rows4(one func(w, x []byte) float32) func(w []byte, wstride int, x []byte, out *[4]float32) {
+	return func(w []byte, wstride int, x []byte, out *[4]float32) {
+		n := len(w) - 3*wstride
+		for k := range out {
+			out[k] = one(w[k*wstride:k*wstride+n], x)
 		}
 	}
 }

@@ -17,6 +17,8 @@ func init() {
 	ks.dotQ8_0Q8_0 = dotQ8_0Q8_0AVX2
 	ks.dot4Q4_0Q8_0 = dot4Q4_0Q8_0AVX2
 	ks.dot4Q8_0Q8_0 = dot4Q8_0Q8_0AVX2
+	ks.dotR4Q4_0Q8_0 = dotR4Q4_0Q8_0AVX2
+	ks.dotR4Q8_0Q8_0 = dotR4Q8_0Q8_0AVX2
 	ks.dotQ4_KQ8_K = dotQ4_KQ8_KAVX2
 	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
 	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2
@@ -176,4 +178,30 @@ func f16Lanes64AVX2(q []float32, k []uint16, out *[16]float32) {
 	}
 	_ = q[len(k)-1]
 	f16lanes64AVX2(&q[0], &k[0], len(k)/64, out)
+}
+
+//go:noescape
+func q4_0q8_0r4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q8_0q8_0r4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+func dotR4Q4_0Q8_0AVX2(w []byte, wstride int, x []byte, out *[4]float32) {
+	nb := (len(w) - 3*wstride) / bytesQ4
+	if nb <= 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[nb*bytesQ80-1]
+	q4_0q8_0r4AVX2(&w[0], wstride, &x[0], nb, out)
+}
+
+func dotR4Q8_0Q8_0AVX2(w []byte, wstride int, x []byte, out *[4]float32) {
+	nb := (len(w) - 3*wstride) / bytesQ80
+	if nb <= 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[nb*bytesQ80-1]
+	q8_0q8_0r4AVX2(&w[0], wstride, &x[0], nb, out)
 }

@@ -168,3 +168,104 @@ q80x4loop:
 	VMOVUPS X0, (DX)
 	VZEROUPPER
 	RET
+
+// Four weight rows (at SI, SI+R8, SI+2·R8, SI+R9) against one token: the
+// rows' running sums in the lanes of X0, each lane the scalar sequence.
+
+// ROWLANES: 8 int32 lanes of Σ w·y for the row block whose quants are in
+// Y1 (signed) against the token's quants in Y12, into out.
+#define ROWLANES(out) \
+	VPSIGNB Y1, Y1, Y3; \
+	VPSIGNB Y1, Y12, out; \
+	VPMADDUBSW out, Y3, out; \
+	VPMADDWD Y13, out, out
+
+#define LOAD_Q4_0_AT(qs) \
+	VMOVDQU qs, X1; \
+	VPSRLW $4, X1, X2; \
+	VINSERTI128 $1, X2, Y1, Y1; \
+	VPAND Y15, Y1, Y1; \
+	VPSUBB Y14, Y1, Y1
+
+#define LOAD_Q8_0_AT(qs) \
+	VMOVDQU qs, Y1
+
+// ROWS4: after the four rows' lanes are in Y5..Y8: their sumi as float32
+// in X5's lanes, d_w·d_x per row in X4's.
+#define ROWS4 \
+	VPHADDD Y6, Y5, Y5; \
+	VPHADDD Y8, Y7, Y7; \
+	VPHADDD Y7, Y5, Y5; \
+	VEXTRACTI128 $1, Y5, X6; \
+	VPADDD X6, X5, X5; \
+	VCVTDQ2PS X5, X5; \
+	MOVWLZX (SI), AX; \
+	VMOVD AX, X6; \
+	VPINSRW $1, (SI)(R8*1), X6, X6; \
+	VPINSRW $2, (SI)(R8*2), X6, X6; \
+	VPINSRW $3, (SI)(R9*1), X6, X6; \
+	VCVTPH2PS X6, X6; \
+	VPBROADCASTW (DI), X4; \
+	VCVTPH2PS X4, X4; \
+	VMULPS X4, X6, X4
+
+// func q4_0q8_0r4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+TEXT ·q4_0q8_0r4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ x+16(FP), DI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	CONSTS_Q4
+	VXORPS X0, X0, X0
+q40r4loop:
+	VMOVDQU 2(DI), Y12
+	LOAD_Q4_0_AT(2(SI))
+	ROWLANES(Y5)
+	LOAD_Q4_0_AT(2(SI)(R8*1))
+	ROWLANES(Y6)
+	LOAD_Q4_0_AT(2(SI)(R8*2))
+	ROWLANES(Y7)
+	LOAD_Q4_0_AT(2(SI)(R9*1))
+	ROWLANES(Y8)
+	ROWS4
+	VMULPS X4, X5, X5
+	VADDPS X5, X0, X0
+	ADDQ $18, SI
+	ADDQ $34, DI
+	DECQ CX
+	JNZ  q40r4loop
+	MOVQ out+32(FP), DX
+	VMOVUPS X0, (DX)
+	VZEROUPPER
+	RET
+
+// func q8_0q8_0r4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+TEXT ·q8_0q8_0r4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ x+16(FP), DI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	CONSTS_Q4
+	VXORPS X0, X0, X0
+q80r4loop:
+	VMOVDQU 2(DI), Y12
+	LOAD_Q8_0_AT(2(SI))
+	ROWLANES(Y5)
+	LOAD_Q8_0_AT(2(SI)(R8*1))
+	ROWLANES(Y6)
+	LOAD_Q8_0_AT(2(SI)(R8*2))
+	ROWLANES(Y7)
+	LOAD_Q8_0_AT(2(SI)(R9*1))
+	ROWLANES(Y8)
+	ROWS4
+	VFMADD231PS X4, X5, X0
+	ADDQ $34, SI
+	ADDQ $34, DI
+	DECQ CX
+	JNZ  q80r4loop
+	MOVQ out+32(FP), DX
+	VMOVUPS X0, (DX)
+	VZEROUPPER
+	RET

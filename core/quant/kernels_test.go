@@ -371,3 +371,46 @@ func TestDotF16Lanes64MatchesGenericTwin(t *testing.T) {
 		}
 	}
 }
+
+// TestFourRowKernelsMatchGenericTwins: the four-row Q4_0 and Q8_0 kernels
+// give each row the one-row generic bits, on random and edge rows.
+func TestFourRowKernelsMatchGenericTwins(t *testing.T) {
+	gen := genericKernels()
+	type r4 struct {
+		wt gguf.GGMLType
+		f  func(*kernelSet) func(w []byte, wstride int, x []byte, out *[4]float32)
+		g  func(w, x []byte) float32
+	}
+	for _, lvl := range Levels() {
+		ks := levels[lvl]
+		for _, c := range []r4{
+			{gguf.TypeQ4_0, func(k *kernelSet) func([]byte, int, []byte, *[4]float32) { return k.dotR4Q4_0Q8_0 }, gen.dotQ4_0Q8_0},
+			{gguf.TypeQ8_0, func(k *kernelSet) func([]byte, int, []byte, *[4]float32) { return k.dotR4Q8_0Q8_0 }, gen.dotQ8_0Q8_0},
+		} {
+			for _, n := range twinSizes(c.wt) {
+				for kind := edgeRandom; kind <= edgeMixed; kind++ {
+					r := rand.New(rand.NewPCG(uint64(n)+7, uint64(kind)))
+					for rep := 0; rep < 8; rep++ {
+						var ws [4][]byte
+						var x []byte
+						for k := range ws {
+							ws[k], x = twinRows(t, r, c.wt, n, kind)
+						}
+						stride := len(ws[0]) + 36 // rows need not be adjacent
+						buf := make([]byte, 3*stride+len(ws[0]))
+						for k := range ws {
+							copy(buf[k*stride:], ws[k])
+						}
+						var out [4]float32
+						c.f(ks)(buf, stride, x, &out)
+						for k := range ws {
+							if want := c.g(ws[k], x); !sameBits(out[k], want) {
+								t.Fatalf("%s %s n=%d kind %d rep %d row %d: %g, generic %g", lvl, c.wt, n, kind, rep, k, out[k], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

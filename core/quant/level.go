@@ -44,6 +44,11 @@ type kernelSet struct {
 	dot4Q4_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 	dot4Q6_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 
+	// Four-row twins: four weight rows at w, w+wstride, … against one
+	// activation row; out[k] is row k's dot.
+	dotR4Q4_0Q8_0 func(w []byte, wstride int, x []byte, out *[4]float32)
+	dotR4Q8_0Q8_0 func(w []byte, wstride int, x []byte, out *[4]float32)
+
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)
 }

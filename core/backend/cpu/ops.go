@@ -130,7 +130,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	if tokens == 1 {
 		// Decode: enough chunks to balance two threads on a busy machine,
 		// big enough that claiming one is noise.
-		grain = max(16, rows/(8*c.w.n))
+		grain = max(16, rows/(8*c.w.n)) &^ 3
 	}
 	c.weightReads.Add(int64(wrb * rows))
 	c.w.run(rows, grain, &c.mt)
@@ -187,9 +187,15 @@ func (t *matTask) run(worker, lo, hi int) {
 		}
 	}
 	for ; tok < t.tokens; tok++ {
+		// Left-over tokens (all of a decode step): four rows at a time.
 		x := t.xq[tok*xrb : (tok+1)*xrb]
 		out := t.out[tok*rows : (tok+1)*rows]
-		for i := lo; i < hi; i++ {
+		i := lo
+		for ; i+4 <= hi; i += 4 {
+			t.k.Dot4Rows(t.w[i*wrb:(i+4)*wrb], x, o)
+			out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
+		}
+		for ; i < hi; i++ {
 			out[i] = t.k.Dot(t.w[i*wrb:(i+1)*wrb], x)
 		}
 	}
