@@ -47,6 +47,9 @@ func runBench(e Env, args []string) error {
 	fmt.Fprintf(e.Stdout, "%s · %d threads · %s kernels · %d run(s)\nprefill %d tokens: %.1f ± %.1f tok/s\ndecode  %d tokens: %.2f ± %.2f tok/s (%.2f GB/s of weights; memory reads %.2f GB/s here: %.0f%%)\n",
 		r.Model, r.Threads, r.KernelLevel, r.Repetitions, r.PromptTokens, r.PrefillTokS, r.PrefillStdDev,
 		r.DecodeTokens, r.DecodeTokS, r.DecodeStdDev, r.DecodeGBs, r.MemGBs, 100*r.RatioOfMem)
+	if r.PrefillCPUms > 0 && r.DecodeCPUms > 0 {
+		fmt.Fprintf(e.Stdout, "cpu time per token: prefill %.1f ms, decode %.1f ms (all threads)\n", r.PrefillCPUms, r.DecodeCPUms)
+	}
 	if r.Device != "" {
 		fmt.Fprintf(e.Stdout, "device %s: %d of %d blocks; device-to-device copy %.0f GB/s: decode reads weights at %.1f%% of it\n",
 			r.Device, min(r.GPULayers, r.NLayers), r.NLayers, r.DevCopyGBs, 100*r.RatioOfCopy)

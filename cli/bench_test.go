@@ -28,6 +28,8 @@ func TestBenchRepetitionsJSON(t *testing.T) {
 		PrefillSamples []float64 `json:"prefill_tok_s_samples"`
 		DecodeSamples  []float64 `json:"decode_tok_s_samples"`
 		Ratio          *float64  `json:"decode_fraction_of_memory_bandwidth"`
+		PrefillCPU     float64   `json:"prefill_cpu_ms_per_tok"`
+		DecodeCPU      float64   `json:"decode_cpu_ms_per_tok"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
@@ -42,7 +44,7 @@ func TestBenchRepetitionsJSON(t *testing.T) {
 	if d := r.Decode - mean(r.DecodeSamples); d > 1e-9*r.Decode || d < -1e-9*r.Decode {
 		t.Errorf("decode_tok_s %g is not the mean of %v", r.Decode, r.DecodeSamples)
 	}
-	if r.PrefillSD < 0 || r.DecodeSD < 0 || r.Prefill <= 0 || r.Decode <= 0 {
+	if r.PrefillSD < 0 || r.DecodeSD < 0 || r.Prefill <= 0 || r.Decode <= 0 || r.PrefillCPU < 0 || r.DecodeCPU < 0 {
 		t.Errorf("report %+v", r)
 	}
 	if code := runCLI(&out, &errb, "bench", "-m", model, "-r", "0"); code == 0 {

@@ -29,7 +29,14 @@ type BenchResult struct {
 	DecodeStdDev   float64   `json:"decode_tok_s_stddev"`
 	PrefillSamples []float64 `json:"prefill_tok_s_samples"`
 	DecodeSamples  []float64 `json:"decode_tok_s_samples"`
-	WeightsPerTok  int64     `json:"weight_bytes_per_decode_token"`
+	// PrefillCPUms and DecodeCPUms are the process CPU time (all threads)
+	// per token, means over the repetitions (0 where the platform does not
+	// report it). On a shared machine, where wall-clock rates depend on
+	// what else runs, threads × 1000 / CPUms is what the threads give when
+	// they have their cores to themselves (spin-waiting included).
+	PrefillCPUms  float64 `json:"prefill_cpu_ms_per_tok"`
+	DecodeCPUms   float64 `json:"decode_cpu_ms_per_tok"`
+	WeightsPerTok int64   `json:"weight_bytes_per_decode_token"`
 	// DecodeGBs is the weight bytes a decode step reads per second (at the
 	// mean decode rate).
 	DecodeGBs float64 `json:"decode_weight_gb_s"`
@@ -71,18 +78,20 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	if warmup {
-		if _, _, err := s.benchOnce(ctx, rng, prompt, decode); err != nil {
+		if _, _, err := s.benchOnce(ctx, rng, prompt, decode, nil); err != nil {
 			return r, err
 		}
 	}
 	for i := 0; i < reps; i++ {
-		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode)
+		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode, &r)
 		if err != nil {
 			return r, err
 		}
 		r.PrefillSamples = append(r.PrefillSamples, pp)
 		r.DecodeSamples = append(r.DecodeSamples, tg)
 	}
+	r.PrefillCPUms /= float64(reps * prompt)
+	r.DecodeCPUms /= float64(reps * decode)
 	r.PrefillTokS, r.PrefillStdDev = meanStdDev(r.PrefillSamples)
 	r.DecodeTokS, r.DecodeStdDev = meanStdDev(r.DecodeSamples)
 	// A decode step reads every matmul weight once: the blocks and the
@@ -117,18 +126,21 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 }
 
 // benchOnce is one prefill of prompt random tokens from an empty cache,
-// then decode single-token steps; it returns both rates in tokens/s.
-func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int) (pp, tg float64, err error) {
+// then decode single-token steps; it returns both rates in tokens/s and,
+// with r set, adds the CPU milliseconds of each phase to r's CPU fields.
+func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int, r *BenchResult) (pp, tg float64, err error) {
 	toks := make([]int32, prompt)
 	for i := range toks {
 		toks[i] = int32(rng.IntN(s.H.NVocab))
 	}
 	s.Rewind(0)
+	c0 := processCPUTime()
 	t0 := time.Now()
 	if _, err := s.Eval(ctx, toks, false); err != nil {
 		return 0, 0, err
 	}
 	pp = float64(prompt) / time.Since(t0).Seconds()
+	c1 := processCPUTime()
 	t1 := time.Now()
 	for i := 0; i < decode; i++ {
 		if _, err := s.Eval(ctx, []int32{int32(rng.IntN(s.H.NVocab))}, false); err != nil {
@@ -136,6 +148,10 @@ func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode 
 		}
 	}
 	tg = float64(decode) / time.Since(t1).Seconds()
+	if r != nil {
+		r.PrefillCPUms += float64(c1-c0) / 1e6
+		r.DecodeCPUms += float64(processCPUTime()-c1) / 1e6
+	}
 	return pp, tg, nil
 }
 
