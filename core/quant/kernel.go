@@ -16,6 +16,7 @@ type Kernel struct {
 	one      func(w, x []byte) float32
 	four     func(w, x []byte, stride int, out *[4]float32)
 	rows4    func(w []byte, wstride int, x []byte, out *[4]float32)
+	fourT    func(w, x []byte, stride int, tab []byte, out *[4]float32)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -34,6 +35,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	}
 	k := Kernel{t: t, n: n, wrb: wrb, xrb: xrb}
 	k.one, k.four = cur.forType(t)
+	k.fourT = cur.fourTFor(t)
 	switch t {
 	case gguf.TypeQ4_0:
 		k.rows4 = cur.dotR4Q4_0Q8_0

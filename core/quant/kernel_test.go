@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/minfer/minfer/gguf"
 )
 
 // TestKernelMatchesVecDot: the resolved Kernel gives VecDot's bits, and
@@ -53,5 +55,91 @@ func TestKernelMatchesVecDot(t *testing.T) {
 	}
 	if _, err := NewKernel(weightTypes[3], 33); err == nil {
 		t.Error("NewKernel accepted a row that is not whole blocks")
+	}
+}
+
+// TestDot4TMatchesGeneric: the table-taking four-token kernel gives each
+// token the one-token generic bits, on random and edge rows, at every level.
+func TestDot4TMatchesGeneric(t *testing.T) {
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		for _, n := range []int{32, 64, 96, 32 * 37} {
+			for kind := edgeRandom; kind <= edgeMixed; kind++ {
+				func() {
+					defer ForceLevel(lvl)()
+					typ := weightTypes[3] // Q4_0
+					k, err := NewKernel(typ, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r := rand.New(rand.NewPCG(uint64(n)+99, uint64(kind)))
+					for rep := 0; rep < 8; rep++ {
+						w, _ := twinRows(t, r, typ, n, kind)
+						xs := make([]byte, 0, 4*k.ActRowBytes())
+						for i := 0; i < 4; i++ {
+							_, x := twinRows(t, r, typ, n, kind)
+							xs = append(xs, x...)
+						}
+						tab := make([]byte, k.Group4TableBytes())
+						k.PrepareGroup4(xs, tab)
+						var out [4]float32
+						k.Dot4T(w, xs, tab, &out)
+						for i := range out {
+							want := gen.dotQ4_0Q8_0(w, xs[i*k.ActRowBytes():(i+1)*k.ActRowBytes()])
+							if !sameBits(out[i], want) {
+								t.Fatalf("%s n=%d kind %d rep %d token %d: %g, generic %g", lvl, n, kind, rep, i, out[i], want)
+							}
+						}
+					}
+				}()
+			}
+		}
+	}
+}
+
+// BenchmarkKernel measures one weight row against four tokens (Dot4, and
+// Dot4T where the type has a group table) and four rows against one token
+// (Dot4Rows), per level; MB/s counts weight bytes once per call.
+func BenchmarkKernel(b *testing.B) {
+	r := rand.New(rand.NewPCG(31, 32))
+	const n = 4096
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(typ, n)
+			restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := make([]byte, 0, 4*k.WeightRowBytes())
+			xs := make([]byte, 0, 4*k.ActRowBytes())
+			for i := 0; i < 4; i++ {
+				w = append(w, quantizeWeights(b, typ, gaussian(r, n, 0.02))...)
+				xs = append(xs, quantizeRow(b, VecDotType(typ), gaussian(r, n, 1))...)
+			}
+			var out [4]float32
+			b.Run(lvl.String()+"/"+typ.String()+"/Dot4", func(b *testing.B) {
+				b.SetBytes(int64(k.WeightRowBytes()))
+				for b.Loop() {
+					k.Dot4(w, xs, &out)
+				}
+			})
+			if tb := k.Group4TableBytes(); tb > 0 {
+				tab := make([]byte, tb)
+				k.PrepareGroup4(xs, tab)
+				b.Run(lvl.String()+"/"+typ.String()+"/Dot4T", func(b *testing.B) {
+					b.SetBytes(int64(k.WeightRowBytes()))
+					for b.Loop() {
+						k.Dot4T(w, xs, tab, &out)
+					}
+				})
+			}
+			b.Run(lvl.String()+"/"+typ.String()+"/Dot4Rows", func(b *testing.B) {
+				b.SetBytes(int64(4 * k.WeightRowBytes()))
+				for b.Loop() {
+					k.Dot4Rows(w, xs, &out)
+				}
+			})
+		}
 	}
 }

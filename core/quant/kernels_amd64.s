@@ -269,3 +269,51 @@ q80r4loop:
 	VMOVUPS X0, (DX)
 	VZEROUPPER
 	RET
+
+// func q4_0q8_0x4tAVX2(w, x *byte, stride, nb int, tab *byte, out *[4]float32)
+// The four-token Q4_0 kernel with the tokens' per-block side table (see
+// PrepareGroup4): unsigned nibbles against the int8 quants, then 8·Σy
+// subtracted per token — Σ(w−8)·y exactly — and d_x read as float32.
+TEXT ·q4_0q8_0x4tAVX2(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ stride+16(FP), R8
+	MOVQ nb+24(FP), CX
+	MOVQ tab+32(FP), BX
+	LEAQ (R8)(R8*2), R9
+	CONSTS_Q4
+	VXORPS X0, X0, X0
+q40x4tloop:
+	VMOVDQU 2(SI), X1
+	VPSRLW $4, X1, X2
+	VINSERTI128 $1, X2, Y1, Y1
+	VPAND Y15, Y1, Y1
+	VPMADDUBSW 2(DI), Y1, Y5
+	VPMADDWD Y13, Y5, Y5
+	VPMADDUBSW 2(DI)(R8*1), Y1, Y6
+	VPMADDWD Y13, Y6, Y6
+	VPMADDUBSW 2(DI)(R8*2), Y1, Y7
+	VPMADDWD Y13, Y7, Y7
+	VPMADDUBSW 2(DI)(R9*1), Y1, Y8
+	VPMADDWD Y13, Y8, Y8
+	VPHADDD Y6, Y5, Y5
+	VPHADDD Y8, Y7, Y7
+	VPHADDD Y7, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPADDD X6, X5, X5
+	VPSUBD 16(BX), X5, X5
+	VCVTDQ2PS X5, X5
+	VPBROADCASTW (SI), X4
+	VCVTPH2PS X4, X4
+	VMULPS (BX), X4, X4
+	VMULPS X4, X5, X5
+	VADDPS X5, X0, X0
+	ADDQ $18, SI
+	ADDQ $34, DI
+	ADDQ $32, BX
+	DECQ CX
+	JNZ  q40x4tloop
+	MOVQ out+40(FP), DX
+	VMOVUPS X0, (DX)
+	VZEROUPPER
+	RET

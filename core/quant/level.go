@@ -47,6 +47,9 @@ type kernelSet struct {
 	// Four-row twins: four weight rows at w, w+wstride, … against one
 	// activation row; out[k] is row k's dot.
 	dotR4Q4_0Q8_0 func(w []byte, wstride int, x []byte, out *[4]float32)
+	// dot4TQ4_0Q8_0 is dot4Q4_0Q8_0 taking the group table (group4.go);
+	// nil where the level has none.
+	dot4TQ4_0Q8_0 func(w, x []byte, stride int, tab []byte, out *[4]float32)
 	dotR4Q8_0Q8_0 func(w []byte, wstride int, x []byte, out *[4]float32)
 
 	quantizeQ8_0 func(src []float32, dst []byte)

@@ -42,6 +42,7 @@ type CPU struct {
 	// memory report).
 	scratch []byte
 	ws      []scratch // per worker
+	tabs    []byte    // group tables of the quantized activations
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).

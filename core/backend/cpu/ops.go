@@ -126,6 +126,17 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		c.w.run(tokens-1, 4, &c.qt)
 	}
 	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens}
+	if tb := k.Group4TableBytes(); tb > 0 && tokens >= 4 {
+		// Per-block facts of each group of four tokens, once per matmul.
+		groups := tokens / 4
+		if cap(c.tabs) < groups*tb {
+			c.tabs = make([]byte, groups*tb)
+		}
+		c.mt.tabs, c.mt.tb = c.tabs[:groups*tb], tb
+		for g := 0; g < groups; g++ {
+			k.PrepareGroup4(xq[4*g*xrb:4*(g+1)*xrb], c.mt.tabs[g*tb:(g+1)*tb])
+		}
+	}
 	grain := 16
 	if tokens == 1 {
 		// Decode: enough chunks to balance two threads on a busy machine,
@@ -159,6 +170,10 @@ type matTask struct {
 	w, xq        []byte
 	out          []float32
 	rows, tokens int
+	// tabs holds the group table (tb bytes) of each group of four tokens
+	// when the kernel takes one.
+	tabs []byte
+	tb   int
 	// f16f32: F16 weights against the F32 activations x (rows of in).
 	f16f32 bool
 	x      []float32
@@ -181,6 +196,14 @@ func (t *matTask) run(worker, lo, hi int) {
 	for ; tok+4 <= t.tokens; tok += 4 {
 		x := t.xq[tok*xrb : (tok+4)*xrb]
 		out := t.out[tok*rows : (tok+4)*rows]
+		if t.tabs != nil {
+			tab := t.tabs[tok/4*t.tb : (tok/4+1)*t.tb]
+			for i := lo; i < hi; i++ {
+				t.k.Dot4T(t.w[i*wrb:(i+1)*wrb], x, tab, o)
+				out[i], out[rows+i], out[2*rows+i], out[3*rows+i] = o[0], o[1], o[2], o[3]
+			}
+			continue
+		}
 		for i := lo; i < hi; i++ {
 			t.k.Dot4(t.w[i*wrb:(i+1)*wrb], x, o)
 			out[i], out[rows+i], out[2*rows+i], out[3*rows+i] = o[0], o[1], o[2], o[3]

@@ -1,0 +1,64 @@
+package quant
+
+import (
+	"encoding/binary"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// Group tables: per-block facts about four activation rows that a
+// four-token kernel would otherwise work out again for every weight row.
+// For Q4_0 weights (Q8_0 activations) a block's entry is 32 bytes: the four
+// tokens' d_x as float32, then 8·Σq for each (int32), which turns the dot
+// of unsigned nibbles into the dot of nibble−8 exactly.
+
+const group4Q8_0 = 32 // bytes per block of a Q8_0 group table
+
+// Group4TableBytes is the size of the table PrepareGroup4 fills, 0 when
+// this kernel takes none (then Dot4T is Dot4).
+func (k *Kernel) Group4TableBytes() int {
+	if k.fourT == nil {
+		return 0
+	}
+	return k.n / qk * group4Q8_0
+}
+
+// PrepareGroup4 fills tab (Group4TableBytes long) for the four activation
+// rows in x (ActRowBytes apart).
+func (k *Kernel) PrepareGroup4(x, tab []byte) {
+	if k.fourT == nil {
+		return
+	}
+	nb := k.n / qk
+	tab = tab[:nb*group4Q8_0]
+	for b := 0; b < nb; b++ {
+		e := tab[b*group4Q8_0 : (b+1)*group4Q8_0]
+		for t := 0; t < 4; t++ {
+			xb := x[t*k.xrb+b*bytesQ80 : t*k.xrb+(b+1)*bytesQ80]
+			putF32(e[4*t:], f16le(xb))
+			var s int32
+			for _, q := range xb[2:bytesQ80] {
+				s += int32(int8(q))
+			}
+			binary.LittleEndian.PutUint32(e[16+4*t:], uint32(8*s))
+		}
+	}
+}
+
+// Dot4T is Dot4 with the group's table from PrepareGroup4: the same bits.
+func (k *Kernel) Dot4T(w, x, tab []byte, out *[4]float32) {
+	if k.fourT == nil {
+		k.Dot4(w, x, out)
+		return
+	}
+	nb := k.n / qk
+	k.fourT(w[:k.wrb:k.wrb], x[:4*k.xrb:4*k.xrb], k.xrb, tab[:nb*group4Q8_0], out)
+}
+
+// fourTFor is the level's table-taking four-token kernel for t, if any.
+func (ks *kernelSet) fourTFor(t gguf.GGMLType) func(w, x []byte, stride int, tab []byte, out *[4]float32) {
+	if t == gguf.TypeQ4_0 {
+		return ks.dot4TQ4_0Q8_0
+	}
+	return nil
+}
