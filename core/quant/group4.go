@@ -62,3 +62,45 @@ func (ks *kernelSet) fourTFor(t gguf.GGMLType) func(w, x []byte, stride int, tab
 	}
 	return nil
 }
+
+// Token tables: the same facts for one activation row, for the four-row
+// kernel: per block 8 bytes, d_x as float32 then 8·Σq (int32).
+const token1Q8_0 = 8
+
+// Token1TableBytes is the size of the table PrepareToken1 fills, 0 when
+// this kernel takes none (then Dot4RowsT is Dot4Rows).
+func (k *Kernel) Token1TableBytes() int {
+	if k.rows4T == nil {
+		return 0
+	}
+	return k.n / qk * token1Q8_0
+}
+
+// PrepareToken1 fills tab (Token1TableBytes long) for the activation row x.
+func (k *Kernel) PrepareToken1(x, tab []byte) {
+	if k.rows4T == nil {
+		return
+	}
+	nb := k.n / qk
+	tab = tab[:nb*token1Q8_0]
+	for b := 0; b < nb; b++ {
+		xb := x[b*bytesQ80 : (b+1)*bytesQ80]
+		putF32(tab[b*token1Q8_0:], f16le(xb))
+		var s int32
+		for _, q := range xb[2:bytesQ80] {
+			s += int32(int8(q))
+		}
+		binary.LittleEndian.PutUint32(tab[b*token1Q8_0+4:], uint32(8*s))
+	}
+}
+
+// Dot4RowsT is Dot4Rows with the row's table from PrepareToken1: the same
+// bits.
+func (k *Kernel) Dot4RowsT(w, x, tab []byte, out *[4]float32) {
+	if k.rows4T == nil {
+		k.Dot4Rows(w, x, out)
+		return
+	}
+	nb := k.n / qk
+	k.rows4T(w[:4*k.wrb:4*k.wrb], k.wrb, x[:k.xrb:k.xrb], tab[:nb*token1Q8_0], out)
+}

@@ -17,6 +17,7 @@ type Kernel struct {
 	four     func(w, x []byte, stride int, out *[4]float32)
 	rows4    func(w []byte, wstride int, x []byte, out *[4]float32)
 	fourT    func(w, x []byte, stride int, tab []byte, out *[4]float32)
+	rows4T   func(w []byte, wstride int, x, tab []byte, out *[4]float32)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -36,6 +37,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	k := Kernel{t: t, n: n, wrb: wrb, xrb: xrb}
 	k.one, k.four = cur.forType(t)
 	k.fourT = cur.fourTFor(t)
+	if t == gguf.TypeQ4_0 {
+		k.rows4T = cur.dotR4TQ4_0Q8_0
+	}
 	switch t {
 	case gguf.TypeQ4_0:
 		k.rows4 = cur.dotR4Q4_0Q8_0

@@ -80,6 +80,21 @@ func TestDot4TMatchesGeneric(t *testing.T) {
 							_, x := twinRows(t, r, typ, n, kind)
 							xs = append(xs, x...)
 						}
+						w4 := make([]byte, 0, 4*len(w))
+						for i := 0; i < 4; i++ {
+							wi, _ := twinRows(t, r, typ, n, kind)
+							w4 = append(w4, wi...)
+						}
+						tab1 := make([]byte, k.Token1TableBytes())
+						k.PrepareToken1(xs, tab1)
+						var rows [4]float32
+						k.Dot4RowsT(w4, xs, tab1, &rows)
+						for i := range rows {
+							want := gen.dotQ4_0Q8_0(w4[i*len(w):(i+1)*len(w)], xs[:k.ActRowBytes()])
+							if !sameBits(rows[i], want) {
+								t.Fatalf("%s n=%d kind %d rep %d row %d: Dot4RowsT %g, generic %g", lvl, n, kind, rep, i, rows[i], want)
+							}
+						}
 						tab := make([]byte, k.Group4TableBytes())
 						k.PrepareGroup4(xs, tab)
 						var out [4]float32
@@ -131,6 +146,16 @@ func BenchmarkKernel(b *testing.B) {
 					b.SetBytes(int64(k.WeightRowBytes()))
 					for b.Loop() {
 						k.Dot4T(w, xs, tab, &out)
+					}
+				})
+			}
+			if tb := k.Token1TableBytes(); tb > 0 {
+				tab := make([]byte, tb)
+				k.PrepareToken1(xs, tab)
+				b.Run(lvl.String()+"/"+typ.String()+"/Dot4RowsT", func(b *testing.B) {
+					b.SetBytes(int64(4 * k.WeightRowBytes()))
+					for b.Loop() {
+						k.Dot4RowsT(w, xs, tab, &out)
 					}
 				})
 			}

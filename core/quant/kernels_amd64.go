@@ -19,6 +19,7 @@ func init() {
 	ks.dot4Q8_0Q8_0 = dot4Q8_0Q8_0AVX2
 	ks.dotR4Q4_0Q8_0 = dotR4Q4_0Q8_0AVX2
 	ks.dot4TQ4_0Q8_0 = dot4TQ4_0Q8_0AVX2
+	ks.dotR4TQ4_0Q8_0 = dotR4TQ4_0Q8_0AVX2
 	ks.dotR4Q8_0Q8_0 = dotR4Q8_0Q8_0AVX2
 	ks.dotQ4_KQ8_K = dotQ4_KQ8_KAVX2
 	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
@@ -219,4 +220,18 @@ func dot4TQ4_0Q8_0AVX2(w, x []byte, stride int, tab []byte, out *[4]float32) {
 	_ = x[3*stride+nb*bytesQ80-1]
 	_ = tab[nb*group4Q8_0-1]
 	q4_0q8_0x4tAVX2(&w[0], &x[0], stride, nb, &tab[0], out)
+}
+
+//go:noescape
+func q4_0q8_0r4tAVX2(w *byte, wstride int, x *byte, nb int, tab *byte, out *[4]float32)
+
+func dotR4TQ4_0Q8_0AVX2(w []byte, wstride int, x, tab []byte, out *[4]float32) {
+	nb := (len(w) - 3*wstride) / bytesQ4
+	if nb <= 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[nb*bytesQ80-1]
+	_ = tab[nb*token1Q8_0-1]
+	q4_0q8_0r4tAVX2(&w[0], wstride, &x[0], nb, &tab[0], out)
 }

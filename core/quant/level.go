@@ -50,7 +50,10 @@ type kernelSet struct {
 	// dot4TQ4_0Q8_0 is dot4Q4_0Q8_0 taking the group table (group4.go);
 	// nil where the level has none.
 	dot4TQ4_0Q8_0 func(w, x []byte, stride int, tab []byte, out *[4]float32)
-	dotR4Q8_0Q8_0 func(w []byte, wstride int, x []byte, out *[4]float32)
+	// dotR4TQ4_0Q8_0 is dotR4Q4_0Q8_0 taking the token table; nil where
+	// the level has none.
+	dotR4TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[4]float32)
+	dotR4Q8_0Q8_0  func(w []byte, wstride int, x []byte, out *[4]float32)
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)

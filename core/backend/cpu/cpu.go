@@ -43,6 +43,7 @@ type CPU struct {
 	scratch []byte
 	ws      []scratch // per worker
 	tabs    []byte    // group tables of the quantized activations
+	tabs1   []byte    // token tables of the left-over tokens
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).

@@ -137,6 +137,18 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 			k.PrepareGroup4(xq[4*g*xrb:4*(g+1)*xrb], c.mt.tabs[g*tb:(g+1)*tb])
 		}
 	}
+	if tb := k.Token1TableBytes(); tb > 0 {
+		// The same for each left-over token (the four-row kernel).
+		first := tokens &^ 3
+		rem := tokens - first
+		if cap(c.tabs1) < rem*tb {
+			c.tabs1 = make([]byte, rem*tb)
+		}
+		c.mt.tabs1, c.mt.tb1 = c.tabs1[:rem*tb], tb
+		for i := 0; i < rem; i++ {
+			k.PrepareToken1(xq[(first+i)*xrb:(first+i+1)*xrb], c.mt.tabs1[i*tb:(i+1)*tb])
+		}
+	}
 	grain := 16
 	if tokens == 1 {
 		// Decode: enough chunks to balance two threads on a busy machine,
@@ -174,6 +186,10 @@ type matTask struct {
 	// when the kernel takes one.
 	tabs []byte
 	tb   int
+	// tabs1 holds the token table (tb1 bytes) of each token after the
+	// last whole group, when the kernel takes one.
+	tabs1 []byte
+	tb1   int
 	// f16f32: F16 weights against the F32 activations x (rows of in).
 	f16f32 bool
 	x      []float32
@@ -214,6 +230,14 @@ func (t *matTask) run(worker, lo, hi int) {
 		x := t.xq[tok*xrb : (tok+1)*xrb]
 		out := t.out[tok*rows : (tok+1)*rows]
 		i := lo
+		if t.tabs1 != nil {
+			r := tok - t.tokens&^3
+			tab := t.tabs1[r*t.tb1 : (r+1)*t.tb1]
+			for ; i+4 <= hi; i += 4 {
+				t.k.Dot4RowsT(t.w[i*wrb:(i+4)*wrb], x, tab, o)
+				out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
+			}
+		}
 		for ; i+4 <= hi; i += 4 {
 			t.k.Dot4Rows(t.w[i*wrb:(i+4)*wrb], x, o)
 			out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
