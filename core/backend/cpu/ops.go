@@ -486,6 +486,14 @@ func (at *attnTask) run(worker, lo, hi int) {
 					vtail[d] += float64(w * quant.F16ToF32(vv))
 				}
 			}
+			if npV == 0 {
+				// No lanes: their reduction is +0 (vT was not cleared).
+				var zero float64
+				for d := range or {
+					or[d] = float32(zero + vtail[d])
+				}
+				continue
+			}
 			for d := range or {
 				var v [16]float32
 				for l := range v {
