@@ -75,6 +75,14 @@ type DeviceQueryProblem struct{ Err error }
 // LoadProblem: the load failed for another reason.
 type LoadProblem struct{ Err error }
 
+// TemplateProblem: the model's chat template failed on the conversation
+// (it raised, or broke the engine's limits); the built-in template of
+// Fallback can be used instead.
+type TemplateProblem struct {
+	Err      error
+	Fallback string
+}
+
 // StoreProblem: conversation files were damaged (and set aside) or could
 // not be written.
 type StoreProblem struct {
@@ -87,6 +95,7 @@ func (RefusalProblem) isProblem()     {}
 func (DeviceQueryProblem) isProblem() {}
 func (LoadProblem) isProblem()        {}
 func (StoreProblem) isProblem()       {}
+func (TemplateProblem) isProblem()    {}
 
 // Prefs is the slice of fyne.Preferences the controller uses.
 type Prefs interface {
@@ -176,11 +185,14 @@ const (
 
 // Controller holds the window's state.
 type Controller struct {
-	cfg       Config
-	configDir string
-	store     *ChatStore
-	worker    *worker
-	post      func(func())
+	// switchTemplate is the built-in family the next reply switches the
+	// loaded model to (UseBuiltinTemplate); "" keeps the template.
+	switchTemplate string
+	cfg            Config
+	configDir      string
+	store          *ChatStore
+	worker         *worker
+	post           func(func())
 
 	// OnChange and OnProblem are the view's hooks (called on the UI goroutine).
 	OnChange  func(Change)
@@ -936,6 +948,21 @@ func (c *Controller) Send(text string) bool {
 }
 
 // Regenerate replaces the last reply with a new one.
+// UseBuiltinTemplate answers a TemplateProblem: the loaded model goes on
+// with the built-in template of family (until it is loaded again) and the
+// failed reply is generated again.
+func (c *Controller) UseBuiltinTemplate(family string) {
+	if c.loaded == nil {
+		return
+	}
+	c.switchTemplate = family
+	c.loaded.Source = chat.Source{Kind: chat.SourceBuiltin, Family: family, ModelErr: errors.New("it failed on this conversation")}
+	c.changed(ChangeLoad)
+	if !c.Regenerate() {
+		c.switchTemplate = ""
+	}
+}
+
 func (c *Controller) Regenerate() bool {
 	m := c.chat.Messages
 	if !c.CanSend() || len(m) < 2 || m[len(m)-1].Role != "assistant" {
@@ -987,8 +1014,9 @@ func (c *Controller) startReply() {
 			req.msgs = append(req.msgs, chat.Message{Role: "system", Content: ch.System})
 		}
 		for _, m := range ch.Messages {
-			req.msgs = append(req.msgs, chat.Message{Role: m.Role, Content: m.Content})
+			req.msgs = append(req.msgs, chat.Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name})
 		}
+		req.useBuiltin, c.switchTemplate = c.switchTemplate, ""
 	} else {
 		// No template (e.g. stories260K): the user's text is a prompt to
 		// continue.
@@ -1031,7 +1059,13 @@ func (c *Controller) finishReply(e replyEvent) {
 	last.Stats = &ReplyStats{PromptTokens: st.PromptTokens, ReusedTokens: st.ReusedTokens, PrefillTokens: st.PrefillTokens,
 		Generated: st.Generated, GenRate: st.GenRate(), PrefillRate: st.PrefillRate(), StopReason: st.StopReason,
 		Dropped: st.DroppedMessages, CtxUsed: e.cached, CtxLen: e.nCtx}
+	var tmplErr *chat.ModelTemplateError
 	switch {
+	case errors.As(e.err, &tmplErr):
+		last.Note = fmt.Sprintf("No reply: %v", tmplErr)
+		if tmplErr.Fallback != "" {
+			c.problem(TemplateProblem{Err: tmplErr.Err, Fallback: tmplErr.Fallback})
+		}
 	case e.err != nil:
 		last.Note = fmt.Sprintf("Error: the reply ended early: %v — the conversation is kept; Regenerate to try again", e.err)
 	case st.StopReason == chat.StopCancelled:

@@ -118,6 +118,13 @@ func (v *view) showProblem(p Problem) {
 	case LoadProblem:
 		v.showDialog("load", "Loading failed", fmt.Sprintf("The model could not be loaded:\n\n%v", p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})
+	case TemplateProblem:
+		text := fmt.Sprintf("This model's chat template cannot render this conversation:\n\n%v\n\n"+
+			"Minfer's built-in %s template can be used instead: it writes the same kind of prompt, without the model's own extras.", p.Err, p.Fallback)
+		family := p.Fallback
+		v.showDialog("template", "Chat template failed", text, nil,
+			dialogButton{label: "Cancel"},
+			dialogButton{label: "Use the built-in " + family + " template", importance: widget.HighImportance, action: func() { v.c.UseBuiltinTemplate(family) }})
 	case StoreProblem:
 		var b strings.Builder
 		if len(p.Damaged) > 0 {

@@ -552,8 +552,14 @@ func (v *view) refreshChat() {
 	v.msgViews = v.msgViews[:0]
 	v.msgBox.RemoveAll()
 	lastUser := c.LastUserIndex()
+	results := map[string]ChatMessage{}
+	for _, m := range ch.Messages {
+		if m.Role == "tool" && m.ToolCallID != "" {
+			results[m.ToolCallID] = m
+		}
+	}
 	for i, m := range ch.Messages {
-		mv := newMessageView(m)
+		mv := newMessageView(m, results)
 		text := m.Content
 		mv.copyBtn.OnTapped = func() { v.app.Clipboard().SetContent(text) }
 		last := i == len(ch.Messages)-1

@@ -35,6 +35,9 @@ type generateRequest struct {
 	prompt   string
 	complete bool
 	opts     chat.GenOptions
+	// useBuiltin, when set, replaces the model's chat template with the
+	// built-in template of that family before generating.
+	useBuiltin string
 }
 
 type unloadRequest struct{}
@@ -198,6 +201,12 @@ func (w *worker) doGenerate(r generateRequest) {
 		st   chat.Stats
 		err  error
 	)
+	if r.useBuiltin != "" {
+		if err := w.conv.UseBuiltin(r.useBuiltin); err != nil {
+			w.events <- replyEvent{id: r.id, err: err}
+			return
+		}
+	}
 	if r.complete {
 		text, st, err = w.conv.Complete(r.ctx, r.prompt, r.opts, emit)
 	} else {
