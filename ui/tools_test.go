@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
 )
 
@@ -107,5 +108,27 @@ func TestToolRoundTripInConversation(t *testing.T) {
 	}
 	if got := saved.Messages[1]; len(got.ToolCalls) != 1 || got.ToolCalls[0] != call || saved.Messages[2].ToolCallID != call.ID || saved.Messages[2].Name != "get_weather" {
 		t.Errorf("saved tool turns: %+v / %+v", got, saved.Messages[2])
+	}
+}
+
+// A model whose template recurses without end (issue #15's hostile
+// template) loads with the built-in template of its family; the details
+// say "this model's chat template cannot be used" and why, and the chat
+// works.
+func TestHostileTemplateFallsBackAtLoad(t *testing.T) {
+	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 6}))
+	hostile := `{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{{ f(0) }}<|im_start|>`
+	model := coretest.Rewrite(t, stories(t), func(_ *gguf.File, b *gguf.Builder) error {
+		return b.Set("tokenizer.chat_template", gguf.Value{Type: gguf.ValString, V: hostile})
+	})
+	h.drop(model)
+	h.load()
+	src := h.v.c.Loaded().Source
+	if src.Kind != chat.SourceBuiltin || src.Family != chat.FamilyChatML {
+		t.Fatalf("template source %v, want the built-in chatml", src)
+	}
+	mustContain(t, "details", h.v.c.ReportText(), "built-in chatml template", "this model's chat template cannot be used", "recursion depth")
+	if reply := sendAndWait(h, "Hello"); strings.TrimSpace(reply.Content) == "" || strings.HasPrefix(reply.Note, "Error") {
+		t.Errorf("reply %+v", reply)
 	}
 }
