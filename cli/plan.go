@@ -11,6 +11,7 @@ import (
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/planjson"
 )
 
 func init() {
@@ -96,56 +97,9 @@ func runPlan(e Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(e.Stdout, planJSON(v))
+		return writeJSON(e.Stdout, planjson.FromView(v))
 	}
 	return writePlan(e.Stdout, v)
-}
-
-type planOut struct {
-	Model          string         `json:"model"`
-	Blocks         int            `json:"blocks"`
-	BlockBytes     []int64        `json:"block_bytes"`
-	UnblockedBytes int64          `json:"unblocked_bytes"`
-	Device         any            `json:"device"`
-	WeightBudget   uint64         `json:"weight_budget_bytes"`
-	BudgetSource   string         `json:"weight_budget_source"`
-	BudgetError    string         `json:"budget_error,omitempty"`
-	WeightFit      int            `json:"weight_fit_gpu_layers"`
-	AutoFit        int            `json:"auto_fit_gpu_layers"`
-	Request        string         `json:"request"`
-	GPULayers      int            `json:"gpu_layers"`
-	DeviceBlocks   int            `json:"device_blocks"`
-	OutputOnDevice bool           `json:"output_on_device"`
-	Note           string         `json:"note,omitempty"`
-	Ctx            int            `json:"ctx"`
-	KVType         string         `json:"kv_type"`
-	Weights        map[string]int `json:"-"`
-	DeviceWeights  int64          `json:"device_weight_bytes"`
-	HostWeights    int64          `json:"host_weight_bytes"`
-	DeviceKV       int64          `json:"device_kv_bytes"`
-	HostKV         int64          `json:"host_kv_bytes"`
-	KVSaved        int64          `json:"kv_saved_by_sliding_window_bytes,omitempty"`
-	Activations    int64          `json:"activation_bytes"`
-	Refusal        string         `json:"refusal,omitempty"`
-	Warnings       []string       `json:"warnings,omitempty"`
-}
-
-func planJSON(v *core.PlanView) planOut {
-	o := planOut{
-		Model: v.Info.Name, Blocks: v.Info.NLayers, BlockBytes: v.Info.BlockBytes, UnblockedBytes: v.Info.UnblockedBytes,
-		Device: v.Device, WeightBudget: v.WeightBudget.Bytes, BudgetSource: v.WeightBudget.Source,
-		WeightFit: v.WeightFit, AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
-		OutputOnDevice: v.Plan.DeviceHoldsUnblocked(), Note: v.Note, Ctx: v.Ctx, KVType: v.KVType.String(),
-		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV, KVSaved: v.KVSaved,
-		Activations: v.Activations, Warnings: v.Warnings,
-	}
-	if v.BudgetErr != nil {
-		o.BudgetError = v.BudgetErr.Error()
-	}
-	if v.Refusal != nil {
-		o.Refusal = v.Refusal.Error()
-	}
-	return o
 }
 
 func writePlan(w io.Writer, v *core.PlanView) error {
