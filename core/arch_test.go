@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/minfer/minfer/core/chat"
 
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/coretest"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
@@ -267,5 +269,89 @@ func TestConversationFallsBackWhenRingCannotRewind(t *testing.T) {
 	}
 	if st.ReusedTokens != 0 || st.PrefillTokens != st.PromptTokens {
 		t.Errorf("short completion %+v: want a full re-evaluation", st)
+	}
+}
+
+// TestMoEDecodeBytesScaleWithExpertsUsed: the same 4-expert model with
+// expert_used_count 1, 2 and 4 (the file's metadata rewritten): a decode
+// step reads the dense weights plus used/4 of the expert tensors, so the
+// expert bytes grow with the experts used, not with the experts held.
+func TestMoEDecodeBytesScaleWithExpertsUsed(t *testing.T) {
+	src := ggtest.Path(t, "arch", "synth-llama-moe-Q8_0.gguf")
+	var perUsed []int64
+	for _, used := range []uint32{1, 2, 4} {
+		path := coretest.Rewrite(t, src, func(_ *gguf.File, b *gguf.Builder) error {
+			b.SetUint32("llama.expert_used_count", used)
+			return b.Err()
+		})
+		s, err := Load(context.Background(), path, cpuOnly(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Eval(context.Background(), []int32{1, 45, 496}, false); err != nil {
+			t.Fatal(err)
+		}
+		before := s.cpu.WeightBytesRead()
+		if _, err := s.Eval(context.Background(), []int32{173}, false); err != nil {
+			t.Fatal(err)
+		}
+		perUsed = append(perUsed, s.cpu.WeightBytesRead()-before)
+		s.Close()
+	}
+	step := perUsed[1] - perUsed[0] // one more expert in every block
+	t.Logf("weight bytes per decode token with 1, 2, 4 experts used: %v", perUsed)
+	if step <= 0 || perUsed[2]-perUsed[1] != 2*step {
+		t.Errorf("bytes per token %v: want equal steps per expert used", perUsed)
+	}
+}
+
+// TestPhi3RopeFactorsChosenByContext: a phi3 file carrying
+// rope_factors_short/long uses the short ones up to the original training
+// context and the long ones beyond it (llama.cpp's choice); factors of 1
+// change nothing.
+func TestPhi3RopeFactorsChosenByContext(t *testing.T) {
+	src := ggtest.Path(t, "arch", "synth-phi3-Q8_0.gguf")
+	f32 := func(v float32, n int) []byte {
+		out := make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			bits := math.Float32bits(v)
+			out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(bits), byte(bits>>8), byte(bits>>16), byte(bits>>24)
+		}
+		return out
+	}
+	withFactors := func(short, long float32) string {
+		return coretest.Rewrite(t, src, func(_ *gguf.File, b *gguf.Builder) error {
+			b.SetUint32("phi3.rope.scaling.original_context_length", 1024)
+			if err := b.AddTensor("rope_factors_short.weight", gguf.TypeF32, []int64{8}, f32(short, 8)); err != nil {
+				return err
+			}
+			return b.AddTensor("rope_factors_long.weight", gguf.TypeF32, []int64{8}, f32(long, 8))
+		})
+	}
+	toks := []int32{1, 45, 496, 173, 170}
+	run := func(path string, ctx int) []float32 {
+		o := cpuOnly()
+		o.Ctx = ctx
+		s, err := Load(context.Background(), path, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		l, err := s.Eval(context.Background(), toks, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	plain := run(src, 1024)
+	ones := withFactors(1, 3)
+	if e := nmse(run(ones, 1024), plain); e != 0 {
+		t.Errorf("short factors of 1 at context 1024 changed the logits: NMSE %.3g", e)
+	}
+	if e := nmse(run(ones, 2048), plain); e == 0 {
+		t.Error("long factors of 3 at context 2048 changed nothing")
+	}
+	if e := nmse(run(withFactors(3, 1), 2048), plain); e != 0 {
+		t.Errorf("long factors of 1 at context 2048 changed the logits: NMSE %.3g", e)
 	}
 }
