@@ -72,7 +72,7 @@ func deviceFrom(e Env) func() devices.DeviceMemory {
 			}
 			return dm
 		}
-		return devices.QueryGPU()
+		return core.QueryDevice()
 	}
 }
 
@@ -195,7 +195,8 @@ func runDevices(e Env, args []string) error {
 		return writeJSON(e.Stdout, struct {
 			devices.Report
 			Budgets []gpuBudget `json:"budgets"`
-		}{r, budgets})
+			Compute []string    `json:"compute"`
+		}{r, budgets, core.ComputeStatus()})
 	}
 	if err := r.WriteText(e.Stdout); err != nil {
 		return err
@@ -204,6 +205,15 @@ func runDevices(e Env, args []string) error {
 		if _, ok := b.Device.(devices.Reported); ok {
 			fmt.Fprintf(e.Stdout, "budget: %s\n", b.Budget)
 		}
+	}
+	if _, none := r.Primary.(devices.NoDevice); none {
+		// NVML had no answer (a build without cgo): the compute driver's.
+		if dm, ok := core.QueryDevice().(devices.Reported); ok {
+			fmt.Fprintf(e.Stdout, "CUDA driver: %s\nbudget: %s\n", dm, alloc.BudgetDecision(dm))
+		}
+	}
+	for _, line := range core.ComputeStatus() {
+		fmt.Fprintf(e.Stdout, "compute: %s\n", line)
 	}
 	return nil
 }

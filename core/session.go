@@ -193,6 +193,12 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		be := 0
 		if len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name) {
 			be = 1
+			// A device copy takes device memory: the gate admits it first,
+			// so a plan that does not fit fails with the four numbers,
+			// never with the driver's out-of-memory.
+			if err := s.ga.Admits(be, ti.NBytes(), fmt.Sprintf("weight %s", ti.Name)); err != nil {
+				return err
+			}
 		}
 		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
 			return err
