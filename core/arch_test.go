@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/core/graph"
 
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
@@ -353,5 +354,35 @@ func TestPhi3RopeFactorsChosenByContext(t *testing.T) {
 	}
 	if e := nmse(run(withFactors(3, 1), 2048), plain); e != 0 {
 		t.Errorf("long factors of 1 at context 2048 changed the logits: NMSE %.3g", e)
+	}
+}
+
+// capDecliner is a stand-in device that cannot run soft-capped attention
+// (as the CUDA backend today).
+type capDecliner struct{ fakeGPU }
+
+func (d capDecliner) SupportsNode(n *graph.Node) bool {
+	if p, err := graph.ParamsOf[graph.AttentionParams](n); err == nil && p.SoftCap != 0 {
+		return false
+	}
+	return d.fakeGPU.SupportsNode(n)
+}
+
+// TestDeviceWithoutSoftCapRunsGemma2OnTheCPU: a device plan for Gemma 2 on
+// a device that cannot cap attention scores falls back to the CPU with the
+// reason, and still computes the reference logits.
+func TestDeviceWithoutSoftCapRunsGemma2OnTheCPU(t *testing.T) {
+	o := withDevice(4, newFakeGPU(t, 1, 0))
+	o.DeviceBackend = capDecliner{newFakeGPU(t, 1, 0)}
+	s, err := Load(context.Background(), ggtest.Path(t, "arch", "synth-gemma2-Q8_0.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r := s.OffloadReport(); !strings.Contains(r.Fallback, "soft-capped") || s.Plan().DeviceBlocks() != 0 {
+		t.Fatalf("fallback %q, plan %v: want the CPU with the reason", r.Fallback, s.Plan())
+	}
+	if _, err := s.Eval(context.Background(), []int32{1, 45, 496}, false); err != nil {
+		t.Fatal(err)
 	}
 }

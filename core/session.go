@@ -255,6 +255,11 @@ func (s *Session) openDevice(injected backend.Backend) (backend.Backend, string)
 // anything is registered: every weight the plan puts on the device must be
 // read by a node the device runs. It returns the fallback reason, or "".
 func (s *Session) deviceUnusable(dev backend.Backend) string {
+	if s.plan.DeviceBlocks() > 0 && !attentionUsable(dev, s.H, s.KVType, s.NCtx) {
+		// The attention of a device block reads its KV cache, which lives
+		// there: a device that cannot run it cannot hold the block.
+		return fmt.Sprintf("%s cannot run this model's attention (%s): every block runs on the CPU", dev.Name(), attentionKind(s.H))
+	}
 	var bad []string
 	for _, sp := range s.arch.Tensors(s.H) {
 		ti, ok := s.file.Tensor(sp.Name)
@@ -272,6 +277,27 @@ func (s *Session) deviceUnusable(dev backend.Backend) string {
 		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
 	}
 	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), strings.Join(bad, ", "))
+}
+
+// attentionUsable asks the device about a one-token attention node of the
+// model's shape and parameters (soft cap included).
+func attentionUsable(dev graph.Capability, h model.HParams, kvType gguf.GGMLType, nCtx int) bool {
+	kvLen := min(nCtx, 256)
+	q := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(h.HeadDim), int64(h.NHead), 1, 1}, Layer: 0}
+	k := &graph.Node{Op: graph.OpKV, Type: kvType, Shape: [4]int64{int64(h.KVRow()), int64(nCtx), 1, 1}, Layer: 0}
+	v := &graph.Node{Op: graph.OpKV, Type: kvType, Shape: k.Shape, Layer: 0}
+	mask := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(kvLen), 1, 1, 1}, Layer: 0}
+	att := &graph.Node{Op: graph.OpAttention, Type: gguf.TypeF32, Shape: [4]int64{int64(h.HeadDim * h.NHead), 1, 1, 1},
+		Src: [4]*graph.Node{q, k, v, mask}, Layer: 0,
+		Params: graph.AttentionParams{Scale: h.QScale, KVHeads: h.NHeadKV, KVLen: kvLen, SoftCap: h.AttnSoftCap}}
+	return dev.SupportsNode(att)
+}
+
+func attentionKind(h model.HParams) string {
+	if h.AttnSoftCap > 0 {
+		return fmt.Sprintf("scores soft-capped at %g", h.AttnSoftCap)
+	}
+	return fmt.Sprintf("%d heads of %d", h.NHead, h.HeadDim)
 }
 
 // weightUsable asks the device about the nodes that read a weight: a
