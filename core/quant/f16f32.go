@@ -1,6 +1,5 @@
 package quant
 
-
 // F16F32Lanes is the lane count of DotF16F32, and the row length it needs
 // to be a multiple of.
 const F16F32Lanes = 16
