@@ -32,6 +32,9 @@ func randomTokens(n, vocab int, seed int64) []int32 {
 // positions'): NMSE ≤ 1e-10 (measured: 0). A 700-token prompt runs as a
 // 512-token step and a 188-token one, then single-token steps.
 func TestSlidingRingMatchesFullCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 1480 positions of two sessions")
+	}
 	path := ggtest.Path(t, "arch", "synth-phi3-Q8_0.gguf")
 	ring, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err != nil {
