@@ -609,7 +609,7 @@ func (c *Controller) Readout() (string, ReadoutLevel) {
 	n := v.Plan.NLayers
 	k := v.Plan.DeviceBlocks()
 	if v.DeviceTotal() == 0 {
-		return fmt.Sprintf("no blocks on GPU (0/%d) · everything runs on the CPU · KV cache %s in host memory", n, mib(v.HostKV)), ReadoutOK
+		return fmt.Sprintf("no blocks on GPU (0/%d) · everything runs on the CPU · KV cache %s in host memory", n, mib(v.HostKV)) + slidingSaving(v), ReadoutOK
 	}
 	var b strings.Builder
 	if k > 0 {
@@ -636,7 +636,17 @@ func (c *Controller) Readout() (string, ReadoutLevel) {
 	if len(v.Warnings) > 0 && level == ReadoutOK {
 		level = ReadoutWarn
 	}
+	b.WriteString(slidingSaving(v))
 	return b.String(), level
+}
+
+// slidingSaving is the readout's note on the KV memory the sliding-window
+// blocks' rings save (Gemma 2/3, Phi-3), or "".
+func slidingSaving(v *core.PlanView) string {
+	if v.KVSaved <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · sliding window (%d of %d blocks) saves %s of KV cache", v.H.SlidingBlocks(), v.H.NLayer, mib(v.KVSaved))
 }
 
 // Warnings are the plan's cautions (KV + activations beyond the held-back

@@ -640,3 +640,18 @@ func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
 		t.Error("empty second reply")
 	}
 }
+
+// TestPlanReadoutShowsSlidingWindowSaving: a Gemma 3 file's plan readout
+// names what its sliding-window blocks' KV rings save.
+func TestPlanReadoutShowsSlidingWindowSaving(t *testing.T) {
+	h := newHarness(t, bigGPU)
+	h.drop(ggtest.Path(t, "arch", "synth-gemma3-Q8_0.gguf"))
+	if h.v.dlg != nil {
+		t.Fatalf("unexpected dialog: %s", h.v.dlg.text.Text)
+	}
+	v := h.v.c.PlanView()
+	if v.KVSaved <= 0 {
+		t.Fatalf("plan saved %d KV bytes, want the rings' saving", v.KVSaved)
+	}
+	mustContain(t, "readout", h.v.readout.Text, "sliding window (10 of 12 blocks) saves "+mib(v.KVSaved))
+}
