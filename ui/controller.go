@@ -539,6 +539,12 @@ func (c *Controller) CardLines() (title, line1, line2 string) {
 		tmpl = "chat template: yes"
 	}
 	line1 = fmt.Sprintf("%s · %s params · %s · %s · %d blocks", i.Arch, humanCount(i.Params), i.Quant, humanBytes(i.FileSize), i.NLayers)
+	if i.ExpertCount > 0 {
+		line1 += fmt.Sprintf(" · %d experts, %d used", i.ExpertCount, i.ExpertUsed)
+	}
+	if i.SlidingWindow > 0 {
+		line1 += fmt.Sprintf(" · sliding window %d on %d blocks", i.SlidingWindow, i.SlidingBlocks)
+	}
 	line2 = fmt.Sprintf("trained ctx %d · %s · tokenizer %s, %d tokens · file type %s", i.NCtxTrain, tmpl, i.TokenizerModel, i.VocabSize, i.FileType)
 	return i.Name, line1, line2
 }

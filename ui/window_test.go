@@ -642,7 +642,8 @@ func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
 }
 
 // TestPlanReadoutShowsSlidingWindowSaving: a Gemma 3 file's plan readout
-// names what its sliding-window blocks' KV rings save.
+// names what its sliding-window blocks' KV rings save, and the card shows
+// the window (and, for a mixture of experts, the expert counts).
 func TestPlanReadoutShowsSlidingWindowSaving(t *testing.T) {
 	h := newHarness(t, bigGPU)
 	h.drop(ggtest.Path(t, "arch", "synth-gemma3-Q8_0.gguf"))
@@ -654,4 +655,7 @@ func TestPlanReadoutShowsSlidingWindowSaving(t *testing.T) {
 		t.Fatalf("plan saved %d KV bytes, want the rings' saving", v.KVSaved)
 	}
 	mustContain(t, "readout", h.v.readout.Text, "sliding window (10 of 12 blocks) saves "+mib(v.KVSaved))
+	mustContain(t, "card", h.v.cardFacts.Text, "gemma3", "sliding window 8 on 10 blocks")
+	h.drop(ggtest.Path(t, "arch", "synth-qwen2moe-Q8_0.gguf"))
+	mustContain(t, "card", h.v.cardFacts.Text, "qwen2moe", "4 experts, 2 used")
 }
