@@ -107,18 +107,13 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	s.caps = []graph.Capability{s.cpu}
 	s.ga = alloc.NewGraphAllocator()
 	s.ga.Logf = opts.Logf
-	// The CPU refuses what the host cannot hold: everything beyond the
-	// weights (which are mapped, not copied) gets ¾ of available memory.
-	cpuBudget := alloc.Unlimited("host memory unknown")
+	// The CPU refuses what the host cannot hold (alloc.HostBudget).
 	hostMem := opts.HostMemory
 	if hostMem == nil {
 		hostMem = devices.HostMemory
 	}
-	if hm, err := hostMem(); err == nil && hm.Available > 0 {
-		cpuBudget = alloc.Limit(s.Info.TensorBytes+int64(hm.Available-hm.Available/4),
-			fmt.Sprintf("mapped weights + ¾ of %s available host memory", alloc.MiB(int64(hm.Available))))
-	}
-	s.ga.AddBackend(s.cpu, cpuBudget)
+	hm, hmErr := hostMem()
+	s.ga.AddBackend(s.cpu, alloc.HostBudget(s.Info.TensorBytes, hm, hmErr))
 
 	s.plan = s.View.Plan
 	s.report = offload.Report{Plan: s.plan, Note: s.View.Note}

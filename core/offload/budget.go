@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/minfer/minfer/core/budget"
+	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/units"
 )
@@ -15,7 +15,7 @@ const EnvGPUMem = "MINFER_GPU_MEM"
 
 // ErrDeviceQuery is the sentinel under a failed device-memory query. It
 // refuses the automatic fit (there is no number to fit against) but is not a
-// zero budget (ADR-0016): an explicit block count proceeds; see
+// zero budget (docs/memory-policy.md): an explicit block count proceeds; see
 // Request.BudgetRefusal.
 var ErrDeviceQuery = errors.New("offload: device memory query failed")
 
@@ -49,47 +49,30 @@ func (b Budget) String() string {
 	return fmt.Sprintf("%s (%s)", units.MiB(b.Bytes), b.Source)
 }
 
-// WeightBudget is the weight budget for the automatic fit, by the seed's
-// rule (memory-policy §2), in this order:
+// WeightBudget is the weight budget for the automatic fit, in this order:
 //  1. MINFER_GPU_MEM=<MiB> (looked up through env; nil means no
 //     environment), when set, is the budget whatever the device says; a
 //     value that is not a whole number of MiB is a *RequestError quoting it
 //     (wrapping ErrBadRequest) — a refused load, even for an explicit count;
-//  2. a Reported device gives budget.Usable(Free) — three quarters, the same
-//     function and the same device answer E4's gate uses, so the fit and the
-//     gate talk about one number;
-//  3. NoDevice (or no answer at all) fits nothing: 0 bytes, not an error;
-//  4. QueryFailed is a *DeviceQueryError naming the device's real error; it
-//     refuses auto but not an explicit count (Request.BudgetRefusal decides).
+//  2. QueryFailed is a *DeviceQueryError naming the device's real error; it
+//     refuses auto but not an explicit count (Request.BudgetRefusal decides);
+//  3. otherwise the device gate's own decision, alloc.BudgetDecision: a
+//     Reported device gives three quarters of its answer (alloc.Usable),
+//     NoDevice (or no answer at all) fits nothing — 0 bytes, not an error.
+//
+// The fit and the gate therefore talk about one number
+// (docs/memory-policy.md).
 func WeightBudget(dm devices.DeviceMemory, env func(string) (string, bool)) (Budget, error) {
 	if env != nil {
 		if raw, ok := env(EnvGPUMem); ok {
 			return parseGPUMem(raw)
 		}
 	}
-	switch d := dm.(type) {
-	case devices.Reported:
-		// Metal's answer is its recommended working set, not free bytes.
-		what := "free"
-		if d.Kind == devices.KindMetal {
-			what = "working set"
-		}
-		name := d.Name
-		if name == "" {
-			name = d.Label()
-		}
-		return Budget{
-			Bytes:  budget.Usable(d.Free),
-			Source: fmt.Sprintf("¾ of %s %s on %s", units.MiB(d.Free), what, name),
-		}, nil
-	case devices.QueryFailed:
+	if d, ok := dm.(devices.QueryFailed); ok {
 		return Budget{}, &DeviceQueryError{Err: d.Err}
-	case devices.NoDevice:
-		if d.Reason != "" {
-			return Budget{Source: fmt.Sprintf("no device (%s): fits nothing", d.Reason)}, nil
-		}
 	}
-	return Budget{Source: "no device: fits nothing"}, nil
+	g := alloc.BudgetDecision(dm)
+	return Budget{Bytes: uint64(g.Bytes), Source: g.Source}, nil
 }
 
 const gpuMemWant = "a size in MiB (use a whole number of MiB, e.g. 4096)"
