@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/units"
 )
@@ -49,30 +48,59 @@ func (b Budget) String() string {
 	return fmt.Sprintf("%s (%s)", units.MiB(b.Bytes), b.Source)
 }
 
-// WeightBudget is the weight budget for the automatic fit, in this order:
+// Usable is the three-quarters rule, the one place it is written: the part
+// of a memory answer Minfer may plan to fill, with a quarter held back for
+// what is not known at plan time (KV arenas, the activation pool, the
+// driver's own allocations). The automatic fit (WeightBudget), the device
+// gate (alloc.BudgetDecision) and the host gate (alloc.HostBudget) all take
+// their number from it (docs/memory-policy.md).
+//
+// It is free − free/4, not free*3/4, so it cannot overflow and every caller
+// rounds identically: the held-back quarter rounds down, the usable part up.
+func Usable(free uint64) uint64 {
+	return free - free/4
+}
+
+// WeightBudget is the one budget decision: the weight budget for the
+// automatic fit, which the device gate (alloc.BudgetDecision) also takes,
+// in this order:
 //  1. MINFER_GPU_MEM=<MiB> (looked up through env; nil means no
 //     environment), when set, is the budget whatever the device says; a
 //     value that is not a whole number of MiB is a *RequestError quoting it
 //     (wrapping ErrBadRequest) — a refused load, even for an explicit count;
-//  2. QueryFailed is a *DeviceQueryError naming the device's real error; it
-//     refuses auto but not an explicit count (Request.BudgetRefusal decides);
-//  3. otherwise the device gate's own decision, alloc.BudgetDecision: a
-//     Reported device gives three quarters of its answer (alloc.Usable),
-//     NoDevice (or no answer at all) fits nothing — 0 bytes, not an error.
-//
-// The fit and the gate therefore talk about one number
-// (docs/memory-policy.md).
+//  2. a Reported device gives Usable(Free): three quarters of its answer;
+//  3. NoDevice (or no answer at all) fits nothing: 0 bytes, not an error;
+//  4. QueryFailed is a *DeviceQueryError naming the device's real error; it
+//     refuses auto but not an explicit count (Request.BudgetRefusal decides).
 func WeightBudget(dm devices.DeviceMemory, env func(string) (string, bool)) (Budget, error) {
 	if env != nil {
 		if raw, ok := env(EnvGPUMem); ok {
 			return parseGPUMem(raw)
 		}
 	}
-	if d, ok := dm.(devices.QueryFailed); ok {
+	switch d := dm.(type) {
+	case devices.Reported:
+		// Metal's answer is its recommended working set, not free bytes.
+		what := "free"
+		if d.Kind == devices.KindMetal {
+			what = "working set"
+		}
+		name := d.Name
+		if name == "" {
+			name = d.Label()
+		}
+		return Budget{
+			Bytes:  Usable(d.Free),
+			Source: fmt.Sprintf("¾ of %s %s on %s", units.MiB(d.Free), what, name),
+		}, nil
+	case devices.QueryFailed:
 		return Budget{}, &DeviceQueryError{Err: d.Err}
+	case devices.NoDevice:
+		if d.Reason != "" {
+			return Budget{Source: fmt.Sprintf("no device (%s): fits nothing", d.Reason)}, nil
+		}
 	}
-	g := alloc.BudgetDecision(dm)
-	return Budget{Bytes: uint64(g.Bytes), Source: g.Source}, nil
+	return Budget{Source: "no device: fits nothing"}, nil
 }
 
 const gpuMemWant = "a size in MiB (use a whole number of MiB, e.g. 4096)"
