@@ -16,14 +16,18 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/minfer/minfer/ui/app"
+	uiwidget "github.com/minfer/minfer/ui/internal/widget"
 )
 
 // view is the window: thin widgets over the Controller. Widgets are fields
 // so tests can tap and type into them.
 type view struct {
-	c   *Controller
-	app fyne.App
-	win fyne.Window
+	c    *app.Controller
+	app  fyne.App
+	win  fyne.Window
+	post func(func()) // runs a function on the UI goroutine (Config.Post)
 
 	// top bar
 	openBtn    *widget.Button
@@ -43,7 +47,7 @@ type view struct {
 	// model panel
 	cardTitle, cardFacts   *widget.Label
 	deviceLine, budgetLine *widget.Label
-	bar                    *offloadBar
+	bar                    *uiwidget.OffloadBar
 	barInfo                *widget.Label
 	slider                 *widget.Slider
 	sliderText             *widget.Label
@@ -84,22 +88,22 @@ type view struct {
 	updating       bool // set while refresh writes widgets, so their callbacks stay quiet
 	noNativeDialog bool // the native file dialog failed once: use Fyne's
 	shownChatID    string
-	lastPhase      Phase
+	lastPhase      app.Phase
 }
 
-func newView(a fyne.App, w fyne.Window, cfg Config) (*view, error) {
-	c, err := NewController(cfg)
+func newView(a fyne.App, w fyne.Window, cfg app.Config) (*view, error) {
+	c, err := app.NewController(cfg)
 	if err != nil {
 		return nil, err
 	}
-	v := &view{c: c, app: a, win: w}
+	v := &view{c: c, app: a, win: w, post: cfg.Post}
 	v.build()
 	c.OnChange = v.refresh
 	c.OnProblem = v.showProblem
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.handleDrop(uris) })
 	v.addShortcuts()
 	c.Start()
-	v.refresh(^Change(0))
+	v.refresh(^app.Change(0))
 	return v, nil
 }
 
@@ -110,7 +114,7 @@ func (v *view) handleDrop(uris []fyne.URI) {
 	}
 	u := uris[0]
 	if u.Scheme() != "file" {
-		v.showProblem(FileProblem{Path: u.String(), Err: fmt.Errorf("only local files can be opened, not %s", u.Scheme())})
+		v.showProblem(app.FileProblem{Path: u.String(), Err: fmt.Errorf("only local files can be opened, not %s", u.Scheme())})
 		return
 	}
 	v.c.OpenFile(u.Path())
@@ -193,7 +197,7 @@ func (v *view) build() {
 	v.cardFacts = wrapped("")
 	v.deviceLine = wrapped("")
 	v.budgetLine = caption("")
-	v.bar = newOffloadBar()
+	v.bar = uiwidget.NewOffloadBar()
 	v.barInfo = caption("")
 	v.bar.OnHover = func(s string) {
 		if s == "" {
@@ -244,7 +248,7 @@ func (v *view) build() {
 	)
 	collapse := widget.NewButtonWithIcon("", theme.MenuDropUpIcon(), func() {
 		c.PanelExpanded = false
-		v.refresh(ChangeLoad)
+		v.refresh(app.ChangeLoad)
 	})
 	collapse.Importance = widget.LowImportance
 	v.panel = container.NewVBox(
@@ -259,7 +263,7 @@ func (v *view) build() {
 	// fallback reason can be long and must not widen the window).
 	v.summaryBtn = widget.NewButtonWithIcon("Plan", theme.MenuDropDownIcon(), func() {
 		c.PanelExpanded = true
-		v.refresh(ChangeLoad)
+		v.refresh(app.ChangeLoad)
 	})
 	v.summaryBtn.Importance = widget.LowImportance
 	v.summaryText = wrapped("")
@@ -324,33 +328,33 @@ func (v *view) barLegend() string {
 
 // ---- refresh ----
 
-func (v *view) refresh(ch Change) {
+func (v *view) refresh(ch app.Change) {
 	v.updating = true
 	defer func() { v.updating = false }()
 	c := v.c
-	if ch&(ChangeModel|ChangeLoad) != 0 {
+	if ch&(app.ChangeModel|app.ChangeLoad) != 0 {
 		v.refreshTop()
 	}
-	if ch&ChangeRecent != 0 {
+	if ch&app.ChangeRecent != 0 {
 		v.refreshRecent()
 	}
-	if ch&(ChangeModel|ChangePlan|ChangeLoad) != 0 {
+	if ch&(app.ChangeModel|app.ChangePlan|app.ChangeLoad) != 0 {
 		v.refreshPanel()
 	}
-	if ch&ChangeChats != 0 {
+	if ch&app.ChangeChats != 0 {
 		v.refreshChats()
 	}
-	if ch&(ChangeChat|ChangeLoad) != 0 {
+	if ch&(app.ChangeChat|app.ChangeLoad) != 0 {
 		v.refreshChat()
-	} else if ch&ChangeStream != 0 {
+	} else if ch&app.ChangeStream != 0 {
 		v.refreshStream()
 	}
-	if ch&(ChangeChat|ChangeLoad|ChangeStream|ChangeModel) != 0 {
+	if ch&(app.ChangeChat|app.ChangeLoad|app.ChangeStream|app.ChangeModel) != 0 {
 		v.refreshInput()
 	}
 	if c.Phase() != v.lastPhase {
 		// A finished load hands the keyboard to the message box.
-		if c.Phase() == PhaseReady {
+		if c.Phase() == app.PhaseReady {
 			v.win.Canvas().Focus(v.input)
 		}
 		v.lastPhase = c.Phase()
@@ -367,7 +371,7 @@ func (v *view) refreshTop() {
 		return
 	}
 	info := c.Info()
-	state := map[Phase]string{PhasePlanned: "not loaded", PhaseLoading: "loading…", PhaseReady: "loaded"}[c.Phase()]
+	state := map[app.Phase]string{app.PhasePlanned: "not loaded", app.PhaseLoading: "loading…", app.PhaseReady: "loaded"}[c.Phase()]
 	v.modelLabel.SetText(fmt.Sprintf("model: %s %s · %s · %s", info.Name, info.Quant, filepath.Base(info.Path), state))
 	v.win.SetTitle("Minfer — " + info.Name)
 	v.emptyState.Hide()
@@ -437,7 +441,7 @@ func (v *view) refreshPanel() {
 	} else {
 		setImportance(v.deviceLine, widget.MediumImportance)
 	}
-	v.bar.SetModel(offloadBarModel(c.PlanView()))
+	v.bar.SetModel(app.OffloadBarModel(c.PlanView()))
 	v.barInfo.SetText(v.barLegend())
 
 	v.slider.Max = float64(c.SliderMax())
@@ -449,7 +453,7 @@ func (v *view) refreshPanel() {
 		v.slider.Disable()
 	}
 	v.sliderText.SetText(c.SliderText())
-	if c.Phase() == PhaseLoading {
+	if c.Phase() == app.PhaseLoading {
 		v.autoBtn.Disable()
 		v.ctxSelect.Disable()
 	} else {
@@ -457,7 +461,7 @@ func (v *view) refreshPanel() {
 		v.ctxSelect.Enable()
 	}
 	var opts []string
-	for _, n := range ContextChoices(c.Info().NCtxTrain) {
+	for _, n := range app.ContextChoices(c.Info().NCtxTrain) {
 		opts = append(opts, strconv.Itoa(n))
 	}
 	v.ctxSelect.SetOptions(opts)
@@ -466,9 +470,9 @@ func (v *view) refreshPanel() {
 	text, level := c.Readout()
 	v.readout.SetText(text)
 	switch level {
-	case ReadoutOver:
+	case app.ReadoutOver:
 		setImportance(v.readout, widget.DangerImportance)
-	case ReadoutWarn:
+	case app.ReadoutWarn:
 		setImportance(v.readout, widget.WarningImportance)
 	default:
 		setImportance(v.readout, widget.MediumImportance)
@@ -481,20 +485,20 @@ func (v *view) refreshPanel() {
 	}
 
 	switch {
-	case c.Phase() == PhaseReady && c.NeedsReload():
+	case c.Phase() == app.PhaseReady && c.NeedsReload():
 		v.loadBtn.SetText("Reload (Ctrl+L)")
 		v.loadBtn.Enable()
-	case c.Phase() == PhaseReady:
+	case c.Phase() == app.PhaseReady:
 		v.loadBtn.SetText("Loaded")
 		v.loadBtn.Disable()
-	case c.Phase() == PhaseLoading:
+	case c.Phase() == app.PhaseLoading:
 		v.loadBtn.SetText("Loading…")
 		v.loadBtn.Disable()
 	default:
 		v.loadBtn.SetText("Load (Ctrl+L)")
 		v.loadBtn.Enable()
 	}
-	if c.Phase() == PhaseLoading {
+	if c.Phase() == app.PhaseLoading {
 		v.progress.SetValue(c.Progress())
 		v.progressText.SetText(c.ProgressText())
 		v.progressRow.Show()
@@ -510,7 +514,7 @@ func (v *view) refreshPanel() {
 
 	// Ready collapses the panel to one line that expands on click.
 	var want fyne.CanvasObject = v.panel
-	if c.Phase() == PhaseReady && !c.PanelExpanded {
+	if c.Phase() == app.PhaseReady && !c.PanelExpanded {
 		v.summaryText.SetText(c.Summary())
 		if c.Loaded().Report.Fallback != "" {
 			setImportance(v.summaryText, widget.WarningImportance)
@@ -557,11 +561,11 @@ func (v *view) refreshChat() {
 		text := m.Content
 		mv.copyBtn.OnTapped = func() { v.app.Clipboard().SetContent(text) }
 		last := i == len(ch.Messages)-1
-		if m.Role == "assistant" && last && !c.Generating() && c.Phase() == PhaseReady {
+		if m.Role == "assistant" && last && !c.Generating() && c.Phase() == app.PhaseReady {
 			mv.regenBtn.OnTapped = func() { c.Regenerate() }
 			mv.regenBtn.Show()
 		}
-		if i == lastUser && !c.Generating() && c.Phase() == PhaseReady {
+		if i == lastUser && !c.Generating() && c.Phase() == app.PhaseReady {
 			mv.editBtn.OnTapped = func() { v.startEdit(text) }
 			mv.editBtn.Show()
 		}
@@ -578,7 +582,7 @@ func (v *view) refreshHint() {
 	hint := ""
 	switch {
 	case len(c.Chat().Messages) > 0:
-	case c.Phase() != PhaseReady:
+	case c.Phase() != app.PhaseReady:
 		hint = "Load the model to chat with it."
 	case c.Loaded() != nil && !c.Loaded().Template:
 		hint = "This model has no chat template: what you type is a prompt it continues (e.g. \"Once upon a time\")."
@@ -610,7 +614,7 @@ func (v *view) refreshStream() {
 // wrapped text and notes have their final height.
 func (v *view) scrollToEnd() {
 	v.msgScroll.ScrollToBottom()
-	v.c.post(v.msgScroll.ScrollToBottom)
+	v.post(v.msgScroll.ScrollToBottom)
 }
 
 func (v *view) refreshInput() {
@@ -627,11 +631,11 @@ func (v *view) refreshInput() {
 		v.input.Enable()
 	} else {
 		v.sendBtn.Disable()
-		if c.Phase() != PhaseReady {
+		if c.Phase() != app.PhaseReady {
 			v.input.Disable()
 		}
 	}
-	if c.Phase() == PhaseReady && len(c.Chat().Messages) == 0 && c.Loaded() != nil && !c.Loaded().Template {
+	if c.Phase() == app.PhaseReady && len(c.Chat().Messages) == 0 && c.Loaded() != nil && !c.Loaded().Template {
 		v.input.SetPlaceHolder("Prompt to continue, e.g. Once upon a time (Enter sends)")
 	} else {
 		v.input.SetPlaceHolder("Message (Enter sends, Shift+Enter newline)")
