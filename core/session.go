@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
@@ -17,6 +16,7 @@ import (
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
 )
 
 // LoadOptions are PlanOptions plus what only a load needs.
@@ -314,7 +314,7 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32
 	}
 	out := g.Outputs[0]
 	logits := make([]float32, out.Buf.Len/4)
-	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, unsafe.Slice((*byte)(unsafe.Pointer(&logits[0])), out.Buf.Len)); err != nil {
+	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, memview.Bytes(logits)); err != nil {
 		return nil, err
 	}
 	s.nPast += T
@@ -344,20 +344,16 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		}
 		return s.bes[n.Backend].WriteHostWindow(n.Buf, b)
 	}
-	if err := set(model.InTokens, i32bytes(tokens)); err != nil {
+	if err := set(model.InTokens, memview.Bytes(tokens)); err != nil {
 		return err
 	}
-	if err := set(model.InPos, i32bytes(pos)); err != nil {
+	if err := set(model.InPos, memview.Bytes(pos)); err != nil {
 		return err
 	}
-	if err := set(model.InKVRows, i32bytes(pos)); err != nil {
+	if err := set(model.InKVRows, memview.Bytes(pos)); err != nil {
 		return err
 	}
-	return set(model.InMask, unsafe.Slice((*byte)(unsafe.Pointer(&mask[0])), len(mask)*4))
-}
-
-func i32bytes(v []int32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
+	return set(model.InMask, memview.Bytes(mask))
 }
 
 // MemoryReport is the E4 accounting of every backend.
