@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
@@ -17,6 +16,7 @@ import (
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/memview"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // LoadOptions are PlanOptions plus what only a load needs.
@@ -218,10 +218,7 @@ func (s *Session) deviceUnusable(dev backend.Backend) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	if len(bad) > 3 {
-		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
-	}
-	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), strings.Join(bad, ", "))
+	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), units.JoinFirst(bad, 3, ", "))
 }
 
 // WeightBackend tells the scheduler where a weight or KV region lives.

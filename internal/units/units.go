@@ -75,3 +75,13 @@ func MiBGrouped(b int64, sep string) string {
 	}
 	return Group(n, sep) + sep + "MiB"
 }
+
+// JoinFirst joins the first max items with sep and says how many were left
+// out ("a; b; c (and 4 more)"), so a message naming problems stays one
+// readable line however many there are.
+func JoinFirst(items []string, max int, sep string) string {
+	if len(items) <= max {
+		return strings.Join(items, sep)
+	}
+	return fmt.Sprintf("%s (and %d more)", strings.Join(items[:max], sep), len(items)-max)
+}

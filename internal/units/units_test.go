@@ -15,3 +15,21 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinFirst(t *testing.T) {
+	for _, c := range []struct {
+		items []string
+		max   int
+		want  string
+	}{
+		{nil, 3, ""},
+		{[]string{"a", "b"}, 3, "a, b"},
+		{[]string{"a", "b", "c"}, 3, "a, b, c"},
+		{[]string{"a", "b", "c", "d", "e"}, 3, "a, b, c (and 2 more)"},
+		{[]string{"a", "b"}, 0, " (and 2 more)"},
+	} {
+		if got := JoinFirst(c.items, c.max, ", "); got != c.want {
+			t.Errorf("JoinFirst(%q, %d) = %q, want %q", c.items, c.max, got, c.want)
+		}
+	}
+}
