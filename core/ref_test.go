@@ -255,7 +255,7 @@ func TestF32KVCacheOption(t *testing.T) {
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)
 	}
-	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, s.H.NLayer, gguf.TypeF32) {
+	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtxLen(), s.H.NLayer, gguf.TypeF32) {
 		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }

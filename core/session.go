@@ -45,13 +45,18 @@ var ErrNoDeviceBackend = errors.New("no GPU compute backend in this build: every
 
 // Session is a loaded model with its KV cache. It is owned by one goroutine
 // at a time (the UI and CLI give it to a worker).
+//
+// Its exported fields are what the load was given and never change: the
+// inspected model, the plan it was loaded with, the hyper-parameters and
+// the KV cache type. Everything else — the context length (NCtxLen), the
+// positions cached (NPast), where the blocks run — is read through methods.
 type Session struct {
 	Info   *ModelInfo
 	View   *PlanView
 	H      model.HParams
-	NCtx   int
 	KVType gguf.GGMLType
 
+	nCtx   int
 	file   *gguf.File
 	arch   model.Arch
 	cpu    *cpu.CPU
@@ -88,7 +93,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Info: info, View: view, H: *info.HParams, NCtx: view.Ctx, KVType: view.KVType, file: f,
+	s := &Session{Info: info, View: view, H: *info.HParams, nCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
 	if err := s.load(ctx, opts, progress); err != nil {
 		s.Close()
@@ -183,7 +188,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		for _, kind := range []string{"k", "v"} {
 			name := model.KVName(kind, il)
 			rb, _ := s.KVType.RowBytes(int64(s.H.KVRow()))
-			ref, err := s.ga.AllocPersistent(be, rb*int64(s.NCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
+			ref, err := s.ga.AllocPersistent(be, rb*int64(s.nCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
 			if err != nil {
 				return err
 			}
@@ -228,7 +233,7 @@ func (s *Session) WeightBackend(name string) (int, bool) { b, ok := s.where[name
 func (s *Session) NPast() int { return s.nPast }
 
 // NCtxLen is the context length (cache positions).
-func (s *Session) NCtxLen() int { return s.NCtx }
+func (s *Session) NCtxLen() int { return s.nCtx }
 
 // NVocab is the logits row length.
 func (s *Session) NVocab() int { return s.H.NVocab }
@@ -250,8 +255,8 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 	if len(tokens) == 0 {
 		return nil, errors.New("core: eval of no tokens")
 	}
-	if s.nPast+len(tokens) > s.NCtx {
-		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.NCtx)
+	if s.nPast+len(tokens) > s.nCtx {
+		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.nCtx)
 	}
 	for _, t := range tokens {
 		if t < 0 || int(t) >= s.H.NVocab {
@@ -279,14 +284,14 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 // 256 positions at a time.
 func (s *Session) kvClass(n int) int {
 	const step = 256
-	return min((n+step-1)/step*step, s.NCtx)
+	return min((n+step-1)/step*step, s.nCtx)
 }
 
 func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32, error) {
 	T := len(tokens)
 	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
 	g, err := s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
-		g, err := buildGraph(s.arch, s.H, p, s.NCtx, s.KVType, s.file.Tensor)
+		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor)
 		if err != nil {
 			return nil, err
 		}
