@@ -99,6 +99,8 @@ type PlanView struct {
 	// Refusal is set when the plan would not pass the device's E4 gate.
 	Refusal  *alloc.Refusal
 	Warnings []string
+
+	kvRow int64 // bytes of one KV cache row of KVType (model.HParams.KVRowBytes)
 }
 
 // DeviceTotal is what the plan puts on the device: weights, KV, activations.
@@ -120,6 +122,9 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 		return nil, err
 	}
 	v := &PlanView{Info: info, Device: opts.device(), KVType: kv, Request: opts.GPULayers}
+	if v.kvRow, err = h.KVRowBytes(kv); err != nil {
+		return nil, fmt.Errorf("core: %s cannot be planned: %w", info.Name, err)
+	}
 	v.Ctx = opts.Ctx
 	if v.Ctx <= 0 {
 		v.Ctx = min(h.NCtxTrain, DefaultCtx)
@@ -178,8 +183,8 @@ func (v *PlanView) setPlan(plan offload.Plan) {
 	} else {
 		v.HostWeights += info.UnblockedBytes
 	}
-	v.DeviceKV = h.KVBytes(v.Ctx, plan.DeviceBlocks(), v.KVType)
-	v.HostKV = h.KVBytes(v.Ctx, h.NLayer-plan.DeviceBlocks(), v.KVType)
+	v.DeviceKV = model.KVBytes(v.kvRow, v.Ctx, plan.DeviceBlocks())
+	v.HostKV = model.KVBytes(v.kvRow, v.Ctx, h.NLayer-plan.DeviceBlocks())
 	v.Refusal, v.Warnings = nil, nil
 	v.check()
 }

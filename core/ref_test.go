@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
@@ -255,7 +256,11 @@ func TestF32KVCacheOption(t *testing.T) {
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)
 	}
-	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtxLen(), s.H.NLayer, gguf.TypeF32) {
+	row, err := s.H.KVRowBytes(gguf.TypeF32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.MemoryReport()[0]; r.PersistentBytes != model.KVBytes(row, s.NCtxLen(), s.H.NLayer) {
 		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }

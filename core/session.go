@@ -187,7 +187,10 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 		for _, kind := range []string{"k", "v"} {
 			name := model.KVName(kind, il)
-			rb, _ := s.KVType.RowBytes(int64(s.H.KVRow()))
+			rb, err := s.H.KVRowBytes(s.KVType)
+			if err != nil {
+				return err
+			}
 			ref, err := s.ga.AllocPersistent(be, rb*int64(s.nCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
 			if err != nil {
 				return err

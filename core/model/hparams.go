@@ -39,11 +39,21 @@ type HParams struct {
 // KVRow is the element count of one cache row (one position) of K or V.
 func (h HParams) KVRow() int { return h.HeadDim * h.NHeadKV }
 
-// KVBytes is the cache size for nCtx positions over nLayers layers with
-// elements of type t (K and V together).
-func (h HParams) KVBytes(nCtx, nLayers int, t gguf.GGMLType) int64 {
-	row, _ := t.RowBytes(int64(h.KVRow()))
-	return 2 * row * int64(nCtx) * int64(nLayers)
+// KVRowBytes is the byte size of one cache row (one position of K or of V)
+// with elements of type t; an error when t cannot hold a row of KVRow
+// elements (a block type whose block does not divide it, or an overflow).
+func (h HParams) KVRowBytes(t gguf.GGMLType) (int64, error) {
+	row, err := t.RowBytes(int64(h.KVRow()))
+	if err != nil {
+		return 0, fmt.Errorf("model: KV cache of %s: %w", t, err)
+	}
+	return row, nil
+}
+
+// KVBytes is the cache size for nCtx positions over nLayers layers (K and V
+// together) with rows of rowBytes, as KVRowBytes gives them.
+func KVBytes(rowBytes int64, nCtx, nLayers int) int64 {
+	return 2 * rowBytes * int64(nCtx) * int64(nLayers)
 }
 
 // Arch builds one family of models.
