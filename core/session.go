@@ -361,7 +361,8 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	return set(model.InMask, memview.Bytes(mask))
 }
 
-// MemoryReport is the E4 accounting of every backend.
+// MemoryReport is the memory accounting (E4, docs/memory-policy.md) of
+// every backend.
 func (s *Session) MemoryReport() []alloc.MemoryReport {
 	out := make([]alloc.MemoryReport, s.ga.NumBackends())
 	for i := range out {

@@ -90,7 +90,7 @@ func (v *view) showDialog(kind, title, text string, extra fyne.CanvasObject, but
 	return sd
 }
 
-// showProblem turns a controller Problem into its dialog (UI.md, Dialogs).
+// showProblem turns a controller Problem into its dialog: what happened, the numbers, and what the user can do next.
 func (v *view) showProblem(p app.Problem) {
 	switch p := p.(type) {
 	case app.FileProblem:

@@ -12,7 +12,7 @@ import (
 	"github.com/minfer/minfer/core/offload"
 )
 
-// The worker is the only goroutine that touches a loaded model (DESIGN.md
+// The worker is the only goroutine that touches a loaded model (docs/architecture.md,
 // Concurrency). The controller sends it requests; it answers with events.
 // Cancellation is the request's context, so a busy worker can be stopped
 // without reading its queue.
