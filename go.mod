@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	fyne.io/fyne/v2 v2.7.1
 	github.com/NVIDIA/go-nvml v0.13.4-1
-	github.com/ardanlabs/jinja v1.8.0
 	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/ebitengine/purego v0.11.3
 	github.com/sqweek/dialog v0.0.0-20260123140253-64c163d53aac

@@ -58,6 +58,9 @@ func writeInfo(w io.Writer, info *core.ModelInfo) error {
 	if info.ChatTemplate {
 		tmpl = "yes"
 	}
+	if info.TemplateProblem != "" {
+		tmpl += ", unusable: " + info.TemplateProblem
+	}
 	row("chat template", "%s", tmpl)
 	for _, t := range info.Types {
 		row("tensors "+t.Type, "%d tensors, %s", t.Tensors, units.Bytes(t.Bytes))

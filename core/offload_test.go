@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/offload"
@@ -22,8 +23,21 @@ type fakeGPU struct {
 	refuse gguf.GGMLType // a weight type it claims not to support (0: none)
 }
 
-func (f fakeGPU) SupportsFor(op graph.Op, t gguf.GGMLType, layer int) bool {
-	return f.refuse == 0 || t != f.refuse
+func (f fakeGPU) SupportsNode(n *graph.Node) bool {
+	for _, s := range n.Src {
+		if s != nil && f.refuse != 0 && s.Type == f.refuse {
+			return false
+		}
+	}
+	return f.CPU.SupportsNode(n)
+}
+
+// newFakeGPU returns a stand-in device the test closes (an injected
+// backend stays the caller's).
+func newFakeGPU(t *testing.T, threads int, refuse gguf.GGMLType) fakeGPU {
+	c := cpu.NewNamed("FAKEGPU", threads)
+	t.Cleanup(func() { c.Close() })
+	return fakeGPU{CPU: c, refuse: refuse}
 }
 
 func withDevice(gpuLayers int, dev fakeGPU) LoadOptions {
@@ -54,7 +68,7 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 	}
 	for _, n := range []int{0, 1, 2, 3} {
 		t.Run(strings.ReplaceAll(offload.NewPlan(n, 2).String(), "/", " of "), func(t *testing.T) {
-			s, err := Load(context.Background(), path, withDevice(n, fakeGPU{CPU: cpu.NewNamed("FAKEGPU", 2)}), nil)
+			s, err := Load(context.Background(), path, withDevice(n, newFakeGPU(t, 2, 0)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +153,7 @@ func fmtSscanLayer(name string, l *int) (int, error) {
 // weight's type makes the load drop to CPU-only, saying why.
 func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
 	path := ggtest.Path(t, "synth", "synth-llama-Q4_K_M.gguf")
-	s, err := Load(context.Background(), path, withDevice(2, fakeGPU{CPU: cpu.NewNamed("FAKEGPU", 1), refuse: gguf.TypeQ6_K}), nil)
+	s, err := Load(context.Background(), path, withDevice(2, newFakeGPU(t, 1, gguf.TypeQ6_K)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +168,13 @@ func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
 }
 
 // TestNoDeviceBackendFallsBackWithReason: without a compute backend for the
-// device, a GPU plan runs on the CPU and the report says so.
+// device's kind, a GPU plan runs on the CPU and the report says so.
 func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
 	o := withDevice(1, fakeGPU{})
 	o.DeviceBackend = nil
+	o.Device = func() devices.DeviceMemory {
+		return devices.Reported{Kind: devices.KindMetal, Name: "Apple M9", Free: 8 << 30, Total: 8 << 30}
+	}
 	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -167,5 +184,57 @@ func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+// TestRegisteredBackendIsOpenedAndOwned: with no injected backend the load
+// opens the one registered for the device's kind, runs the plan on it, and
+// closes it with the session.
+func TestRegisteredBackendIsOpenedAndOwned(t *testing.T) {
+	const kind devices.Kind = "test-registry"
+	var opened []*closeCounter
+	backend.Register(kind, backend.Driver{Name: "TESTDEV", Open: func(dm devices.DeviceMemory) (backend.Backend, error) {
+		c := &closeCounter{CPU: cpu.NewNamed("TESTDEV", 1)}
+		opened = append(opened, c)
+		return c, nil
+	}})
+	o := withDevice(1, fakeGPU{})
+	o.DeviceBackend = nil
+	o.Device = func() devices.DeviceMemory {
+		return devices.Reported{Kind: kind, Name: "Test device", Free: 8 << 30, Total: 8 << 30}
+	}
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.OffloadReport(); r.Fallback != "" || r.Backend != "TESTDEV" || s.Plan().GPULayers != 1 {
+		t.Errorf("report %+v", r)
+	}
+	if _, err := s.Eval(context.Background(), []int32{1, 403}, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if len(opened) != 1 || opened[0].closed != 1 {
+		t.Errorf("opened %d backends; closes %v", len(opened), opened)
+	}
+
+	// A registered backend that cannot run here is a fallback with its reason.
+	backend.Register(kind, backend.Driver{Name: "TESTDEV", Open: func(devices.DeviceMemory) (backend.Backend, error) {
+		return nil, fmt.Errorf("%w: libtest.so.1 not found", backend.ErrUnusable)
+	}})
+	s, err = Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r := s.OffloadReport(); !strings.Contains(r.Fallback, "libtest.so.1 not found") || s.Plan().GPULayers != 0 {
+		t.Errorf("report %+v", r)
+	}
+}
+
+type closeCounter struct {
+	*cpu.CPU
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return c.CPU.Close() }
 
 func fmtSscan(s string, l *int) (int, error) { return fmt.Sscan(s, l) }

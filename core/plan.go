@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
@@ -57,7 +58,21 @@ func (o PlanOptions) device() devices.DeviceMemory {
 	if o.Device != nil {
 		return o.Device()
 	}
-	return devices.QueryGPU()
+	return QueryDevice()
+}
+
+// QueryDevice is the device answer the plan and the load use: devices'
+// (NVML, Metal, the fake), or, when that finds no device (a build without
+// cgo cannot ask NVML), the answer of a registered compute backend's own
+// driver (CUDA's cuMemGetInfo).
+func QueryDevice() devices.DeviceMemory {
+	dm := devices.QueryGPU()
+	if _, none := dm.(devices.NoDevice); none {
+		if r, ok := backend.QueryDevice().(devices.Reported); ok {
+			return r
+		}
+	}
+	return dm
 }
 
 func (o PlanOptions) env() func(string) (string, bool) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
@@ -25,11 +26,13 @@ type LoadOptions struct {
 	Threads int // CPU worker threads; 0 = all cores
 	// Logf receives once-only warnings (a failed device query).
 	Logf func(format string, args ...any)
-	// DeviceBackend runs the plan's device blocks. Nil means none is
-	// available in this build (a GPU plan then falls back to the CPU with
-	// the reason in the OffloadReport). Tests pass a second CPU backend
+	// DeviceBackend runs the plan's device blocks. Nil (the default) means
+	// the backend registered for the device's kind (backend.Open: CUDA for
+	// an NVIDIA GPU), created and owned by the session; when none is
+	// registered or it cannot run here, a GPU plan falls back to the CPU
+	// with the reason in the OffloadReport. Tests pass a second CPU backend
 	// standing in for a device, exercising the same placement, assignment
-	// and staging paths a GPU uses.
+	// and staging paths a GPU uses; the caller keeps ownership of it.
 	DeviceBackend backend.Backend
 	// HostMemory answers how much memory the host has; nil means
 	// devices.HostMemory.
@@ -61,6 +64,7 @@ type Session struct {
 	arch   model.Arch
 	cpu    *cpu.CPU
 	bes    []backend.Backend
+	owned  []backend.Backend // what the session created and closes
 	caps   []graph.Capability
 	ga     *alloc.GraphAllocator
 	cache  graph.Cache
@@ -70,6 +74,11 @@ type Session struct {
 	where  map[string]int
 	nPast  int
 	tok    *tokenizer.Tokenizer
+
+	// stamp is the file as it was mapped; broken is set once the file was
+	// seen to change (see checkFile and guarded).
+	stamp  os.FileInfo
+	broken error
 }
 
 // Load maps the file, registers every weight where the plan says, places
@@ -95,7 +104,12 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	}
 	s := &Session{Info: info, View: view, H: *info.HParams, nCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
-	if err := s.load(ctx, opts, progress); err != nil {
+	if s.stamp, err = os.Stat(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("core: %w", err)
+	}
+	// A device backend copies the weights it holds: that reads the mapping.
+	if err := s.guarded(func() error { return s.load(ctx, opts, progress) }); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -108,6 +122,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		return err
 	}
 	s.cpu = cpu.New(opts.Threads)
+	s.owned = append(s.owned, s.cpu)
 	s.bes = []backend.Backend{s.cpu}
 	s.caps = []graph.Capability{s.cpu}
 	s.ga = alloc.NewGraphAllocator()
@@ -123,9 +138,15 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	s.plan = s.View.Plan
 	s.report = offload.Report{Plan: s.plan, Note: s.View.Note}
 	wantsDevice := s.plan.DeviceBlocks() > 0 || s.plan.DeviceHoldsUnblocked()
+	var dev backend.Backend
 	if wantsDevice {
 		s.report.DeviceName = deviceLabel(s.View.Device)
-		if reason := s.deviceUnusable(opts.DeviceBackend); reason != "" {
+		var reason string
+		dev, reason = s.openDevice(opts.DeviceBackend)
+		if reason == "" {
+			reason = s.deviceUnusable(dev)
+		}
+		if reason != "" {
 			// The plan passed the device gate but cannot run there: say so
 			// and run everything on the CPU. The report keeps the plan that
 			// was asked for; Plan() is what runs.
@@ -135,11 +156,19 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 	}
 	if wantsDevice {
-		dev := opts.DeviceBackend
 		s.bes = append(s.bes, dev)
 		s.caps = append(s.caps, dev)
-		s.ga.AddBackend(dev, s.View.GateBudget)
+		b := s.ga.AddBackend(dev, s.View.GateBudget)
 		s.report.Backend = dev.Name()
+		// What the device took before any buffer (its context, modules,
+		// workspace) is charged once, through the gate.
+		if o, ok := dev.(backend.Overheader); ok {
+			if n, what := o.OverheadBytes(); n > 0 {
+				if err := s.ga.ChargeFixed(b, n, what); err != nil {
+					return err
+				}
+			}
+		}
 	}
 
 	specs := s.arch.Tensors(s.H)
@@ -202,24 +231,35 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	return nil
 }
 
+// openDevice returns the device backend: the injected one (the caller's),
+// or the one registered for the device's kind (the session's, closed with
+// it). On failure it returns the fallback reason.
+func (s *Session) openDevice(injected backend.Backend) (backend.Backend, string) {
+	if injected != nil {
+		return injected, ""
+	}
+	dev, err := backend.Open(s.View.Device)
+	if errors.Is(err, backend.ErrNoBackend) {
+		return nil, ErrNoDeviceBackend.Error()
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("%v: every block runs on the CPU", err)
+	}
+	s.owned = append(s.owned, dev)
+	return dev, ""
+}
+
 // deviceUnusable verifies the plan against the device backend before
 // anything is registered: every weight the plan puts on the device must be
-// a type the device computes with. It returns the fallback reason, or "".
+// read by a node the device runs. It returns the fallback reason, or "".
 func (s *Session) deviceUnusable(dev backend.Backend) string {
-	if dev == nil {
-		return ErrNoDeviceBackend.Error()
-	}
 	var bad []string
 	for _, sp := range s.arch.Tensors(s.H) {
 		ti, ok := s.file.Tensor(sp.Name)
 		if !ok || !s.plan.AllowsWeight(ti.Name) {
 			continue
 		}
-		layer := graph.Unblocked
-		if b, ok := offload.BlockOf(ti.Name); ok {
-			layer = b
-		}
-		if !dev.SupportsFor(graph.OpMatMul, ti.Type, layer) && !dev.SupportsFor(graph.OpGetRows, ti.Type, layer) {
+		if !weightUsable(dev, ti) {
 			bad = append(bad, fmt.Sprintf("%s (%s)", ti.Name, ti.Type))
 		}
 	}
@@ -227,6 +267,35 @@ func (s *Session) deviceUnusable(dev backend.Backend) string {
 		return ""
 	}
 	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), units.JoinFirst(bad, 3, ", "))
+}
+
+// weightUsable asks the device about the nodes that read a weight: a
+// matrix (mat_mul, or get_rows for an embedding table) or a vector (the
+// norm weights and biases mul and add broadcast).
+func weightUsable(dev graph.Capability, ti *gguf.TensorInfo) bool {
+	layer := graph.Unblocked
+	if b, ok := offload.BlockOf(ti.Name); ok {
+		layer = b
+	}
+	w := &graph.Node{Op: graph.OpWeight, Type: ti.Type, Name: ti.Name, Weight: ti.Name, Layer: layer, Shape: [4]int64{1, 1, 1, 1}}
+	copy(w.Shape[:], ti.Dims)
+	x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[0], 1, 1, 1}, Layer: layer}
+	ids := &graph.Node{Op: graph.OpInput, Type: gguf.TypeI32, Shape: [4]int64{1, 1, 1, 1}, Layer: layer}
+	readers := []*graph.Node{
+		{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{w.Rows(), 1, 1, 1}, Src: [4]*graph.Node{w, x}, Layer: layer},
+		{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[0], 1, 1, 1}, Src: [4]*graph.Node{w, ids}, Layer: layer},
+	}
+	if w.Rows() == 1 {
+		readers = append(readers,
+			&graph.Node{Op: graph.OpMul, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*graph.Node{x, w}, Layer: layer},
+			&graph.Node{Op: graph.OpAdd, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*graph.Node{x, w}, Layer: layer})
+	}
+	for _, r := range readers {
+		if dev.SupportsNode(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // WeightBackend tells the scheduler where a weight or KV region lives.
@@ -258,6 +327,14 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 	if len(tokens) == 0 {
 		return nil, errors.New("core: eval of no tokens")
 	}
+	if s.broken != nil {
+		return nil, s.broken
+	}
+	if err := s.checkFile(); err != nil {
+		s.broken = err
+		s.nPast = 0
+		return nil, err
+	}
 	if s.nPast+len(tokens) > s.nCtx {
 		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.nCtx)
 	}
@@ -271,7 +348,11 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 	for off := 0; off < len(tokens); off += MaxUBatch {
 		chunk := tokens[off:min(off+MaxUBatch, len(tokens))]
 		last := off+len(chunk) == len(tokens)
-		logits, err := s.step(ctx, chunk, all)
+		var logits []float32
+		err := s.guarded(func() (err error) {
+			logits, err = s.step(ctx, chunk, all)
+			return err
+		})
 		if err != nil {
 			s.nPast = start // the cache rows past start are not trusted
 			return nil, err
@@ -392,7 +473,7 @@ func (s *Session) Close() error {
 	if s.ga != nil {
 		first = s.ga.Close()
 	}
-	for _, b := range s.bes {
+	for _, b := range s.owned {
 		if err := b.Close(); err != nil && first == nil {
 			first = err
 		}

@@ -19,13 +19,13 @@ const (
 	OpKV                  // a persistent region (one layer's K or V cache)
 	OpView                // a window of another node's bytes (reshape, slice)
 	OpGetRows             // rows of Src0 (any weight type) picked by Src1 (int32 ids), as F32
-	OpRMSNorm             // x / sqrt(mean(x²) + eps) per row; F[0] = eps
+	OpRMSNorm             // x / sqrt(mean(x²) + eps) per row (NormParams)
 	OpMul                 // Src0 * Src1, Src1 broadcast over rows
 	OpAdd                 // Src0 + Src1, Src1 broadcast over rows
 	OpMatMul              // Src1 (activations, F32 rows) times Src0ᵀ (weight rows): [Src0 rows, Src1 rows]
-	OpRope                // rotary embedding; Src1 positions, Src2 optional frequency factors
+	OpRope                // rotary embedding (RopeParams); Src1 positions, Src2 optional frequency factors
 	OpStoreKV             // writes Src1's rows into the cache Src0 at rows given by Src2 (int32); output aliases Src0
-	OpAttention           // softmax(QKᵀ·scale + mask)·V over the cache with GQA; Src0 q, Src1 K, Src2 V, Src3 mask
+	OpAttention           // softmax(QKᵀ·scale + mask)·V over the cache with GQA (AttentionParams); Src0 q, Src1 K, Src2 V, Src3 mask
 	OpSwiGLU              // silu(Src0) * Src1
 	OpCopy                // cross-backend staging copy of Src0
 	numOps
@@ -57,9 +57,9 @@ type Node struct {
 	Layer int
 	Name  string
 
-	// Op parameters.
-	F [4]float32
-	I [4]int64
+	// Params are the op's typed parameters (nil for ops without any);
+	// backends read them with ParamsOf.
+	Params OpParams
 
 	// Weight names the registered tensor (OpWeight, OpKV).
 	Weight string

@@ -113,7 +113,10 @@ func (a llama) Build(b *Builder) (*graph.Node, error) {
 	if h.HasRopeFreq {
 		freqs = b.W("rope_freqs.weight")
 	}
-	rope := graph.RopeParams{Dims: h.RopeDims, NeoX: h.RopeNeoX, FreqBase: h.RopeBase, FreqScale: h.RopeScale}
+	rope := graph.RopeParams{Dims: h.RopeDims, Mode: graph.RopeNormal, FreqBase: h.RopeBase, FreqScale: h.RopeScale}
+	if h.RopeNeoX {
+		rope.Mode = graph.RopeNeoX
+	}
 	scale := float32(1 / math.Sqrt(float64(h.HeadDim)))
 	hd, nh, nkv := int64(h.HeadDim), int64(h.NHead), int64(h.NHeadKV)
 	for il := 0; il < h.NLayer; il++ {
@@ -133,7 +136,7 @@ func (a llama) Build(b *Builder) (*graph.Node, error) {
 		k = b.Rope(b.View(k, name("K3"), 0, hd, nkv, T), pos, freqs, rope, name("Krope"))
 		kc := b.StoreKV(b.KV(KVName("k", il), b.KVType, int64(h.KVRow()), int64(b.NCtx)), b.View(k, name("K2"), 0, hd*nkv, T), rows, name("k_store"))
 		vc := b.StoreKV(b.KV(KVName("v", il), b.KVType, int64(h.KVRow()), int64(b.NCtx)), v, rows, name("v_store"))
-		att := b.Attention(q, kc, vc, mask, h.NHeadKV, p.KVLen, scale, name("kqv"))
+		att := b.Attention(q, kc, vc, mask, graph.AttentionParams{Scale: scale, KVHeads: h.NHeadKV, KVLen: p.KVLen}, name("kqv"))
 		att = b.MatMul(w("attn_output.weight"), att, name("attn_out"))
 		x = b.Add(att, x, name("ffn_inp"))
 		cur = b.Mul(b.RMSNorm(x, h.RMSEps, name("ffn_norm0")), w("ffn_norm.weight"), name("ffn_norm"))

@@ -3,6 +3,7 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -10,10 +11,14 @@ import (
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
 )
 
-var _ backend.Backend = (*CPU)(nil)
+var (
+	_ backend.Backend      = (*CPU)(nil)
+	_ backend.HostWindower = (*CPU)(nil)
+)
 
 type weight struct {
 	t    gguf.GGMLType
@@ -163,8 +168,15 @@ func (c *CPU) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 // logits read) without a copy.
 func (c *CPU) HostWindow(ref alloc.BufRef) ([]byte, error) { return c.buf(ref) }
 
-// SupportsFor: the CPU runs every op for every block.
-func (c *CPU) SupportsFor(op graph.Op, dtype gguf.GGMLType, layer int) bool { return true }
+// SupportsNode: the CPU runs every op the graph has, on every weight type
+// quant supports.
+func (c *CPU) SupportsNode(n *graph.Node) bool {
+	switch n.Op {
+	case graph.OpMatMul, graph.OpGetRows:
+		return n.Src[0] != nil && quant.Supported(n.Src[0].Type)
+	}
+	return true
+}
 
 func (c *CPU) Close() error {
 	c.w.close()
@@ -209,9 +221,17 @@ func u16s(b []byte) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
 }
 
-// Compute runs each node.
-func (c *CPU) Compute(nodes []*graph.Node) error {
-	for _, n := range nodes {
+// Compute runs each node on the calling goroutine (synchronously),
+// checking ctx whenever the block changes.
+func (c *CPU) Compute(ctx context.Context, nodes []*graph.Node) error {
+	layer := graph.Unblocked
+	for i, n := range nodes {
+		if i > 0 && n.Layer != layer {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		layer = n.Layer
 		if err := c.compute(n); err != nil {
 			return fmt.Errorf("cpu: %s: %w", n, err)
 		}
@@ -237,7 +257,11 @@ func (c *CPU) compute(n *graph.Node) error {
 	case graph.OpGetRows:
 		return c.getRows(n, out, src[0], i32s(src[1]))
 	case graph.OpRMSNorm:
-		c.rmsNorm(f32s(out), f32s(src[0]), int(n.Shape[0]), n.F[0])
+		p, err := graph.ParamsOf[graph.NormParams](n)
+		if err != nil {
+			return err
+		}
+		c.rmsNorm(f32s(out), f32s(src[0]), int(n.Shape[0]), p.Eps)
 	case graph.OpMul:
 		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), false)
 	case graph.OpAdd:
@@ -249,13 +273,21 @@ func (c *CPU) compute(n *graph.Node) error {
 		if n.Src[2] != nil {
 			freqs = f32s(src[2])
 		}
-		c.rope(n, f32s(out), f32s(src[0]), i32s(src[1]), freqs)
+		p, err := graph.ParamsOf[graph.RopeParams](n)
+		if err != nil {
+			return err
+		}
+		c.rope(n, p, f32s(out), f32s(src[0]), i32s(src[1]), freqs)
 	case graph.OpStoreKV:
 		return c.storeKV(n, out, f32s(src[1]), i32s(src[2]))
 	case graph.OpAttention:
-		return c.attention(n, f32s(out), f32s(src[0]), src[1], src[2], f32s(src[3]))
+		p, err := graph.ParamsOf[graph.AttentionParams](n)
+		if err != nil {
+			return err
+		}
+		return c.attention(n, p, f32s(out), f32s(src[0]), src[1], src[2], f32s(src[3]))
 	case graph.OpSwiGLU:
-		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]))
+		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]))
 	default:
 		return fmt.Errorf("op %s has no CPU kernel", n.Op)
 	}
