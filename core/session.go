@@ -102,7 +102,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Info: info, View: view, H: *info.HParams, nCtx: view.Ctx, KVType: view.KVType, file: f,
+	s := &Session{Info: info, View: view, H: view.H, nCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
 	if s.stamp, err = os.Stat(path); err != nil {
 		s.Close()
@@ -193,6 +193,12 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		be := 0
 		if len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name) {
 			be = 1
+			// A device copy takes device memory: the gate admits it first,
+			// so a plan that does not fit fails with the four numbers,
+			// never with the driver's out-of-memory.
+			if err := s.ga.Admits(be, ti.NBytes(), fmt.Sprintf("weight %s", ti.Name)); err != nil {
+				return err
+			}
 		}
 		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
 			return err
@@ -209,6 +215,9 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	s.report.HostBytes = s.cpu.WeightsBytes()
 	// KV cache: one persistent region per layer for K and for V, on the
 	// backend of that layer.
+	if _, err := s.H.KVRowBytes(s.KVType); err != nil {
+		return err
+	}
 	for il := 0; il < s.H.NLayer; il++ {
 		be := 0
 		if len(s.bes) > 1 && s.plan.OnDevice(il) {
@@ -216,11 +225,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 		for _, kind := range []string{"k", "v"} {
 			name := model.KVName(kind, il)
-			rb, err := s.H.KVRowBytes(s.KVType)
-			if err != nil {
-				return err
-			}
-			ref, err := s.ga.AllocPersistent(be, rb*int64(s.nCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
+			ref, err := s.ga.AllocPersistent(be, s.H.KVLayerBytes(il, s.nCtx, s.KVType)/2, fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
 			if err != nil {
 				return err
 			}
@@ -285,6 +290,10 @@ func weightUsable(dev graph.Capability, ti *gguf.TensorInfo) bool {
 		{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{w.Rows(), 1, 1, 1}, Src: [4]*graph.Node{w, x}, Layer: layer},
 		{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[0], 1, 1, 1}, Src: [4]*graph.Node{w, ids}, Layer: layer},
 	}
+	if len(ti.Dims) == 3 {
+		// Experts ([in, out, n_expert]) are read only by the expert mat-mul.
+		readers = []*graph.Node{{Op: graph.OpMatMulID, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[1], 1, 1, 1}, Src: [4]*graph.Node{w, x, ids}, Layer: layer}}
+	}
 	if w.Rows() == 1 {
 		readers = append(readers,
 			&graph.Node{Op: graph.OpMul, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*graph.Node{x, w}, Layer: layer},
@@ -310,11 +319,35 @@ func (s *Session) NCtxLen() int { return s.nCtx }
 // NVocab is the logits row length.
 func (s *Session) NVocab() int { return s.H.NVocab }
 
+// ErrRewindWindow: a sliding-window block's cache ring no longer holds the
+// window before the position asked for (it was overwritten since); the
+// caller re-evaluates from an earlier point (0 always works).
+var ErrRewindWindow = errors.New("core: the sliding-window cache no longer holds that position's window")
+
+// CanRewind reports whether Rewind(n) keeps a usable cache: always for
+// full blocks; for sliding blocks only while their ring still holds the
+// window before position n.
+func (s *Session) CanRewind(n int) bool {
+	if n == 0 || n == s.nPast || s.H.SlidingBlocks() == 0 {
+		return n >= 0 && n <= s.nPast
+	}
+	ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+	if ring >= s.nCtx {
+		return true // the ring never wraps
+	}
+	// Positions n−window+1 … n−1 must not have been overwritten by
+	// positions up to nPast−1: q+ring > nPast−1 for the smallest such q.
+	return n-s.H.SlidingWindow+1+ring > s.nPast-1
+}
+
 // Rewind forgets cache positions from n on, so a conversation that shares a
 // prefix with the previous one re-evaluates only what changed.
 func (s *Session) Rewind(n int) error {
 	if n < 0 || n > s.nPast {
 		return fmt.Errorf("core: cannot rewind to %d of %d cached positions", n, s.nPast)
+	}
+	if !s.CanRewind(n) {
+		return fmt.Errorf("%w: to %d of %d cached positions", ErrRewindWindow, n, s.nPast)
 	}
 	s.nPast = n
 	return nil
@@ -413,16 +446,6 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	for i := range pos {
 		pos[i] = int32(s.nPast + i)
 	}
-	mask := make([]float32, kvLen*T)
-	ninf := float32(math.Inf(-1))
-	for t := 0; t < T; t++ {
-		row := mask[t*kvLen : (t+1)*kvLen]
-		for j := range row {
-			if j > s.nPast+t {
-				row[j] = ninf
-			}
-		}
-	}
 	set := func(name string, b []byte) error {
 		n, ok := g.Input(name)
 		if !ok {
@@ -436,10 +459,75 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	if err := set(model.InPos, memview.Bytes(pos)); err != nil {
 		return err
 	}
-	if err := set(model.InKVRows, memview.Bytes(pos)); err != nil {
-		return err
+	if _, ok := g.Input(model.InMask); ok {
+		if err := set(model.InKVRows, memview.Bytes(pos)); err != nil {
+			return err
+		}
+		if err := set(model.InMask, memview.Bytes(causalMask(s.nPast, T, kvLen))); err != nil {
+			return err
+		}
 	}
-	return set(model.InMask, memview.Bytes(mask))
+	if _, ok := g.Input(model.InMaskSWA); ok {
+		ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+		rows := make([]int32, T)
+		for i, p := range pos {
+			rows[i] = p % int32(ring)
+		}
+		if err := set(model.InKVRowsSWA, memview.Bytes(rows)); err != nil {
+			return err
+		}
+		mask := windowMask(s.nPast, T, s.H.SWAKVLen(s.nCtx, kvLen), ring, s.H.SlidingWindow)
+		if err := set(model.InMaskSWA, memview.Bytes(mask)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// swaLayer is the first sliding block (every sliding block has the same
+// ring).
+func (s *Session) swaLayer() int {
+	for il := 0; il < s.H.NLayer; il++ {
+		if s.H.Sliding(il) {
+			return il
+		}
+	}
+	return 0
+}
+
+// causalMask lets token t (position nPast+t) see cache rows 0..nPast+t.
+func causalMask(nPast, T, kvLen int) []float32 {
+	mask := make([]float32, kvLen*T)
+	ninf := float32(math.Inf(-1))
+	for t := 0; t < T; t++ {
+		row := mask[t*kvLen : (t+1)*kvLen]
+		for j := range row {
+			if j > nPast+t {
+				row[j] = ninf
+			}
+		}
+	}
+	return mask
+}
+
+// windowMask lets token t (position p = nPast+t) see positions q with
+// p−window < q ≤ p (llama.cpp's sliding-window rule), which live in ring
+// row q mod ring. A ring of window + one step's tokens still holds every
+// such q after the step wrote its rows.
+func windowMask(nPast, T, kvLen, ring, window int) []float32 {
+	mask := make([]float32, kvLen*T)
+	ninf := float32(math.Inf(-1))
+	for i := range mask {
+		mask[i] = ninf
+	}
+	for t := 0; t < T; t++ {
+		p := nPast + t
+		row := mask[t*kvLen : (t+1)*kvLen]
+		for q := max(0, p-window+1); q <= p; q++ {
+			row[q%ring] = 0
+		}
+	}
+	return mask
 }
 
 // MemoryReport is the memory accounting (E4, docs/memory-policy.md) of
