@@ -48,11 +48,11 @@ func TestSlidingRingMatchesFullCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer full.Close()
-	if rows := ring.H.CacheRows(0, ring.NCtx); rows != 16+MaxUBatch {
+	if rows := ring.H.CacheRows(0, ring.NCtxLen()); rows != 16+MaxUBatch {
 		t.Fatalf("ring of %d rows, want %d", rows, 16+MaxUBatch)
 	}
-	if r, f := ring.MemoryReport()[0].PersistentBytes, full.MemoryReport()[0].PersistentBytes; r*int64(ring.NCtx) != f*(16+MaxUBatch) {
-		t.Errorf("ring KV %d bytes, full %d: want the ratio %d/%d", r, f, 16+MaxUBatch, ring.NCtx)
+	if r, f := ring.MemoryReport()[0].PersistentBytes, full.MemoryReport()[0].PersistentBytes; r*int64(ring.NCtxLen()) != f*(16+MaxUBatch) {
+		t.Errorf("ring KV %d bytes, full %d: want the ratio %d/%d", r, f, 16+MaxUBatch, ring.NCtxLen())
 	}
 	toks := randomTokens(700, ring.H.NVocab, 1)
 	a, err := ring.Eval(context.Background(), toks, true)
