@@ -55,8 +55,21 @@ func withDevice(gpuLayers int, dev fakeGPU) LoadOptions {
 // block, and the scheduler offers the device only for blocks in the plan.
 // Every split gives the same logits as the CPU alone.
 func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
-	path := ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf")
-	toks := []int32{1, 450, 4996, 17354, 1701, 29916}
+	// A dense llama, a mixture of experts, and Gemma 3's sliding-window
+	// blocks (KV rings) next to global ones.
+	for _, m := range []struct {
+		dir, file string
+		toks      []int32
+	}{
+		{"synth", "synth-llama-Q8_0.gguf", []int32{1, 450, 4996, 17354, 1701, 29916}},
+		{"arch", "synth-llama-moe-Q8_0.gguf", []int32{1, 45, 496, 173, 170, 299, 7, 8, 9, 10}},
+		{"arch", "synth-gemma3-Q8_0.gguf", []int32{1, 45, 496, 173, 170, 299, 7, 8, 9, 10, 11, 12}},
+	} {
+		t.Run(m.file, func(t *testing.T) { threeReaders(t, ggtest.Path(t, m.dir, m.file), m.toks) })
+	}
+}
+
+func threeReaders(t *testing.T, path string, toks []int32) {
 	base, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +79,14 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{0, 1, 2, 3} {
-		t.Run(strings.ReplaceAll(offload.NewPlan(n, 2).String(), "/", " of "), func(t *testing.T) {
+	nl := base.H.NLayer
+	seen := map[int]bool{}
+	for _, n := range []int{0, 1, nl / 2, nl, nl + 1} {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		t.Run(strings.ReplaceAll(offload.NewPlan(n, nl).String(), "/", " of "), func(t *testing.T) {
 			s, err := Load(context.Background(), path, withDevice(n, newFakeGPU(t, 2, 0)), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -126,6 +145,11 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 				if rep[1].WeightsBytes != s.View.DeviceWeights {
 					t.Errorf("device registered %d weight bytes, the plan charged %d", rep[1].WeightsBytes, s.View.DeviceWeights)
 				}
+				// The gate charged the KV cache the plan charged (sliding
+				// blocks: their rings only).
+				if rep[1].PersistentBytes != s.View.DeviceKV || rep[0].PersistentBytes != s.View.HostKV {
+					t.Errorf("KV cache: device %d, host %d bytes allocated; the plan charged %d, %d", rep[1].PersistentBytes, rep[0].PersistentBytes, s.View.DeviceKV, s.View.HostKV)
+				}
 				if s.OffloadReport().DeviceBytes != s.View.DeviceWeights {
 					t.Errorf("offload report says %d device bytes, plan %d", s.OffloadReport().DeviceBytes, s.View.DeviceWeights)
 				}
@@ -137,7 +161,7 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 					copies++
 				}
 			}
-			if crosses := n > 0 && n <= 2; crosses != (copies > 0) {
+			if crosses := n > 0 && n <= nl; crosses != (copies > 0) {
 				t.Errorf("%d staging copies with %d GPU layers", copies, n)
 			}
 		})

@@ -19,7 +19,7 @@ func readLogits(t testing.TB, path string) []float32 { return coretest.ReadLogit
 // refModels lists every model with reference outputs.
 func refModels(t testing.TB) []string {
 	var out []string
-	for _, sub := range []string{"models", "small", "synth"} {
+	for _, sub := range []string{"models", "small", "synth", "arch"} {
 		m := ggtest.Glob(t, sub, "*.ref.json")
 		out = append(out, m...)
 	}
@@ -282,7 +282,7 @@ func TestF32KVCacheOption(t *testing.T) {
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)
 	}
-	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, s.H.NLayer, gguf.TypeF32) {
+	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtxLen(), gguf.TypeF32, nil) {
 		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // messageView is one turn in the list. Assistant text is Markdown; the
@@ -42,7 +43,7 @@ func plainRichText(s string) *widget.RichText {
 
 // newMessageView shows one message; results maps tool call ids to the
 // tool turns that answer them, shown beside their calls.
-func newMessageView(m ChatMessage, results map[string]ChatMessage) *messageView {
+func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *messageView {
 	mv := &messageView{role: m.Role, content: m.Content}
 	mv.who = widget.NewLabelWithStyle("you", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	if m.Role == "tool" {
@@ -154,7 +155,7 @@ func mergeTextSegments(segs []widget.RichTextSegment) []widget.RichTextSegment {
 // toolCallsView lists tool calls, each a collapsible item whose detail is
 // the call's arguments with its result beside them (when the conversation
 // holds it).
-func toolCallsView(calls []chat.ToolCall, results map[string]ChatMessage) *widget.Accordion {
+func toolCallsView(calls []chat.ToolCall, results map[string]app.ChatMessage) *widget.Accordion {
 	acc := widget.NewAccordion()
 	acc.MultiOpen = true
 	for _, c := range calls {
@@ -180,7 +181,7 @@ func toolCallTitle(c chat.ToolCall) string {
 	return "Tool call: " + c.Function.Name + " " + args
 }
 
-func toolResultTitle(m ChatMessage) string {
+func toolResultTitle(m app.ChatMessage) string {
 	if m.Name != "" {
 		return "Result of " + m.Name
 	}

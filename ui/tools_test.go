@@ -3,8 +3,10 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -13,6 +15,7 @@ import (
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // labelsIn collects the text of every label under o.
@@ -42,16 +45,28 @@ func labelsIn(o fyne.CanvasObject) string {
 // built-in template offered; accepting it gives the reply, and the calls
 // survive the save.
 func TestToolRoundTripInConversation(t *testing.T) {
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 8}))
-	v := h.v
 	call := chat.ToolCall{ID: "a1b2c3d4e", Type: "function", Function: chat.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","unit":"celsius"}`}}
-	v.c.chat.Messages = []ChatMessage{
+	now := time.Now()
+	saved := &app.Chat{ID: app.NewChatID(now), Title: "Weather", Created: now, Updated: now, Messages: []app.ChatMessage{
 		{Role: "user", Content: "Weather in Paris?"},
 		{Role: "assistant", ToolCalls: []chat.ToolCall{call}},
 		{Role: "tool", ToolCallID: call.ID, Name: "get_weather", Content: `{"temperature": 21, "sky": "clear"}`},
 		{Role: "assistant", Content: "It is 21 °C and clear."},
-	}
-	v.c.changed(ChangeChat)
+	}}
+	var chatsDir string
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 8}),
+		func(c *app.Config) {
+			chatsDir = filepath.Join(c.ConfigDir, "chats")
+			store, err := app.NewChatStore(chatsDir)
+			if err == nil {
+				err = store.Save(saved)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	v := h.v
+	v.c.OpenChat(saved.ID)
 	h.pump()
 
 	if len(v.msgViews) != 4 {
@@ -102,7 +117,11 @@ func TestToolRoundTripInConversation(t *testing.T) {
 	}
 
 	// Saved and read back with the calls.
-	saved, err := v.c.store.Load(v.c.Chat().ID)
+	store, err := app.NewChatStore(chatsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err = store.Load(v.c.Chat().ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +135,7 @@ func TestToolRoundTripInConversation(t *testing.T) {
 // say "this model's chat template cannot be used" and why, and the chat
 // works.
 func TestHostileTemplateFallsBackAtLoad(t *testing.T) {
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 6}))
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 6}))
 	hostile := `{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{{ f(0) }}<|im_start|>`
 	model := coretest.Rewrite(t, stories(t), func(_ *gguf.File, b *gguf.Builder) error {
 		return b.Set("tokenizer.chat_template", gguf.Value{Type: gguf.ValString, V: hostile})

@@ -19,6 +19,14 @@ type Evaluator interface {
 	NCtxLen() int
 }
 
+// rewindLimited is implemented by evaluators whose cache cannot rewind to
+// every earlier position (core.Session with sliding-window rings: the
+// window before an old position may be overwritten). generate then
+// re-evaluates from the start instead of reusing the prefix.
+type rewindLimited interface {
+	CanRewind(n int) bool
+}
+
 // GenOptions control one reply.
 type GenOptions struct {
 	Sampler   SamplerSettings
@@ -310,6 +318,9 @@ func (c *Conversation) generate(ctx context.Context, prompt []int32, opts GenOpt
 	}
 	if n > c.ev.NPast() {
 		n = c.ev.NPast()
+	}
+	if rl, ok := c.ev.(rewindLimited); ok && !rl.CanRewind(n) {
+		n = 0
 	}
 	if err := c.ev.Rewind(n); err != nil {
 		return "", st, err

@@ -83,6 +83,8 @@ func (b *Builder) KV(name string, t gguf.GGMLType, rowLen, rows int64) *Node {
 // (reshape when off is 0 and the element count is equal).
 func (b *Builder) View(src *Node, name string, off int64, dims ...int64) *Node {
 	n := &Node{Op: OpView, Type: src.Type, Shape: shape(dims...), Src: [4]*Node{src}, Name: name, ViewOff: off}
+	// A shape that is not a whole number of blocks is reported by add below
+	// (with RowBytes's error); only the bounds are checked here.
 	if nb, err := n.Type.RowBytes(n.Elements()); err == nil && off+nb > src.Bytes() {
 		b.fail("view %q: bytes %d..%d outside %q (%d bytes)", name, off, off+nb, src.Name, src.Bytes())
 	}
@@ -103,13 +105,17 @@ func (b *Builder) RMSNorm(x *Node, eps float32, name string) *Node {
 }
 
 func (b *Builder) binary(op Op, x, y *Node, name string) *Node {
-	if y.Shape[0] != x.Shape[0] || (y.Rows() != 1 && y.Rows() != x.Rows()) {
+	// y is a row broadcast over x's rows, a row per row of x, or (Mul only)
+	// one scalar per row of x.
+	perRow := op == OpMul && y.Shape[0] == 1 && y.Rows() == x.Rows()
+	if !perRow && (y.Shape[0] != x.Shape[0] || (y.Rows() != 1 && y.Rows() != x.Rows())) {
 		b.fail("%s %q: %v and %v do not broadcast", op, name, x.Shape, y.Shape)
 	}
 	return b.add(&Node{Op: op, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*Node{x, y}, Name: name})
 }
 
-// Mul multiplies x by y, y broadcast over x's rows.
+// Mul multiplies x by y, y broadcast over x's rows (or, when y has rows of
+// one element, each row of x by its scalar).
 func (b *Builder) Mul(x, y *Node, name string) *Node { return b.binary(OpMul, x, y, name) }
 
 // Add adds y to x, y broadcast over x's rows.

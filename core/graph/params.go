@@ -74,6 +74,9 @@ type AttentionParams struct {
 	Scale   float32 // applied to q·k before the mask (1/sqrt(head size))
 	KVHeads int     // heads of the K/V cache (GQA: a divisor of the q heads)
 	KVLen   int     // cache rows the attention reads (the mask's row length)
+	// SoftCap, when positive, caps each q·k as SoftCap·tanh(q·k/SoftCap)
+	// before the scale and the mask (Gemma 2).
+	SoftCap float32
 }
 
 func (AttentionParams) Op() Op { return OpAttention }

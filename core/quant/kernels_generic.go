@@ -1,7 +1,5 @@
 package quant
 
-import "math"
-
 // Generic reference bodies of the dot-product kernels. Integer parts are
 // exact and identical to ggml's; per-block float scaling and accumulation are
 // float32 like ggml's, so only the order of float32 additions can differ
@@ -33,10 +31,8 @@ func hsum8(acc *[8]float32) float32 {
 	return (r0 + r2) + (r1 + r3)
 }
 
-// fma32 is a float32 fused multiply-add.
-func fma32(a, b, c float32) float32 {
-	return float32(math.FMA(float64(a), float64(b), float64(c)))
-}
+// fma32 is FMA32 (a·b+c rounded once).
+func fma32(a, b, c float32) float32 { return FMA32(a, b, c) }
 
 // reduceHadd folds 32 partial sums the way GGML_F32x8_REDUCE does for four
 // 8-lane AVX vectors acc[0:8], acc[8:16], acc[16:24], acc[24:32]: v0+=v2,

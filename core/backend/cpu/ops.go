@@ -105,6 +105,18 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	if len(w) < wrb*rows {
 		return fmt.Errorf("weight %q has %d bytes, %d rows of %d need %d", n.Src[0].Name, len(w), rows, wrb, wrb*rows)
 	}
+	c.weightReads.Add(int64(wrb * rows))
+	if f16F32(wt, in) {
+		c.w.For(rows, 16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				wr := w[i*wrb : (i+1)*wrb]
+				for t := 0; t < tokens; t++ {
+					out[t*rows+i] = quant.DotF16F32(wr, x[t*in:(t+1)*in])
+				}
+			}
+		})
+		return nil
+	}
 	c.w.For(rows, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			wr := w[i*wrb : (i+1)*wrb]
@@ -114,6 +126,13 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		}
 	})
 	return nil
+}
+
+// f16F32 reports whether a mat-mul with weights of type t and rows of in
+// elements keeps its activations in F32 (F16 weights, as llama.cpp's
+// tinyBLAS runs them when the row length is a multiple of its lanes).
+func f16F32(t gguf.GGMLType, in int) bool {
+	return t == gguf.TypeF16 && in%quant.F16F32Lanes == 0
 }
 
 // rope follows ggml's rope cache: theta starts at the position and is
@@ -192,7 +211,7 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	tokens := int(qn.Shape[2])
 	kvHeads := p.KVHeads
 	kvLen := p.KVLen
-	scale := p.Scale
+	scale, softCap := p.Scale, p.SoftCap
 	group := heads / kvHeads
 	kvRow := headDim * kvHeads
 	f16 := n.Src[1].Type == gguf.TypeF16
@@ -257,7 +276,11 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 						s += float64(qh[d] * kv)
 					}
 				}
-				scores[j] = float32(s)*scale + mr[j]
+				sc := float32(s)
+				if softCap > 0 {
+					sc = tanhf(sc*(1/softCap)) * softCap
+				}
+				scores[j] = sc*scale + mr[j]
 				maxv = max(maxv, scores[j])
 			}
 			for j := range scores {
