@@ -98,6 +98,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			var st chat.Stats
 			var err error
 			reply, st, err = e.ReplyMessage(ctx, msgs, opts, emit)
+			if errors.Is(err, engine.ErrToolsUnsupported) {
+				err = invalid("tools", "%v", err) // the request asks what this model cannot do
+			}
 			return reply.Content, st, err
 		},
 		beforeEnd: func() any {
