@@ -241,3 +241,30 @@ func TestToolRequestsRefused(t *testing.T) {
 		}
 	}
 }
+
+// unsupportedEngine is a model that cannot take tools (no chat template).
+type unsupportedEngine struct{ toolEngine }
+
+func (u *unsupportedEngine) ReplyMessage(context.Context, []chat.Message, chat.GenOptions, func(chat.Event)) (chat.Message, chat.Stats, error) {
+	return chat.Message{}, chat.Stats{}, engine.ErrToolsUnsupported
+}
+
+func TestToolsToAModelWithoutTemplate(t *testing.T) {
+	eng := &unsupportedEngine{}
+	s := New(Model{ID: "m", Ctx: 512, Exec: func(ctx context.Context, fn func(engine.Engine)) error { fn(eng); return nil }}, Config{})
+	ts := httptest.NewServer(s.Handler())
+	defer func() { ts.Close(); s.Shutdown(context.Background()) }()
+	resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model": "m", "messages": [{"role": "user", "content": "q"}], "tools": `+weatherTools+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Param, Message string } `json:"error"`
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != http.StatusBadRequest || body.Error.Param != "tools" || !strings.Contains(body.Error.Message, "tool calling is not supported") {
+		t.Errorf("%d %+v", resp.StatusCode, body.Error)
+	}
+}
