@@ -5,6 +5,8 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -20,15 +22,20 @@ import (
 // messageView is one turn in the list. Assistant text is Markdown; the
 // user's text is shown as typed.
 type messageView struct {
-	role     string
-	content  string
-	who      *widget.Label
-	body     *widget.RichText
-	note     *widget.Label
-	copyBtn  *widget.Button
-	regenBtn *widget.Button
-	editBtn  *widget.Button
-	box      *fyne.Container
+	role    string
+	content string
+	who     *widget.Label
+	body    *widget.RichText
+	// think shows a reasoning model's think block, collapsed, above the
+	// answer (hidden when the reply has none).
+	think     *widget.Accordion
+	thinkItem *widget.AccordionItem
+	thinkText *widget.Label
+	note      *widget.Label
+	copyBtn   *widget.Button
+	regenBtn  *widget.Button
+	editBtn   *widget.Button
+	box       *fyne.Container
 	// calls lists an assistant turn's tool calls (nil without calls);
 	// result is a tool turn's collapsible result (nil for other roles).
 	calls  *widget.Accordion
@@ -57,7 +64,12 @@ func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *mess
 		mv.who.Importance = widget.HighImportance
 		mv.body = widget.NewRichText()
 		mv.body.Wrapping = fyne.TextWrapWord
-		setMarkdown(mv.body, m.Content)
+		mv.thinkText = widget.NewLabel("")
+		mv.thinkText.Wrapping = fyne.TextWrapWord
+		mv.thinkText.Importance = widget.LowImportance
+		mv.thinkItem = widget.NewAccordionItem("Reasoning", mv.thinkText)
+		mv.think = widget.NewAccordion(mv.thinkItem)
+		mv.showReply(m.Content)
 	} else {
 		mv.body = plainRichText(m.Content)
 	}
@@ -81,6 +93,9 @@ func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *mess
 	actions := container.NewHBox(mv.copyBtn, mv.regenBtn, mv.editBtn)
 	whoCol := container.NewVBox(mv.who)
 	bodyCol := container.NewVBox(mv.body)
+	if mv.think != nil {
+		bodyCol = container.NewVBox(mv.think, mv.body)
+	}
 	if len(m.ToolCalls) > 0 {
 		mv.calls = toolCallsView(m.ToolCalls, results)
 		bodyCol.Add(mv.calls)
@@ -107,11 +122,32 @@ func (mv *messageView) setContent(s string) {
 	}
 	mv.content = s
 	if mv.role == "assistant" {
-		setMarkdown(mv.body, s)
+		mv.showReply(s)
 	} else {
 		mv.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: s, Style: widget.RichTextStyleParagraph}}
 		mv.body.Refresh()
 	}
+}
+
+// showReply renders an assistant reply: the think block of a reasoning
+// model (Qwen3, DeepSeek-R1) in the collapsed "Reasoning" item — titled
+// "Thinking…" while it streams — and the answer as Markdown.
+func (mv *messageView) showReply(s string) {
+	r := chat.SplitReasoning(s)
+	switch {
+	case r.Thinking:
+		mv.thinkItem.Title = "Thinking…"
+	case r.Reasoning != "":
+		mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
+	}
+	if r.Thinking || r.Reasoning != "" {
+		mv.thinkText.SetText(r.Reasoning)
+		mv.think.Show()
+		mv.think.Refresh()
+	} else {
+		mv.think.Hide()
+	}
+	setMarkdown(mv.body, r.Answer)
 }
 
 // bodyText is the message's text as shown (for tests).
