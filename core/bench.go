@@ -73,8 +73,8 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	if prompt <= 0 || decode <= 0 || reps <= 0 {
 		return r, fmt.Errorf("core: bench of %d+%d tokens × %d runs: all must be positive", prompt, decode, reps)
 	}
-	if prompt+decode > s.NCtx {
-		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.NCtx)
+	if prompt+decode > s.nCtx {
+		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.nCtx)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	if warmup {
