@@ -247,9 +247,16 @@ TEXT ·q8_0q8_0r4AVX2(SB), NOSPLIT, $0-40
 	MOVQ x+16(FP), DI
 	MOVQ nb+24(FP), CX
 	LEAQ (R8)(R8*2), R9
+	LEAQ (R8)(R8*4), R10
+	LEAQ (R9)(R9*1), R11
+	LEAQ (R10)(R8*2), R12
 	CONSTS_Q4
 	VXORPS X0, X0, X0
 q80r4loop:
+	PREFETCHT0 2(SI)(R8*4) // the next four rows, as in q4_0q8_0r4tAVX2
+	PREFETCHT0 2(SI)(R10*1)
+	PREFETCHT0 2(SI)(R11*1)
+	PREFETCHT0 2(SI)(R12*1)
 	VMOVDQU 2(DI), Y12
 	LOAD_Q8_0_AT(2(SI))
 	ROWLANES(Y5)
@@ -328,9 +335,18 @@ TEXT ·q4_0q8_0r4tAVX2(SB), NOSPLIT, $0-48
 	MOVQ nb+24(FP), CX
 	MOVQ tab+32(FP), BX
 	LEAQ (R8)(R8*2), R9
+	LEAQ (R8)(R8*4), R10
+	LEAQ (R9)(R9*1), R11
+	LEAQ (R10)(R8*2), R12
 	CONSTS_Q4
 	VXORPS X0, X0, X0
 q40r4tloop:
+	// The next four rows' block at this offset, for the caller's next
+	// call: the rows are short streams the hardware prefetcher misses.
+	PREFETCHT0 2(SI)(R8*4)
+	PREFETCHT0 2(SI)(R10*1)
+	PREFETCHT0 2(SI)(R11*1)
+	PREFETCHT0 2(SI)(R12*1)
 	VMOVDQU 2(DI), Y12
 	VMOVDQU 2(SI), X1
 	VPSRLW $4, X1, X2
