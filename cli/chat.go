@@ -105,6 +105,7 @@ func runChat(e Env, args []string) error {
 	remote := fs.String("remote", "", "chat through an OpenAI-compatible server at URL (e.g. http://127.0.0.1:8080) instead of loading a model")
 	apiKey := fs.String("api-key", "", "API key for --remote (default: $MINFER_API_KEY)")
 	modelID := fs.String("model", "", "model id on the --remote server (default: the first it lists)")
+	noStream := fs.Bool("no-stream", false, "with --remote: ask for whole replies instead of a token stream")
 	sf := addSamplerFlags(fs, 0)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -127,11 +128,12 @@ func runChat(e Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		r.NoStream = *noStream
 		fmt.Fprintf(e.Stderr, "%s (the server lists: %s)\n", r.Where(), strings.Join(models, ", "))
 		eng = r
 	default:
-		if *modelID != "" || *apiKey != "" {
-			return usagef("--model and --api-key go with --remote URL")
+		if *modelID != "" || *apiKey != "" || *noStream {
+			return usagef("--model, --api-key and --no-stream go with --remote URL")
 		}
 		s, err := lf.load(context.Background(), e, true)
 		if err != nil {

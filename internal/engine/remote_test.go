@@ -92,6 +92,17 @@ func TestRemoteAgainstMinferServe(t *testing.T) {
 	if err != nil || cut != want[:strings.Index(want, word)] || st.StopReason != chat.StopEOG {
 		t.Errorf("stop %q: %q %+v %v", word, cut, st, err)
 	}
+	// Whole answers (no stream) carry the same text in one piece.
+	r.NoStream = true
+	pieces = 0
+	got, st, err = r.Reply(ctx, msgs, greedy(20), func(chat.Event) { pieces++ })
+	if err != nil || got != want || pieces != 1 || st.StopReason != chat.StopMaxTokens || st.Generated != 20 {
+		t.Errorf("no stream: %q in %d pieces, %+v %v", got, pieces, st, err)
+	}
+	gotC, _, err = r.Complete(ctx, "Lily", greedy(10), nil)
+	if err != nil || gotC != wantC {
+		t.Errorf("no stream completion %q %v", gotC, err)
+	}
 	if !strings.Contains(r.Where(), url) {
 		t.Errorf("Where %q", r.Where())
 	}
