@@ -19,6 +19,8 @@ import (
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/server"
 )
 
 // The controller is the window's state and logic in plain Go: no widget
@@ -218,6 +220,16 @@ type Controller struct {
 	generating bool
 	// systemDirty: the system prompt changed since the chat was saved.
 	systemDirty bool
+
+	// remote: chats run on a server (remote.go)
+	remote        *RemoteInfo
+	connecting    bool
+	connectID     int
+	connectCancel context.CancelFunc
+	pendingKey    string
+	// serving the loaded model on the API
+	server   *server.Server
+	serveURL string
 }
 
 // NewController opens the conversation store and starts the model worker.
@@ -265,6 +277,7 @@ func (c *Controller) Start() {
 
 // Close stops any work and frees the model.
 func (c *Controller) Close() {
+	c.StopServing()
 	c.saveIfEdited()
 	c.cancelGeneration()
 	if c.loadCancel != nil {
@@ -319,13 +332,16 @@ func (c *Controller) OpenFile(path string) {
 		c.problem(FileProblem{Path: path, Err: err})
 		return
 	}
-	// A new model replaces the old one: stop its work and free it.
+	// A new model replaces the old one (or the server chatted through):
+	// stop its work and free it.
+	c.StopServing()
+	c.remote = nil
 	c.cancelGeneration()
 	if c.loadCancel != nil {
 		c.loadCancel()
 		c.loadCancel = nil
 	}
-	if c.loaded != nil || c.phase == PhaseLoading {
+	if c.loaded != nil || c.phase == PhaseLoading || c.phase == PhaseReady {
 		c.worker.send(unloadRequest{})
 	}
 	c.loadID++
@@ -690,6 +706,7 @@ func (c *Controller) Load() {
 		return
 	}
 	c.cancelGeneration()
+	c.StopServing()
 	ctx, cancel := context.WithCancel(context.Background())
 	c.loadCancel = cancel
 	c.loadID++
@@ -739,6 +756,9 @@ func (c *Controller) Loaded() *LoadedModel { return c.loaded }
 // ReportText is the details pane: where blocks landed, measured bytes, the
 // fallback reason, the memory accounting and the load's warnings.
 func (c *Controller) ReportText() string {
+	if c.remote != nil {
+		return c.remoteReport()
+	}
 	l := c.loaded
 	if l == nil {
 		return ""
@@ -770,6 +790,9 @@ func placement(p offload.Plan) string {
 
 // Summary is the one line the offload panel collapses to when Ready.
 func (c *Controller) Summary() string {
+	if c.remote != nil {
+		return c.remoteSummary()
+	}
 	l := c.loaded
 	if l == nil {
 		return ""
@@ -787,6 +810,9 @@ func (c *Controller) Summary() string {
 	s += fmt.Sprintf(" · ctx %d", l.NCtx)
 	if c.NeedsReload() {
 		s += " · settings changed: Reload to apply"
+	}
+	if c.serveURL != "" {
+		s += " · serving on " + c.serveURL
 	}
 	return s
 }
@@ -845,6 +871,8 @@ func (c *Controller) apply(ev any) {
 		}
 	case replyEvent:
 		c.finishReply(e)
+	case connectedEvent, connectFailedEvent:
+		c.applyRemote(ev)
 	}
 }
 
@@ -980,9 +1008,15 @@ func (c *Controller) cancelGeneration() {
 
 func (c *Controller) startReply() {
 	ch := c.chat
-	ch.Model = c.info.Path
+	templated := c.remote != nil
+	if c.remote != nil {
+		ch.Model = c.remote.URL + " · " + c.remote.Model
+	} else {
+		ch.Model = c.info.Path
+		templated = c.loaded.Template
+	}
 	req := generateRequest{opts: c.genOptions()}
-	if c.loaded.Template {
+	if templated {
 		if ch.System != "" {
 			req.msgs = append(req.msgs, chat.Message{Role: "system", Content: ch.System})
 		}
@@ -1032,6 +1066,8 @@ func (c *Controller) finishReply(e replyEvent) {
 		Generated: st.Generated, GenRate: st.GenRate(), PrefillRate: st.PrefillRate(), StopReason: st.StopReason,
 		Dropped: st.DroppedMessages, CtxUsed: e.cached, CtxLen: e.nCtx}
 	switch {
+	case errors.Is(e.err, engine.ErrInterrupted):
+		last.Note = fmt.Sprintf("interrupted: %v — the text so far is kept; Regenerate to try again", e.err)
 	case e.err != nil:
 		last.Note = fmt.Sprintf("Error: the reply ended early: %v — the conversation is kept; Regenerate to try again", e.err)
 	case st.StopReason == chat.StopCancelled:

@@ -25,6 +25,13 @@ type view struct {
 	app fyne.App
 	win fyne.Window
 
+	// remote: connect to a server, serve the loaded model (remoteview.go)
+	connectBtn *widget.Button
+	serveCheck *widget.Check
+	serveAddr  *widget.Entry
+	copyBtn    *widget.Button
+	serveRow   *fyne.Container
+
 	// top bar
 	openBtn    *widget.Button
 	modelLabel *widget.Label
@@ -146,7 +153,8 @@ func (v *view) build() {
 	v.modelLabel = widget.NewLabel("no model")
 	v.modelLabel.Truncation = fyne.TextTruncateEllipsis
 	v.recentBtn = widget.NewButtonWithIcon("Recent", theme.HistoryIcon(), v.showRecentMenu)
-	top := container.NewBorder(nil, nil, container.NewHBox(title, v.openBtn), v.recentBtn, v.modelLabel)
+	connect := v.buildRemote()
+	top := container.NewBorder(nil, nil, container.NewHBox(title, v.openBtn), container.NewHBox(connect, v.recentBtn), v.modelLabel)
 
 	// Sidebar.
 	v.newChatBtn = widget.NewButtonWithIcon("New chat (Ctrl+N)", theme.ContentAddIcon(), v.newChat)
@@ -306,7 +314,7 @@ func (v *view) build() {
 		container.NewVBox(v.statsLabel, v.editBanner, inputRow),
 		nil, nil,
 		container.NewStack(v.msgScroll, container.NewVBox(layout.NewSpacer(), v.chatHint, layout.NewSpacer())))
-	v.modelChat = container.NewBorder(v.panelHolder, nil, nil, nil, chatPanel)
+	v.modelChat = container.NewBorder(container.NewVBox(v.panelHolder, v.serveRow), nil, nil, nil, chatPanel)
 
 	right := container.NewStack(v.emptyState, v.modelChat)
 	split := container.NewHSplit(sidebar, container.NewPadded(right))
@@ -330,6 +338,7 @@ func (v *view) refresh(ch Change) {
 	c := v.c
 	if ch&(ChangeModel|ChangeLoad) != 0 {
 		v.refreshTop()
+		v.refreshRemote()
 	}
 	if ch&ChangeRecent != 0 {
 		v.refreshRecent()
@@ -359,6 +368,13 @@ func (v *view) refresh(ch Change) {
 
 func (v *view) refreshTop() {
 	c := v.c
+	if r := c.Remote(); r != nil {
+		v.modelLabel.SetText(fmt.Sprintf("server: %s · model %s", r.URL, r.Model))
+		v.win.SetTitle("Minfer — " + r.Model + " on " + r.URL)
+		v.emptyState.Hide()
+		v.modelChat.Show()
+		return
+	}
 	if c.Info() == nil {
 		v.modelLabel.SetText("no model")
 		v.win.SetTitle("Minfer")
@@ -423,6 +439,14 @@ func setImportance(l *widget.Label, imp widget.Importance) {
 
 func (v *view) refreshPanel() {
 	c := v.c
+	if c.Remote() != nil {
+		// Nothing to plan here: the panel says where it runs.
+		v.summaryText.SetText(c.Summary() + "\n" + c.ReportText())
+		setImportance(v.summaryText, widget.MediumImportance)
+		v.panelHolder.Objects = []fyne.CanvasObject{v.summaryText}
+		v.panelHolder.Refresh()
+		return
+	}
 	if c.Info() == nil {
 		return
 	}
