@@ -145,6 +145,9 @@ func runChat(e Env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtx, l.Source)
+		l.OnTemplateFallback = func(err error, family string) {
+			fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, family)
+		}
 		eng = l
 	}
 	return chatLoop(e, eng, *system, opts)

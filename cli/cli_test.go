@@ -306,3 +306,53 @@ func TestPlanKVTypeFlag(t *testing.T) {
 		t.Errorf("--kv-type q8_0: exit %d", code)
 	}
 }
+
+// TestDamagedTokenizerInInspectRunAndChat: for every damaged copy of
+// stories260K, `inspect` shows the damage on one line and exits 0 (the card
+// is readable), `run` and `chat` exit 1 with one line naming it, or, for
+// damage llama.cpp tolerates, generate; a broken template is one line in
+// inspect and in chat's header, and chat goes on without it.
+func TestDamagedTokenizerInInspectRunAndChat(t *testing.T) {
+	src := ggtest.Path(t, "models", "stories260K.gguf")
+	for _, tc := range coretest.DamagedTokenizers() {
+		t.Run(tc.Name, func(t *testing.T) {
+			path := coretest.Rewrite(t, src, tc.Edit)
+			var out, errb bytes.Buffer
+			if code := runCLI(&out, &errb, "inspect", path); code != 0 {
+				t.Fatalf("inspect: exit %d: %s", code, errb.String())
+			}
+			want := tc.Problem + tc.Template
+			lines := 0
+			for _, l := range strings.Split(out.String(), "\n") {
+				if want != "" && strings.Contains(l, want) {
+					lines++
+				}
+			}
+			if want != "" && lines != 1 {
+				t.Errorf("inspect: %d lines say %q:\n%s", lines, want, out.String())
+			}
+			for _, args := range [][]string{
+				{"run", "-m", path, "-p", "Once upon a time", "-n", "4", "--temp", "0"},
+				{"chat", "-m", path, "-n", "4", "--temp", "0"},
+			} {
+				out.Reset()
+				errb.Reset()
+				e := Env{Stdin: strings.NewReader("Hello.\n"), Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}
+				code := Main(e, args)
+				stderr := strings.TrimLeft(errb.String(), "\r ")
+				if tc.Problem != "" {
+					if code != 1 || strings.Count(stderr, tc.Problem) != 1 || strings.Count(stderr, "\n") != 1 {
+						t.Errorf("%s: exit %d, stderr %q, want one line saying %q", args[0], code, errb.String(), tc.Problem)
+					}
+					continue
+				}
+				if code != 0 {
+					t.Errorf("%s: exit %d: %s", args[0], code, errb.String())
+				}
+				if args[0] == "chat" && tc.Template != "" && !strings.Contains(stderr, "chat template cannot be used") {
+					t.Errorf("chat does not say the template is unusable: %s", stderr)
+				}
+			}
+		})
+	}
+}

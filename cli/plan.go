@@ -72,7 +72,7 @@ func deviceFrom(e Env) func() devices.DeviceMemory {
 			}
 			return dm
 		}
-		return devices.QueryGPU()
+		return core.QueryDevice()
 	}
 }
 
@@ -123,6 +123,10 @@ func writePlan(w io.Writer, v *core.PlanView) error {
 	row("on the device", "weights %s + KV %s + activations %s = %s",
 		alloc.MiB(v.DeviceWeights), alloc.MiB(v.DeviceKV), alloc.MiB(v.Activations), alloc.MiB(v.DeviceTotal()))
 	row("on the CPU", "weights %s (mapped) + KV %s", alloc.MiB(v.HostWeights), alloc.MiB(v.HostKV))
+	if v.KVSaved > 0 {
+		row("sliding window", "%d of %d blocks keep a ring of %d positions (window %d + one %d-token step): KV %s less than every position in every block",
+			v.H.SlidingBlocks(), v.H.NLayer, v.H.SlidingWindow+core.MaxUBatch, v.H.SlidingWindow, core.MaxUBatch, alloc.MiB(v.KVSaved))
+	}
 	row("activations", "%s measured for a %d-token prefill at full context", alloc.MiB(v.Activations), min(core.MaxUBatch, v.Ctx))
 	if err := tw.Flush(); err != nil {
 		return err
@@ -191,7 +195,8 @@ func runDevices(e Env, args []string) error {
 		return writeJSON(e.Stdout, struct {
 			devices.Report
 			Budgets []gpuBudget `json:"budgets"`
-		}{r, budgets})
+			Compute []string    `json:"compute"`
+		}{r, budgets, core.ComputeStatus()})
 	}
 	if err := r.WriteText(e.Stdout); err != nil {
 		return err
@@ -200,6 +205,15 @@ func runDevices(e Env, args []string) error {
 		if _, ok := b.Device.(devices.Reported); ok {
 			fmt.Fprintf(e.Stdout, "budget: %s\n", b.Budget)
 		}
+	}
+	if _, none := r.Primary.(devices.NoDevice); none {
+		// NVML had no answer (a build without cgo): the compute driver's.
+		if dm, ok := core.QueryDevice().(devices.Reported); ok {
+			fmt.Fprintf(e.Stdout, "CUDA driver: %s\nbudget: %s\n", dm, alloc.BudgetDecision(dm))
+		}
+	}
+	for _, line := range core.ComputeStatus() {
+		fmt.Fprintf(e.Stdout, "compute: %s\n", line)
 	}
 	return nil
 }

@@ -10,13 +10,16 @@ import (
 
 // Tokenizer reads the model's tokenizer from its metadata.
 func (s *Session) Tokenizer() (*tokenizer.Tokenizer, error) {
+	if s.tok == nil && s.Info.tok != nil {
+		s.tok = s.Info.tok // read and checked by Inspect
+	}
 	if s.tok == nil {
 		t, err := tokenizer.FromGGUF(&s.file.Meta)
 		if err != nil {
 			return nil, err
 		}
 		if t.VocabSize() != s.H.NVocab {
-			return nil, fmt.Errorf("core: tokenizer has %d tokens, the model's embedding %d", t.VocabSize(), s.H.NVocab)
+			return nil, fmt.Errorf("%w: tokenizer has %d tokens, the model's embedding %d", ErrVocabMismatch, t.VocabSize(), s.H.NVocab)
 		}
 		s.tok = t
 	}

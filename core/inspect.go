@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/gguf"
 )
 
@@ -26,31 +28,42 @@ type TypeShare struct {
 // ModelInfo is what the GGUF index says about a model, read without
 // touching tensor data: instant even for a 70B file.
 type ModelInfo struct {
-	Path           string         `json:"path"`
-	FileSize       int64          `json:"file_size"`
-	GGUFVersion    uint32         `json:"gguf_version"`
-	Name           string         `json:"name"`
-	Arch           string         `json:"architecture"`
-	ArchSupported  bool           `json:"architecture_supported"`
-	Problem        string         `json:"problem,omitempty"` // why it cannot be loaded, if it cannot
-	Params         int64          `json:"parameters"`
-	FileType       string         `json:"file_type"`
-	Quant          string         `json:"quantization"` // the type holding most weight bytes
-	Types          []TypeShare    `json:"tensor_types"`
-	NLayers        int            `json:"block_count"`
-	NCtxTrain      int            `json:"context_length"`
-	NEmbd          int            `json:"embedding_length"`
-	NHead          int            `json:"head_count"`
-	NHeadKV        int            `json:"head_count_kv"`
-	HeadDim        int            `json:"head_dim"`
-	NFF            int            `json:"feed_forward_length"`
-	TokenizerModel string         `json:"tokenizer_model"`
-	VocabSize      int            `json:"vocab_size"`
-	ChatTemplate   bool           `json:"chat_template"`
-	BlockBytes     []int64        `json:"block_bytes"`     // per block: what the offload fit charges
-	UnblockedBytes int64          `json:"unblocked_bytes"` // embeddings, final norm, output head
-	TensorBytes    int64          `json:"tensor_bytes"`
-	HParams        *model.HParams `json:"-"`
+	Path           string      `json:"path"`
+	FileSize       int64       `json:"file_size"`
+	GGUFVersion    uint32      `json:"gguf_version"`
+	Name           string      `json:"name"`
+	Arch           string      `json:"architecture"`
+	ArchSupported  bool        `json:"architecture_supported"`
+	Problem        string      `json:"problem,omitempty"` // why it cannot be loaded, if it cannot
+	Params         int64       `json:"parameters"`
+	FileType       string      `json:"file_type"`
+	Quant          string      `json:"quantization"` // the type holding most weight bytes
+	Types          []TypeShare `json:"tensor_types"`
+	NLayers        int         `json:"block_count"`
+	NCtxTrain      int         `json:"context_length"`
+	NEmbd          int         `json:"embedding_length"`
+	NHead          int         `json:"head_count"`
+	NHeadKV        int         `json:"head_count_kv"`
+	HeadDim        int         `json:"head_dim"`
+	NFF            int         `json:"feed_forward_length"`
+	TokenizerModel string      `json:"tokenizer_model"`
+	VocabSize      int         `json:"vocab_size"`
+	ChatTemplate   bool        `json:"chat_template"`
+	// TemplateProblem says why the model's own chat template cannot be
+	// used (it does not compile or render); chat then uses a built-in one
+	// or none.
+	TemplateProblem string         `json:"chat_template_problem,omitempty"`
+	ExpertCount     int            `json:"expert_count,omitempty"`      // mixture of experts: experts per block
+	ExpertUsed      int            `json:"expert_used_count,omitempty"` // … of which each token uses
+	SlidingWindow   int            `json:"sliding_window,omitempty"`    // sliding-window attention span (positions)
+	SlidingBlocks   int            `json:"sliding_blocks,omitempty"`    // … on this many blocks
+	BlockBytes      []int64        `json:"block_bytes"`                 // per block: what the offload fit charges
+	UnblockedBytes  int64          `json:"unblocked_bytes"`             // embeddings, final norm, output head
+	TensorBytes     int64          `json:"tensor_bytes"`
+	HParams         *model.HParams `json:"-"`
+
+	// tok is the tokenizer read while inspecting, handed to the session.
+	tok *tokenizer.Tokenizer
 
 	// activations caches measureActivations by (context, KV type): the plan
 	// view re-plans on every slider step, and the answer depends on neither.
@@ -59,8 +72,9 @@ type ModelInfo struct {
 }
 
 type actKey struct {
-	ctx int
-	kv  gguf.GGMLType
+	ctx     int
+	kv      gguf.GGMLType
+	swaFull bool
 }
 
 // Inspect reads the index of a GGUF file.
@@ -148,10 +162,49 @@ func inspectFile(f *gguf.File) (*ModelInfo, error) {
 	info.HParams = &h
 	info.NCtxTrain, info.NEmbd, info.NHead, info.NHeadKV = h.NCtxTrain, h.NEmbd, h.NHead, h.NHeadKV
 	info.HeadDim, info.NFF = h.HeadDim, h.NFF
+	info.ExpertCount, info.ExpertUsed = h.NExpert, h.NExpertUsed
+	info.SlidingWindow, info.SlidingBlocks = h.SlidingWindow, h.SlidingBlocks()
 	if err := checkTensors(f, arch, h); err != nil {
 		info.Problem = err.Error()
 	}
+	inspectTokenizer(m, info)
 	return info, nil
+}
+
+// inspectTokenizer reads the tokenizer and tries the chat template, so a
+// damaged vocabulary (duplicate tokens, arrays of the wrong length, a size
+// that disagrees with the embedding) is a Problem before any load, and an
+// unusable template is said once, here, instead of surfacing mid-chat.
+func inspectTokenizer(m *gguf.Metadata, info *ModelInfo) {
+	tok, err := tokenizer.FromGGUF(m)
+	if err == nil && tok.VocabSize() != info.HParams.NVocab {
+		err = fmt.Errorf("%w: tokenizer has %d tokens, the model's embedding %d", ErrVocabMismatch, tok.VocabSize(), info.HParams.NVocab)
+	}
+	if err != nil {
+		if info.Problem != "" {
+			info.Problem += "; "
+		}
+		info.Problem += err.Error()
+		return
+	}
+	info.tok = tok
+	if _, src := TemplateFor(m, tok); src.ModelErr != nil {
+		info.TemplateProblem = templateProblem(src)
+	}
+}
+
+// ErrVocabMismatch is a tokenizer whose size is not the embedding's row
+// count: token ids would index past the weights, or never reach some rows.
+var ErrVocabMismatch = errors.New("core: vocabulary size mismatch")
+
+// templateProblem is the one line said about a model template that cannot
+// be used, and what chat does instead.
+func templateProblem(src chat.Source) string {
+	instead := "chat falls back to plain text completion"
+	if src.Kind == chat.SourceBuiltin {
+		instead = fmt.Sprintf("chat uses the built-in %s template", src.Family)
+	}
+	return fmt.Sprintf("this model's chat template cannot be used (%v); %s", src.ModelErr, instead)
 }
 
 // readGenericHParams fills the card for architectures we cannot run.

@@ -14,6 +14,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // Magic is the 4-byte file signature.
@@ -135,6 +136,20 @@ func (f *File) TensorBytes() int64 {
 		n += f.Tensors[i].nbytes
 	}
 	return n
+}
+
+// MappedOffset reports whether addr (a faulting address, from a runtime
+// error's Addr method) lies inside the file's bytes, and at which offset.
+// A fault there means the file changed under its mapping.
+func (f *File) MappedOffset(addr uintptr) (int64, bool) {
+	if len(f.data) == 0 {
+		return 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(f.data)))
+	if addr < base || addr-base >= uintptr(len(f.data)) {
+		return 0, false
+	}
+	return int64(addr - base), true
 }
 
 // Close releases the mapping.

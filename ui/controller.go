@@ -665,6 +665,9 @@ func (c *Controller) Warnings() []string {
 	if c.view.Note != "" {
 		w = append(w, c.view.Note)
 	}
+	if c.info != nil && c.info.TemplateProblem != "" {
+		w = append(w, c.info.TemplateProblem)
+	}
 	return w
 }
 

@@ -268,12 +268,12 @@ func (t *Tokenizer) loadVocab(m *gguf.Metadata) error {
 	scores := make([]float32, n)
 	if m.Has(keyScores) {
 		if fs, err := m.Float32s(keyScores); err == nil {
-			if len(fs) < n {
+			if len(fs) != n {
 				return fmt.Errorf("tokenizer: %s has %d entries for %d tokens", keyScores, len(fs), n)
 			}
 			copy(scores, fs)
 		} else if is, ierr := m.Int32s(keyScores); ierr == nil {
-			if len(is) < n {
+			if len(is) != n {
 				return fmt.Errorf("tokenizer: %s has %d entries for %d tokens", keyScores, len(is), n)
 			}
 			for i := range scores {
@@ -288,7 +288,7 @@ func (t *Tokenizer) loadVocab(m *gguf.Metadata) error {
 		if types, err = m.Int32s(keyTokenType); err != nil {
 			return fmt.Errorf("tokenizer: %w", err)
 		}
-		if len(types) < n {
+		if len(types) != n {
 			return fmt.Errorf("tokenizer: %s has %d entries for %d tokens", keyTokenType, len(types), n)
 		}
 	}

@@ -33,6 +33,7 @@ type Plan struct {
 	HostWeights    int64          `json:"host_weight_bytes"`
 	DeviceKV       int64          `json:"device_kv_bytes"`
 	HostKV         int64          `json:"host_kv_bytes"`
+	KVSaved        int64          `json:"kv_saved_by_sliding_window_bytes,omitempty"`
 	Activations    int64          `json:"activation_bytes"`
 	Refusal        string         `json:"refusal,omitempty"`
 	Warnings       []string       `json:"warnings,omitempty"`
@@ -45,7 +46,7 @@ func FromView(v *core.PlanView) Plan {
 		Device: v.Device, WeightBudget: v.WeightBudget.Bytes, BudgetSource: v.WeightBudget.Source,
 		WeightFit: v.WeightFit, AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
 		OutputOnDevice: v.Plan.DeviceHoldsUnblocked(), Note: v.Note, Ctx: v.Ctx, KVType: v.KVType.String(),
-		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV,
+		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV, KVSaved: v.KVSaved,
 		Activations: v.Activations, Warnings: v.Warnings,
 	}
 	if v.BudgetErr != nil {
