@@ -227,6 +227,7 @@ type Controller struct {
 	connectID     int
 	connectCancel context.CancelFunc
 	pendingKey    string
+	remoteKey     string // kept in memory to switch models; saved only in servers.json
 	// serving the loaded model on the API
 	server   *server.Server
 	serveURL string

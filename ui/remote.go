@@ -55,6 +55,7 @@ func (c *Controller) ConnectServer(url, key, model string) {
 	c.connectID++
 	c.connecting = true
 	c.pendingKey = key
+	c.remoteKey = key
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	c.connectCancel = cancel
 	c.worker.send(connectRequest{id: c.connectID, ctx: ctx, url: base, key: key, model: model})
@@ -91,6 +92,15 @@ func (c *Controller) applyRemote(ev any) {
 		c.changed(ChangeLoad)
 		c.problem(RemoteProblem{Err: e.err})
 	}
+}
+
+// SetRemoteModel switches the connected server's model (one of those it
+// lists); the conversation stays.
+func (c *Controller) SetRemoteModel(model string) {
+	if c.remote == nil || model == c.remote.Model || c.generating {
+		return
+	}
+	c.ConnectServer(c.remote.URL, c.remoteKey, model)
 }
 
 // remoteSummary is the plan panel's line when chats run on a server.

@@ -79,7 +79,10 @@ func TestWindowRemoteChat(t *testing.T) {
 		t.Fatalf("not connected: %+v phase %v dialog %v", r, v.c.Phase(), v.dlg)
 	}
 	mustContain(t, "model label", v.modelLabel.Text, "server", url, "stories260K")
-	mustContain(t, "plan panel", v.summaryText.Text, "runs on a server", url+"/v1", "nothing is loaded on this computer")
+	mustContain(t, "plan panel", v.remoteText.Text, "runs on a server", url+"/v1", "nothing is loaded on this computer")
+	if v.panelHolder.Objects[0] != v.remotePanel || len(v.remoteModel.Options) != 1 || v.remoteModel.Selected != "stories260K" {
+		t.Errorf("the panel should list the server's models: %v (%q)", v.remoteModel.Options, v.remoteModel.Selected)
+	}
 	if v.serveRow.Visible() {
 		t.Errorf("a remote model cannot be served again from here")
 	}

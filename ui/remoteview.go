@@ -37,6 +37,12 @@ func (v *view) buildRemote() fyne.CanvasObject {
 		}
 	})
 	v.serveRow = container.NewBorder(nil, nil, v.serveCheck, v.copyBtn, v.serveAddr)
+	v.remoteModel = widget.NewSelect(nil, func(m string) {
+		if !v.updating {
+			v.c.SetRemoteModel(m)
+		}
+	})
+	v.remotePanel = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("model on the server"), nil, v.remoteModel), v.summaryTextRemote())
 	return v.connectBtn
 }
 
@@ -63,6 +69,29 @@ func (v *view) refreshRemote() {
 		v.serveAddr.SetText("")
 		v.serveAddr.Hide()
 		v.copyBtn.Hide()
+	}
+}
+
+func (v *view) summaryTextRemote() *widget.Label {
+	v.remoteText = wrapped("")
+	return v.remoteText
+}
+
+// refreshRemotePanel shows where chats run and the server's models.
+func (v *view) refreshRemotePanel() {
+	c := v.c
+	r := c.Remote()
+	v.remoteText.SetText(c.Summary() + "\n" + c.ReportText())
+	v.remoteModel.SetOptions(r.Models)
+	v.remoteModel.SetSelected(r.Model)
+	if c.Generating() || c.Connecting() {
+		v.remoteModel.Disable()
+	} else {
+		v.remoteModel.Enable()
+	}
+	if len(v.panelHolder.Objects) != 1 || v.panelHolder.Objects[0] != v.remotePanel {
+		v.panelHolder.Objects = []fyne.CanvasObject{v.remotePanel}
+		v.panelHolder.Refresh()
 	}
 }
 

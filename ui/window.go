@@ -31,6 +31,10 @@ type view struct {
 	serveAddr  *widget.Entry
 	copyBtn    *widget.Button
 	serveRow   *fyne.Container
+	// the panel while chatting through a server
+	remotePanel *fyne.Container
+	remoteModel *widget.Select
+	remoteText  *widget.Label
 
 	// top bar
 	openBtn    *widget.Button
@@ -441,10 +445,7 @@ func (v *view) refreshPanel() {
 	c := v.c
 	if c.Remote() != nil {
 		// Nothing to plan here: the panel says where it runs.
-		v.summaryText.SetText(c.Summary() + "\n" + c.ReportText())
-		setImportance(v.summaryText, widget.MediumImportance)
-		v.panelHolder.Objects = []fyne.CanvasObject{v.summaryText}
-		v.panelHolder.Refresh()
+		v.refreshRemotePanel()
 		return
 	}
 	if c.Info() == nil {
