@@ -113,6 +113,9 @@ type sampling struct {
 type chatRequest struct {
 	sampling
 	Messages []message `json:"messages"`
+	// Tools is refused while tool calling is not wired to the API: a
+	// client that sends tools must not get a reply that ignored them.
+	Tools json.RawMessage `json:"tools"`
 }
 
 type completionRequest struct {
@@ -233,6 +236,9 @@ func (p *sampling) options(ctx int) (chat.GenOptions, error) {
 
 // chatMessages checks and converts the messages.
 func (c *chatRequest) chatMessages() ([]chat.Message, error) {
+	if t := bytes.TrimSpace(c.Tools); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
+		return nil, invalid("tools", "tools are not supported by this server yet")
+	}
 	if len(c.Messages) == 0 {
 		return nil, invalid("messages", "messages must hold at least one message")
 	}
