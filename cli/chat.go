@@ -144,7 +144,7 @@ func runChat(e Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtx, l.Source)
+		fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), l.Source)
 		l.OnTemplateFallback = func(err error, family string) {
 			fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, family)
 		}

@@ -40,7 +40,7 @@ func serveStories(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Model{ID: "stories260K", Ctx: s.NCtx,
+	srv := server.New(server.Model{ID: "stories260K", Ctx: s.NCtxLen(),
 		Exec: func(_ context.Context, fn func(engine.Engine)) error { fn(l); return nil }}, server.Config{})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Shutdown(context.Background()) })

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/minfer/minfer/ui/app"
 )
 
 // messageView is one turn in the list. Assistant text is Markdown; the
@@ -31,7 +33,7 @@ func plainRichText(s string) *widget.RichText {
 	return rt
 }
 
-func newMessageView(m ChatMessage) *messageView {
+func newMessageView(m app.ChatMessage) *messageView {
 	mv := &messageView{role: m.Role, content: m.Content}
 	mv.who = widget.NewLabelWithStyle("you", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	if m.Role == "assistant" {

@@ -23,6 +23,7 @@ import (
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/engine"
 	"github.com/minfer/minfer/internal/server"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // minferServe serves stories260K in-process as `minfer serve` does and
@@ -40,7 +41,7 @@ func minferServe(t *testing.T, key string) (string, *engine.Local) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Model{ID: "stories260K", Ctx: s.NCtx,
+	srv := server.New(server.Model{ID: "stories260K", Ctx: s.NCtxLen(),
 		Exec: func(_ context.Context, fn func(engine.Engine)) error { fn(l); return nil }}, server.Config{APIKey: key})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Shutdown(context.Background()) })
@@ -58,8 +59,8 @@ func connect(h *harness, url, key string) {
 	h.waitFor("the connection", func() bool { return !h.v.c.Connecting() })
 }
 
-func greedyUI(n int) func(*Config) {
-	return withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, TopK: 0, Seed: 1}, MaxTokens: n})
+func greedyUI(n int) func(*app.Config) {
+	return withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0, TopK: 0, Seed: 1}, MaxTokens: n})
 }
 
 // The window chats through `minfer serve`: streaming, regenerate, edit and
@@ -75,7 +76,7 @@ func TestWindowRemoteChat(t *testing.T) {
 	v := h.v
 	connect(h, url, "sekret-key")
 	r := v.c.Remote()
-	if r == nil || r.Model != "stories260K" || v.c.Phase() != PhaseReady {
+	if r == nil || r.Model != "stories260K" || v.c.Phase() != app.PhaseReady {
 		t.Fatalf("not connected: %+v phase %v dialog %v", r, v.c.Phase(), v.dlg)
 	}
 	mustContain(t, "model label", v.modelLabel.Text, "server", url, "stories260K")
@@ -119,10 +120,10 @@ func TestWindowRemoteChat(t *testing.T) {
 	if len(saved) != 1 || saved[0].Key != "sekret-key" || !strings.HasPrefix(saved[0].URL, url) {
 		t.Errorf("saved servers %+v", saved)
 	}
-	if fi, err := os.Stat(v.c.serversPath()); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(v.c.ServersPath()); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("servers.json: %v %v", fi, err)
 	}
-	files, _ := filepath.Glob(filepath.Join(v.c.configDir, "chats", "*"))
+	files, _ := filepath.Glob(filepath.Join(v.c.ChatsDir(), "*"))
 	if len(files) == 0 {
 		t.Fatal("no chat saved")
 	}

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/minfer/minfer/internal/server"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // buildRemote makes the top bar's "Server…" button and the serve row
@@ -143,13 +144,13 @@ func (v *view) showServeDialog() {
 			sd.d.Show()
 			v.dlg = sd
 		}
-		v.refresh(ChangeLoad)
+		v.refresh(app.ChangeLoad)
 	}
 	form := container.NewVBox(widget.NewForm(widget.NewFormItem("Address", host), widget.NewFormItem("Port", port), widget.NewFormItem("API key", key)), errLabel)
 	sd = v.showDialog("serve", "Serve the model on the API",
 		"Other programs can then use the loaded model through the OpenAI API. By default only this computer can reach it.",
 		form,
-		dialogButton{label: "Cancel", action: func() { v.refresh(ChangeLoad) }},
+		dialogButton{label: "Cancel", action: func() { v.refresh(app.ChangeLoad) }},
 		dialogButton{label: "Serve", importance: widget.HighImportance, action: start})
 	sd.entries["host"], sd.entries["port"], sd.entries["key"] = host, port, key
 	sd.errText = errLabel

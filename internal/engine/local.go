@@ -65,8 +65,8 @@ func (l *Local) Reset() error { return l.Conv.Reset() }
 
 // Where implements Engine.
 func (l *Local) Where() string {
-	return fmt.Sprintf("this computer · %s · context %d", l.Session.Plan(), l.Session.NCtx)
+	return fmt.Sprintf("this computer · %s · context %d", l.Session.Plan(), l.Session.NCtxLen())
 }
 
 // CtxLen is the context length in tokens.
-func (l *Local) CtxLen() int { return l.Session.NCtx }
+func (l *Local) CtxLen() int { return l.Session.NCtxLen() }

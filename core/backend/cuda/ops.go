@@ -38,7 +38,8 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 	case graph.OpRMSNorm, graph.OpSwiGLU:
 		return isF32(n.Src[0])
 	case graph.OpMul, graph.OpAdd:
-		return isF32(n.Src[0]) && isF32(n.Src[1])
+		// Not the per-row scalar form of mul (a row of one element).
+		return isF32(n.Src[0]) && isF32(n.Src[1]) && n.Src[1].Shape[0] == n.Shape[0]
 	case graph.OpMatMul:
 		w := n.Src[0]
 		_, ok := kernelSuffix[w.Type]
@@ -52,8 +53,8 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 		return (t == gguf.TypeF16 || t == gguf.TypeF32) && isF32(n.Src[1])
 	case graph.OpAttention:
 		p, err := graph.ParamsOf[graph.AttentionParams](n)
-		if err != nil || n.Src[1].Type != n.Src[2].Type || (n.Src[1].Type != gguf.TypeF16 && n.Src[1].Type != gguf.TypeF32) {
-			return false
+		if err != nil || n.Src[1].Type != n.Src[2].Type || (n.Src[1].Type != gguf.TypeF16 && n.Src[1].Type != gguf.TypeF32) || p.SoftCap != 0 {
+			return false // no soft-capped scores (Gemma 2) here yet
 		}
 		return attentionShared(int(n.Src[0].Shape[0]), p.KVLen) <= b.dv.smemOptin-attentionStaticShared
 	}
@@ -66,6 +67,15 @@ func attentionShared(headDim, kvLen int) int { return 8*headDim*8 + headDim*4 + 
 func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
 	if n == nil {
 		return 0, nil
+	}
+	if n.Op == graph.OpView && n.Base().Op == graph.OpWeight {
+		// A part of a registered weight (a fused tensor's rows).
+		var off int64
+		for v := n; v.Op == graph.OpView; v = v.Src[0] {
+			off += v.ViewOff
+		}
+		p, err := b.ptrOf(n.Base())
+		return p + uintptr(off), err
 	}
 	if n.Op == graph.OpWeight {
 		b.mu.Lock()

@@ -1,6 +1,4 @@
-//go:build !nogui
-
-package ui
+package app
 
 import (
 	"context"
@@ -15,7 +13,7 @@ import (
 	"github.com/minfer/minfer/internal/engine"
 )
 
-// The worker is the only goroutine that touches a loaded model (DESIGN.md
+// The worker is the only goroutine that touches a loaded model (docs/architecture.md,
 // Concurrency). The controller sends it requests; it answers with events.
 // Cancellation is the request's context, so a busy worker can be stopped
 // without reading its queue.
@@ -183,7 +181,7 @@ func (w *worker) doLoad(r loadRequest) {
 		return
 	}
 	w.session, w.local, w.eng = s, local, local
-	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtx,
+	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtxLen(),
 		template: local.Templated(), source: local.Source}
 }
 
@@ -214,7 +212,7 @@ func (w *worker) doGenerate(r generateRequest) {
 	}
 	ev := replyEvent{id: r.id, text: text, stats: st, err: err}
 	if w.local != nil {
-		ev.cached, ev.nCtx = w.local.Conv.CachedTokens(), w.session.NCtx
+		ev.cached, ev.nCtx = w.local.Conv.CachedTokens(), w.session.NCtxLen()
 	}
 	w.events <- ev
 }

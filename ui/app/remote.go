@@ -1,6 +1,4 @@
-//go:build !nogui
-
-package ui
+package app
 
 import (
 	"context"
@@ -124,11 +122,15 @@ type SavedServer struct {
 	Key   string `json:"api_key,omitempty"`
 }
 
-func (c *Controller) serversPath() string { return filepath.Join(c.configDir, "servers.json") }
+// ServersPath is the file saved servers (and their keys) live in.
+func (c *Controller) ServersPath() string { return filepath.Join(c.configDir, "servers.json") }
+
+// ChatsDir is the folder conversation files live in.
+func (c *Controller) ChatsDir() string { return filepath.Join(c.configDir, "chats") }
 
 // RecentServers lists saved servers, most recent first.
 func (c *Controller) RecentServers() []SavedServer {
-	b, err := os.ReadFile(c.serversPath())
+	b, err := os.ReadFile(c.ServersPath())
 	if err != nil {
 		return nil
 	}
@@ -147,7 +149,7 @@ func (c *Controller) addRecentServer(s SavedServer) {
 		}
 	}
 	b, _ := json.MarshalIndent(list, "", "  ")
-	if err := os.WriteFile(c.serversPath(), b, 0o600); err != nil {
+	if err := os.WriteFile(c.ServersPath(), b, 0o600); err != nil {
 		c.problem(StoreProblem{Err: err})
 	}
 }
