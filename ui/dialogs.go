@@ -116,6 +116,10 @@ func (v *view) showProblem(p app.Problem) {
 			dialogButton{label: "Close", importance: widget.LowImportance},
 			dialogButton{label: "Set a budget…", action: v.showBudgetDialog},
 			dialogButton{label: "Run on CPU", importance: widget.HighImportance, action: v.c.RunOnCPU})
+	case app.RemoteProblem:
+		v.showDialog("remote", "Cannot use the server", fmt.Sprintf("%v\n\nCheck the address and the API key, and that the server is running.", p.Err), nil,
+			dialogButton{label: "Close"},
+			dialogButton{label: "Connect…", importance: widget.HighImportance, action: v.showConnectDialog})
 	case app.LoadProblem:
 		v.showDialog("load", "Loading failed", fmt.Sprintf("The model could not be loaded:\n\n%v", p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/internal/engine"
 )
 
 // Chat is the open conversation.
@@ -155,9 +156,15 @@ func (c *Controller) cancelGeneration() {
 
 func (c *Controller) startReply() {
 	ch := c.chat
-	ch.Model = c.info.Path
+	templated := c.remote != nil
+	if c.remote != nil {
+		ch.Model = c.remote.URL + " · " + c.remote.Model
+	} else {
+		ch.Model = c.info.Path
+		templated = c.loaded.Template
+	}
 	req := generateRequest{opts: c.genOptions()}
-	if c.loaded.Template {
+	if templated {
 		if ch.System != "" {
 			req.msgs = append(req.msgs, chat.Message{Role: "system", Content: ch.System})
 		}
@@ -214,6 +221,8 @@ func (c *Controller) finishReply(e replyEvent) {
 		if tmplErr.Fallback != "" {
 			c.problem(TemplateProblem{Err: tmplErr.Err, Fallback: tmplErr.Fallback})
 		}
+	case errors.Is(e.err, engine.ErrInterrupted):
+		last.Note = fmt.Sprintf("interrupted: %v — the text so far is kept; Regenerate to try again", e.err)
 	case e.err != nil:
 		last.Note = fmt.Sprintf("Error: the reply ended early: %v — the conversation is kept; Regenerate to try again", e.err)
 	case st.StopReason == chat.StopCancelled:
