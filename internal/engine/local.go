@@ -42,19 +42,24 @@ func (l *Local) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOpt
 		return l.Conv.Complete(ctx, JoinContents(msgs), opts, emit)
 	}
 	reply, st, err := l.Conv.Reply(ctx, msgs, opts, emit)
-	var mte *chat.ModelTemplateError
-	if errors.As(err, &mte) && mte.Fallback != "" && !l.AskBeforeFallback {
-		// The model's template broke on this conversation: go on with the
-		// built-in template of its family.
-		if l.OnTemplateFallback != nil {
-			l.OnTemplateFallback(err, mte.Fallback)
-		}
-		if err = l.Conv.UseBuiltin(mte.Fallback); err != nil {
-			return "", st, err
-		}
+	if l.fallBack(err) {
 		return l.Conv.Reply(ctx, msgs, opts, emit)
 	}
 	return reply, st, err
+}
+
+// fallBack reports whether err is the model's template failing on the
+// conversation and the family's built-in template was switched to (unless
+// AskBeforeFallback): then the caller tries again.
+func (l *Local) fallBack(err error) bool {
+	var mte *chat.ModelTemplateError
+	if !errors.As(err, &mte) || mte.Fallback == "" || l.AskBeforeFallback {
+		return false
+	}
+	if l.OnTemplateFallback != nil {
+		l.OnTemplateFallback(err, mte.Fallback)
+	}
+	return l.Conv.UseBuiltin(mte.Fallback) == nil
 }
 
 // ReplyMessage implements Engine. A model without a chat template cannot
@@ -67,7 +72,11 @@ func (l *Local) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat
 		text, st, err := l.Conv.Complete(ctx, JoinContents(msgs), opts, emit)
 		return chat.Message{Role: "assistant", Content: text}, st, err
 	}
-	return l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+	m, st, err := l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+	if l.fallBack(err) {
+		return l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+	}
+	return m, st, err
 }
 
 // Complete implements Engine.

@@ -26,6 +26,12 @@ func (r *recorder) Reply(ctx context.Context, msgs []chat.Message, o chat.GenOpt
 	return text, st, err
 }
 
+func (r *recorder) ReplyMessage(ctx context.Context, msgs []chat.Message, o chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
+	m, st, err := r.Local.ReplyMessage(ctx, msgs, o, emit)
+	r.stats = append(r.stats, st)
+	return m, st, err
+}
+
 // A templated model through the API: the messages go through the chat
 // template (usage counts the rendered prompt), and a follow-up request of
 // the same conversation reuses the KV cache of the common prefix.

@@ -239,7 +239,6 @@ func TestBadRequests(t *testing.T) {
 		{"stop type", chatURL, `{"messages":[{"role":"user","content":"hi"}],"stop":5}`, 400, ""},
 		{"empty stop", chatURL, `{"messages":[{"role":"user","content":"hi"}],"stop":[""]}`, 400, "stop"},
 		{"huge", chatURL, `{"messages":[{"role":"user","content":"` + strings.Repeat("a", 2<<10) + `"}]}`, 413, ""},
-		{"tools", chatURL, `{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, 400, "tools"},
 		{"prompt type", textURL, `{"prompt":3}`, 400, "prompt"},
 		{"no prompt", textURL, `{}`, 400, "prompt"},
 		{"token prompt", textURL, `{"prompt":[1,2,3]}`, 400, "prompt"},
