@@ -248,105 +248,144 @@ extern "C" __global__ void quant_bf16(const float* x, uint16_t* y, long long tot
 }
 
 // ----------------------------------------------------------- block dots
-// dot_part<T>(weight block, activation block, part): the integer sums of
-// core/quant's vec-dot for that part of the block, scaled per block in
-// float32. Parts of a K-quant super-block are 64 elements.
+// The mat-vec kernels reproduce core/quant's vec-dot bit for bit. The
+// integer part of each block is exact, so lanes compute it in any order
+// (NL lanes per block, reduced with shuffles); the float part is then run
+// as the CPU runs it: the per-block values v[] of each block are put in
+// shared memory and one lane (or eight, one per AVX2 lane of the lanes8
+// kernels) runs the float chain over the blocks in order.
+//
+// Per type: NL lanes per block; NI integers per block; ints<T>(w, x, p, s)
+// adds part p's integers into s; vals<T>(w, x, s, v) makes the NV float
+// inputs of the chain; NCH chains (1, or 8 for lanes8, +1 for Q5_1's summs).
 
-template <int T> __device__ float dot_part(const uint8_t* w, const uint8_t* x, int p);
-
-template <> __device__ float dot_part<Q4_0>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 2);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int b = w[2 + j];
-        sumi += ((b & 0xf) - 8) * qx[j] + ((b >> 4) - 8) * qx[j + 16];
-    }
-    return (float)sumi * (f16(w) * f16(x));
-}
-template <> __device__ float dot_part<Q4_1>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 4);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int b = w[4 + j];
-        sumi += (b & 0xf) * qx[j] + (b >> 4) * qx[j + 16];
-    }
-    return (f16(w) * f16(x)) * (float)sumi + f16(w + 2) * f16(x + 2);
-}
-template <> __device__ float dot_part<Q5_0>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 2);
-    uint32_t qh = u32le(w + 2);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        uint32_t b = w[6 + j];
-        int x0 = (int)((b & 0xf) | ((qh >> j << 4) & 0x10)) - 16;
-        int x1 = (int)((b >> 4) | ((qh >> (j + 12)) & 0x10)) - 16;
-        sumi += x0 * qx[j] + x1 * qx[j + 16];
-    }
-    return (float)sumi * (f16(w) * f16(x));
-}
-template <> __device__ float dot_part<Q5_1>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 4);
-    uint32_t qh = u32le(w + 4);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        uint32_t b = w[8 + j];
-        int x0 = (int)((b & 0xf) | ((qh >> j << 4) & 0x10));
-        int x1 = (int)((b >> 4) | ((qh >> (j + 12)) & 0x10));
-        sumi += x0 * qx[j] + x1 * qx[j + 16];
-    }
-    return (f16(w) * f16(x)) * (float)sumi + f16(w + 2) * f16(x + 2);
-}
-template <> __device__ float dot_part<Q8_0>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qw = (const int8_t*)(w + 2);
-    const int8_t* qx = (const int8_t*)(x + 2);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 32; j += 4) {
-        int a = (int)(uint8_t)qw[j] | ((int)(uint8_t)qw[j + 1] << 8) | ((int)(uint8_t)qw[j + 2] << 16) | ((int)(uint8_t)qw[j + 3] << 24);
-        int bx = (int)(uint8_t)qx[j] | ((int)(uint8_t)qx[j + 1] << 8) | ((int)(uint8_t)qx[j + 2] << 16) | ((int)(uint8_t)qx[j + 3] << 24);
-        sumi = __dp4a(a, bx, sumi);
-    }
-    return (float)sumi * (f16(w) * f16(x));
-}
+template <int T> struct dotc;
+template <> struct dotc<Q4_0> { enum { NL = 1, NI = 1, NV = 1, NCH = 1 }; };
+template <> struct dotc<Q4_1> { enum { NL = 1, NI = 1, NV = 4, NCH = 1 }; };
+template <> struct dotc<Q5_0> { enum { NL = 1, NI = 8, NV = 9, NCH = 8 }; };
+template <> struct dotc<Q5_1> { enum { NL = 1, NI = 8, NV = 11, NCH = 9 }; };
+template <> struct dotc<Q8_0> { enum { NL = 1, NI = 1, NV = 2, NCH = 1 }; };
+template <> struct dotc<Q2_K> { enum { NL = 4, NI = 16, NV = 18, NCH = 8 }; };
+template <> struct dotc<Q3_K> { enum { NL = 4, NI = 1, NV = 1, NCH = 1 }; };
+template <> struct dotc<Q4_K> { enum { NL = 4, NI = 2, NV = 1, NCH = 1 }; };
+template <> struct dotc<Q5_K> { enum { NL = 4, NI = 2, NV = 4, NCH = 1 }; };
+template <> struct dotc<Q6_K> { enum { NL = 4, NI = 1, NV = 1, NCH = 1 }; };
 
 __device__ __forceinline__ int bsum(const uint8_t* x, int j) { return i16le(x + 260 + 2 * j); }
 
-template <> __device__ float dot_part<Q2_K>(const uint8_t* w, const uint8_t* x, int p) {
+template <int T> __device__ void ints(const uint8_t* w, const uint8_t* x, int p, int* s);
+template <int T> __device__ void vals(const uint8_t* w, const uint8_t* x, const int* s, float* v);
+
+// Q4_0: sum += float(sumi)·(d_w·d_x).
+template <> __device__ void ints<Q4_0>(const uint8_t* w, const uint8_t* x, int, int* s) {
+    const int8_t* qx = (const int8_t*)(x + 2);
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        int b = w[2 + j];
+        s[0] += ((b & 0xf) - 8) * qx[j] + ((b >> 4) - 8) * qx[j + 16];
+    }
+}
+template <> __device__ void vals<Q4_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn((float)s[0], __fmul_rn(f16(w), f16(x)));
+}
+// Q4_1: acc = fma(d_w·d_x, sumi, acc); acc = fma(m_w, s_x, acc).
+template <> __device__ void ints<Q4_1>(const uint8_t* w, const uint8_t* x, int, int* s) {
+    const int8_t* qx = (const int8_t*)(x + 4);
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        int b = w[4 + j];
+        s[0] += (b & 0xf) * qx[j] + (b >> 4) * qx[j + 16];
+    }
+}
+template <> __device__ void vals<Q4_1>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(f16(w), f16(x));
+    v[1] = (float)s[0];
+    v[2] = f16(w + 2);
+    v[3] = f16(x + 2);
+}
+// Q5_0 / Q5_1: lanes8, lane l the sum of elements 4l..4l+3.
+template <int OFF, int BIAS>
+__device__ __forceinline__ void ints_q5(const uint8_t* w, const uint8_t* x, int qhoff, int* s) {
+    const int8_t* qx = (const int8_t*)(x + OFF);
+    uint32_t qh = u32le(w + qhoff);
+    const uint8_t* qw = w + qhoff + 4;
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        uint32_t b = qw[j];
+        int e0 = (int)((b & 0xf) | ((qh >> j << 4) & 0x10)) - BIAS;
+        int e1 = (int)((b >> 4) | ((qh >> (j + 12)) & 0x10)) - BIAS;
+        s[j >> 2] += e0 * qx[j];
+        s[(j + 16) >> 2] += e1 * qx[j + 16];
+    }
+}
+template <> __device__ void ints<Q5_0>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<2, 16>(w, x, 2, s); }
+template <> __device__ void vals<Q5_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(f16(w), f16(x));
+#pragma unroll
+    for (int l = 0; l < 8; l++) v[1 + l] = (float)s[l];
+}
+template <> __device__ void ints<Q5_1>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<4, 0>(w, x, 4, s); }
+template <> __device__ void vals<Q5_1>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(f16(w), f16(x));
+#pragma unroll
+    for (int l = 0; l < 8; l++) v[1 + l] = (float)s[l];
+    v[9] = f16(w + 2);
+    v[10] = f16(x + 2);
+}
+// Q8_0: sum = fma(float(sumi), d_w·d_x, sum).
+template <> __device__ void ints<Q8_0>(const uint8_t* w, const uint8_t* x, int, int* s) {
+    const int8_t* qw = (const int8_t*)(w + 2);
+    const int8_t* qx = (const int8_t*)(x + 2);
+#pragma unroll
+    for (int j = 0; j < 32; j++) s[0] += qw[j] * qx[j];
+}
+template <> __device__ void vals<Q8_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = (float)s[0];
+    v[1] = __fmul_rn(f16(w), f16(x));
+}
+// Q2_K: s[0..7] = sumi per AVX2 lane, s[8..15] the lanes' min products;
+// acc[l] = fma(dmin, prod_l, acc[l]) then fma(d, sumi_l, acc[l]).
+template <> __device__ void ints<Q2_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
     const int8_t* q8 = (const int8_t*)(x + 4);
     const uint8_t* scales = w;
     int half = p >> 1;
     const uint8_t* q = w + 16 + 32 * half;
-    int isum = 0, summs = 0;
 #pragma unroll
-    for (int jj = 0; jj < 2; jj++) {
-        int j = 2 * (p & 1) + jj;
-        int shift = 2 * j;
-        const int8_t* y = q8 + 128 * half + 32 * j;
-        int s0 = 0, s1 = 0;
+    for (int kk = 0; kk < 2; kk++) {
+        int k = 2 * (p & 1) + kk;
+        int shift = 2 * k;
+        const int8_t* y = q8 + 128 * half + 32 * k;
 #pragma unroll
-        for (int l = 0; l < 16; l++) {
-            s0 += y[l] * ((q[l] >> shift) & 3);
-            s1 += y[l + 16] * ((q[l + 16] >> shift) & 3);
+        for (int l = 0; l < 8; l++) {
+            int sc = scales[8 * half + 2 * k + l / 4] & 0xf;
+            int t = 0;
+#pragma unroll
+            for (int m = 4 * l; m < 4 * l + 4; m++) t += y[m] * ((q[m] >> shift) & 3);
+            s[l] += sc * t;
         }
-        int is = 8 * half + 2 * j;
-        isum += (scales[is] & 0xf) * s0 + (scales[is + 1] & 0xf) * s1;
-        summs += bsum(x, is) * (scales[is] >> 4) + bsum(x, is + 1) * (scales[is + 1] >> 4);
     }
-    float dx = f32le(x);
-    float dall = dx * f16(w + 80), dmin = dx * f16(w + 82);
-    return dall * (float)isum - dmin * (float)summs;
+    if (p == 0) {
+#pragma unroll
+        for (int l = 0; l < 8; l++) s[8 + l] = (scales[2 * l] >> 4) * bsum(x, 2 * l) + (scales[2 * l + 1] >> 4) * bsum(x, 2 * l + 1);
+    }
 }
-template <> __device__ float dot_part<Q3_K>(const uint8_t* w, const uint8_t* x, int p) {
+template <> __device__ void vals<Q2_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    float dx = f32le(x);
+    v[0] = __fmul_rn(-dx, f16(w + 82));
+    v[1] = __fmul_rn(dx, f16(w + 80));
+#pragma unroll
+    for (int l = 0; l < 8; l++) {
+        v[2 + l] = (float)s[8 + l];
+        v[10 + l] = (float)s[l];
+    }
+}
+// Q3_K: sum += (d·d_x)·float(isum).
+template <> __device__ void ints<Q3_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
     const int8_t* q8 = (const int8_t*)(x + 4);
     const uint8_t* hmask = w;
     const uint8_t* scales = w + 96;
     int half = p >> 1;
     const uint8_t* q = w + 32 + 32 * half;
-    int isum = 0;
 #pragma unroll
     for (int jj = 0; jj < 2; jj++) {
         int j = 2 * (p & 1) + jj;
@@ -361,39 +400,44 @@ template <> __device__ float dot_part<Q3_K>(const uint8_t* w, const uint8_t* x, 
             s1 += v1 * y[l + 16];
         }
         int is = 8 * half + 2 * j;
-        isum += scale_q3k(is, scales) * s0 + scale_q3k(is + 1, scales) * s1;
+        s[0] += scale_q3k(is, scales) * s0 + scale_q3k(is + 1, scales) * s1;
     }
-    return (f16(w + 108) * f32le(x)) * (float)isum;
 }
-template <> __device__ float dot_part<Q4_K>(const uint8_t* w, const uint8_t* x, int j) {
+template <> __device__ void vals<Q3_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(__fmul_rn(f16(w + 108), f32le(x)), (float)s[0]);
+}
+// Q4_K: sum += d·float(isum) − dmin·float(summs).
+template <> __device__ void ints<Q4_K>(const uint8_t* w, const uint8_t* x, int j, int* s) {
     const int8_t* y = (const int8_t*)(x + 4) + 64 * j;
     const uint8_t* q = w + 16 + 32 * j;
     int sc0, m0, sc1, m1;
     scale_min_k4(2 * j, w + 4, &sc0, &m0);
     scale_min_k4(2 * j + 1, w + 4, &sc1, &m1);
-    int summs = m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
+    s[1] += m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
     int s0 = 0, s1 = 0;
 #pragma unroll
     for (int l = 0; l < 32; l += 4) {
-        uint32_t qq = (uint32_t)q[l] | ((uint32_t)q[l + 1] << 8) | ((uint32_t)q[l + 2] << 16) | ((uint32_t)q[l + 3] << 24);
+        uint32_t qq = u32le(q + l);
         int lo = (int)(qq & 0x0f0f0f0fu), hi = (int)((qq >> 4) & 0x0f0f0f0fu);
-        int y0 = *(const int*)(y + l), y1 = *(const int*)(y + l + 32);
-        s0 = __dp4a(lo, y0, s0);
-        s1 = __dp4a(hi, y1, s1);
+        s0 = __dp4a(lo, (int)u32le((const uint8_t*)(y + l)), s0);
+        s1 = __dp4a(hi, (int)u32le((const uint8_t*)(y + l + 32)), s1);
     }
-    int isum = sc0 * s0 + sc1 * s1;
-    float dx = f32le(x);
-    float d = dx * f16(w), dmin = dx * f16(w + 2);
-    return d * (float)isum - dmin * (float)summs;
+    s[0] += sc0 * s0 + sc1 * s1;
 }
-template <> __device__ float dot_part<Q5_K>(const uint8_t* w, const uint8_t* x, int j) {
+template <> __device__ void vals<Q4_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    float dx = f32le(x);
+    float d = __fmul_rn(dx, f16(w)), dmin = __fmul_rn(dx, f16(w + 2));
+    v[0] = __fsub_rn(__fmul_rn(d, (float)s[0]), __fmul_rn(dmin, (float)s[1]));
+}
+// Q5_K: acc = fma(float(isum), d·d_x, acc); acc = fma(−float(mins), dmin·d_x, acc).
+template <> __device__ void ints<Q5_K>(const uint8_t* w, const uint8_t* x, int j, int* s) {
     const int8_t* y = (const int8_t*)(x + 4) + 64 * j;
     const uint8_t* q = w + 48 + 32 * j;
     const uint8_t* qh = w + 16;
     int sc0, m0, sc1, m1;
     scale_min_k4(2 * j, w + 4, &sc0, &m0);
     scale_min_k4(2 * j + 1, w + 4, &sc1, &m1);
-    int summs = m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
+    s[1] += m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
     int s0 = 0, s1 = 0;
     int b0 = 2 * j, b1 = 2 * j + 1;
 #pragma unroll
@@ -403,12 +447,17 @@ template <> __device__ float dot_part<Q5_K>(const uint8_t* w, const uint8_t* x, 
         s0 += v0 * y[l];
         s1 += v1 * y[l + 32];
     }
-    int isum = sc0 * s0 + sc1 * s1;
-    float dx = f32le(x);
-    float d = dx * f16(w), dmin = dx * f16(w + 2);
-    return d * (float)isum - dmin * (float)summs;
+    s[0] += sc0 * s0 + sc1 * s1;
 }
-template <> __device__ float dot_part<Q6_K>(const uint8_t* w, const uint8_t* x, int p) {
+template <> __device__ void vals<Q5_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    float dx = f32le(x);
+    v[0] = (float)s[0];
+    v[1] = __fmul_rn(f16(w), dx);
+    v[2] = -(float)s[1];
+    v[3] = __fmul_rn(f16(w + 2), dx);
+}
+// Q6_K: sum += (d·d_x)·float(isum).
+template <> __device__ void ints<Q6_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
     int half = p >> 1, sub = p & 1;
     const uint8_t* ql = w + 64 * half;
     const uint8_t* qh = w + 128 + 32 * half;
@@ -427,82 +476,197 @@ template <> __device__ float dot_part<Q6_K>(const uint8_t* w, const uint8_t* x, 
         s3 += q3 * y[l + 64];
         s4 += q4 * y[l + 96];
     }
-    int isum = sc[sub] * s1 + sc[sub + 2] * s2 + sc[sub + 4] * s3 + sc[sub + 6] * s4;
-    return (f16(w + 208) * f32le(x)) * (float)isum;
+    s[0] += sc[sub] * s1 + sc[sub + 2] * s2 + sc[sub + 4] * s3 + sc[sub + 6] * s4;
+}
+template <> __device__ void vals<Q6_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(__fmul_rn(f16(w + 208), f32le(x)), (float)s[0]);
+}
+
+// chain<T>(acc, v, c): chain c's step over one block's values.
+template <int T> __device__ __forceinline__ float chain(float acc, const float* v, int c) {
+    switch (T) {
+    case Q4_0: case Q3_K: case Q4_K: case Q6_K: return __fadd_rn(acc, v[0]);
+    case Q4_1: return fma32(v[2], v[3], fma32(v[0], v[1], acc));
+    case Q8_0: return fma32(v[0], v[1], acc);
+    case Q5_K: return fma32(v[2], v[3], fma32(v[0], v[1], acc));
+    case Q5_0: return fma32(v[0], v[1 + c], acc);
+    case Q5_1: return c < 8 ? fma32(v[0], v[1 + c], acc) : fma32(v[9], v[10], acc);
+    case Q2_K: return fma32(v[1], v[10 + c], fma32(v[0], v[2 + c], acc));
+    }
+    return acc;
+}
+
+// hsum8 of core/quant over lanes 0..7's accumulators (lane 8: Q5_1's summs).
+template <int T> __device__ __forceinline__ float finish(float acc) {
+    float a[9];
+#pragma unroll
+    for (int l = 0; l < 9; l++) a[l] = __shfl_sync(0xffffffffu, acc, l);
+    float r0 = __fadd_rn(a[4], a[0]), r1 = __fadd_rn(a[5], a[1]), r2 = __fadd_rn(a[6], a[2]), r3 = __fadd_rn(a[7], a[3]);
+    float h = __fadd_rn(__fadd_rn(r0, r2), __fadd_rn(r1, r3));
+    if (T == Q5_1) h = __fadd_rn(h, a[8]);
+    return dotc<T>::NCH == 1 ? acc : h;
 }
 
 // ------------------------------------------------------------- mat-vec
 // out[t][row] = W[row] · X[t]: one warp per weight row, four rows per block
-// of 128 threads; each lane takes parts of the row's blocks in turn and the
-// warp sums the lanes. NT tokens share each weight read (decode: 1; larger
-// batches: 8 per grid row). grid (ceil(rows/4), ceil(T/NT)).
+// of 128 threads. The warp takes 32/NL blocks at a time: their integer sums
+// in parallel, then the float chain in block order. NT tokens share each
+// weight block (decode: 1; batches: 8 per grid row). grid (ceil(rows/4),
+// ceil(T/NT)).
 
 template <int T, int NT>
-__device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) {
+__device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok, int t0) {
+    constexpr int NL = dotc<T>::NL, NI = dotc<T>::NI, NV = dotc<T>::NV, BPC = 32 / NL;
+    __shared__ float sv[4][BPC][NV];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
-    if (row >= rows) return;
-    int t0 = blockIdx.y * NT;
+    if (row >= rows) return; // whole warps leave together
     float acc[NT];
 #pragma unroll
     for (int i = 0; i < NT; i++) acc[i] = 0.f;
     const uint8_t* w = W + (long long)row * wrb;
-    int nparts = nblk * fmt<T>::NSUB;
-    for (int k = lane; k < nparts; k += 32) {
-        int b = k / fmt<T>::NSUB, p = k % fmt<T>::NSUB;
+    int bl = lane / NL, p = lane % NL;
+    for (int c0 = 0; c0 < nblk; c0 += BPC) {
+        int b = c0 + bl;
+        int nb = min(BPC, nblk - c0);
         const uint8_t* wb = w + (long long)b * fmt<T>::WB;
 #pragma unroll
-        for (int i = 0; i < NT; i++)
-            if (t0 + i < ntok) acc[i] += dot_part<T>(wb, X + (long long)(t0 + i) * xrb + (long long)b * fmt<T>::XB, p);
+        for (int i = 0; i < NT; i++) {
+            if (t0 + i >= ntok) break;
+            int s[NI];
+#pragma unroll
+            for (int k = 0; k < NI; k++) s[k] = 0;
+            const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * fmt<T>::XB;
+            if (b < nblk) ints<T>(wb, xb, p, s);
+            if (NL > 1) {
+#pragma unroll
+                for (int k = 0; k < NI; k++) {
+                    s[k] += __shfl_xor_sync(0xffffffffu, s[k], 1);
+                    s[k] += __shfl_xor_sync(0xffffffffu, s[k], 2);
+                }
+            }
+            if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][bl]);
+            __syncwarp();
+            if (lane < dotc<T>::NCH)
+                for (int k = 0; k < nb; k++) acc[i] = chain<T>(acc[i], sv[warp][k], lane);
+            __syncwarp();
+        }
     }
 #pragma unroll
     for (int i = 0; i < NT; i++) {
-        float s = warp_sum(acc[i]);
-        if (lane == 0 && t0 + i < ntok) out[(long long)(t0 + i) * rows + row] = s;
+        if (t0 + i >= ntok) break;
+        float r = finish<T>(acc[i]);
+        if (lane == 0) out[(long long)(t0 + i) * rows + row] = r;
     }
 }
 
 #define MATVEC(name, T) \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
-        matvec_q<T, 1>(W, X, out, rows, nblk, wrb, xrb, ntok); } \
+        matvec_q<T, 1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y); } \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
-        matvec_q<T, 8>(W, X, out, rows, nblk, wrb, xrb, ntok); }
+        matvec_q<T, 8>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * 8); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, \
+                                                                     const int* ids, int k, int shared, long long expertBytes) { \
+        int p = blockIdx.y, xr = shared ? p / k : p; \
+        matvec_q<T, 1>(W + (long long)ids[p] * expertBytes, X + (long long)xr * xrb, out + (long long)p * rows, rows, nblk, wrb, xrb, 1, 0); }
 MATVEC(q4_0, Q4_0) MATVEC(q4_1, Q4_1) MATVEC(q5_0, Q5_0) MATVEC(q5_1, Q5_1) MATVEC(q8_0, Q8_0)
 MATVEC(q2_k, Q2_K) MATVEC(q3_k, Q3_K) MATVEC(q4_k, Q4_K) MATVEC(q5_k, Q5_K) MATVEC(q6_k, Q6_K)
 
-// Float weights: F32 against F32 activations, F16 and BF16 against
-// activations rounded to the same type (ggml's vec_dot_type), products and
-// sums in float32. n elements per row; the lane stride keeps loads
-// coalesced.
-template <int NT, typename L>
-__device__ void matvec_float(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok, L load) {
+// Float weights, as core/quant's dots: lane k of the warp is lane k of the
+// CPU's accumulators (element k of every full step); the CPU's reduction
+// runs on lane 0 over the lanes' values, then the tail in order.
+//   F32:  32 lanes acc += w·x (float32), reduceHadd, float32 tail.
+//   F16:  activations rounded to F16, 32 lanes, reduceHadd, float64 tail.
+//   BF16: likewise with reduceMovehl.
+//   F16F32 (rows a multiple of 16): F32 activations, 16 lanes of fma32,
+//         reduceAdd16 (tinyBLAS).
+enum { RED_HADD = 0, RED_MOVEHL = 1 };
+
+template <int NT, typename L, bool TAIL64, int RED>
+__device__ void matvec_float(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok, int t0, L load) {
+    __shared__ float sa[4][32];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
     if (row >= rows) return;
-    int t0 = blockIdx.y * NT;
-    float acc[NT];
-#pragma unroll
-    for (int i = 0; i < NT; i++) acc[i] = 0.f;
+    int np = n & ~31;
     const uint8_t* w = W + (long long)row * wrb;
-    for (int k = lane; k < n; k += 32) {
-        float wv = load(w, k);
-#pragma unroll
-        for (int i = 0; i < NT; i++)
-            if (t0 + i < ntok) acc[i] += wv * load(X + (long long)(t0 + i) * xrb, k);
-    }
 #pragma unroll
     for (int i = 0; i < NT; i++) {
-        float s = warp_sum(acc[i]);
-        if (lane == 0 && t0 + i < ntok) out[(long long)(t0 + i) * rows + row] = s;
+        if (t0 + i >= ntok) break;
+        const uint8_t* x = X + (long long)(t0 + i) * xrb;
+        float acc = 0.f;
+        for (int k = lane; k < np; k += 32) acc = __fadd_rn(acc, __fmul_rn(load(w, k), load(x, k)));
+        sa[warp][lane] = acc;
+        __syncwarp();
+        if (lane == 0) {
+            const float* a = sa[warp];
+            float v[8];
+#pragma unroll
+            for (int l = 0; l < 8; l++) v[l] = __fadd_rn(__fadd_rn(a[l], a[16 + l]), __fadd_rn(a[8 + l], a[24 + l]));
+            float t0_ = __fadd_rn(v[0], v[4]), t1 = __fadd_rn(v[1], v[5]), t2 = __fadd_rn(v[2], v[6]), t3 = __fadd_rn(v[3], v[7]);
+            float r = RED == RED_HADD ? __fadd_rn(__fadd_rn(t0_, t1), __fadd_rn(t2, t3)) : __fadd_rn(__fadd_rn(t0_, t2), __fadd_rn(t1, t3));
+            if (TAIL64) {
+                double s = (double)r;
+                for (int k = np; k < n; k++) s += (double)__fmul_rn(load(w, k), load(x, k));
+                r = (float)s;
+            } else {
+                for (int k = np; k < n; k++) r = __fadd_rn(r, __fmul_rn(load(w, k), load(x, k)));
+            }
+            out[(long long)(t0 + i) * rows + row] = r;
+        }
+        __syncwarp();
     }
 }
 struct LoadF32 { __device__ float operator()(const uint8_t* p, int k) const { return ((const float*)p)[k]; } };
 struct LoadF16 { __device__ float operator()(const uint8_t* p, int k) const { return __half2float(((const __half*)p)[k]); } };
 struct LoadBF16 { __device__ float operator()(const uint8_t* p, int k) const { return bf16bits(((const uint16_t*)p)[k]); } };
 
-#define MATVEC_FLOAT(name, L) \
+#define MATVEC_FLOAT(name, L, TAIL64, RED) \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
-        matvec_float<1>(W, X, out, rows, n, wrb, xrb, ntok, L()); } \
+        matvec_float<1, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y, L()); } \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
-        matvec_float<8>(W, X, out, rows, n, wrb, xrb, ntok, L()); }
-MATVEC_FLOAT(f32, LoadF32) MATVEC_FLOAT(f16, LoadF16) MATVEC_FLOAT(bf16, LoadBF16)
+        matvec_float<8, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y * 8, L()); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, \
+                                                                     const int* ids, int k, int shared, long long expertBytes) { \
+        int p = blockIdx.y, xr = shared ? p / k : p; \
+        matvec_float<1, L, TAIL64, RED>(W + (long long)ids[p] * expertBytes, X + (long long)xr * xrb, out + (long long)p * rows, rows, n, wrb, xrb, 1, 0, L()); }
+MATVEC_FLOAT(f32, LoadF32, false, RED_HADD) MATVEC_FLOAT(f16, LoadF16, true, RED_HADD) MATVEC_FLOAT(bf16, LoadBF16, true, RED_MOVEHL)
+
+// F16 weights times F32 activations (n a multiple of 16): lanes 0..15 each
+// one tinyBLAS accumulator, fma32 per step; then _mm512_reduce_add_ps.
+template <int NT>
+__device__ void matvec_f16f32_impl(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+    __shared__ float sa[4][16];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int row = blockIdx.x * 4 + warp;
+    if (row >= rows) return;
+    int t0 = blockIdx.y * NT;
+    const __half* w = (const __half*)(W + (long long)row * wrb);
+#pragma unroll
+    for (int i = 0; i < NT; i++) {
+        if (t0 + i >= ntok) break;
+        const float* x = (const float*)(X + (long long)(t0 + i) * xrb);
+        if (lane < 16) {
+            float acc = 0.f;
+            for (int k = lane; k < n; k += 16) acc = fma32d(__half2float(w[k]), x[k], acc);
+            sa[warp][lane] = acc;
+        }
+        __syncwarp();
+        if (lane == 0) {
+            const float* a = sa[warp];
+            float t3[8], t6[4];
+#pragma unroll
+            for (int l = 0; l < 8; l++) t3[l] = __fadd_rn(a[8 + l], a[l]);
+#pragma unroll
+            for (int l = 0; l < 4; l++) t6[l] = __fadd_rn(t3[4 + l], t3[l]);
+            out[(long long)(t0 + i) * rows + row] = __fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
+        }
+        __syncwarp();
+    }
+}
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+    matvec_f16f32_impl<1>(W, X, out, rows, n, wrb, xrb, ntok);
+}
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+    matvec_f16f32_impl<8>(W, X, out, rows, n, wrb, xrb, ntok);
+}
