@@ -89,6 +89,24 @@ func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
 	if n == nil {
 		return 0, nil
 	}
+	if n.Op == graph.OpView && n.Base().Op == graph.OpWeight {
+		// A part of a weight (a fused tensor's Q rows, say): used in place.
+		var off int64
+		for v := n; v.Op == graph.OpView; v = v.Src[0] {
+			off += v.ViewOff
+		}
+		base := n.Base()
+		b.mu.Lock()
+		w, ok := b.weights[base.Weight]
+		b.mu.Unlock()
+		if !ok {
+			return 0, fmt.Errorf("cuda: weight %q is not registered here", base.Weight)
+		}
+		if off < 0 || off+n.Bytes() > w.size {
+			return 0, fmt.Errorf("cuda: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, base.Weight)
+		}
+		return w.ptr + uintptr(off), nil
+	}
 	if n.Op == graph.OpWeight {
 		b.mu.Lock()
 		w, ok := b.weights[n.Weight]

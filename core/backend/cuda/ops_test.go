@@ -511,3 +511,26 @@ func TestMoEOps(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulOverWeightRows: a mat-mul reading rows of a fused weight in
+// place (phi3's attn_qkv, the device's fused forms): a view of the
+// registered weight, at an offset.
+func TestMatMulOverWeightRows(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, wt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+		t.Run(wt.String(), func(t *testing.T) {
+			const cols, part = 512, 96
+			w := quantized(t, wt, cols, 3*part, r)
+			rb, _ := wt.RowBytes(cols)
+			compare(t, opCase{
+				weights: map[string]tensor{"qkv": w},
+				inputs:  map[string][]byte{"x": f32bytes(randF32(r, cols*3, 1))},
+				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+					k := b.View(wf("qkv"), "k_rows", part*rb, cols, part)
+					return b.MatMul(k, b.Input("x", gguf.TypeF32, cols, 3), "k")
+				},
+			}, g, 2)
+		})
+	}
+}
