@@ -17,6 +17,19 @@ var kernelSuffix = map[gguf.GGMLType]string{
 	gguf.TypeQ2_K: "q2_k", gguf.TypeQ3_K: "q3_k", gguf.TypeQ4_K: "q4_k", gguf.TypeQ5_K: "q5_k", gguf.TypeQ6_K: "q6_k",
 }
 
+// batchTokens is how many tokens one pass of a batched mat-vec kernel
+// (matvec_*_b) takes: bat<T>::NTB in quant.cu (the lanes8 types run eight
+// chains per token, Q5_1 nine).
+func batchTokens(t gguf.GGMLType) int {
+	switch t {
+	case gguf.TypeQ5_0, gguf.TypeQ2_K:
+		return 4
+	case gguf.TypeQ5_1:
+		return 2
+	}
+	return 8
+}
+
 // SupportedTypes lists the weight types the backend computes with.
 func SupportedTypes() []gguf.GGMLType {
 	out := make([]gguf.GGMLType, 0, len(kernelSuffix))
@@ -373,8 +386,9 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 		fn := "matvec_" + suffix + "_1"
 		gy := uint32(nt)
 		if nt > 1 {
-			fn = "matvec_" + suffix + "_8"
-			gy = uint32((nt + 7) / 8)
+			nb := int64(batchTokens(wt))
+			fn = "matvec_" + suffix + "_b"
+			gy = uint32((nt + nb - 1) / nb)
 		}
 		o := out + uintptr(t0*rows*4)
 		if err := dv.launch(l, fn, [3]uint32{uint32((rows + 3) / 4), gy, 1}, block1(128), 0,

@@ -20,6 +20,14 @@ __device__ __forceinline__ float bf16bits(uint16_t b) { return __uint_as_float((
 __device__ __forceinline__ uint32_t u32le(const uint8_t* p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
+// ld32a: 4 bytes from a 4-aligned address; ld32h: from a 2-aligned one
+// (two 16-bit loads). Block layouts fix the alignment: device buffers are
+// 256-aligned and rows are whole blocks.
+__device__ __forceinline__ int ld32a(const uint8_t* p) { return *(const int*)p; }
+__device__ __forceinline__ int ld32h(const uint8_t* p) {
+    const uint16_t* h = (const uint16_t*)p;
+    return (int)((uint32_t)h[0] | ((uint32_t)h[1] << 16));
+}
 __device__ __forceinline__ int16_t i16le(const uint8_t* p) { return (int16_t)((uint16_t)p[0] | ((uint16_t)p[1] << 8)); }
 
 // F32ToBF16 of core/quant: NaN keeps its sign and gets a quiet bit, the

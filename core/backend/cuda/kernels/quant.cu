@@ -278,24 +278,31 @@ template <int T> __device__ void vals(const uint8_t* w, const uint8_t* x, const 
 
 // Q4_0: sum += float(sumi)·(d_w·d_x).
 template <> __device__ void ints<Q4_0>(const uint8_t* w, const uint8_t* x, int, int* s) {
-    const int8_t* qx = (const int8_t*)(x + 2);
+    // Σ(nibble−8)·q8 = Σ nibble·q8 − 8·Σq8, four products per dp4a.
+    int acc = 0, sx = 0;
 #pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int b = w[2 + j];
-        s[0] += ((b & 0xf) - 8) * qx[j] + ((b >> 4) - 8) * qx[j + 16];
+    for (int j = 0; j < 16; j += 4) {
+        int q = ld32h(w + 2 + j);
+        int x0 = ld32h(x + 2 + j), x1 = ld32h(x + 18 + j);
+        acc = __dp4a(q & 0x0f0f0f0f, x0, acc);
+        acc = __dp4a((q >> 4) & 0x0f0f0f0f, x1, acc);
+        sx = __dp4a(0x01010101, x0, __dp4a(0x01010101, x1, sx));
     }
+    s[0] += acc - 8 * sx;
 }
 template <> __device__ void vals<Q4_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
     v[0] = __fmul_rn((float)s[0], __fmul_rn(f16(w), f16(x)));
 }
 // Q4_1: acc = fma(d_w·d_x, sumi, acc); acc = fma(m_w, s_x, acc).
 template <> __device__ void ints<Q4_1>(const uint8_t* w, const uint8_t* x, int, int* s) {
-    const int8_t* qx = (const int8_t*)(x + 4);
+    int acc = 0;
 #pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int b = w[4 + j];
-        s[0] += (b & 0xf) * qx[j] + (b >> 4) * qx[j + 16];
+    for (int j = 0; j < 16; j += 4) {
+        int q = ld32a(w + 4 + j);
+        acc = __dp4a(q & 0x0f0f0f0f, ld32a(x + 4 + j), acc);
+        acc = __dp4a((q >> 4) & 0x0f0f0f0f, ld32a(x + 20 + j), acc);
     }
+    s[0] += acc;
 }
 template <> __device__ void vals<Q4_1>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
     v[0] = __fmul_rn(f16(w), f16(x));
@@ -303,28 +310,33 @@ template <> __device__ void vals<Q4_1>(const uint8_t* w, const uint8_t* x, const
     v[2] = f16(w + 2);
     v[3] = f16(x + 2);
 }
-// Q5_0 / Q5_1: lanes8, lane l the sum of elements 4l..4l+3.
-template <int OFF, int BIAS>
+// Q5_0 / Q5_1: lanes8, lane l the sum of elements 4l..4l+3. The fifth
+// bits of four consecutive elements are spread to bit 4 of their bytes.
+__device__ __forceinline__ int spread4(uint32_t h) {
+    return (int)(((h & 1u) | ((h & 2u) << 7) | ((h & 4u) << 14) | ((h & 8u) << 21)) << 4);
+}
+template <int OFF, int BIAS, bool AL>
 __device__ __forceinline__ void ints_q5(const uint8_t* w, const uint8_t* x, int qhoff, int* s) {
-    const int8_t* qx = (const int8_t*)(x + OFF);
-    uint32_t qh = u32le(w + qhoff);
+    uint32_t qh = AL ? (uint32_t)ld32a(w + qhoff) : (uint32_t)ld32h(w + qhoff);
     const uint8_t* qw = w + qhoff + 4;
 #pragma unroll
-    for (int j = 0; j < 16; j++) {
-        uint32_t b = qw[j];
-        int e0 = (int)((b & 0xf) | ((qh >> j << 4) & 0x10)) - BIAS;
-        int e1 = (int)((b >> 4) | ((qh >> (j + 12)) & 0x10)) - BIAS;
-        s[j >> 2] += e0 * qx[j];
-        s[(j + 16) >> 2] += e1 * qx[j + 16];
+    for (int j = 0; j < 16; j += 4) {
+        int q = AL ? ld32a(qw + j) : ld32h(qw + j);
+        int x0 = AL ? ld32a(x + OFF + j) : ld32h(x + OFF + j);
+        int x1 = AL ? ld32a(x + OFF + 16 + j) : ld32h(x + OFF + 16 + j);
+        int v0 = (q & 0x0f0f0f0f) | spread4((qh >> j) & 0xf);
+        int v1 = ((q >> 4) & 0x0f0f0f0f) | spread4((qh >> (j + 16)) & 0xf);
+        s[j >> 2] += __dp4a(v0, x0, 0) - BIAS * __dp4a(0x01010101, x0, 0);
+        s[(j + 16) >> 2] += __dp4a(v1, x1, 0) - BIAS * __dp4a(0x01010101, x1, 0);
     }
 }
-template <> __device__ void ints<Q5_0>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<2, 16>(w, x, 2, s); }
+template <> __device__ void ints<Q5_0>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<2, 16, false>(w, x, 2, s); }
 template <> __device__ void vals<Q5_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
     v[0] = __fmul_rn(f16(w), f16(x));
 #pragma unroll
     for (int l = 0; l < 8; l++) v[1 + l] = (float)s[l];
 }
-template <> __device__ void ints<Q5_1>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<4, 0>(w, x, 4, s); }
+template <> __device__ void ints<Q5_1>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<4, 0, true>(w, x, 4, s); }
 template <> __device__ void vals<Q5_1>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
     v[0] = __fmul_rn(f16(w), f16(x));
 #pragma unroll
@@ -334,10 +346,10 @@ template <> __device__ void vals<Q5_1>(const uint8_t* w, const uint8_t* x, const
 }
 // Q8_0: sum = fma(float(sumi), d_w·d_x, sum).
 template <> __device__ void ints<Q8_0>(const uint8_t* w, const uint8_t* x, int, int* s) {
-    const int8_t* qw = (const int8_t*)(w + 2);
-    const int8_t* qx = (const int8_t*)(x + 2);
+    int acc = 0;
 #pragma unroll
-    for (int j = 0; j < 32; j++) s[0] += qw[j] * qx[j];
+    for (int j = 0; j < 32; j += 4) acc = __dp4a(ld32h(w + 2 + j), ld32h(x + 2 + j), acc);
+    s[0] += acc;
 }
 template <> __device__ void vals<Q8_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
     v[0] = (float)s[0];
@@ -346,7 +358,7 @@ template <> __device__ void vals<Q8_0>(const uint8_t* w, const uint8_t* x, const
 // Q2_K: s[0..7] = sumi per AVX2 lane, s[8..15] the lanes' min products;
 // acc[l] = fma(dmin, prod_l, acc[l]) then fma(d, sumi_l, acc[l]).
 template <> __device__ void ints<Q2_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
-    const int8_t* q8 = (const int8_t*)(x + 4);
+    const uint8_t* q8 = x + 4;
     const uint8_t* scales = w;
     int half = p >> 1;
     const uint8_t* q = w + 16 + 32 * half;
@@ -354,14 +366,11 @@ template <> __device__ void ints<Q2_K>(const uint8_t* w, const uint8_t* x, int p
     for (int kk = 0; kk < 2; kk++) {
         int k = 2 * (p & 1) + kk;
         int shift = 2 * k;
-        const int8_t* y = q8 + 128 * half + 32 * k;
+        const uint8_t* y = q8 + 128 * half + 32 * k;
 #pragma unroll
         for (int l = 0; l < 8; l++) {
             int sc = scales[8 * half + 2 * k + l / 4] & 0xf;
-            int t = 0;
-#pragma unroll
-            for (int m = 4 * l; m < 4 * l + 4; m++) t += y[m] * ((q[m] >> shift) & 3);
-            s[l] += sc * t;
+            s[l] += sc * __dp4a((ld32a(q + 4 * l) >> shift) & 0x03030303, ld32a(y + 4 * l), 0);
         }
     }
     if (p == 0) {
@@ -408,7 +417,7 @@ template <> __device__ void vals<Q3_K>(const uint8_t* w, const uint8_t* x, const
 }
 // Q4_K: sum += d·float(isum) − dmin·float(summs).
 template <> __device__ void ints<Q4_K>(const uint8_t* w, const uint8_t* x, int j, int* s) {
-    const int8_t* y = (const int8_t*)(x + 4) + 64 * j;
+    const uint8_t* y = x + 4 + 64 * j;
     const uint8_t* q = w + 16 + 32 * j;
     int sc0, m0, sc1, m1;
     scale_min_k4(2 * j, w + 4, &sc0, &m0);
@@ -417,10 +426,9 @@ template <> __device__ void ints<Q4_K>(const uint8_t* w, const uint8_t* x, int j
     int s0 = 0, s1 = 0;
 #pragma unroll
     for (int l = 0; l < 32; l += 4) {
-        uint32_t qq = u32le(q + l);
-        int lo = (int)(qq & 0x0f0f0f0fu), hi = (int)((qq >> 4) & 0x0f0f0f0fu);
-        s0 = __dp4a(lo, (int)u32le((const uint8_t*)(y + l)), s0);
-        s1 = __dp4a(hi, (int)u32le((const uint8_t*)(y + l + 32)), s1);
+        int qq = ld32a(q + l);
+        s0 = __dp4a(qq & 0x0f0f0f0f, ld32a(y + l), s0);
+        s1 = __dp4a((qq >> 4) & 0x0f0f0f0f, ld32a(y + l + 32), s1);
     }
     s[0] += sc0 * s0 + sc1 * s1;
 }
@@ -431,7 +439,7 @@ template <> __device__ void vals<Q4_K>(const uint8_t* w, const uint8_t* x, const
 }
 // Q5_K: acc = fma(float(isum), d·d_x, acc); acc = fma(−float(mins), dmin·d_x, acc).
 template <> __device__ void ints<Q5_K>(const uint8_t* w, const uint8_t* x, int j, int* s) {
-    const int8_t* y = (const int8_t*)(x + 4) + 64 * j;
+    const uint8_t* y = x + 4 + 64 * j;
     const uint8_t* q = w + 48 + 32 * j;
     const uint8_t* qh = w + 16;
     int sc0, m0, sc1, m1;
@@ -441,11 +449,12 @@ template <> __device__ void ints<Q5_K>(const uint8_t* w, const uint8_t* x, int j
     int s0 = 0, s1 = 0;
     int b0 = 2 * j, b1 = 2 * j + 1;
 #pragma unroll
-    for (int l = 0; l < 32; l++) {
-        int v0 = (q[l] & 0xf) | (((qh[l] >> b0) & 1) << 4);
-        int v1 = (q[l] >> 4) | (((qh[l] >> b1) & 1) << 4);
-        s0 += v0 * y[l];
-        s1 += v1 * y[l + 32];
+    for (int l = 0; l < 32; l += 4) {
+        int qq = ld32a(q + l), hh = ld32a(qh + l);
+        int v0 = (qq & 0x0f0f0f0f) | (((hh >> b0) & 0x01010101) << 4);
+        int v1 = ((qq >> 4) & 0x0f0f0f0f) | (((hh >> b1) & 0x01010101) << 4);
+        s0 = __dp4a(v0, ld32a(y + l), s0);
+        s1 = __dp4a(v1, ld32a(y + l + 32), s1);
     }
     s[0] += sc0 * s0 + sc1 * s1;
 }
@@ -462,20 +471,30 @@ template <> __device__ void ints<Q6_K>(const uint8_t* w, const uint8_t* x, int p
     const uint8_t* ql = w + 64 * half;
     const uint8_t* qh = w + 128 + 32 * half;
     const int8_t* sc = (const int8_t*)(w + 192 + 8 * half);
-    const int8_t* y = (const int8_t*)(x + 4) + 128 * half;
-    int s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+    const uint8_t* y = x + 4 + 128 * half;
+    // Values biased by 32: Σ(q−32)·y = Σ q·y − 32·Σy, four per dp4a.
+    int s1 = 0, s2 = 0, s3 = 0, s4 = 0, y1 = 0, y2 = 0, y3 = 0, y4 = 0;
 #pragma unroll
-    for (int l = 16 * sub; l < 16 * sub + 16; l++) {
-        int h = qh[l];
-        int q1 = ((ql[l] & 0xf) | ((h & 3) << 4)) - 32;
-        int q2 = ((ql[l + 32] & 0xf) | (((h >> 2) & 3) << 4)) - 32;
-        int q3 = ((ql[l] >> 4) | (((h >> 4) & 3) << 4)) - 32;
-        int q4 = ((ql[l + 32] >> 4) | ((h >> 6) << 4)) - 32;
-        s1 += q1 * y[l];
-        s2 += q2 * y[l + 32];
-        s3 += q3 * y[l + 64];
-        s4 += q4 * y[l + 96];
+    for (int l = 16 * sub; l < 16 * sub + 16; l += 4) {
+        int a = ld32h(ql + l), b = ld32h(ql + l + 32), h = ld32h(qh + l);
+        int q1 = (a & 0x0f0f0f0f) | ((h & 0x03030303) << 4);
+        int q2 = (b & 0x0f0f0f0f) | (((h >> 2) & 0x03030303) << 4);
+        int q3 = ((a >> 4) & 0x0f0f0f0f) | (((h >> 4) & 0x03030303) << 4);
+        int q4 = ((b >> 4) & 0x0f0f0f0f) | (((h >> 6) & 0x03030303) << 4);
+        int ya = ld32a(y + l), yb = ld32a(y + l + 32), yc = ld32a(y + l + 64), yd = ld32a(y + l + 96);
+        s1 = __dp4a(q1, ya, s1);
+        s2 = __dp4a(q2, yb, s2);
+        s3 = __dp4a(q3, yc, s3);
+        s4 = __dp4a(q4, yd, s4);
+        y1 = __dp4a(0x01010101, ya, y1);
+        y2 = __dp4a(0x01010101, yb, y2);
+        y3 = __dp4a(0x01010101, yc, y3);
+        y4 = __dp4a(0x01010101, yd, y4);
     }
+    s1 -= 32 * y1;
+    s2 -= 32 * y2;
+    s3 -= 32 * y3;
+    s4 -= 32 * y4;
     s[0] += sc[sub] * s1 + sc[sub + 2] * s2 + sc[sub + 4] * s3 + sc[sub + 6] * s4;
 }
 template <> __device__ void vals<Q6_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
@@ -496,34 +515,42 @@ template <int T> __device__ __forceinline__ float chain(float acc, const float* 
     return acc;
 }
 
-// hsum8 of core/quant over lanes 0..7's accumulators (lane 8: Q5_1's summs).
-template <int T> __device__ __forceinline__ float finish(float acc) {
+// hsum8 of core/quant over the accumulators of lanes base..base+7 (lane
+// base+8: Q5_1's summs). Every lane shuffles; lane base keeps the result.
+template <int T> __device__ __forceinline__ float finish(float acc, int base) {
     float a[9];
 #pragma unroll
-    for (int l = 0; l < 9; l++) a[l] = __shfl_sync(0xffffffffu, acc, l);
+    for (int l = 0; l < 9; l++) a[l] = __shfl_sync(0xffffffffu, acc, (base + l) & 31);
     float r0 = __fadd_rn(a[4], a[0]), r1 = __fadd_rn(a[5], a[1]), r2 = __fadd_rn(a[6], a[2]), r3 = __fadd_rn(a[7], a[3]);
     float h = __fadd_rn(__fadd_rn(r0, r2), __fadd_rn(r1, r3));
     if (T == Q5_1) h = __fadd_rn(h, a[8]);
     return dotc<T>::NCH == 1 ? acc : h;
 }
 
+// Batched mat-vec: the chains of several tokens run on different lanes at
+// once. NCHS lanes per token (1, 8 or 16), NTB tokens per warp pass.
+template <int T> struct bat {
+    enum { NCHS = dotc<T>::NCH == 1 ? 1 : (dotc<T>::NCH <= 8 ? 8 : 16), NTB = dotc<T>::NCH == 1 ? 8 : 32 / NCHS };
+};
+
 // ------------------------------------------------------------- mat-vec
 // out[t][row] = W[row] · X[t]: one warp per weight row, four rows per block
 // of 128 threads. The warp takes 32/NL blocks at a time: their integer sums
-// in parallel, then the float chain in block order. NT tokens share each
-// weight block (decode: 1; batches: 8 per grid row). grid (ceil(rows/4),
-// ceil(T/NT)).
+// in parallel (NL lanes per block), the blocks' float inputs to shared
+// memory, then each token's float chain over the blocks in order on its
+// own lanes. NT tokens share each weight block (decode: 1; batches:
+// bat<T>::NTB per grid row). grid (ceil(rows/4), ceil(T/NT)).
 
 template <int T, int NT>
 __device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok, int t0) {
-    constexpr int NL = dotc<T>::NL, NI = dotc<T>::NI, NV = dotc<T>::NV, BPC = 32 / NL;
-    __shared__ float sv[4][BPC][NV];
+    constexpr int NL = dotc<T>::NL, NI = dotc<T>::NI, NV = dotc<T>::NV, BPC = 32 / NL, NCHS = bat<T>::NCHS;
+    __shared__ float sv[4][NT][BPC][NV];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
     if (row >= rows) return; // whole warps leave together
-    float acc[NT];
-#pragma unroll
-    for (int i = 0; i < NT; i++) acc[i] = 0.f;
+    int ci = lane / NCHS, cc = lane % NCHS; // the token and chain this lane runs
+    bool chainer = ci < NT && cc < dotc<T>::NCH && t0 + ci < ntok;
+    float acc = 0.f;
     const uint8_t* w = W + (long long)row * wrb;
     int bl = lane / NL, p = lane % NL;
     for (int c0 = 0; c0 < nblk; c0 += BPC) {
@@ -545,26 +572,22 @@ __device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int row
                     s[k] += __shfl_xor_sync(0xffffffffu, s[k], 2);
                 }
             }
-            if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][bl]);
-            __syncwarp();
-            if (lane < dotc<T>::NCH)
-                for (int k = 0; k < nb; k++) acc[i] = chain<T>(acc[i], sv[warp][k], lane);
-            __syncwarp();
+            if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][i][bl]);
         }
+        __syncwarp();
+        if (chainer)
+            for (int k = 0; k < nb; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+        __syncwarp();
     }
-#pragma unroll
-    for (int i = 0; i < NT; i++) {
-        if (t0 + i >= ntok) break;
-        float r = finish<T>(acc[i]);
-        if (lane == 0) out[(long long)(t0 + i) * rows + row] = r;
-    }
+    float r = finish<T>(acc, lane - cc);
+    if (cc == 0 && ci < NT && t0 + ci < ntok) out[(long long)(t0 + ci) * rows + row] = r;
 }
 
 #define MATVEC(name, T) \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
         matvec_q<T, 1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y); } \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
-        matvec_q<T, 8>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * 8); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
+        matvec_q<T, bat<T>::NTB>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * bat<T>::NTB); } \
     extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, \
                                                                      const int* ids, int k, int shared, long long expertBytes) { \
         int p = blockIdx.y, xr = shared ? p / k : p; \
@@ -624,7 +647,7 @@ struct LoadBF16 { __device__ float operator()(const uint8_t* p, int k) const { r
 #define MATVEC_FLOAT(name, L, TAIL64, RED) \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
         matvec_float<1, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y, L()); } \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
         matvec_float<8, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y * 8, L()); } \
     extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, \
                                                                      const int* ids, int k, int shared, long long expertBytes) { \
@@ -667,6 +690,6 @@ __device__ void matvec_f16f32_impl(const uint8_t* W, const uint8_t* X, float* ou
 extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
     matvec_f16f32_impl<1>(W, X, out, rows, n, wrb, xrb, ntok);
 }
-extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
     matvec_f16f32_impl<8>(W, X, out, rows, n, wrb, xrb, ntok);
 }
