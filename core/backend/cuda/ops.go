@@ -142,8 +142,14 @@ func elementwiseGrid(total int64) [3]uint32 {
 // runs under graph capture too). rms_norm followed by the mul that reads it
 // becomes one kernel.
 func (b *Backend) encode(nodes []*graph.Node) error {
+	b.lastQuant = nil
 	for i := 0; i < len(nodes); i++ {
 		n := nodes[i]
+		if n.Op != graph.OpMatMul {
+			// Only back-to-back mat-muls share quantized activations: any
+			// other kernel may write the workspace or the input's bytes.
+			b.lastQuant = nil
+		}
 		var next *graph.Node
 		if i+1 < len(nodes) {
 			next = nodes[i+1]
@@ -350,34 +356,17 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
 		xin := x + uintptr(t0*in*4)
-		xq := xin
-		switch vt {
-		case gguf.TypeF32:
-		case gguf.TypeF16, gguf.TypeBF16:
-			fn := "quant_f16"
-			if vt == gguf.TypeBF16 {
-				fn = "quant_bf16"
-			}
-			xq = dv.work
-			if err := dv.launch(l, fn, elementwiseGrid(nt*in), block1(256), 0, xin, xq, i64(nt*in)); err != nil {
+		var xq uintptr
+		if vt != gguf.TypeF32 && chunk == T && b.lastQuant == n.Src[1] && b.lastVT == vt {
+			xq = dv.work // quantized by the mat-mul just before, from the same input
+		} else {
+			if xq, err = b.quantizeActs(vt, xin, in, nt, xrb); err != nil {
 				return err
 			}
-		case gguf.TypeQ8_0, gguf.TypeQ8_1:
-			fn := "quant_q8_0"
-			if vt == gguf.TypeQ8_1 {
-				fn = "quant_q8_1"
+			b.lastQuant = nil
+			if vt != gguf.TypeF32 && chunk == T {
+				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
-			xq = dv.work
-			if err := dv.launch(l, fn, [3]uint32{uint32(in / 32), uint32(nt), 1}, block1(32), 0, xin, xq, i32(in), i64(xrb)); err != nil {
-				return err
-			}
-		case gguf.TypeQ8_K:
-			xq = dv.work
-			if err := dv.launch(l, "quant_q8_k", [3]uint32{uint32(in / 256), uint32(nt), 1}, block1(256), 0, xin, xq, i32(in), i64(xrb)); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("%w: activations of type %s", errUnsupported, vt)
 		}
 		suffix := kernelSuffix[wt]
 		if f16f32 {

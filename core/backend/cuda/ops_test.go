@@ -534,3 +534,33 @@ func TestMatMulOverWeightRows(t *testing.T) {
 		})
 	}
 }
+
+// TestMatMulsOfOneInputShareItsQuantization: back-to-back mat-muls of one
+// input (q/k/v, gate/up) quantize it once; a weight of another vec-dot type
+// in between re-quantizes. The sum of the products must still be the
+// CPU's bit for bit, eager and replayed.
+func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(15, 16))
+	const cols, rows = 512, 64
+	for _, T := range []int{1, 4} {
+		t.Run(fmt.Sprintf("T%d", T), func(t *testing.T) {
+			ws := map[string]tensor{
+				"a": quantized(t, gguf.TypeQ4_0, cols, rows, r), "b": quantized(t, gguf.TypeQ8_0, cols, rows, r),
+				"c": quantized(t, gguf.TypeQ4_K, cols, rows, r), "d": quantized(t, gguf.TypeQ5_0, cols, rows, r),
+			}
+			compare(t, opCase{
+				weights: ws,
+				inputs:  map[string][]byte{"x": f32bytes(randF32(r, cols*T, 1))},
+				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+					x := b.Input("x", gguf.TypeF32, cols, int64(T))
+					ya := b.MatMul(wf("a"), x, "ya")
+					yb := b.MatMul(wf("b"), x, "yb")
+					yc := b.MatMul(wf("c"), x, "yc")
+					yd := b.MatMul(wf("d"), x, "yd")
+					return b.Add(b.Add(b.Add(ya, yb, "ab"), yc, "abc"), yd, "abcd")
+				},
+			}, g, 3)
+		})
+	}
+}

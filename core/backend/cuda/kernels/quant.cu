@@ -575,8 +575,16 @@ __device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int row
             if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][i][bl]);
         }
         __syncwarp();
-        if (chainer)
-            for (int k = 0; k < nb; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+        if (chainer) {
+            if (nb == BPC) {
+                // A full chunk: unrolled, so the shared-memory loads issue
+                // ahead of the dependent float chain.
+#pragma unroll
+                for (int k = 0; k < BPC; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+            } else {
+                for (int k = 0; k < nb; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+            }
+        }
         __syncwarp();
     }
     float r = finish<T>(acc, lane - cc);
