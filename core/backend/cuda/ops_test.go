@@ -217,13 +217,14 @@ func compare(t *testing.T, c opCase, gpuB *Backend, steps int) {
 // TestMatMulEveryWeightType: the mat-vec (one token), the batched kernel
 // (odd token counts, more than one grid row of eight) against the CPU's
 // vec-dot, for every weight type, odd row counts, rows that end in a
-// partial chunk of blocks (2816 = 11 K-blocks, 88 small blocks), float
+// partial chunk of blocks (2816 = 11 K-blocks, 88 small blocks), rows of
+// several passes (11264 = 44 K-blocks, 352 small blocks), float
 // rows with a tail (520: not a multiple of 32 or 16).
 func TestMatMulEveryWeightType(t *testing.T) {
 	g := gpu(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, wt := range weightTypes {
-		for _, shape := range [][2]int{{512, 1}, {512, 3}, {512, 17}, {2816, 1}, {2816, 9}, {520, 1}, {520, 5}} {
+		for _, shape := range [][2]int{{512, 1}, {512, 3}, {512, 17}, {2816, 1}, {2816, 9}, {520, 1}, {520, 5}, {11264, 1}, {11264, 3}} {
 			cols, T, rows := shape[0], shape[1], 333
 			if cols%wt.BlockSize() != 0 {
 				continue

@@ -535,16 +535,19 @@ template <int T> struct bat {
 
 // ------------------------------------------------------------- mat-vec
 // out[t][row] = W[row] · X[t]: one warp per weight row, four rows per block
-// of 128 threads. The warp takes 32/NL blocks at a time: their integer sums
-// in parallel (NL lanes per block), the blocks' float inputs to shared
-// memory, then each token's float chain over the blocks in order on its
-// own lanes. NT tokens share each weight block (decode: 1; batches:
+// of 128 threads. The warp takes 32/NL blocks at a time (four times that
+// per pass for one token): their integer sums in parallel (NL lanes per
+// block), the blocks' float inputs to shared memory, then each token's
+// float chain over the blocks in order on its own lanes. NT tokens share each weight block (decode: 1; batches:
 // bat<T>::NTB per grid row). grid (ceil(rows/4), ceil(T/NT)).
 
 template <int T, int NT>
 __device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok, int t0) {
+    // A pass covers M·BPC blocks: each lane computes the integer parts of M
+    // blocks (their loads in flight together) before the chains run.
     constexpr int NL = dotc<T>::NL, NI = dotc<T>::NI, NV = dotc<T>::NV, BPC = 32 / NL, NCHS = bat<T>::NCHS;
-    __shared__ float sv[4][NT][BPC][NV];
+    constexpr int M = NT == 1 ? 4 : 1, BPP = M * BPC;
+    __shared__ float sv[4][NT][BPP][NV];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
     if (row >= rows) return; // whole warps leave together
@@ -553,34 +556,39 @@ __device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int row
     float acc = 0.f;
     const uint8_t* w = W + (long long)row * wrb;
     int bl = lane / NL, p = lane % NL;
-    for (int c0 = 0; c0 < nblk; c0 += BPC) {
-        int b = c0 + bl;
-        int nb = min(BPC, nblk - c0);
-        const uint8_t* wb = w + (long long)b * fmt<T>::WB;
+    for (int c0 = 0; c0 < nblk; c0 += BPP) {
+        int nb = min(BPP, nblk - c0);
 #pragma unroll
         for (int i = 0; i < NT; i++) {
             if (t0 + i >= ntok) break;
-            int s[NI];
+            const uint8_t* xt = X + (long long)(t0 + i) * xrb;
 #pragma unroll
-            for (int k = 0; k < NI; k++) s[k] = 0;
-            const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * fmt<T>::XB;
-            if (b < nblk) ints<T>(wb, xb, p, s);
-            if (NL > 1) {
+            for (int m = 0; m < M; m++) {
+                int kb = m * BPC + bl, b = c0 + kb;
+                if (M > 1 && c0 + m * BPC >= nblk) break; // the whole warp agrees
+                const uint8_t* wb = w + (long long)b * fmt<T>::WB;
+                const uint8_t* xb = xt + (long long)b * fmt<T>::XB;
+                int s[NI];
 #pragma unroll
-                for (int k = 0; k < NI; k++) {
-                    s[k] += __shfl_xor_sync(0xffffffffu, s[k], 1);
-                    s[k] += __shfl_xor_sync(0xffffffffu, s[k], 2);
+                for (int k = 0; k < NI; k++) s[k] = 0;
+                if (b < nblk) ints<T>(wb, xb, p, s);
+                if (NL > 1) {
+#pragma unroll
+                    for (int k = 0; k < NI; k++) {
+                        s[k] += __shfl_xor_sync(0xffffffffu, s[k], 1);
+                        s[k] += __shfl_xor_sync(0xffffffffu, s[k], 2);
+                    }
                 }
+                if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][i][kb]);
             }
-            if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][i][bl]);
         }
         __syncwarp();
         if (chainer) {
-            if (nb == BPC) {
-                // A full chunk: unrolled, so the shared-memory loads issue
+            if (nb == BPP) {
+                // A full pass: unrolled, so the shared-memory loads issue
                 // ahead of the dependent float chain.
 #pragma unroll
-                for (int k = 0; k < BPC; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+                for (int k = 0; k < BPP; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
             } else {
                 for (int k = 0; k < nb; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
             }
