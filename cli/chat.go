@@ -113,7 +113,7 @@ func runChat(e Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtx, src)
+	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), src)
 	fmt.Fprintf(e.Stderr, "Type a message and press Enter. Ctrl-C stops a reply; Ctrl-D or /exit quits; /reset starts over.\n")
 	var msgs []chat.Message
 	if *system != "" {

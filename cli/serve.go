@@ -56,7 +56,7 @@ func runServe(e Env, args []string) error {
 	}
 	srv := server.New(server.Model{
 		ID:     strings.TrimSuffix(filepath.Base(*lf.model), ".gguf"),
-		Ctx:    s.NCtx,
+		Ctx:    s.NCtxLen(),
 		Exec:   func(_ context.Context, fn func(engine.Engine)) error { fn(local); return nil },
 		Report: func(engine.Engine) any { return planjson.FromSession(s) },
 	}, server.Config{APIKey: *key, AllowedHosts: allowHosts, CORSOrigins: origins, QueueSize: *queue,
@@ -66,7 +66,7 @@ func runServe(e Env, args []string) error {
 		return err
 	}
 	srv.Refresh(ctx)
-	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtx, local.Source)
+	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), local.Source)
 	fmt.Fprintf(e.Stderr, "listening on %s (Ctrl-C stops)\n", BaseURL(ln.Addr()))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -3,13 +3,16 @@ package core
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/core/graph"
 
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/coretest"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
@@ -29,6 +32,9 @@ func randomTokens(n, vocab int, seed int64) []int32 {
 // positions'): NMSE ≤ 1e-10 (measured: 0). A 700-token prompt runs as a
 // 512-token step and a 188-token one, then single-token steps.
 func TestSlidingRingMatchesFullCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 1480 positions of two sessions")
+	}
 	path := ggtest.Path(t, "arch", "synth-phi3-Q8_0.gguf")
 	ring, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err != nil {
@@ -42,11 +48,11 @@ func TestSlidingRingMatchesFullCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer full.Close()
-	if rows := ring.H.CacheRows(0, ring.NCtx); rows != 16+MaxUBatch {
+	if rows := ring.H.CacheRows(0, ring.NCtxLen()); rows != 16+MaxUBatch {
 		t.Fatalf("ring of %d rows, want %d", rows, 16+MaxUBatch)
 	}
-	if r, f := ring.MemoryReport()[0].PersistentBytes, full.MemoryReport()[0].PersistentBytes; r*int64(ring.NCtx) != f*(16+MaxUBatch) {
-		t.Errorf("ring KV %d bytes, full %d: want the ratio %d/%d", r, f, 16+MaxUBatch, ring.NCtx)
+	if r, f := ring.MemoryReport()[0].PersistentBytes, full.MemoryReport()[0].PersistentBytes; r*int64(ring.NCtxLen()) != f*(16+MaxUBatch) {
+		t.Errorf("ring KV %d bytes, full %d: want the ratio %d/%d", r, f, 16+MaxUBatch, ring.NCtxLen())
 	}
 	toks := randomTokens(700, ring.H.NVocab, 1)
 	a, err := ring.Eval(context.Background(), toks, true)
@@ -267,5 +273,119 @@ func TestConversationFallsBackWhenRingCannotRewind(t *testing.T) {
 	}
 	if st.ReusedTokens != 0 || st.PrefillTokens != st.PromptTokens {
 		t.Errorf("short completion %+v: want a full re-evaluation", st)
+	}
+}
+
+// TestMoEDecodeBytesScaleWithExpertsUsed: the same 4-expert model with
+// expert_used_count 1, 2 and 4 (the file's metadata rewritten): a decode
+// step reads the dense weights plus used/4 of the expert tensors, so the
+// expert bytes grow with the experts used, not with the experts held.
+func TestMoEDecodeBytesScaleWithExpertsUsed(t *testing.T) {
+	src := ggtest.Path(t, "arch", "synth-llama-moe-Q8_0.gguf")
+	var perUsed []int64
+	for _, used := range []uint32{1, 2, 4} {
+		path := coretest.Rewrite(t, src, func(_ *gguf.File, b *gguf.Builder) error {
+			b.SetUint32("llama.expert_used_count", used)
+			return b.Err()
+		})
+		s, err := Load(context.Background(), path, cpuOnly(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Eval(context.Background(), []int32{1, 45, 496}, false); err != nil {
+			t.Fatal(err)
+		}
+		before := s.cpu.WeightBytesRead()
+		if _, err := s.Eval(context.Background(), []int32{173}, false); err != nil {
+			t.Fatal(err)
+		}
+		perUsed = append(perUsed, s.cpu.WeightBytesRead()-before)
+		s.Close()
+	}
+	step := perUsed[1] - perUsed[0] // one more expert in every block
+	t.Logf("weight bytes per decode token with 1, 2, 4 experts used: %v", perUsed)
+	if step <= 0 || perUsed[2]-perUsed[1] != 2*step {
+		t.Errorf("bytes per token %v: want equal steps per expert used", perUsed)
+	}
+}
+
+// TestPhi3RopeFactorsChosenByContext: a phi3 file carrying
+// rope_factors_short/long uses the short ones up to the original training
+// context and the long ones beyond it (llama.cpp's choice); factors of 1
+// change nothing.
+func TestPhi3RopeFactorsChosenByContext(t *testing.T) {
+	src := ggtest.Path(t, "arch", "synth-phi3-Q8_0.gguf")
+	f32 := func(v float32, n int) []byte {
+		out := make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			bits := math.Float32bits(v)
+			out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(bits), byte(bits>>8), byte(bits>>16), byte(bits>>24)
+		}
+		return out
+	}
+	withFactors := func(short, long float32) string {
+		return coretest.Rewrite(t, src, func(_ *gguf.File, b *gguf.Builder) error {
+			b.SetUint32("phi3.rope.scaling.original_context_length", 1024)
+			if err := b.AddTensor("rope_factors_short.weight", gguf.TypeF32, []int64{8}, f32(short, 8)); err != nil {
+				return err
+			}
+			return b.AddTensor("rope_factors_long.weight", gguf.TypeF32, []int64{8}, f32(long, 8))
+		})
+	}
+	toks := []int32{1, 45, 496, 173, 170}
+	run := func(path string, ctx int) []float32 {
+		o := cpuOnly()
+		o.Ctx = ctx
+		s, err := Load(context.Background(), path, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		l, err := s.Eval(context.Background(), toks, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	plain := run(src, 1024)
+	ones := withFactors(1, 3)
+	if e := nmse(run(ones, 1024), plain); e != 0 {
+		t.Errorf("short factors of 1 at context 1024 changed the logits: NMSE %.3g", e)
+	}
+	if e := nmse(run(ones, 2048), plain); e == 0 {
+		t.Error("long factors of 3 at context 2048 changed nothing")
+	}
+	if e := nmse(run(withFactors(3, 1), 2048), plain); e != 0 {
+		t.Errorf("long factors of 1 at context 2048 changed the logits: NMSE %.3g", e)
+	}
+}
+
+// capDecliner is a stand-in device that cannot run soft-capped attention
+// (as the CUDA backend today).
+type capDecliner struct{ fakeGPU }
+
+func (d capDecliner) SupportsNode(n *graph.Node) bool {
+	if p, err := graph.ParamsOf[graph.AttentionParams](n); err == nil && p.SoftCap != 0 {
+		return false
+	}
+	return d.fakeGPU.SupportsNode(n)
+}
+
+// TestDeviceWithoutSoftCapRunsGemma2OnTheCPU: a device plan for Gemma 2 on
+// a device that cannot cap attention scores falls back to the CPU with the
+// reason, and still computes the reference logits.
+func TestDeviceWithoutSoftCapRunsGemma2OnTheCPU(t *testing.T) {
+	o := withDevice(4, newFakeGPU(t, 1, 0))
+	o.DeviceBackend = capDecliner{newFakeGPU(t, 1, 0)}
+	s, err := Load(context.Background(), ggtest.Path(t, "arch", "synth-gemma2-Q8_0.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r := s.OffloadReport(); !strings.Contains(r.Fallback, "soft-capped") || s.Plan().DeviceBlocks() != 0 {
+		t.Fatalf("fallback %q, plan %v: want the CPU with the reason", r.Fallback, s.Plan())
+	}
+	if _, err := s.Eval(context.Background(), []int32{1, 45, 496}, false); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -43,8 +43,8 @@ type copyMeter interface {
 // at a time, and measures memory read bandwidth with the same threads.
 func (s *Session) Bench(ctx context.Context, prompt, decode int) (BenchResult, error) {
 	r := BenchResult{Model: s.Info.Name, Threads: s.cpu.Threads(), PromptTokens: prompt, DecodeTokens: decode}
-	if prompt+decode > s.NCtx {
-		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.NCtx)
+	if prompt+decode > s.nCtx {
+		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.nCtx)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	toks := make([]int32, prompt)

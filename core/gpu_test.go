@@ -258,3 +258,65 @@ func TestGPUPlanOverBudgetIsRefusedByTheGate(t *testing.T) {
 		t.Errorf("refused by CUDA, not by the gate: %v", err)
 	}
 }
+
+// TestGPUArchitectures: each arch/ file with every block and the output on
+// the GPU gives the CPU's logits (NMSE ≤ 1e-5) and llama.cpp's within the
+// reference bound, or — where the device cannot run a piece the blocks
+// need (Gemma 2's soft-capped attention, expert mat-muls) — falls back to
+// the CPU saying so.
+func TestGPUArchitectures(t *testing.T) {
+	dm := gpuDevice(t)
+	for _, refPath := range ggtest.Glob(t, "arch", "*.ref.json") {
+		ref := loadRef(t, refPath)
+		path := filepath.Join(filepath.Dir(refPath), ref.Model)
+		t.Run(ref.Model, func(t *testing.T) {
+			host, err := Load(context.Background(), path, onGPU(dm, 0, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer host.Close()
+			nl := host.H.NLayer
+			s, err := Load(context.Background(), path, onGPU(dm, nl+1, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if fb := s.OffloadReport().Fallback; fb != "" {
+				t.Logf("fell back to the CPU: %s", fb)
+				if host.H.AttnSoftCap == 0 && host.H.NExpert == 0 {
+					t.Errorf("unexpected fallback: %s", fb)
+				}
+			}
+			for ci, c := range ref.Cases {
+				want := readLogits(t, filepath.Join(filepath.Dir(refPath), c.LogitsFile))
+				cpu, err := evalLike(host.rewound(t), ref, c.Tokens)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gpu, err := evalLike(s.rewound(t), ref, c.Tokens)
+				if err != nil {
+					t.Fatal(err)
+				}
+				worst, worstRef := 0.0, 0.0
+				for p := 0; p < len(c.Tokens); p++ {
+					r := p * ref.NVocab
+					worst = max(worst, nmse(gpu[r:r+ref.NVocab], cpu[r:r+ref.NVocab]))
+					worstRef = max(worstRef, nmse(gpu[r:r+ref.NVocab], want[r:r+ref.NVocab]))
+				}
+				t.Logf("case %d: GPU vs CPU worst %.3g, vs llama.cpp worst %.3g", ci, worst, worstRef)
+				if worst > 1e-5 || worstRef > tolerance(ref.Model) {
+					t.Errorf("case %d: GPU vs CPU %.3g, vs llama.cpp %.3g", ci, worst, worstRef)
+				}
+			}
+		})
+	}
+}
+
+// rewound is the session at position 0 (test helper).
+func (s *Session) rewound(t *testing.T) *Session {
+	t.Helper()
+	if err := s.Rewind(0); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // TypeShare is how much of a file one tensor type takes.
@@ -250,13 +251,7 @@ func checkTensors(f *gguf.File, arch model.Arch, h model.HParams) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	const show = 6
-	more := ""
-	if len(problems) > show {
-		more = fmt.Sprintf(" (and %d more)", len(problems)-show)
-		problems = problems[:show]
-	}
-	return fmt.Errorf("%w: %s%s", ErrUnsupportedTensors, strings.Join(problems, "; "), more)
+	return fmt.Errorf("%w: %s", ErrUnsupportedTensors, units.JoinFirst(problems, 6, "; "))
 }
 
 func sameDims(a, b []int64) bool {

@@ -90,14 +90,14 @@ func (o PlanOptions) env() func(string) (string, bool) {
 type PlanView struct {
 	Info   *ModelInfo
 	Device devices.DeviceMemory
-	// WeightBudget is the E5 fit budget; BudgetErr is set when the device
+	// WeightBudget is the automatic fit's budget (offload.WeightBudget); BudgetErr is set when the device
 	// query failed (auto is then refused, an explicit count still works).
 	WeightBudget offload.Budget
 	BudgetErr    error
-	// GateBudget is E4's budget for the device backend (the same ¾ unless
+	// GateBudget is the device gate's budget (alloc.BudgetDecision: the same ¾ unless
 	// MINFER_GPU_MEM overrides the fit).
 	GateBudget alloc.Budget
-	// WeightFit is the seed's pure prefix fit of the weights into the
+	// WeightFit is the pure prefix fit (offload.FitBlocks) of the weights into the
 	// weight budget; Fit is what auto resolves to: WeightFit, lowered when
 	// the KV cache and activations at this context would not pass the gate
 	// with it. Auto never proposes a plan the gate refuses.
@@ -121,9 +121,11 @@ type PlanView struct {
 	// tokens at full context needs, measured by a dry run of the allocator
 	// over the real graph.
 	Activations int64
-	// Refusal is set when the plan would not pass the device's E4 gate.
+	// Refusal is set when the plan would not pass the device's gate (alloc).
 	Refusal  *alloc.Refusal
 	Warnings []string
+
+	kvRow int64 // bytes of one KV cache row of KVType (model.HParams.KVRowBytes)
 }
 
 // DeviceTotal is what the plan puts on the device: weights, KV, activations.
@@ -146,6 +148,9 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 	}
 	h.SWAFull = opts.SWAFull
 	v := &PlanView{Info: info, Device: opts.device(), KVType: kv, Request: opts.GPULayers, H: h}
+	if _, err := h.KVRowBytes(kv); err != nil {
+		return nil, fmt.Errorf("core: %s cannot be planned: %w", info.Name, err)
+	}
 	v.Ctx = opts.Ctx
 	if v.Ctx <= 0 {
 		v.Ctx = min(h.NCtxTrain, DefaultCtx)
@@ -213,7 +218,7 @@ func (v *PlanView) setPlan(plan offload.Plan) {
 	v.check()
 }
 
-// check runs the E4 gate's arithmetic for the device before anything is
+// check runs the device gate's arithmetic (docs/memory-policy.md, E4) for the device before anything is
 // loaded, and warns when KV + activations outgrow the held-back quarter.
 func (v *PlanView) check() {
 	if v.DeviceTotal() == 0 {
@@ -235,7 +240,7 @@ func (v *PlanView) check() {
 }
 
 // LargestFitting is the most blocks, up to the current plan's, whose plan
-// passes the E4 gate — what a refusal dialog offers ("Use N blocks").
+// passes the device gate — what a refusal dialog offers ("Use N blocks").
 func (v *PlanView) LargestFitting() int {
 	for n := v.Plan.GPULayers; n > 0; n-- {
 		w := *v

@@ -282,7 +282,7 @@ func TestF32KVCacheOption(t *testing.T) {
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)
 	}
-	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, gguf.TypeF32, nil) {
+	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtxLen(), gguf.TypeF32, nil) {
 		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
-	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
@@ -18,6 +16,8 @@ import (
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // LoadOptions are PlanOptions plus what only a load needs.
@@ -48,13 +48,18 @@ var ErrNoDeviceBackend = errors.New("no GPU compute backend in this build: every
 
 // Session is a loaded model with its KV cache. It is owned by one goroutine
 // at a time (the UI and CLI give it to a worker).
+//
+// Its exported fields are what the load was given and never change: the
+// inspected model, the plan it was loaded with, the hyper-parameters and
+// the KV cache type. Everything else — the context length (NCtxLen), the
+// positions cached (NPast), where the blocks run — is read through methods.
 type Session struct {
 	Info   *ModelInfo
 	View   *PlanView
 	H      model.HParams
-	NCtx   int
 	KVType gguf.GGMLType
 
+	nCtx   int
 	file   *gguf.File
 	arch   model.Arch
 	cpu    *cpu.CPU
@@ -97,7 +102,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Info: info, View: view, H: view.H, NCtx: view.Ctx, KVType: view.KVType, file: f,
+	s := &Session{Info: info, View: view, H: view.H, nCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
 	if s.stamp, err = os.Stat(path); err != nil {
 		s.Close()
@@ -122,18 +127,13 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	s.caps = []graph.Capability{s.cpu}
 	s.ga = alloc.NewGraphAllocator()
 	s.ga.Logf = opts.Logf
-	// The CPU refuses what the host cannot hold: everything beyond the
-	// weights (which are mapped, not copied) gets ¾ of available memory.
-	cpuBudget := alloc.Unlimited("host memory unknown")
+	// The CPU refuses what the host cannot hold (alloc.HostBudget).
 	hostMem := opts.HostMemory
 	if hostMem == nil {
 		hostMem = devices.HostMemory
 	}
-	if hm, err := hostMem(); err == nil && hm.Available > 0 {
-		cpuBudget = alloc.Limit(s.Info.TensorBytes+int64(hm.Available-hm.Available/4),
-			fmt.Sprintf("mapped weights + ¾ of %s available host memory", alloc.MiB(int64(hm.Available))))
-	}
-	s.ga.AddBackend(s.cpu, cpuBudget)
+	hm, hmErr := hostMem()
+	s.ga.AddBackend(s.cpu, alloc.HostBudget(s.Info.TensorBytes, hm, hmErr))
 
 	s.plan = s.View.Plan
 	s.report = offload.Report{Plan: s.plan, Note: s.View.Note}
@@ -215,6 +215,9 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	s.report.HostBytes = s.cpu.WeightsBytes()
 	// KV cache: one persistent region per layer for K and for V, on the
 	// backend of that layer.
+	if _, err := s.H.KVRowBytes(s.KVType); err != nil {
+		return err
+	}
 	for il := 0; il < s.H.NLayer; il++ {
 		be := 0
 		if len(s.bes) > 1 && s.plan.OnDevice(il) {
@@ -222,7 +225,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 		for _, kind := range []string{"k", "v"} {
 			name := model.KVName(kind, il)
-			ref, err := s.ga.AllocPersistent(be, s.H.KVLayerBytes(il, s.NCtx, s.KVType)/2, fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
+			ref, err := s.ga.AllocPersistent(be, s.H.KVLayerBytes(il, s.nCtx, s.KVType)/2, fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
 			if err != nil {
 				return err
 			}
@@ -255,6 +258,11 @@ func (s *Session) openDevice(injected backend.Backend) (backend.Backend, string)
 // anything is registered: every weight the plan puts on the device must be
 // read by a node the device runs. It returns the fallback reason, or "".
 func (s *Session) deviceUnusable(dev backend.Backend) string {
+	if s.plan.DeviceBlocks() > 0 && !attentionUsable(dev, s.H, s.KVType, s.nCtx) {
+		// The attention of a device block reads its KV cache, which lives
+		// there: a device that cannot run it cannot hold the block.
+		return fmt.Sprintf("%s cannot run this model's attention (%s): every block runs on the CPU", dev.Name(), attentionKind(s.H))
+	}
 	var bad []string
 	for _, sp := range s.arch.Tensors(s.H) {
 		ti, ok := s.file.Tensor(sp.Name)
@@ -268,10 +276,28 @@ func (s *Session) deviceUnusable(dev backend.Backend) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	if len(bad) > 3 {
-		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), units.JoinFirst(bad, 3, ", "))
+}
+
+// attentionUsable asks the device about a one-token attention node of the
+// model's shape and parameters (soft cap included).
+func attentionUsable(dev graph.Capability, h model.HParams, kvType gguf.GGMLType, nCtx int) bool {
+	kvLen := min(nCtx, 256)
+	q := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(h.HeadDim), int64(h.NHead), 1, 1}, Layer: 0}
+	k := &graph.Node{Op: graph.OpKV, Type: kvType, Shape: [4]int64{int64(h.KVRow()), int64(nCtx), 1, 1}, Layer: 0}
+	v := &graph.Node{Op: graph.OpKV, Type: kvType, Shape: k.Shape, Layer: 0}
+	mask := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(kvLen), 1, 1, 1}, Layer: 0}
+	att := &graph.Node{Op: graph.OpAttention, Type: gguf.TypeF32, Shape: [4]int64{int64(h.HeadDim * h.NHead), 1, 1, 1},
+		Src: [4]*graph.Node{q, k, v, mask}, Layer: 0,
+		Params: graph.AttentionParams{Scale: h.QScale, KVHeads: h.NHeadKV, KVLen: kvLen, SoftCap: h.AttnSoftCap}}
+	return dev.SupportsNode(att)
+}
+
+func attentionKind(h model.HParams) string {
+	if h.AttnSoftCap > 0 {
+		return fmt.Sprintf("scores soft-capped at %g", h.AttnSoftCap)
 	}
-	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), strings.Join(bad, ", "))
+	return fmt.Sprintf("%d heads of %d", h.NHead, h.HeadDim)
 }
 
 // weightUsable asks the device about the nodes that read a weight: a
@@ -314,7 +340,7 @@ func (s *Session) WeightBackend(name string) (int, bool) { b, ok := s.where[name
 func (s *Session) NPast() int { return s.nPast }
 
 // NCtxLen is the context length (cache positions).
-func (s *Session) NCtxLen() int { return s.NCtx }
+func (s *Session) NCtxLen() int { return s.nCtx }
 
 // NVocab is the logits row length.
 func (s *Session) NVocab() int { return s.H.NVocab }
@@ -331,8 +357,8 @@ func (s *Session) CanRewind(n int) bool {
 	if n == 0 || n == s.nPast || s.H.SlidingBlocks() == 0 {
 		return n >= 0 && n <= s.nPast
 	}
-	ring := s.H.CacheRows(s.swaLayer(), s.NCtx)
-	if ring >= s.NCtx {
+	ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+	if ring >= s.nCtx {
 		return true // the ring never wraps
 	}
 	// Positions n−window+1 … n−1 must not have been overwritten by
@@ -368,8 +394,8 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 		s.nPast = 0
 		return nil, err
 	}
-	if s.nPast+len(tokens) > s.NCtx {
-		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.NCtx)
+	if s.nPast+len(tokens) > s.nCtx {
+		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.nCtx)
 	}
 	for _, t := range tokens {
 		if t < 0 || int(t) >= s.H.NVocab {
@@ -401,14 +427,14 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 // 256 positions at a time.
 func (s *Session) kvClass(n int) int {
 	const step = 256
-	return min((n+step-1)/step*step, s.NCtx)
+	return min((n+step-1)/step*step, s.nCtx)
 }
 
 func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32, error) {
 	T := len(tokens)
 	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
 	g, err := s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
-		g, err := buildGraph(s.arch, s.H, p, s.NCtx, s.KVType, s.file.Tensor)
+		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor)
 		if err != nil {
 			return nil, err
 		}
@@ -433,7 +459,7 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32
 	}
 	out := g.Outputs[0]
 	logits := make([]float32, out.Buf.Len/4)
-	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, unsafe.Slice((*byte)(unsafe.Pointer(&logits[0])), out.Buf.Len)); err != nil {
+	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, memview.Bytes(logits)); err != nil {
 		return nil, err
 	}
 	s.nPast += T
@@ -453,31 +479,31 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		}
 		return s.bes[n.Backend].WriteHostWindow(n.Buf, b)
 	}
-	if err := set(model.InTokens, i32bytes(tokens)); err != nil {
+	if err := set(model.InTokens, memview.Bytes(tokens)); err != nil {
 		return err
 	}
-	if err := set(model.InPos, i32bytes(pos)); err != nil {
+	if err := set(model.InPos, memview.Bytes(pos)); err != nil {
 		return err
 	}
 	if _, ok := g.Input(model.InMask); ok {
-		if err := set(model.InKVRows, i32bytes(pos)); err != nil {
+		if err := set(model.InKVRows, memview.Bytes(pos)); err != nil {
 			return err
 		}
-		if err := set(model.InMask, f32bytes(causalMask(s.nPast, T, kvLen))); err != nil {
+		if err := set(model.InMask, memview.Bytes(causalMask(s.nPast, T, kvLen))); err != nil {
 			return err
 		}
 	}
 	if _, ok := g.Input(model.InMaskSWA); ok {
-		ring := s.H.CacheRows(s.swaLayer(), s.NCtx)
+		ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
 		rows := make([]int32, T)
 		for i, p := range pos {
 			rows[i] = p % int32(ring)
 		}
-		if err := set(model.InKVRowsSWA, i32bytes(rows)); err != nil {
+		if err := set(model.InKVRowsSWA, memview.Bytes(rows)); err != nil {
 			return err
 		}
-		mask := windowMask(s.nPast, T, s.H.SWAKVLen(s.NCtx, kvLen), ring, s.H.SlidingWindow)
-		if err := set(model.InMaskSWA, f32bytes(mask)); err != nil {
+		mask := windowMask(s.nPast, T, s.H.SWAKVLen(s.nCtx, kvLen), ring, s.H.SlidingWindow)
+		if err := set(model.InMaskSWA, memview.Bytes(mask)); err != nil {
 			return err
 		}
 	}
@@ -530,15 +556,8 @@ func windowMask(nPast, T, kvLen, ring, window int) []float32 {
 	return mask
 }
 
-func f32bytes(v []float32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
-}
-
-func i32bytes(v []int32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
-}
-
-// MemoryReport is the E4 accounting of every backend.
+// MemoryReport is the memory accounting (E4, docs/memory-policy.md) of
+// every backend.
 func (s *Session) MemoryReport() []alloc.MemoryReport {
 	out := make([]alloc.MemoryReport, s.ga.NumBackends())
 	for i := range out {

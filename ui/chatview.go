@@ -3,26 +3,43 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // messageView is one turn in the list. Assistant text is Markdown; the
 // user's text is shown as typed.
 type messageView struct {
-	role     string
-	content  string
-	who      *widget.Label
-	body     *widget.RichText
-	note     *widget.Label
-	copyBtn  *widget.Button
-	regenBtn *widget.Button
-	editBtn  *widget.Button
-	box      *fyne.Container
+	role    string
+	content string
+	who     *widget.Label
+	body    *widget.RichText
+	// think shows a reasoning model's think block, collapsed, above the
+	// answer (hidden when the reply has none).
+	think     *widget.Accordion
+	thinkItem *widget.AccordionItem
+	thinkText *widget.Label
+	note      *widget.Label
+	copyBtn   *widget.Button
+	regenBtn  *widget.Button
+	editBtn   *widget.Button
+	box       *fyne.Container
+	// calls lists an assistant turn's tool calls (nil without calls);
+	// result is a tool turn's collapsible result (nil for other roles).
+	calls  *widget.Accordion
+	result *widget.Accordion
 }
 
 func plainRichText(s string) *widget.RichText {
@@ -31,15 +48,28 @@ func plainRichText(s string) *widget.RichText {
 	return rt
 }
 
-func newMessageView(m ChatMessage) *messageView {
+// newMessageView shows one message; results maps tool call ids to the
+// tool turns that answer them, shown beside their calls.
+func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *messageView {
 	mv := &messageView{role: m.Role, content: m.Content}
 	mv.who = widget.NewLabelWithStyle("you", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	if m.Role == "assistant" {
+	if m.Role == "tool" {
+		mv.who.SetText("tool")
+		mv.who.Importance = widget.LowImportance
+		mv.body = plainRichText("")
+		mv.body.Hide()
+		mv.result = widget.NewAccordion(widget.NewAccordionItem(toolResultTitle(m), monoText(prettyJSON(m.Content))))
+	} else if m.Role == "assistant" {
 		mv.who.SetText("model")
 		mv.who.Importance = widget.HighImportance
 		mv.body = widget.NewRichText()
 		mv.body.Wrapping = fyne.TextWrapWord
-		setMarkdown(mv.body, m.Content)
+		mv.thinkText = widget.NewLabel("")
+		mv.thinkText.Wrapping = fyne.TextWrapWord
+		mv.thinkText.Importance = widget.LowImportance
+		mv.thinkItem = widget.NewAccordionItem("Reasoning", mv.thinkText)
+		mv.think = widget.NewAccordion(mv.thinkItem)
+		mv.showReply(m.Content)
 	} else {
 		mv.body = plainRichText(m.Content)
 	}
@@ -62,7 +92,18 @@ func newMessageView(m ChatMessage) *messageView {
 
 	actions := container.NewHBox(mv.copyBtn, mv.regenBtn, mv.editBtn)
 	whoCol := container.NewVBox(mv.who)
-	bodyCol := container.NewVBox(mv.body, mv.note)
+	bodyCol := container.NewVBox(mv.body)
+	if mv.think != nil {
+		bodyCol = container.NewVBox(mv.think, mv.body)
+	}
+	if len(m.ToolCalls) > 0 {
+		mv.calls = toolCallsView(m.ToolCalls, results)
+		bodyCol.Add(mv.calls)
+	}
+	if mv.result != nil {
+		bodyCol.Add(mv.result)
+	}
+	bodyCol.Add(mv.note)
 	row := container.NewBorder(nil, nil, container.New(layout.NewGridWrapLayout(fyne.NewSize(64, 30)), whoCol), container.NewVBox(actions), bodyCol)
 	if m.Role == "user" {
 		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
@@ -81,11 +122,32 @@ func (mv *messageView) setContent(s string) {
 	}
 	mv.content = s
 	if mv.role == "assistant" {
-		setMarkdown(mv.body, s)
+		mv.showReply(s)
 	} else {
 		mv.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: s, Style: widget.RichTextStyleParagraph}}
 		mv.body.Refresh()
 	}
+}
+
+// showReply renders an assistant reply: the think block of a reasoning
+// model (Qwen3, DeepSeek-R1) in the collapsed "Reasoning" item — titled
+// "Thinking…" while it streams — and the answer as Markdown.
+func (mv *messageView) showReply(s string) {
+	r := chat.SplitReasoning(s)
+	switch {
+	case r.Thinking:
+		mv.thinkItem.Title = "Thinking…"
+	case r.Reasoning != "":
+		mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
+	}
+	if r.Thinking || r.Reasoning != "" {
+		mv.thinkText.SetText(r.Reasoning)
+		mv.think.Show()
+		mv.think.Refresh()
+	} else {
+		mv.think.Hide()
+	}
+	setMarkdown(mv.body, r.Answer)
 }
 
 // bodyText is the message's text as shown (for tests).
@@ -124,4 +186,63 @@ func mergeTextSegments(segs []widget.RichTextSegment) []widget.RichTextSegment {
 		out = append(out, seg)
 	}
 	return out
+}
+
+// toolCallsView lists tool calls, each a collapsible item whose detail is
+// the call's arguments with its result beside them (when the conversation
+// holds it).
+func toolCallsView(calls []chat.ToolCall, results map[string]app.ChatMessage) *widget.Accordion {
+	acc := widget.NewAccordion()
+	acc.MultiOpen = true
+	for _, c := range calls {
+		result := widget.NewLabel("(no result yet)")
+		result.Importance = widget.LowImportance
+		if r, ok := results[c.ID]; ok && c.ID != "" {
+			result = monoText(prettyJSON(r.Content))
+		}
+		detail := container.NewGridWithColumns(2,
+			container.NewVBox(widget.NewLabelWithStyle("arguments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), monoText(prettyJSON(c.Function.Arguments))),
+			container.NewVBox(widget.NewLabelWithStyle("result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), result))
+		acc.Append(widget.NewAccordionItem(toolCallTitle(c), detail))
+	}
+	return acc
+}
+
+// toolCallTitle is a call in one line: name(arguments), shortened.
+func toolCallTitle(c chat.ToolCall) string {
+	args := compactJSON(c.Function.Arguments)
+	if r := []rune(args); len(r) > 60 {
+		args = string(r[:59]) + "…"
+	}
+	return "Tool call: " + c.Function.Name + " " + args
+}
+
+func toolResultTitle(m app.ChatMessage) string {
+	if m.Name != "" {
+		return "Result of " + m.Name
+	}
+	return "Tool result"
+}
+
+func monoText(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// prettyJSON indents JSON text; anything else is shown as it is.
+func prettyJSON(s string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
+		return s
+	}
+	return b.String()
+}
+
+func compactJSON(s string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) != nil {
+		return s
+	}
+	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // TestDamagedTokenizerInTheWindow: a damaged vocabulary is one file dialog
@@ -21,7 +22,7 @@ func TestDamagedTokenizerInTheWindow(t *testing.T) {
 	for _, tc := range coretest.DamagedTokenizers() {
 		t.Run(tc.Name, func(t *testing.T) {
 			path := coretest.Rewrite(t, src, tc.Edit)
-			h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
+			h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
 			h.drop(path)
 			if tc.Problem != "" {
 				d := h.dialog("file")

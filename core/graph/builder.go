@@ -83,6 +83,8 @@ func (b *Builder) KV(name string, t gguf.GGMLType, rowLen, rows int64) *Node {
 // (reshape when off is 0 and the element count is equal).
 func (b *Builder) View(src *Node, name string, off int64, dims ...int64) *Node {
 	n := &Node{Op: OpView, Type: src.Type, Shape: shape(dims...), Src: [4]*Node{src}, Name: name, ViewOff: off}
+	// A shape that is not a whole number of blocks is reported by add below
+	// (with RowBytes's error); only the bounds are checked here.
 	if nb, err := n.Type.RowBytes(n.Elements()); err == nil && off+nb > src.Bytes() {
 		b.fail("view %q: bytes %d..%d outside %q (%d bytes)", name, off, off+nb, src.Name, src.Bytes())
 	}

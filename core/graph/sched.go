@@ -20,7 +20,7 @@ type Placement interface {
 	WeightBackend(name string) (int, bool)
 }
 
-// OffloadPlan is the slice of the E5 plan the scheduler reads.
+// OffloadPlan is the slice of the E5 offload plan (docs/memory-policy.md) the scheduler reads.
 type OffloadPlan interface {
 	OnDevice(block int) bool
 	DeviceHoldsUnblocked() bool

@@ -40,6 +40,12 @@ func phi3HParams(f *gguf.File, h *HParams) error {
 	h.SWAPattern = 0
 	r := &metaReader{m: &f.Meta, arch: h.Arch}
 	h.NCtxOrig = r.uint("rope.scaling.original_context_length", h.NCtxTrain, false)
+	// LongRoPE files (Phi-3 128k) also scale cos/sin by an attention
+	// factor, which the rope op does not apply yet: refuse rather than
+	// compute something else.
+	if af := r.float("rope.scaling.attn_factor", 1); af != 1 && r.err == nil {
+		return fmt.Errorf("model: phi3.rope.scaling.attn_factor %g (LongRoPE) is not supported yet", af)
+	}
 	return r.err
 }
 

@@ -77,6 +77,13 @@ func (a family) HParams(f *gguf.File) (HParams, error) {
 	if a.moe == moeNever && h.NExpert > 0 {
 		return h, fmt.Errorf("model: %s with %d experts: a mixture of experts is not supported for this architecture", a.name, h.NExpert)
 	}
+	if a.usesMoE(h) {
+		if _, ok := f.Tensor(blk(0, tFFNGateExps)); !ok {
+			if _, old := f.Tensor("blk.0.ffn_gate.0.weight"); old {
+				return h, fmt.Errorf("model: %s mixture of experts stored one tensor per expert (an old conversion): re-convert it with a current llama.cpp to get %s", a.name, tFFNGateExps)
+			}
+		}
+	}
 	if a.moe == moeAlways && h.NExpert == 0 {
 		return h, fmt.Errorf("model: %s.expert_count is missing or 0", a.name)
 	}

@@ -99,10 +99,28 @@ func (h HParams) SlidingBlocks() int {
 // KVRow is the element count of one cache row (one position) of K or V.
 func (h HParams) KVRow() int { return h.HeadDim * h.NHeadKV }
 
+// KVRowBytes is the byte size of one cache row (one position of K or of V)
+// with elements of type t; an error when t cannot hold a row of KVRow
+// elements (a block type whose block does not divide it, or an overflow).
+func (h HParams) KVRowBytes(t gguf.GGMLType) (int64, error) {
+	row, err := t.RowBytes(int64(h.KVRow()))
+	if err != nil {
+		return 0, fmt.Errorf("model: KV cache of %s: %w", t, err)
+	}
+	return row, nil
+}
+
 // KVLayerBytes is block il's cache (K and V) for a context of nCtx with
 // elements of type t: sliding blocks are charged their ring only.
+//
+// A type KVRowBytes rejects counts 0 bytes here: Plan refuses such a type
+// before anything is counted, and Load checks it again before allocating,
+// so no plan or session ever reads that 0.
 func (h HParams) KVLayerBytes(il, nCtx int, t gguf.GGMLType) int64 {
-	row, _ := t.RowBytes(int64(h.KVRow()))
+	row, err := h.KVRowBytes(t)
+	if err != nil {
+		return 0
+	}
 	return 2 * row * int64(h.CacheRows(il, nCtx))
 }
 

@@ -1,7 +1,5 @@
 package quant
 
-import "math"
-
 // F16F32Lanes is the lane count of DotF16F32, and the row length it needs
 // to be a multiple of.
 const F16F32Lanes = 16
@@ -22,7 +20,7 @@ func DotF16F32(w []byte, x []float32) float32 {
 		ww := w[2*i : 2*i+2*F16F32Lanes : 2*i+2*F16F32Lanes]
 		xx := x[i : i+F16F32Lanes : i+F16F32Lanes]
 		for k := range acc {
-			acc[k] = float32(math.FMA(float64(f16le(ww[2*k:])), float64(xx[k]), float64(acc[k])))
+			acc[k] = FMA32(f16le(ww[2*k:]), xx[k], acc[k])
 		}
 	}
 	// _mm512_reduce_add_ps: upper 256 onto lower, upper 128 onto lower,

@@ -21,7 +21,7 @@ func TestDotF16F32(t *testing.T) {
 			put16(w[2*i:], h)
 			x[i] = float32(r.NormFloat64())
 			want += float64(F16ToF32(h)) * float64(x[i])
-			lanes[i%16] = float32(math.FMA(float64(F16ToF32(h)), float64(x[i]), float64(lanes[i%16])))
+			lanes[i%16] = FMA32(F16ToF32(h), x[i], lanes[i%16])
 		}
 		got := DotF16F32(w, x)
 		if e := math.Abs(float64(got)-want) / math.Sqrt(float64(n)); e > 1e-5 {

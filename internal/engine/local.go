@@ -34,6 +34,19 @@ func (l *Local) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOpt
 	return l.Conv.Reply(ctx, msgs, opts, emit)
 }
 
+// ReplyMessage implements Engine. A model without a chat template cannot
+// be given tools.
+func (l *Local) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
+	if l.Conv.Template() == nil {
+		if opts.Tools != nil {
+			return chat.Message{}, chat.Stats{}, fmt.Errorf("%w: the model has no chat template to present tools", ErrToolsUnsupported)
+		}
+		text, st, err := l.Conv.Complete(ctx, JoinContents(msgs), opts, emit)
+		return chat.Message{Role: "assistant", Content: text}, st, err
+	}
+	return l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+}
+
 // Complete implements Engine.
 func (l *Local) Complete(ctx context.Context, prompt string, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
 	return l.Conv.Complete(ctx, prompt, opts, emit)
@@ -47,8 +60,8 @@ func (l *Local) Reset() error { return l.Conv.Reset() }
 
 // Where implements Engine.
 func (l *Local) Where() string {
-	return fmt.Sprintf("this computer · %s · context %d", l.Session.Plan(), l.Session.NCtx)
+	return fmt.Sprintf("this computer · %s · context %d", l.Session.Plan(), l.Session.NCtxLen())
 }
 
 // CtxLen is the context length in tokens.
-func (l *Local) CtxLen() int { return l.Session.NCtx }
+func (l *Local) CtxLen() int { return l.Session.NCtxLen() }

@@ -180,6 +180,21 @@ func (r *Remote) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOp
 	return r.end(ctx, text.String(), st, t0, finish, stream.Err())
 }
 
+// ReplyMessage implements Engine for conversations without tools; tools
+// and tool turns are not passed to remote servers yet.
+func (r *Remote) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
+	if opts.Tools != nil {
+		return chat.Message{}, chat.Stats{}, fmt.Errorf("%w (remote server %s)", ErrToolsUnsupported, r.BaseURL)
+	}
+	for _, m := range msgs {
+		if len(m.ToolCalls) > 0 || m.Role == "tool" {
+			return chat.Message{}, chat.Stats{}, fmt.Errorf("%w (remote server %s): the conversation holds tool turns", ErrToolsUnsupported, r.BaseURL)
+		}
+	}
+	text, st, err := r.Reply(ctx, msgs, opts, emit)
+	return chat.Message{Role: "assistant", Content: text}, st, err
+}
+
 // Complete implements Engine: a streamed text completion.
 func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
 	p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(r.Model),

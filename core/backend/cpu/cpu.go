@@ -341,7 +341,7 @@ func (c *CPU) computeArch(n *graph.Node, out []byte, src [4][]byte) error {
 	case graph.OpGELU:
 		c.gelu(f32s(out), f32s(src[0]))
 	case graph.OpSigmoid:
-		c.sigmoid(f32s(out), f32s(src[0]))
+		c.sigmoid(f32s(out), f32s(src[0]), int(n.Shape[0]))
 	case graph.OpSoftMax:
 		c.softMax(f32s(out), f32s(src[0]), int(n.Shape[0]))
 	case graph.OpTopK:

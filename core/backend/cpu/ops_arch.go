@@ -7,6 +7,7 @@ import (
 
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
 )
 
 // Kernels of the ops the architectures beyond llama add, each following
@@ -78,14 +79,21 @@ func (c *CPU) gelu(out, x []float32) {
 	})
 }
 
-// sigmoid is silu(x)/x as llama.cpp's Qwen-MoE graph writes it.
-func (c *CPU) sigmoid(out, x []float32) {
+// sigmoid is silu(x)/x as llama.cpp's Qwen-MoE graph writes it. The gate
+// has one element per row, so ggml's SiLU takes its scalar tail path: the
+// C library's expf (siluRow16 over a row of one).
+func (c *CPU) sigmoid(out, x []float32, rowLen int) {
+	for r := 0; r < len(x)/rowLen; r++ {
+		siluRow16(out[r*rowLen:(r+1)*rowLen], x[r*rowLen:(r+1)*rowLen])
+	}
 	for i, v := range x {
-		out[i] = v / (1 + expf(-v)) / v
+		out[i] /= v
 	}
 }
 
-// softMax: expf(x - max), summed in double, scaled by float32(1/sum).
+// softMax is ggml_soft_max_f32 without scale or mask: the row's max
+// subtracted, the AVX-512 build's blocks and tail (softmaxSum16), then the
+// row scaled by float32(1/sum).
 func (c *CPU) softMax(out, x []float32, rowLen int) {
 	for r := 0; r < len(x)/rowLen; r++ {
 		xr, or := x[r*rowLen:(r+1)*rowLen], out[r*rowLen:(r+1)*rowLen]
@@ -93,12 +101,10 @@ func (c *CPU) softMax(out, x []float32, rowLen int) {
 		for _, v := range xr {
 			maxv = max(maxv, v)
 		}
-		var sum float64
 		for i, v := range xr {
-			or[i] = expf(v - maxv)
-			sum += float64(or[i])
+			or[i] = v - maxv
 		}
-		inv := float32(1 / sum)
+		inv := float32(1 / softmaxSum16(or))
 		for i := range or {
 			or[i] *= inv
 		}
@@ -205,12 +211,29 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 					if shared {
 						xr = int(p) / k
 					}
+					if wt == gguf.TypeF16 {
+						out[int(p)*rows+i] = dotF16x512(wr, xq[xr*xrb:(xr+1)*xrb], in)
+						continue
+					}
 					out[int(p)*rows+i] = quant.VecDot(wt, in, wr, xq[xr*xrb:(xr+1)*xrb])
 				}
 			}
 		})
 	}
 	return nil
+}
+
+// dotF16x512 is ggml_vec_dot_f16 on AVX-512 over two F16 rows of n: what
+// ggml's mul_mat_id computes for F16 experts (it rounds the activations to
+// F16 and has no tinyBLAS path).
+func dotF16x512(w, x []byte, n int) float32 {
+	var acc dotF16Acc
+	np := n &^ 63
+	for i := 0; i < n; i++ {
+		p := quant.F16ToF32(uint16(w[2*i])|uint16(w[2*i+1])<<8) * quant.F16ToF32(uint16(x[2*i])|uint16(x[2*i+1])<<8)
+		acc.add(i, np, p)
+	}
+	return float32(acc.sum())
 }
 
 // weightedSum: ggml_mul by the weights, then the slots added in order.

@@ -76,7 +76,7 @@ func TestSoftCapAndSigmoidAndScale(t *testing.T) {
 		}
 	}
 	x = randRow(r, 1000, 5)
-	c.sigmoid(out, x)
+	c.sigmoid(out, x, 1)
 	for i, v := range x {
 		want := 1 / (1 + math.Exp(-float64(v)))
 		if e := relErr(float64(out[i]), want); e > 1e-6 {

@@ -128,7 +128,8 @@ func (b *Backend) MemInfo() (free, total uint64, err error) {
 }
 
 // PoolGen counts buffer allocations and frees: captured graphs are valid
-// while it stays still (the seed's pool_gen).
+// while it stays still (docs/memory-policy.md, E4: a rebuild allocates
+// nothing).
 func (b *Backend) PoolGen() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()

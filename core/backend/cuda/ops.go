@@ -239,7 +239,7 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		return false, dv.launch(l, "gelu_f32k", elementwiseGrid(total), block1(256), 0, src[0], out, i64(total))
 	case graph.OpSigmoid:
 		total := n.Elements()
-		return false, dv.launch(l, "sigmoid_f32", elementwiseGrid(total), block1(256), 0, src[0], out, i64(total))
+		return false, dv.launch(l, "sigmoid_f32", elementwiseGrid(total), block1(256), 0, src[0], out, i32(n.Shape[0]), i64(total))
 	case graph.OpSoftMax:
 		rows := n.Rows()
 		return false, dv.launch(l, "softmax_rows", grid1((rows+127)/128), block1(128), 0, src[0], out, i32(n.Shape[0]), i32(rows))
@@ -416,9 +416,9 @@ func (b *Backend) quantizeActs(vt gguf.GGMLType, x uintptr, in, nt, xrb int64) (
 
 // matMulID: for every (token, slot) pair, the selected expert's rows times
 // the pair's activations (x shared by the slots of a token, or one row per
-// pair), with the CPU's vec-dot per output (F16 experts included: the CPU
-// runs them through VecDot, activations rounded to F16). grid (rows/4,
-// pairs).
+// pair), with the CPU's vec-dot per output (F16 experts: the AVX-512
+// ggml_vec_dot_f16 of the CPU's dotF16x512, activations rounded to F16).
+// grid (rows/4, pairs).
 func (b *Backend) matMulID(n *graph.Node, w, x, ids, out uintptr) error {
 	wn := n.Src[0]
 	wt := wn.Type
@@ -453,6 +453,10 @@ func (b *Backend) matMulID(n *graph.Node, w, x, ids, out uintptr) error {
 	if shared {
 		sh = 1
 	}
-	return b.dv.launch(&b.l, "matvec_id_"+kernelSuffix[wt], [3]uint32{uint32((rows + 3) / 4), uint32(T * k), 1}, block1(128), 0,
+	fn := "matvec_id_" + kernelSuffix[wt]
+	if wt == gguf.TypeF16 {
+		fn = "matvec_id_f16x512" // the CPU's dotF16x512 (ggml's mul_mat_id has no tinyBLAS path)
+	}
+	return b.dv.launch(&b.l, fn, [3]uint32{uint32((rows + 3) / 4), uint32(T * k), 1}, block1(128), 0,
 		w, xq, out, i32(rows), i32(nblk), i64(wrb), i64(xrb), ids, i32(k), sh, i64(wrb*rows))
 }

@@ -98,15 +98,22 @@ extern "C" __global__ void gelu_f32k(const float* x, float* out, long long total
         out[i] = r;
     }
 }
-// sigmoid: silu(x)/x with the CPU's expf.
-extern "C" __global__ void sigmoid_f32(const float* x, float* out, long long total) {
+// sigmoid: silu(x)/x as the CPU computes it: siluRow16 over each row of n
+// (expf16 on the row's full 16-blocks, the C library's expf on the rest),
+// then divided by x.
+extern "C" __global__ void sigmoid_f32(const float* x, float* out, int n, long long total) {
+    int full = n & ~15;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         float v = x[i];
-        out[i] = __fdiv_rn(__fdiv_rn(v, __fadd_rn(1.f, cpu_expf(-v))), v);
+        float e = (int)(i % n) < full ? expf16(-v) : expf_libm(-v);
+        out[i] = __fdiv_rn(__fdiv_rn(v, __fadd_rn(1.f, e)), v);
     }
 }
-// softmax of each row of n: expf(x − max), the sum in double in order,
-// times float(1/sum). One thread per row (router rows are short).
+// softmax of each row of n as the CPU's softMax (ggml_soft_max_f32 on
+// AVX-512): the max subtracted, then softmaxSum16 — expf16 on full
+// 16-blocks, each block's sum reduced in float32 and added in double, the
+// tail through the C library's expf added one by one — then times
+// float(1/sum). One thread per row (router rows are short).
 extern "C" __global__ void softmax_rows(const float* x, float* out, int n, int rows) {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= rows) return;
@@ -115,13 +122,22 @@ extern "C" __global__ void softmax_rows(const float* x, float* out, int n, int r
     float m = -INFINITY;
     for (int i = 0; i < n; i++) m = fmaxf(m, xr[i]);
     double s = 0;
-    for (int i = 0; i < n; i++) {
-        float e = cpu_expf(__fsub_rn(xr[i], m));
+    int i = 0;
+    for (; i + 15 < n; i += 16) {
+        float e[16];
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(xr[i + l], m));
+            o[i + l] = e[l];
+        }
+        s += (double)reduce_add16(e);
+    }
+    for (; i < n; i++) {
+        float e = expf_libm(__fsub_rn(xr[i], m));
         o[i] = e;
         s += (double)e;
     }
     float inv = (float)(1.0 / s);
-    for (int i = 0; i < n; i++) o[i] = __fmul_rn(o[i], inv);
+    for (int k = 0; k < n; k++) o[k] = __fmul_rn(o[k], inv);
 }
 
 // rope: one block per token. Thread 0 runs the theta recurrence exactly as

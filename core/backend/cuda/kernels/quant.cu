@@ -709,3 +709,37 @@ extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_1(const uint8_t*
 extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
     matvec_f16f32_impl<8>(W, X, out, rows, n, wrb, xrb, ntok);
 }
+
+// mat_mul_id over F16 experts: ggml_vec_dot_f16 on AVX-512, as the CPU's
+// dotF16x512 (activations rounded to F16; 64 lanes over the first n&~63
+// elements, lane k of the warp holding CPU lanes k and k+32; then
+// GGML_F32x16_REDUCE on lane 0 and the tail added in double). grid
+// (rows/4, pairs).
+extern "C" __global__ void __launch_bounds__(128) matvec_id_f16x512(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb,
+                                                                  long long xrb, const int* ids, int k, int shared, long long expertBytes) {
+    __shared__ float sa[4][64];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int row = blockIdx.x * 4 + warp;
+    if (row >= rows) return;
+    int p = blockIdx.y, xr = shared ? p / k : p;
+    const __half* w = (const __half*)(W + (long long)ids[p] * expertBytes + (long long)row * wrb);
+    const __half* x = (const __half*)(X + (long long)xr * xrb);
+    int np = n & ~63;
+    float a0 = 0.f, a1 = 0.f;
+    for (int i = 0; i < np; i += 64) {
+        a0 = __fadd_rn(a0, __fmul_rn(__half2float(w[i + lane]), __half2float(x[i + lane])));
+        a1 = __fadd_rn(a1, __fmul_rn(__half2float(w[i + 32 + lane]), __half2float(x[i + 32 + lane])));
+    }
+    sa[warp][lane] = a0;
+    sa[warp][32 + lane] = a1;
+    __syncwarp();
+    if (lane == 0) {
+        const float* L = sa[warp];
+        float v[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) v[l] = __fadd_rn(__fadd_rn(L[l], L[32 + l]), __fadd_rn(L[16 + l], L[48 + l]));
+        double tail = 0;
+        for (int i = np; i < n; i++) tail += (double)__fmul_rn(__half2float(w[i]), __half2float(x[i]));
+        out[(long long)p * rows + row] = (float)((double)reduce_add16(v) + tail);
+    }
+}

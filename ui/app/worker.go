@@ -1,6 +1,4 @@
-//go:build !nogui
-
-package ui
+package app
 
 import (
 	"context"
@@ -14,7 +12,7 @@ import (
 	"github.com/minfer/minfer/core/offload"
 )
 
-// The worker is the only goroutine that touches a loaded model (DESIGN.md
+// The worker is the only goroutine that touches a loaded model (docs/architecture.md,
 // Concurrency). The controller sends it requests; it answers with events.
 // Cancellation is the request's context, so a busy worker can be stopped
 // without reading its queue.
@@ -35,6 +33,9 @@ type generateRequest struct {
 	prompt   string
 	complete bool
 	opts     chat.GenOptions
+	// useBuiltin, when set, replaces the model's chat template with the
+	// built-in template of that family before generating.
+	useBuiltin string
 }
 
 type unloadRequest struct{}
@@ -176,7 +177,7 @@ func (w *worker) doLoad(r loadRequest) {
 		return
 	}
 	w.session, w.conv = s, conv
-	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtx,
+	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtxLen(),
 		template: conv.Template() != nil, source: src}
 }
 
@@ -198,6 +199,12 @@ func (w *worker) doGenerate(r generateRequest) {
 		st   chat.Stats
 		err  error
 	)
+	if r.useBuiltin != "" {
+		if err := w.conv.UseBuiltin(r.useBuiltin); err != nil {
+			w.events <- replyEvent{id: r.id, err: err}
+			return
+		}
+	}
 	if r.complete {
 		text, st, err = w.conv.Complete(r.ctx, r.prompt, r.opts, emit)
 	} else {
@@ -205,5 +212,5 @@ func (w *worker) doGenerate(r generateRequest) {
 		// first user turn inside Conversation.Prompt.)
 		text, st, err = w.conv.Reply(r.ctx, r.msgs, r.opts, emit)
 	}
-	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: w.conv.CachedTokens(), nCtx: w.session.NCtx}
+	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: w.conv.CachedTokens(), nCtx: w.session.NCtxLen()}
 }

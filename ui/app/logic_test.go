@@ -1,6 +1,4 @@
-//go:build !nogui
-
-package ui
+package app
 
 import (
 	"context"
@@ -13,20 +11,21 @@ import (
 
 	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 func TestFormat(t *testing.T) {
 	cases := []struct {
 		name, got, want string
 	}{
-		{"grouped MiB", mib(3412 << 20), "3\u00a0412\u00a0MiB"},
-		{"rounded up", mib(4096<<20 + 1), "4\u00a0097\u00a0MiB"},
-		{"small with a decimal", mib(1310720), "1.2\u00a0MiB"},
-		{"zero", mib(0), "0\u00a0MiB"},
-		{"GiB", humanBytes(2 << 30), "2.00\u00a0GiB"},
-		{"KiB", humanBytes(181760), "177.5\u00a0KiB"},
-		{"params B", humanCount(3_210_000_000), "3.21\u00a0B"},
-		{"params K", humanCount(260_000), "260\u00a0K"},
+		{"grouped MiB", MiB(3412 << 20), "3\u00a0412\u00a0MiB"},
+		{"rounded up", MiB(4096<<20 + 1), "4\u00a0097\u00a0MiB"},
+		{"small with a decimal", MiB(1310720), "1.2\u00a0MiB"},
+		{"zero", MiB(0), "0\u00a0MiB"},
+		{"GiB", HumanBytes(2 << 30), "2.00\u00a0GiB"},
+		{"KiB", HumanBytes(181760), "177.5\u00a0KiB"},
+		{"params B", HumanCount(3_210_000_000), "3.21\u00a0B"},
+		{"params K", HumanCount(260_000), "260\u00a0K"},
 		{"one block", offload.BlockRange(3, 3), "block 3"},
 		{"blocks", offload.BlockRange(0, 17), "blocks 0–17"},
 	}
@@ -68,7 +67,7 @@ func TestContextChoices(t *testing.T) {
 const fitFromView = -2
 
 func TestOffloadBarModel(t *testing.T) {
-	info, err := core.Inspect(stories(t))
+	info, err := core.Inspect(ggtest.Path(t, "models", "stories260K.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func TestOffloadBarModel(t *testing.T) {
 		}
 		return v
 	}
-	kinds := func(m barModel) string {
+	kinds := func(m BarModel) string {
 		var b strings.Builder
 		for _, s := range m.Segs {
 			b.WriteByte("DHKA"[s.Kind])
@@ -111,7 +110,7 @@ func TestOffloadBarModel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := offloadBarModel(tc.view)
+			m := OffloadBarModel(tc.view)
 			if got := kinds(m); got != tc.kinds {
 				t.Errorf("segments %s, want %s", got, tc.kinds)
 			}
@@ -146,7 +145,7 @@ func TestOffloadBarModel(t *testing.T) {
 			}
 			var deviceEnd int64
 			for _, s := range m.Segs {
-				if s.onDevice() {
+				if s.OnDevice() {
 					deviceEnd = s.Start + s.Bytes
 				}
 			}
@@ -209,7 +208,7 @@ func TestWorkerCancelledLoad(t *testing.T) {
 	defer w.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	w.send(loadRequest{id: 1, ctx: ctx, path: stories(t)})
+	w.send(loadRequest{id: 1, ctx: ctx, path: ggtest.Path(t, "models", "stories260K.gguf")})
 	ev := <-w.events
 	f, ok := ev.(loadFailedEvent)
 	if !ok || f.err != context.Canceled {

@@ -1,6 +1,4 @@
-//go:build !nogui
-
-package ui
+package app
 
 import (
 	"strings"
@@ -8,7 +6,7 @@ import (
 )
 
 // streamInterval bounds how often streamed tokens and load progress reach
-// the widgets: at most ~20 refreshes a second (DESIGN.md Concurrency).
+// the widgets: at most ~20 refreshes a second (docs/architecture.md, Concurrency).
 const streamInterval = 50 * time.Millisecond
 
 // pump moves worker events onto the UI goroutine through post. Tokens and

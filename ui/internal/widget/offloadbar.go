@@ -1,6 +1,8 @@
 //go:build !nogui
 
-package ui
+// Package widget holds Minfer's own Fyne widgets: the offload bar, which
+// draws the plain-Go layout app.OffloadBarModel computes.
+package widget
 
 import (
 	"fmt"
@@ -12,144 +14,37 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/ui/app"
 )
 
-// segKind is how a bar segment is drawn.
-type segKind int
-
-const (
-	segDevice      segKind = iota // weights the plan puts on the GPU
-	segHost                       // weights left on the CPU (grey)
-	segKV                         // the device KV cache (lighter)
-	segActivations                // the device activation pool (lighter still)
-)
-
-// barSegment is one piece of the offload bar, in bytes along the bar.
-type barSegment struct {
-	Label string
-	Bytes int64
-	Start int64
-	Kind  segKind
-	Block int // block index; -1 for the unblocked tensors, -2 for KV/activations
-}
-
-func (s barSegment) onDevice() bool { return s.Kind != segHost }
-
-// barModel is everything the bar draws, computed from a plan in plain Go.
-type barModel struct {
-	Segs   []barSegment
-	Budget int64 // 0: no budget line
-	Scale  int64 // bytes across the full width
-	// FitAt is the byte offset where the auto-fit prefix ends (-1: none).
-	FitAt int64
-	// BudgetOffScale: the budget is far beyond everything drawn, so the
-	// scale follows the model and the line is not drawn.
-	BudgetOffScale bool
-}
-
-// offloadBarModel lays the plan out: the device part first (the first
-// blocks, then the unblocked tensors when every block is there), the KV
-// cache and activations for the chosen context after those device weights
-// in lighter shades, then the blocks left on the CPU in grey, the
-// unblocked tensors last.
-func offloadBarModel(v *core.PlanView) barModel {
-	m := barModel{FitAt: -1}
-	if v == nil || v.Info == nil {
-		return m
-	}
-	var pos int64
-	add := func(label string, bytes int64, kind segKind, block int) {
-		m.Segs = append(m.Segs, barSegment{Label: label, Bytes: bytes, Start: pos, Kind: kind, Block: block})
-		pos += bytes
-	}
-	info := v.Info
-	for i, b := range info.BlockBytes {
-		if v.Plan.OnDevice(i) {
-			add(fmt.Sprintf("block %d", i), b, segDevice, i)
-		}
-	}
-	if v.Plan.DeviceHoldsUnblocked() {
-		add("output, embeddings, final norm", info.UnblockedBytes, segDevice, -1)
-	}
-	if v.DeviceTotal() > 0 {
-		add(fmt.Sprintf("KV cache at context %d", v.Ctx), v.DeviceKV, segKV, -2)
-		add(fmt.Sprintf("activations (prefill of %d tokens)", min(core.MaxUBatch, v.Ctx)), v.Activations, segActivations, -2)
-	}
-	for i, b := range info.BlockBytes {
-		if !v.Plan.OnDevice(i) {
-			add(fmt.Sprintf("block %d", i), b, segHost, i)
-		}
-	}
-	if !v.Plan.DeviceHoldsUnblocked() {
-		add("output, embeddings, final norm", info.UnblockedBytes, segHost, -1)
-	}
-	total := pos
-	switch {
-	case v.GateBudget.Limited:
-		m.Budget = v.GateBudget.Bytes
-	case v.BudgetErr == nil && v.WeightBudget.Bytes > 0:
-		m.Budget = int64(v.WeightBudget.Bytes)
-	}
-	m.Scale = max(total, m.Budget)
-	if m.Budget > 2*total {
-		// A small model on a big GPU: draw the model at a readable size
-		// and say the budget is off the bar.
-		m.Scale, m.BudgetOffScale = total+total/10, true
-	}
-	if m.Scale <= 0 {
-		m.Scale = 1
-	}
-	// Where the auto-fit prefix ends: after block Fit-1, or after the
-	// unblocked tensors when the fit holds everything.
-	switch {
-	case v.BudgetErr != nil:
-		// no device answer, no auto-fit to mark
-	case v.Fit <= 0:
-		m.FitAt = 0
-	default:
-		for _, s := range m.Segs {
-			if (v.Fit > info.NLayers && s.Block == -1) || (v.Fit <= info.NLayers && s.Block == v.Fit-1) {
-				m.FitAt = s.Start + s.Bytes
-			}
-		}
-	}
-	return m
-}
-
-// hoverText names a segment for the hover line.
-func (s barSegment) hoverText() string {
-	where := "on the GPU"
-	if !s.onDevice() {
-		where = "on the CPU"
-	}
-	return fmt.Sprintf("%s · %s · %s", s.Label, humanBytes(s.Bytes), where)
-}
-
-// offloadBar draws a barModel. Hovering a segment reports its name and
+// OffloadBar draws an app.BarModel. Hovering a segment reports its name and
 // bytes through OnHover.
-type offloadBar struct {
+type OffloadBar struct {
 	widget.BaseWidget
-	model   barModel
+	model   app.BarModel
 	hovered int
 	// OnHover receives the hovered segment's text ("" when the mouse leaves).
 	OnHover func(string)
 }
 
-var _ desktop.Hoverable = (*offloadBar)(nil)
+var _ desktop.Hoverable = (*OffloadBar)(nil)
 
-func newOffloadBar() *offloadBar {
-	b := &offloadBar{hovered: -1}
+// NewOffloadBar returns an empty bar; SetModel gives it something to draw.
+func NewOffloadBar() *OffloadBar {
+	b := &OffloadBar{hovered: -1}
 	b.ExtendBaseWidget(b)
 	return b
 }
 
 // SetModel replaces what is drawn.
-func (b *offloadBar) SetModel(m barModel) {
+func (b *OffloadBar) SetModel(m app.BarModel) {
 	b.model = m
 	b.hovered = -1
 	b.Refresh()
 }
+
+// Model is what the bar draws now.
+func (b *OffloadBar) Model() app.BarModel { return b.model }
 
 const (
 	barHeight   = 22
@@ -157,7 +52,7 @@ const (
 )
 
 // segmentAt finds the segment under x (in the widget's coordinates).
-func (b *offloadBar) segmentAt(x float32) int {
+func (b *OffloadBar) segmentAt(x float32) int {
 	w := b.Size().Width
 	if w <= 0 || len(b.model.Segs) == 0 {
 		return -1
@@ -171,7 +66,7 @@ func (b *offloadBar) segmentAt(x float32) int {
 	return -1
 }
 
-func (b *offloadBar) hoverAt(p fyne.Position) {
+func (b *OffloadBar) hoverAt(p fyne.Position) {
 	i := -1
 	if p.Y <= barHeight+2 {
 		i = b.segmentAt(p.X)
@@ -184,15 +79,15 @@ func (b *offloadBar) hoverAt(p fyne.Position) {
 		if i < 0 {
 			b.OnHover("")
 		} else {
-			b.OnHover(b.model.Segs[i].hoverText())
+			b.OnHover(b.model.Segs[i].HoverText())
 		}
 	}
 	b.Refresh()
 }
 
-func (b *offloadBar) MouseIn(e *desktop.MouseEvent)    { b.hoverAt(e.Position) }
-func (b *offloadBar) MouseMoved(e *desktop.MouseEvent) { b.hoverAt(e.Position) }
-func (b *offloadBar) MouseOut() {
+func (b *OffloadBar) MouseIn(e *desktop.MouseEvent)    { b.hoverAt(e.Position) }
+func (b *OffloadBar) MouseMoved(e *desktop.MouseEvent) { b.hoverAt(e.Position) }
+func (b *OffloadBar) MouseOut() {
 	b.hovered = -1
 	if b.OnHover != nil {
 		b.OnHover("")
@@ -200,14 +95,14 @@ func (b *offloadBar) MouseOut() {
 	b.Refresh()
 }
 
-func (b *offloadBar) CreateRenderer() fyne.WidgetRenderer {
+func (b *OffloadBar) CreateRenderer() fyne.WidgetRenderer {
 	r := &barRenderer{bar: b}
 	r.rebuild()
 	return r
 }
 
 type barRenderer struct {
-	bar     *offloadBar
+	bar     *OffloadBar
 	objects []fyne.CanvasObject
 }
 
@@ -259,11 +154,11 @@ func (r *barRenderer) rebuild() {
 	primary := col(theme.ColorNamePrimary)
 	// Lighter shades mix toward white, which reads as lighter on both the
 	// light and the dark background (alpha would darken on dark).
-	fill := map[segKind]color.Color{
-		segDevice:      primary,
-		segHost:        withAlpha(col(theme.ColorNameForeground), 0x50),
-		segKV:          mix(primary, color.White, 0.40),
-		segActivations: mix(primary, color.White, 0.62),
+	fill := map[app.SegKind]color.Color{
+		app.SegDevice:      primary,
+		app.SegHost:        withAlpha(col(theme.ColorNameForeground), 0x50),
+		app.SegKV:          mix(primary, color.White, 0.40),
+		app.SegActivations: mix(primary, color.White, 0.62),
 	}
 	overflow := col(theme.ColorNameError)
 	for i, s := range m.Segs {
@@ -283,7 +178,7 @@ func (r *barRenderer) rebuild() {
 		rect.Resize(fyne.NewSize(x1-x0, barHeight))
 		r.objects = append(r.objects, rect)
 		// Whatever the device part puts past the budget is red.
-		if s.onDevice() && m.Budget > 0 && !m.BudgetOffScale && s.Start+s.Bytes > m.Budget {
+		if s.OnDevice() && m.Budget > 0 && !m.BudgetOffScale && s.Start+s.Bytes > m.Budget {
 			ox := max(x0, x(m.Budget))
 			red := canvas.NewRectangle(overflow)
 			red.Move(fyne.NewPos(ox, 0))
@@ -312,7 +207,7 @@ func (r *barRenderer) rebuild() {
 		label.Move(fyne.NewPos(max(0, min(bx-lw-3, size.Width-lw)), barHeight+1))
 		r.objects = append(r.objects, label)
 	} else if m.BudgetOffScale {
-		label := canvas.NewText(fmt.Sprintf("budget %s is far beyond the right edge", mib(m.Budget)), col(theme.ColorNameForeground))
+		label := canvas.NewText(fmt.Sprintf("budget %s is far beyond the right edge", app.MiB(m.Budget)), col(theme.ColorNameForeground))
 		label.TextSize = small
 		label.Move(fyne.NewPos(size.Width-label.MinSize().Width, barHeight+1))
 		r.objects = append(r.objects, label)

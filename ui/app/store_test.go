@@ -1,6 +1,4 @@
-//go:build !nogui
-
-package ui
+package app
 
 import (
 	"errors"
