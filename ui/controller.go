@@ -75,6 +75,13 @@ type DeviceQueryProblem struct{ Err error }
 // LoadProblem: the load failed for another reason.
 type LoadProblem struct{ Err error }
 
+// FileChangedProblem: the loaded model's file was truncated or rewritten
+// under it; the model was unloaded and the window offers to reload it.
+type FileChangedProblem struct {
+	Path string
+	Err  error
+}
+
 // StoreProblem: conversation files were damaged (and set aside) or could
 // not be written.
 type StoreProblem struct {
@@ -87,6 +94,7 @@ func (RefusalProblem) isProblem()     {}
 func (DeviceQueryProblem) isProblem() {}
 func (LoadProblem) isProblem()        {}
 func (StoreProblem) isProblem()       {}
+func (FileChangedProblem) isProblem() {}
 
 // Prefs is the slice of fyne.Preferences the controller uses.
 type Prefs interface {
@@ -705,6 +713,15 @@ func (c *Controller) Load() {
 	c.changed(ChangePlan | ChangeLoad)
 }
 
+// Reload opens path again and, when it still plans, loads it: the file
+// changed dialog's offer. A file now damaged is the usual FileProblem.
+func (c *Controller) Reload(path string) {
+	c.OpenFile(path)
+	if c.info != nil && c.info.Path == path && c.phase == PhasePlanned {
+		c.Load()
+	}
+}
+
 // UseBlocks takes the refusal dialog's offer and loads with n blocks.
 func (c *Controller) UseBlocks(n int) {
 	if c.info == nil {
@@ -1025,6 +1042,14 @@ func (c *Controller) finishReply(e replyEvent) {
 	if c.genCancel != nil {
 		c.genCancel()
 		c.genCancel = nil
+	}
+	if errors.Is(e.err, core.ErrModelFileChanged) {
+		// The worker has closed the session: back to the plan, with a
+		// dialog offering to load the file again.
+		path := c.info.Path
+		c.loaded, c.phase = nil, PhasePlanned
+		c.problem(FileChangedProblem{Path: path, Err: e.err})
+		c.changed(ChangeLoad | ChangePlan)
 	}
 	last := &ch.Messages[len(ch.Messages)-1]
 	if e.text != "" || e.err == nil {

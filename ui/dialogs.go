@@ -118,6 +118,10 @@ func (v *view) showProblem(p Problem) {
 	case LoadProblem:
 		v.showDialog("load", "Loading failed", fmt.Sprintf("The model could not be loaded:\n\n%v", p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})
+	case FileChangedProblem:
+		v.showDialog("changed", "The model file changed", fmt.Sprintf("The model was unloaded because its file changed on disk while it was in use:\n\n%v\n\nThe conversation is kept. Reload the file to go on.", p.Err), nil,
+			dialogButton{label: "Close", importance: widget.LowImportance},
+			dialogButton{label: "Reload", importance: widget.HighImportance, action: func() { v.c.Reload(p.Path) }})
 	case StoreProblem:
 		var b strings.Builder
 		if len(p.Damaged) > 0 {

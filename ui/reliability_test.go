@@ -3,6 +3,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +48,52 @@ func TestDamagedTokenizerInTheWindow(t *testing.T) {
 				t.Errorf("reply %+v", last)
 			}
 		})
+	}
+}
+
+// TestModelFileChangedUnderTheWindow: truncating the loaded model's file
+// and sending a message unloads the model with one dialog offering Reload;
+// the conversation stays. Reload of the still-truncated file is the file
+// dialog; once the file is whole again, Reload loads it and chat goes on.
+func TestModelFileChangedUnderTheWindow(t *testing.T) {
+	orig, err := os.ReadFile(stories(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "stories260K.gguf")
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
+	h.drop(path)
+	h.load()
+	sendAndWait(h, "Once upon a time")
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	last := sendAndWait(h, "The end")
+	d := h.dialog("changed")
+	mustContain(t, "dialog", d.text.Text, "changed on disk", "4096 bytes", "Reload")
+	mustContain(t, "note", last.Note, "Error")
+	if h.v.c.Phase() != PhasePlanned || h.v.c.Loaded() != nil {
+		t.Errorf("phase %v after the change, want planned and unloaded", h.v.c.Phase())
+	}
+	if n := len(h.v.c.Chat().Messages); n != 4 {
+		t.Errorf("%d messages kept, want 4", n)
+	}
+	test.Tap(d.button("Reload"))
+	mustContain(t, "file dialog", h.dialog("file").text.Text, "cannot fit")
+	test.Tap(h.v.dlg.button("OK"))
+
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.v.c.Reload(path)
+	h.waitFor("the reload", func() bool { return h.v.c.Phase() != PhaseLoading })
+	if h.v.c.Phase() != PhaseReady {
+		t.Fatalf("phase %v after Reload", h.v.c.Phase())
+	}
+	if last := sendAndWait(h, "Once upon a time"); last.Content == "" || last.Note != "" && strings.HasPrefix(last.Note, "Error") {
+		t.Errorf("reply after the reload: %+v", last)
 	}
 }

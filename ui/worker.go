@@ -205,5 +205,10 @@ func (w *worker) doGenerate(r generateRequest) {
 		// first user turn inside Conversation.Prompt.)
 		text, st, err = w.conv.Reply(r.ctx, r.msgs, r.opts, emit)
 	}
-	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: w.conv.CachedTokens(), nCtx: w.session.NCtx}
+	cached, nCtx := w.conv.CachedTokens(), w.session.NCtx
+	if errors.Is(err, core.ErrModelFileChanged) {
+		// The session cannot read its weights any more: free it now.
+		w.unload()
+	}
+	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: cached, nCtx: nCtx}
 }
