@@ -127,7 +127,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	}
 	if hm, err := hostMem(); err == nil && hm.Available > 0 {
 		cpuBudget = alloc.Limit(s.Info.TensorBytes+int64(hm.Available-hm.Available/4),
-			fmt.Sprintf("mapped weights + ¾ of %s available host memory", alloc.MiB(int64(hm.Available))))
+			fmt.Sprintf("mapped weights + ¾ of %s available host memory (%s)", alloc.MiB(int64(hm.Available)), hm.Source))
 	}
 	s.ga.AddBackend(s.cpu, cpuBudget)
 
