@@ -43,7 +43,10 @@ func Execute(ctx context.Context, g *graph.Graph, bes []Backend) error {
 		}
 		err := bes[runBE].Compute(run)
 		run = run[:0]
-		return err
+		if err != nil {
+			return fmt.Errorf("backend: %s: %w", bes[runBE].Name(), err)
+		}
+		return nil
 	}
 	lastLayer := graph.Unblocked
 	var tmp []byte
