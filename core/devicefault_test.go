@@ -28,8 +28,8 @@ var errDeviceFault = errors.New("CUDA_ERROR_ILLEGAL_ADDRESS")
 type flakyGPU struct {
 	*cpu.CPU
 	failRegister, failAlloc, failCompute int64
-	registers, allocs, computes        atomic.Int64
-	closed                             atomic.Bool
+	registers, allocs, computes          atomic.Int64
+	closed                               atomic.Bool
 }
 
 func (f *flakyGPU) SupportsFor(graph.Op, gguf.GGMLType, int) bool { return true }
