@@ -3,14 +3,21 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
 )
 
@@ -95,5 +102,71 @@ func TestModelFileChangedUnderTheWindow(t *testing.T) {
 	}
 	if last := sendAndWait(h, "Once upon a time"); last.Content == "" || last.Note != "" && strings.HasPrefix(last.Note, "Error") {
 		t.Errorf("reply after the reload: %+v", last)
+	}
+}
+
+// flakyDevice is a CPU backend standing in for a device whose compute
+// fails once, at the n-th call.
+type flakyDevice struct {
+	*cpu.CPU
+	failAt int64
+	calls  atomic.Int64
+}
+
+func (f *flakyDevice) SupportsFor(graph.Op, gguf.GGMLType, int) bool { return true }
+
+func (f *flakyDevice) Compute(nodes []*graph.Node) error {
+	if f.calls.Add(1) == f.failAt {
+		return errors.New("CUDA_ERROR_LAUNCH_FAILED")
+	}
+	return f.CPU.Compute(nodes)
+}
+
+func (f *flakyDevice) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []byte) error {
+	if f.failAt < 0 {
+		return errors.New("CUDA_ERROR_OUT_OF_MEMORY")
+	}
+	return f.CPU.RegisterWeight(name, t, dims, data)
+}
+
+// TestDeviceFaultsInTheWindow: a device that fails while the weights load
+// is the load dialog naming its error, and the next load (the device
+// working) succeeds; a device that fails in the middle of a reply ends that
+// reply with a note, keeps the conversation, and the next message gets a
+// full reply.
+func TestDeviceFaultsInTheWindow(t *testing.T) {
+	var loads atomic.Int64
+	withFlaky := func(c *Config) {
+		c.Load = func(ctx context.Context, path string, o core.LoadOptions, p core.Progress) (*core.Session, error) {
+			dev := &flakyDevice{CPU: cpu.NewNamed("FLAKY", 1), failAt: 3}
+			if loads.Add(1) == 1 {
+				dev.failAt = -1 // the first load fails registering
+			}
+			o.DeviceBackend = dev
+			return core.Load(ctx, path, o, p)
+		}
+	}
+	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}), withFlaky)
+	h.drop(stories(t))
+	test.Tap(h.v.loadBtn)
+	h.waitFor("the load", func() bool { return h.v.c.Phase() != PhaseLoading })
+	d := h.dialog("load")
+	mustContain(t, "load dialog", d.text.Text, "FLAKY", "CUDA_ERROR_OUT_OF_MEMORY")
+	if h.v.c.Phase() != PhasePlanned {
+		t.Errorf("phase %v after a failed load", h.v.c.Phase())
+	}
+	test.Tap(d.button("OK"))
+	h.load()
+	if r := h.v.c.Loaded().Report; r.Backend != "FLAKY" {
+		t.Errorf("report %+v: the blocks are not on the device", r)
+	}
+	last := sendAndWait(h, "Once upon a time")
+	mustContain(t, "note", last.Note, "Error: the reply ended early", "FLAKY", "CUDA_ERROR_LAUNCH_FAILED")
+	if h.v.c.Phase() != PhaseReady {
+		t.Errorf("phase %v after a failed step", h.v.c.Phase())
+	}
+	next := sendAndWait(h, "Once upon a time")
+	if next.Content == "" || strings.HasPrefix(next.Note, "Error") {
+		t.Errorf("the reply after the fault: %+v", next)
 	}
 }
