@@ -44,6 +44,10 @@ func runBench(e Env, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "%s · %d threads\nprefill %d tokens: %.1f tok/s\ndecode  %d tokens: %.2f tok/s (%.2f GB/s of weights; memory reads %.2f GB/s here: %.0f%%)\n",
 		r.Model, r.Threads, r.PromptTokens, r.PrefillTokS, r.DecodeTokens, r.DecodeTokS, r.DecodeGBs, r.MemGBs, 100*r.RatioOfMem)
+	if r.Device != "" {
+		fmt.Fprintf(e.Stdout, "device %s: %d of %d blocks; device-to-device copy %.0f GB/s: decode reads weights at %.1f%% of it\n",
+			r.Device, min(r.GPULayers, r.NLayers), r.NLayers, r.DevCopyGBs, 100*r.RatioOfCopy)
+	}
 	return nil
 }
 

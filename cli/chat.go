@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -112,7 +113,7 @@ func runChat(e Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtx, src)
+	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), src)
 	fmt.Fprintf(e.Stderr, "Type a message and press Enter. Ctrl-C stops a reply; Ctrl-D or /exit quits; /reset starts over.\n")
 	var msgs []chat.Message
 	if *system != "" {
@@ -155,6 +156,15 @@ func runChat(e Env, args []string) error {
 			reply, st, err = conv.Complete(ctx, sb.String(), opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
 		} else {
 			reply, st, err = conv.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
+			var mte *chat.ModelTemplateError
+			if errors.As(err, &mte) && mte.Fallback != "" {
+				// The model's template broke on this conversation: say so
+				// and go on with the built-in template of its family.
+				fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, mte.Fallback)
+				if err = conv.UseBuiltin(mte.Fallback); err == nil {
+					reply, st, err = conv.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
+				}
+			}
 		}
 		stop()
 		fmt.Fprintln(e.Stdout)

@@ -349,7 +349,7 @@ func TestDamagedTokenizerInInspectRunAndChat(t *testing.T) {
 				if code != 0 {
 					t.Errorf("%s: exit %d: %s", args[0], code, errb.String())
 				}
-				if args[0] == "chat" && tc.Template != "" && !strings.Contains(stderr, "model template unusable") {
+				if args[0] == "chat" && tc.Template != "" && !strings.Contains(stderr, "chat template cannot be used") {
 					t.Errorf("chat does not say the template is unusable: %s", stderr)
 				}
 			}

@@ -53,6 +53,12 @@ func writeInfo(w io.Writer, info *core.ModelInfo) error {
 	row("context length", "%d (trained)", info.NCtxTrain)
 	row("blocks", "%d", info.NLayers)
 	row("embedding", "%d, %d heads (%d KV heads), head size %d, FFN %d", info.NEmbd, info.NHead, info.NHeadKV, info.HeadDim, info.NFF)
+	if info.ExpertCount > 0 {
+		row("experts", "%d per block, %d used per token (mixture of experts)", info.ExpertCount, info.ExpertUsed)
+	}
+	if info.SlidingWindow > 0 {
+		row("sliding window", "%d positions on %d of %d blocks", info.SlidingWindow, info.SlidingBlocks, info.NLayers)
+	}
 	row("tokenizer", "%s, %d tokens", orNone(info.TokenizerModel), info.VocabSize)
 	tmpl := "no"
 	if info.ChatTemplate {

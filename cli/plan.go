@@ -11,6 +11,7 @@ import (
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/planjson"
 )
 
 func init() {
@@ -71,7 +72,7 @@ func deviceFrom(e Env) func() devices.DeviceMemory {
 			}
 			return dm
 		}
-		return devices.QueryGPU()
+		return core.QueryDevice()
 	}
 }
 
@@ -96,55 +97,9 @@ func runPlan(e Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(e.Stdout, planJSON(v))
+		return writeJSON(e.Stdout, planjson.FromView(v))
 	}
 	return writePlan(e.Stdout, v)
-}
-
-type planOut struct {
-	Model          string         `json:"model"`
-	Blocks         int            `json:"blocks"`
-	BlockBytes     []int64        `json:"block_bytes"`
-	UnblockedBytes int64          `json:"unblocked_bytes"`
-	Device         any            `json:"device"`
-	WeightBudget   uint64         `json:"weight_budget_bytes"`
-	BudgetSource   string         `json:"weight_budget_source"`
-	BudgetError    string         `json:"budget_error,omitempty"`
-	WeightFit      int            `json:"weight_fit_gpu_layers"`
-	AutoFit        int            `json:"auto_fit_gpu_layers"`
-	Request        string         `json:"request"`
-	GPULayers      int            `json:"gpu_layers"`
-	DeviceBlocks   int            `json:"device_blocks"`
-	OutputOnDevice bool           `json:"output_on_device"`
-	Note           string         `json:"note,omitempty"`
-	Ctx            int            `json:"ctx"`
-	KVType         string         `json:"kv_type"`
-	Weights        map[string]int `json:"-"`
-	DeviceWeights  int64          `json:"device_weight_bytes"`
-	HostWeights    int64          `json:"host_weight_bytes"`
-	DeviceKV       int64          `json:"device_kv_bytes"`
-	HostKV         int64          `json:"host_kv_bytes"`
-	Activations    int64          `json:"activation_bytes"`
-	Refusal        string         `json:"refusal,omitempty"`
-	Warnings       []string       `json:"warnings,omitempty"`
-}
-
-func planJSON(v *core.PlanView) planOut {
-	o := planOut{
-		Model: v.Info.Name, Blocks: v.Info.NLayers, BlockBytes: v.Info.BlockBytes, UnblockedBytes: v.Info.UnblockedBytes,
-		Device: v.Device, WeightBudget: v.WeightBudget.Bytes, BudgetSource: v.WeightBudget.Source,
-		WeightFit: v.WeightFit, AutoFit: v.Fit, Request: v.Request.String(), GPULayers: v.Plan.GPULayers, DeviceBlocks: v.Plan.DeviceBlocks(),
-		OutputOnDevice: v.Plan.DeviceHoldsUnblocked(), Note: v.Note, Ctx: v.Ctx, KVType: v.KVType.String(),
-		DeviceWeights: v.DeviceWeights, HostWeights: v.HostWeights, DeviceKV: v.DeviceKV, HostKV: v.HostKV,
-		Activations: v.Activations, Warnings: v.Warnings,
-	}
-	if v.BudgetErr != nil {
-		o.BudgetError = v.BudgetErr.Error()
-	}
-	if v.Refusal != nil {
-		o.Refusal = v.Refusal.Error()
-	}
-	return o
 }
 
 func writePlan(w io.Writer, v *core.PlanView) error {
@@ -168,6 +123,10 @@ func writePlan(w io.Writer, v *core.PlanView) error {
 	row("on the device", "weights %s + KV %s + activations %s = %s",
 		alloc.MiB(v.DeviceWeights), alloc.MiB(v.DeviceKV), alloc.MiB(v.Activations), alloc.MiB(v.DeviceTotal()))
 	row("on the CPU", "weights %s (mapped) + KV %s", alloc.MiB(v.HostWeights), alloc.MiB(v.HostKV))
+	if v.KVSaved > 0 {
+		row("sliding window", "%d of %d blocks keep a ring of %d positions (window %d + one %d-token step): KV %s less than every position in every block",
+			v.H.SlidingBlocks(), v.H.NLayer, v.H.SlidingWindow+core.MaxUBatch, v.H.SlidingWindow, core.MaxUBatch, alloc.MiB(v.KVSaved))
+	}
 	row("activations", "%s measured for a %d-token prefill at full context", alloc.MiB(v.Activations), min(core.MaxUBatch, v.Ctx))
 	if err := tw.Flush(); err != nil {
 		return err
@@ -236,7 +195,8 @@ func runDevices(e Env, args []string) error {
 		return writeJSON(e.Stdout, struct {
 			devices.Report
 			Budgets []gpuBudget `json:"budgets"`
-		}{r, budgets})
+			Compute []string    `json:"compute"`
+		}{r, budgets, core.ComputeStatus()})
 	}
 	if err := r.WriteText(e.Stdout); err != nil {
 		return err
@@ -245,6 +205,15 @@ func runDevices(e Env, args []string) error {
 		if _, ok := b.Device.(devices.Reported); ok {
 			fmt.Fprintf(e.Stdout, "budget: %s\n", b.Budget)
 		}
+	}
+	if _, none := r.Primary.(devices.NoDevice); none {
+		// NVML had no answer (a build without cgo): the compute driver's.
+		if dm, ok := core.QueryDevice().(devices.Reported); ok {
+			fmt.Fprintf(e.Stdout, "CUDA driver: %s\nbudget: %s\n", dm, alloc.BudgetDecision(dm))
+		}
+	}
+	for _, line := range core.ComputeStatus() {
+		fmt.Fprintf(e.Stdout, "compute: %s\n", line)
 	}
 	return nil
 }

@@ -24,14 +24,27 @@ type BenchResult struct {
 	// the ratio is how close decode gets to the memory-bandwidth limit.
 	MemGBs     float64 `json:"measured_memory_gb_s"`
 	RatioOfMem float64 `json:"decode_fraction_of_memory_bandwidth"`
+	// Device runs: where the blocks ran and, when the device can measure
+	// it, its device-to-device copy bandwidth (read + write) in this run.
+	Device       string  `json:"device,omitempty"`
+	GPULayers    int     `json:"gpu_layers"`
+	NLayers      int     `json:"n_layers"`
+	DevCopyGBs   float64 `json:"device_copy_gb_s,omitempty"`
+	RatioOfCopy  float64 `json:"decode_fraction_of_device_copy_bandwidth,omitempty"`
+	DeviceWeight int64   `json:"device_weight_bytes,omitempty"`
+}
+
+// copyMeter is a device backend that measures its copy bandwidth.
+type copyMeter interface {
+	CopyBandwidth(size int64) (float64, error)
 }
 
 // Bench runs a prefill of prompt random tokens and decode more tokens one
 // at a time, and measures memory read bandwidth with the same threads.
 func (s *Session) Bench(ctx context.Context, prompt, decode int) (BenchResult, error) {
 	r := BenchResult{Model: s.Info.Name, Threads: s.cpu.Threads(), PromptTokens: prompt, DecodeTokens: decode}
-	if prompt+decode > s.NCtx {
-		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.NCtx)
+	if prompt+decode > s.nCtx {
+		return r, fmt.Errorf("core: bench of %d+%d tokens exceeds the context %d", prompt, decode, s.nCtx)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	toks := make([]int32, prompt)
@@ -67,6 +80,17 @@ func (s *Session) Bench(ctx context.Context, prompt, decode int) (BenchResult, e
 	r.MemGBs = MeasureReadBandwidth(r.Threads, 256<<20)
 	if r.MemGBs > 0 {
 		r.RatioOfMem = r.DecodeGBs / r.MemGBs
+	}
+	r.GPULayers, r.NLayers = s.plan.GPULayers, s.H.NLayer
+	if len(s.bes) > 1 {
+		r.Device = s.bes[1].Name()
+		r.DeviceWeight = s.bes[1].WeightsBytes()
+		if m, ok := s.bes[1].(copyMeter); ok {
+			if gbs, err := m.CopyBandwidth(1 << 30); err == nil && gbs > 0 {
+				r.DevCopyGBs = gbs
+				r.RatioOfCopy = r.DecodeGBs / gbs
+			}
+		}
 	}
 	return r, nil
 }

@@ -35,7 +35,7 @@ func BenchmarkEval(b *testing.B) {
 		b.Run(name+"/decode", func(b *testing.B) {
 			s.Rewind(0)
 			for i := 0; i < b.N; i++ {
-				if s.NPast() >= s.NCtx {
+				if s.NPast() >= s.NCtxLen() {
 					s.Rewind(0)
 				}
 				if _, err := s.Eval(context.Background(), []int32{int32(100 + i%1000)}, false); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // TypeShare is how much of a file one tensor type takes.
@@ -53,8 +54,12 @@ type ModelInfo struct {
 	// used (it does not compile or render); chat then uses a built-in one
 	// or none.
 	TemplateProblem string         `json:"chat_template_problem,omitempty"`
-	BlockBytes      []int64        `json:"block_bytes"`     // per block: what the offload fit charges
-	UnblockedBytes  int64          `json:"unblocked_bytes"` // embeddings, final norm, output head
+	ExpertCount     int            `json:"expert_count,omitempty"`      // mixture of experts: experts per block
+	ExpertUsed      int            `json:"expert_used_count,omitempty"` // … of which each token uses
+	SlidingWindow   int            `json:"sliding_window,omitempty"`    // sliding-window attention span (positions)
+	SlidingBlocks   int            `json:"sliding_blocks,omitempty"`    // … on this many blocks
+	BlockBytes      []int64        `json:"block_bytes"`                 // per block: what the offload fit charges
+	UnblockedBytes  int64          `json:"unblocked_bytes"`             // embeddings, final norm, output head
 	TensorBytes     int64          `json:"tensor_bytes"`
 	HParams         *model.HParams `json:"-"`
 
@@ -68,8 +73,9 @@ type ModelInfo struct {
 }
 
 type actKey struct {
-	ctx int
-	kv  gguf.GGMLType
+	ctx     int
+	kv      gguf.GGMLType
+	swaFull bool
 }
 
 // Inspect reads the index of a GGUF file.
@@ -157,6 +163,8 @@ func inspectFile(f *gguf.File) (*ModelInfo, error) {
 	info.HParams = &h
 	info.NCtxTrain, info.NEmbd, info.NHead, info.NHeadKV = h.NCtxTrain, h.NEmbd, h.NHead, h.NHeadKV
 	info.HeadDim, info.NFF = h.HeadDim, h.NFF
+	info.ExpertCount, info.ExpertUsed = h.NExpert, h.NExpertUsed
+	info.SlidingWindow, info.SlidingBlocks = h.SlidingWindow, h.SlidingBlocks()
 	if err := checkTensors(f, arch, h); err != nil {
 		info.Problem = err.Error()
 	}
@@ -243,13 +251,7 @@ func checkTensors(f *gguf.File, arch model.Arch, h model.HParams) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	const show = 6
-	more := ""
-	if len(problems) > show {
-		more = fmt.Sprintf(" (and %d more)", len(problems)-show)
-		problems = problems[:show]
-	}
-	return fmt.Errorf("%w: %s%s", ErrUnsupportedTensors, strings.Join(problems, "; "), more)
+	return fmt.Errorf("%w: %s", ErrUnsupportedTensors, units.JoinFirst(problems, 6, "; "))
 }
 
 func sameDims(a, b []int64) bool {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/offload"
@@ -22,8 +23,21 @@ type fakeGPU struct {
 	refuse gguf.GGMLType // a weight type it claims not to support (0: none)
 }
 
-func (f fakeGPU) SupportsFor(op graph.Op, t gguf.GGMLType, layer int) bool {
-	return f.refuse == 0 || t != f.refuse
+func (f fakeGPU) SupportsNode(n *graph.Node) bool {
+	for _, s := range n.Src {
+		if s != nil && f.refuse != 0 && s.Type == f.refuse {
+			return false
+		}
+	}
+	return f.CPU.SupportsNode(n)
+}
+
+// newFakeGPU returns a stand-in device the test closes (an injected
+// backend stays the caller's).
+func newFakeGPU(t *testing.T, threads int, refuse gguf.GGMLType) fakeGPU {
+	c := cpu.NewNamed("FAKEGPU", threads)
+	t.Cleanup(func() { c.Close() })
+	return fakeGPU{CPU: c, refuse: refuse}
 }
 
 func withDevice(gpuLayers int, dev fakeGPU) LoadOptions {
@@ -41,8 +55,21 @@ func withDevice(gpuLayers int, dev fakeGPU) LoadOptions {
 // block, and the scheduler offers the device only for blocks in the plan.
 // Every split gives the same logits as the CPU alone.
 func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
-	path := ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf")
-	toks := []int32{1, 450, 4996, 17354, 1701, 29916}
+	// A dense llama, a mixture of experts, and Gemma 3's sliding-window
+	// blocks (KV rings) next to global ones.
+	for _, m := range []struct {
+		dir, file string
+		toks      []int32
+	}{
+		{"synth", "synth-llama-Q8_0.gguf", []int32{1, 450, 4996, 17354, 1701, 29916}},
+		{"arch", "synth-llama-moe-Q8_0.gguf", []int32{1, 45, 496, 173, 170, 299, 7, 8, 9, 10}},
+		{"arch", "synth-gemma3-Q8_0.gguf", []int32{1, 45, 496, 173, 170, 299, 7, 8, 9, 10, 11, 12}},
+	} {
+		t.Run(m.file, func(t *testing.T) { threeReaders(t, ggtest.Path(t, m.dir, m.file), m.toks) })
+	}
+}
+
+func threeReaders(t *testing.T, path string, toks []int32) {
 	base, err := Load(context.Background(), path, cpuOnly(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -52,9 +79,15 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{0, 1, 2, 3} {
-		t.Run(strings.ReplaceAll(offload.NewPlan(n, 2).String(), "/", " of "), func(t *testing.T) {
-			s, err := Load(context.Background(), path, withDevice(n, fakeGPU{CPU: cpu.NewNamed("FAKEGPU", 2)}), nil)
+	nl := base.H.NLayer
+	seen := map[int]bool{}
+	for _, n := range []int{0, 1, nl / 2, nl, nl + 1} {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		t.Run(strings.ReplaceAll(offload.NewPlan(n, nl).String(), "/", " of "), func(t *testing.T) {
+			s, err := Load(context.Background(), path, withDevice(n, newFakeGPU(t, 2, 0)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,6 +145,11 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 				if rep[1].WeightsBytes != s.View.DeviceWeights {
 					t.Errorf("device registered %d weight bytes, the plan charged %d", rep[1].WeightsBytes, s.View.DeviceWeights)
 				}
+				// The gate charged the KV cache the plan charged (sliding
+				// blocks: their rings only).
+				if rep[1].PersistentBytes != s.View.DeviceKV || rep[0].PersistentBytes != s.View.HostKV {
+					t.Errorf("KV cache: device %d, host %d bytes allocated; the plan charged %d, %d", rep[1].PersistentBytes, rep[0].PersistentBytes, s.View.DeviceKV, s.View.HostKV)
+				}
 				if s.OffloadReport().DeviceBytes != s.View.DeviceWeights {
 					t.Errorf("offload report says %d device bytes, plan %d", s.OffloadReport().DeviceBytes, s.View.DeviceWeights)
 				}
@@ -123,7 +161,7 @@ func TestThreeReadersAgreeOnOnePlan(t *testing.T) {
 					copies++
 				}
 			}
-			if crosses := n > 0 && n <= 2; crosses != (copies > 0) {
+			if crosses := n > 0 && n <= nl; crosses != (copies > 0) {
 				t.Errorf("%d staging copies with %d GPU layers", copies, n)
 			}
 		})
@@ -139,7 +177,7 @@ func fmtSscanLayer(name string, l *int) (int, error) {
 // weight's type makes the load drop to CPU-only, saying why.
 func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
 	path := ggtest.Path(t, "synth", "synth-llama-Q4_K_M.gguf")
-	s, err := Load(context.Background(), path, withDevice(2, fakeGPU{CPU: cpu.NewNamed("FAKEGPU", 1), refuse: gguf.TypeQ6_K}), nil)
+	s, err := Load(context.Background(), path, withDevice(2, newFakeGPU(t, 1, gguf.TypeQ6_K)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +192,13 @@ func TestUnusableDeviceWeightsFallBackToCPU(t *testing.T) {
 }
 
 // TestNoDeviceBackendFallsBackWithReason: without a compute backend for the
-// device, a GPU plan runs on the CPU and the report says so.
+// device's kind, a GPU plan runs on the CPU and the report says so.
 func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
 	o := withDevice(1, fakeGPU{})
 	o.DeviceBackend = nil
+	o.Device = func() devices.DeviceMemory {
+		return devices.Reported{Kind: devices.KindMetal, Name: "Apple M9", Free: 8 << 30, Total: 8 << 30}
+	}
 	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -167,5 +208,57 @@ func TestNoDeviceBackendFallsBackWithReason(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+// TestRegisteredBackendIsOpenedAndOwned: with no injected backend the load
+// opens the one registered for the device's kind, runs the plan on it, and
+// closes it with the session.
+func TestRegisteredBackendIsOpenedAndOwned(t *testing.T) {
+	const kind devices.Kind = "test-registry"
+	var opened []*closeCounter
+	backend.Register(kind, backend.Driver{Name: "TESTDEV", Open: func(dm devices.DeviceMemory) (backend.Backend, error) {
+		c := &closeCounter{CPU: cpu.NewNamed("TESTDEV", 1)}
+		opened = append(opened, c)
+		return c, nil
+	}})
+	o := withDevice(1, fakeGPU{})
+	o.DeviceBackend = nil
+	o.Device = func() devices.DeviceMemory {
+		return devices.Reported{Kind: kind, Name: "Test device", Free: 8 << 30, Total: 8 << 30}
+	}
+	s, err := Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.OffloadReport(); r.Fallback != "" || r.Backend != "TESTDEV" || s.Plan().GPULayers != 1 {
+		t.Errorf("report %+v", r)
+	}
+	if _, err := s.Eval(context.Background(), []int32{1, 403}, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if len(opened) != 1 || opened[0].closed != 1 {
+		t.Errorf("opened %d backends; closes %v", len(opened), opened)
+	}
+
+	// A registered backend that cannot run here is a fallback with its reason.
+	backend.Register(kind, backend.Driver{Name: "TESTDEV", Open: func(devices.DeviceMemory) (backend.Backend, error) {
+		return nil, fmt.Errorf("%w: libtest.so.1 not found", backend.ErrUnusable)
+	}})
+	s, err = Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r := s.OffloadReport(); !strings.Contains(r.Fallback, "libtest.so.1 not found") || s.Plan().GPULayers != 0 {
+		t.Errorf("report %+v", r)
+	}
+}
+
+type closeCounter struct {
+	*cpu.CPU
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return c.CPU.Close() }
 
 func fmtSscan(s string, l *int) (int, error) { return fmt.Sscan(s, l) }

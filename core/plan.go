@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
@@ -18,8 +19,9 @@ import (
 const DefaultCtx = 4096
 
 // MaxUBatch bounds the tokens of one prefill step: longer prompts run in
-// chunks so activation memory does not grow with the prompt.
-const MaxUBatch = 512
+// chunks so activation memory does not grow with the prompt (and a sliding
+// block's cache ring holds its window plus one such step).
+const MaxUBatch = model.MaxUBatch
 
 // KVCache chooses the KV cache's element type. The zero value is F16,
 // llama.cpp's default (gguf.TypeF32 is 0, so a GGMLType field could not
@@ -47,6 +49,9 @@ type PlanOptions struct {
 	GPULayers offload.Request
 	Ctx       int     // 0: min(trained, DefaultCtx)
 	KVCache   KVCache // the cache element type: F16 unless asked for F32
+	// SWAFull keeps every position in sliding-window blocks instead of a
+	// ring of the window plus one step (llama.cpp's --swa-full).
+	SWAFull bool
 	// Device answers the device question; nil means devices.QueryGPU.
 	Device func() devices.DeviceMemory
 	// Env looks up MINFER_GPU_MEM; nil means os.LookupEnv.
@@ -57,7 +62,21 @@ func (o PlanOptions) device() devices.DeviceMemory {
 	if o.Device != nil {
 		return o.Device()
 	}
-	return devices.QueryGPU()
+	return QueryDevice()
+}
+
+// QueryDevice is the device answer the plan and the load use: devices'
+// (NVML, Metal, the fake), or, when that finds no device (a build without
+// cgo cannot ask NVML), the answer of a registered compute backend's own
+// driver (CUDA's cuMemGetInfo).
+func QueryDevice() devices.DeviceMemory {
+	dm := devices.QueryGPU()
+	if _, none := dm.(devices.NoDevice); none {
+		if r, ok := backend.QueryDevice().(devices.Reported); ok {
+			return r
+		}
+	}
+	return dm
 }
 
 func (o PlanOptions) env() func(string) (string, bool) {
@@ -71,14 +90,14 @@ func (o PlanOptions) env() func(string) (string, bool) {
 type PlanView struct {
 	Info   *ModelInfo
 	Device devices.DeviceMemory
-	// WeightBudget is the E5 fit budget; BudgetErr is set when the device
+	// WeightBudget is the automatic fit's budget (offload.WeightBudget); BudgetErr is set when the device
 	// query failed (auto is then refused, an explicit count still works).
 	WeightBudget offload.Budget
 	BudgetErr    error
-	// GateBudget is E4's budget for the device backend (the same ¾ unless
+	// GateBudget is the device gate's budget (alloc.BudgetDecision: the same ¾ unless
 	// MINFER_GPU_MEM overrides the fit).
 	GateBudget alloc.Budget
-	// WeightFit is the seed's pure prefix fit of the weights into the
+	// WeightFit is the pure prefix fit (offload.FitBlocks) of the weights into the
 	// weight budget; Fit is what auto resolves to: WeightFit, lowered when
 	// the KV cache and activations at this context would not pass the gate
 	// with it. Auto never proposes a plan the gate refuses.
@@ -89,16 +108,24 @@ type PlanView struct {
 	Note      string
 	Ctx       int
 	KVType    gguf.GGMLType
+	// H are the hyper-parameters the plan was made for (the file's, with
+	// the SWAFull choice applied).
+	H model.HParams
 
 	DeviceWeights, HostWeights int64
 	DeviceKV, HostKV           int64
+	// KVSaved is what the sliding-window rings save against keeping every
+	// position in every block (0 without sliding blocks or with SWAFull).
+	KVSaved int64
 	// Activations is the activation pool a prefill step of MaxUBatch
 	// tokens at full context needs, measured by a dry run of the allocator
 	// over the real graph.
 	Activations int64
-	// Refusal is set when the plan would not pass the device's E4 gate.
+	// Refusal is set when the plan would not pass the device's gate (alloc).
 	Refusal  *alloc.Refusal
 	Warnings []string
+
+	kvRow int64 // bytes of one KV cache row of KVType (model.HParams.KVRowBytes)
 }
 
 // DeviceTotal is what the plan puts on the device: weights, KV, activations.
@@ -119,7 +146,11 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &PlanView{Info: info, Device: opts.device(), KVType: kv, Request: opts.GPULayers}
+	h.SWAFull = opts.SWAFull
+	v := &PlanView{Info: info, Device: opts.device(), KVType: kv, Request: opts.GPULayers, H: h}
+	if _, err := h.KVRowBytes(kv); err != nil {
+		return nil, fmt.Errorf("core: %s cannot be planned: %w", info.Name, err)
+	}
 	v.Ctx = opts.Ctx
 	if v.Ctx <= 0 {
 		v.Ctx = min(h.NCtxTrain, DefaultCtx)
@@ -143,7 +174,7 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 	if v.Request.Auto && v.BudgetErr != nil {
 		return v, fmt.Errorf("core: auto offload needs the device's answer: %w", v.BudgetErr)
 	}
-	v.Activations, err = measureActivations(info, v.Ctx, v.KVType)
+	v.Activations, err = measureActivations(info, h, v.Ctx, v.KVType)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +194,7 @@ func Plan(info *ModelInfo, opts PlanOptions) (*PlanView, error) {
 
 // setPlan places the bytes of plan and runs the gate's arithmetic.
 func (v *PlanView) setPlan(plan offload.Plan) {
-	info, h := v.Info, v.Info.HParams
+	info, h := v.Info, v.H
 	v.Plan = plan
 	v.DeviceWeights, v.HostWeights = 0, 0
 	for i, b := range info.BlockBytes {
@@ -178,13 +209,16 @@ func (v *PlanView) setPlan(plan offload.Plan) {
 	} else {
 		v.HostWeights += info.UnblockedBytes
 	}
-	v.DeviceKV = h.KVBytes(v.Ctx, plan.DeviceBlocks(), v.KVType)
-	v.HostKV = h.KVBytes(v.Ctx, h.NLayer-plan.DeviceBlocks(), v.KVType)
+	v.DeviceKV = h.KVBytes(v.Ctx, v.KVType, plan.OnDevice)
+	v.HostKV = h.KVBytes(v.Ctx, v.KVType, func(il int) bool { return !plan.OnDevice(il) })
+	full := h
+	full.SWAFull = true
+	v.KVSaved = full.KVBytes(v.Ctx, v.KVType, nil) - v.DeviceKV - v.HostKV
 	v.Refusal, v.Warnings = nil, nil
 	v.check()
 }
 
-// check runs the E4 gate's arithmetic for the device before anything is
+// check runs the device gate's arithmetic (docs/memory-policy.md, E4) for the device before anything is
 // loaded, and warns when KV + activations outgrow the held-back quarter.
 func (v *PlanView) check() {
 	if v.DeviceTotal() == 0 {
@@ -206,7 +240,7 @@ func (v *PlanView) check() {
 }
 
 // LargestFitting is the most blocks, up to the current plan's, whose plan
-// passes the E4 gate — what a refusal dialog offers ("Use N blocks").
+// passes the device gate — what a refusal dialog offers ("Use N blocks").
 func (v *PlanView) LargestFitting() int {
 	for n := v.Plan.GPULayers; n > 0; n-- {
 		w := *v
@@ -240,24 +274,25 @@ func (c *countingBuffers) WeightsBytes() int64          { return 0 }
 // measureActivations builds the real prefill graph (MaxUBatch tokens at
 // full context) and runs the allocator's walk over it: the pool bytes it
 // creates are what such a step takes.
-func measureActivations(info *ModelInfo, ctx int, kvType gguf.GGMLType) (int64, error) {
+func measureActivations(info *ModelInfo, h model.HParams, ctx int, kvType gguf.GGMLType) (int64, error) {
 	info.actMu.Lock()
 	defer info.actMu.Unlock()
-	if n, ok := info.activations[actKey{ctx, kvType}]; ok {
+	key := actKey{ctx, kvType, h.SWAFull}
+	if n, ok := info.activations[key]; ok {
 		return n, nil
 	}
-	n, err := dryRunActivations(info, ctx, kvType)
+	n, err := dryRunActivations(info, h, ctx, kvType)
 	if err != nil {
 		return 0, err
 	}
 	if info.activations == nil {
 		info.activations = map[actKey]int64{}
 	}
-	info.activations[actKey{ctx, kvType}] = n
+	info.activations[key] = n
 	return n, nil
 }
 
-func dryRunActivations(info *ModelInfo, ctx int, kvType gguf.GGMLType) (int64, error) {
+func dryRunActivations(info *ModelInfo, h model.HParams, ctx int, kvType gguf.GGMLType) (int64, error) {
 	f, err := gguf.Open(info.Path)
 	if err != nil {
 		return 0, err
@@ -268,7 +303,7 @@ func dryRunActivations(info *ModelInfo, ctx int, kvType gguf.GGMLType) (int64, e
 		return 0, err
 	}
 	p := graph.Params{Tokens: min(MaxUBatch, ctx), KVLen: ctx, Arch: info.Arch}
-	g, err := buildGraph(arch, *info.HParams, p, ctx, kvType, f.Tensor)
+	g, err := buildGraph(arch, h, p, ctx, kvType, f.Tensor)
 	if err != nil {
 		return 0, err
 	}

@@ -19,7 +19,7 @@ func readLogits(t testing.TB, path string) []float32 { return coretest.ReadLogit
 // refModels lists every model with reference outputs.
 func refModels(t testing.TB) []string {
 	var out []string
-	for _, sub := range []string{"models", "synth"} {
+	for _, sub := range []string{"models", "small", "synth", "arch"} {
 		m := ggtest.Glob(t, sub, "*.ref.json")
 		out = append(out, m...)
 	}
@@ -39,9 +39,29 @@ func nmse(got, want []float32) float64 {
 	return num / den
 }
 
-// tolerance is the bound: 1e-6 for F32/F16/BF16 models, 1e-4 for
-// quantized ones.
+// evalLike evaluates the prompt the way the reference did: in one batch, or
+// one token at a time (n_ubatch 1), returning every position's logits.
+func evalLike(s *Session, ref coretest.Ref, tokens []int32) ([]float32, error) {
+	if !ref.OneByOne() {
+		return s.Eval(context.Background(), tokens, true)
+	}
+	var out []float32
+	for _, tok := range tokens {
+		l, err := s.Eval(context.Background(), []int32{tok}, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l...)
+	}
+	return out, nil
+}
+
+// tolerance is the bound per weight type: 1e-6 for F32/F16 models, 2e-5 for
+// BF16 (testdata/small/README.md), 1e-4 for quantized ones.
 func tolerance(model string) float64 {
+	if strings.Contains(model, "BF16") {
+		return 2e-5
+	}
 	for _, q := range []string{"Q4", "Q5", "Q6", "Q8", "Q2", "Q3"} {
 		if strings.Contains(model, q) {
 			return 1e-4
@@ -78,7 +98,7 @@ func TestLogitsMatchLlamaCpp(t *testing.T) {
 				if err := s.Rewind(0); err != nil {
 					t.Fatal(err)
 				}
-				got, err := s.Eval(context.Background(), c.Tokens, true)
+				got, err := evalLike(s, ref, c.Tokens)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -91,9 +111,10 @@ func TestLogitsMatchLlamaCpp(t *testing.T) {
 					row := p * ref.NVocab
 					worst = max(worst, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
 				}
-				t.Logf("case %d: NMSE %.3g (worst position %.3g), tolerance %.0g", ci, e, worst, tolerance(ref.Model))
-				if worst > tolerance(ref.Model) {
-					t.Errorf("case %d: worst-position NMSE %.3g > %.0g", ci, worst, tolerance(ref.Model))
+				tol := tolerance(ref.Model)
+				t.Logf("case %d: NMSE %.3g (worst position %.3g), tolerance %.0g", ci, e, worst, tol)
+				if worst > tol {
+					t.Errorf("case %d: worst-position NMSE %.3g > %.0g", ci, worst, tol)
 				}
 			}
 		})
@@ -136,6 +157,12 @@ func TestGreedyDecodeMatchesLlamaCpp(t *testing.T) {
 					lo, hi := logits[0], logits[0]
 					for _, x := range logits {
 						lo, hi = min(lo, x), max(hi, x)
+					}
+					// The small/ models' greedy continuations run into gaps
+					// down to 0.001 (testdata/small/README.md): there, stop
+					// at the README's "small" gap of 0.05.
+					if ref.OneByOne() && c.Top2Gap[i] < 0.05 {
+						break
 					}
 					if c.Top2Gap[i] <= 1e-3*float64(hi-lo) && ref.Model != "stories260K.gguf" {
 						break
@@ -255,7 +282,7 @@ func TestF32KVCacheOption(t *testing.T) {
 	} else {
 		t.Logf("F32 cache NMSE %.3g", e)
 	}
-	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtx, s.H.NLayer, gguf.TypeF32) {
+	if r := s.MemoryReport()[0]; r.PersistentBytes != s.H.KVBytes(s.NCtxLen(), gguf.TypeF32, nil) {
 		t.Errorf("persistent %d, want the F32 cache size", r.PersistentBytes)
 	}
 }

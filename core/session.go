@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
-	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
@@ -18,6 +16,8 @@ import (
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
+	"github.com/minfer/minfer/internal/units"
 )
 
 // LoadOptions are PlanOptions plus what only a load needs.
@@ -26,11 +26,13 @@ type LoadOptions struct {
 	Threads int // CPU worker threads; 0 = all cores
 	// Logf receives once-only warnings (a failed device query).
 	Logf func(format string, args ...any)
-	// DeviceBackend runs the plan's device blocks. Nil means none is
-	// available in this build (a GPU plan then falls back to the CPU with
-	// the reason in the OffloadReport). Tests pass a second CPU backend
+	// DeviceBackend runs the plan's device blocks. Nil (the default) means
+	// the backend registered for the device's kind (backend.Open: CUDA for
+	// an NVIDIA GPU), created and owned by the session; when none is
+	// registered or it cannot run here, a GPU plan falls back to the CPU
+	// with the reason in the OffloadReport. Tests pass a second CPU backend
 	// standing in for a device, exercising the same placement, assignment
-	// and staging paths a GPU uses.
+	// and staging paths a GPU uses; the caller keeps ownership of it.
 	DeviceBackend backend.Backend
 	// HostMemory answers how much memory the host has; nil means
 	// devices.HostMemory.
@@ -46,17 +48,23 @@ var ErrNoDeviceBackend = errors.New("no GPU compute backend in this build: every
 
 // Session is a loaded model with its KV cache. It is owned by one goroutine
 // at a time (the UI and CLI give it to a worker).
+//
+// Its exported fields are what the load was given and never change: the
+// inspected model, the plan it was loaded with, the hyper-parameters and
+// the KV cache type. Everything else — the context length (NCtxLen), the
+// positions cached (NPast), where the blocks run — is read through methods.
 type Session struct {
 	Info   *ModelInfo
 	View   *PlanView
 	H      model.HParams
-	NCtx   int
 	KVType gguf.GGMLType
 
+	nCtx   int
 	file   *gguf.File
 	arch   model.Arch
 	cpu    *cpu.CPU
 	bes    []backend.Backend
+	owned  []backend.Backend // what the session created and closes
 	caps   []graph.Capability
 	ga     *alloc.GraphAllocator
 	cache  graph.Cache
@@ -94,7 +102,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Info: info, View: view, H: *info.HParams, NCtx: view.Ctx, KVType: view.KVType, file: f,
+	s := &Session{Info: info, View: view, H: view.H, nCtx: view.Ctx, KVType: view.KVType, file: f,
 		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
 	if s.stamp, err = os.Stat(path); err != nil {
 		s.Close()
@@ -114,29 +122,31 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		return err
 	}
 	s.cpu = cpu.New(opts.Threads)
+	s.owned = append(s.owned, s.cpu)
 	s.bes = []backend.Backend{s.cpu}
 	s.caps = []graph.Capability{s.cpu}
 	s.ga = alloc.NewGraphAllocator()
 	s.ga.Logf = opts.Logf
-	// The CPU refuses what the host cannot hold: everything beyond the
-	// weights (which are mapped, not copied) gets ¾ of available memory.
-	cpuBudget := alloc.Unlimited("host memory unknown")
+	// The CPU refuses what the host cannot hold (alloc.HostBudget).
 	hostMem := opts.HostMemory
 	if hostMem == nil {
 		hostMem = devices.HostMemory
 	}
-	if hm, err := hostMem(); err == nil && hm.Available > 0 {
-		cpuBudget = alloc.Limit(s.Info.TensorBytes+int64(hm.Available-hm.Available/4),
-			fmt.Sprintf("mapped weights + ¾ of %s available host memory (%s)", alloc.MiB(int64(hm.Available)), hm.Source))
-	}
-	s.ga.AddBackend(s.cpu, cpuBudget)
+	hm, hmErr := hostMem()
+	s.ga.AddBackend(s.cpu, alloc.HostBudget(s.Info.TensorBytes, hm, hmErr))
 
 	s.plan = s.View.Plan
 	s.report = offload.Report{Plan: s.plan, Note: s.View.Note}
 	wantsDevice := s.plan.DeviceBlocks() > 0 || s.plan.DeviceHoldsUnblocked()
+	var dev backend.Backend
 	if wantsDevice {
 		s.report.DeviceName = deviceLabel(s.View.Device)
-		if reason := s.deviceUnusable(opts.DeviceBackend); reason != "" {
+		var reason string
+		dev, reason = s.openDevice(opts.DeviceBackend)
+		if reason == "" {
+			reason = s.deviceUnusable(dev)
+		}
+		if reason != "" {
 			// The plan passed the device gate but cannot run there: say so
 			// and run everything on the CPU. The report keeps the plan that
 			// was asked for; Plan() is what runs.
@@ -146,11 +156,19 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 	}
 	if wantsDevice {
-		dev := opts.DeviceBackend
 		s.bes = append(s.bes, dev)
 		s.caps = append(s.caps, dev)
-		s.ga.AddBackend(dev, s.View.GateBudget)
+		b := s.ga.AddBackend(dev, s.View.GateBudget)
 		s.report.Backend = dev.Name()
+		// What the device took before any buffer (its context, modules,
+		// workspace) is charged once, through the gate.
+		if o, ok := dev.(backend.Overheader); ok {
+			if n, what := o.OverheadBytes(); n > 0 {
+				if err := s.ga.ChargeFixed(b, n, what); err != nil {
+					return err
+				}
+			}
+		}
 	}
 
 	specs := s.arch.Tensors(s.H)
@@ -175,6 +193,12 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		be := 0
 		if len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name) {
 			be = 1
+			// A device copy takes device memory: the gate admits it first,
+			// so a plan that does not fit fails with the four numbers,
+			// never with the driver's out-of-memory.
+			if err := s.ga.Admits(be, ti.NBytes(), fmt.Sprintf("weight %s", ti.Name)); err != nil {
+				return err
+			}
 		}
 		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
 			return fmt.Errorf("core: %s: registering %q: %w", s.bes[be].Name(), ti.Name, err)
@@ -191,6 +215,9 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	s.report.HostBytes = s.cpu.WeightsBytes()
 	// KV cache: one persistent region per layer for K and for V, on the
 	// backend of that layer.
+	if _, err := s.H.KVRowBytes(s.KVType); err != nil {
+		return err
+	}
 	for il := 0; il < s.H.NLayer; il++ {
 		be := 0
 		if len(s.bes) > 1 && s.plan.OnDevice(il) {
@@ -198,8 +225,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 		for _, kind := range []string{"k", "v"} {
 			name := model.KVName(kind, il)
-			rb, _ := s.KVType.RowBytes(int64(s.H.KVRow()))
-			ref, err := s.ga.AllocPersistent(be, rb*int64(s.NCtx), fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
+			ref, err := s.ga.AllocPersistent(be, s.H.KVLayerBytes(il, s.nCtx, s.KVType)/2, fmt.Sprintf("the KV cache (%s, layer %d)", name, il))
 			if err != nil {
 				return err
 			}
@@ -210,12 +236,32 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	return nil
 }
 
+// openDevice returns the device backend: the injected one (the caller's),
+// or the one registered for the device's kind (the session's, closed with
+// it). On failure it returns the fallback reason.
+func (s *Session) openDevice(injected backend.Backend) (backend.Backend, string) {
+	if injected != nil {
+		return injected, ""
+	}
+	dev, err := backend.Open(s.View.Device)
+	if errors.Is(err, backend.ErrNoBackend) {
+		return nil, ErrNoDeviceBackend.Error()
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("%v: every block runs on the CPU", err)
+	}
+	s.owned = append(s.owned, dev)
+	return dev, ""
+}
+
 // deviceUnusable verifies the plan against the device backend before
 // anything is registered: every weight the plan puts on the device must be
-// a type the device computes with. It returns the fallback reason, or "".
+// read by a node the device runs. It returns the fallback reason, or "".
 func (s *Session) deviceUnusable(dev backend.Backend) string {
-	if dev == nil {
-		return ErrNoDeviceBackend.Error()
+	if s.plan.DeviceBlocks() > 0 && !attentionUsable(dev, s.H, s.KVType, s.nCtx) {
+		// The attention of a device block reads its KV cache, which lives
+		// there: a device that cannot run it cannot hold the block.
+		return fmt.Sprintf("%s cannot run this model's attention (%s): every block runs on the CPU", dev.Name(), attentionKind(s.H))
 	}
 	var bad []string
 	for _, sp := range s.arch.Tensors(s.H) {
@@ -223,21 +269,68 @@ func (s *Session) deviceUnusable(dev backend.Backend) string {
 		if !ok || !s.plan.AllowsWeight(ti.Name) {
 			continue
 		}
-		layer := graph.Unblocked
-		if b, ok := offload.BlockOf(ti.Name); ok {
-			layer = b
-		}
-		if !dev.SupportsFor(graph.OpMatMul, ti.Type, layer) && !dev.SupportsFor(graph.OpGetRows, ti.Type, layer) {
+		if !weightUsable(dev, ti) {
 			bad = append(bad, fmt.Sprintf("%s (%s)", ti.Name, ti.Type))
 		}
 	}
 	if len(bad) == 0 {
 		return ""
 	}
-	if len(bad) > 3 {
-		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), units.JoinFirst(bad, 3, ", "))
+}
+
+// attentionUsable asks the device about a one-token attention node of the
+// model's shape and parameters (soft cap included).
+func attentionUsable(dev graph.Capability, h model.HParams, kvType gguf.GGMLType, nCtx int) bool {
+	kvLen := min(nCtx, 256)
+	q := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(h.HeadDim), int64(h.NHead), 1, 1}, Layer: 0}
+	k := &graph.Node{Op: graph.OpKV, Type: kvType, Shape: [4]int64{int64(h.KVRow()), int64(nCtx), 1, 1}, Layer: 0}
+	v := &graph.Node{Op: graph.OpKV, Type: kvType, Shape: k.Shape, Layer: 0}
+	mask := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(kvLen), 1, 1, 1}, Layer: 0}
+	att := &graph.Node{Op: graph.OpAttention, Type: gguf.TypeF32, Shape: [4]int64{int64(h.HeadDim * h.NHead), 1, 1, 1},
+		Src: [4]*graph.Node{q, k, v, mask}, Layer: 0,
+		Params: graph.AttentionParams{Scale: h.QScale, KVHeads: h.NHeadKV, KVLen: kvLen, SoftCap: h.AttnSoftCap}}
+	return dev.SupportsNode(att)
+}
+
+func attentionKind(h model.HParams) string {
+	if h.AttnSoftCap > 0 {
+		return fmt.Sprintf("scores soft-capped at %g", h.AttnSoftCap)
 	}
-	return fmt.Sprintf("%s cannot compute with %s: every block runs on the CPU", dev.Name(), strings.Join(bad, ", "))
+	return fmt.Sprintf("%d heads of %d", h.NHead, h.HeadDim)
+}
+
+// weightUsable asks the device about the nodes that read a weight: a
+// matrix (mat_mul, or get_rows for an embedding table) or a vector (the
+// norm weights and biases mul and add broadcast).
+func weightUsable(dev graph.Capability, ti *gguf.TensorInfo) bool {
+	layer := graph.Unblocked
+	if b, ok := offload.BlockOf(ti.Name); ok {
+		layer = b
+	}
+	w := &graph.Node{Op: graph.OpWeight, Type: ti.Type, Name: ti.Name, Weight: ti.Name, Layer: layer, Shape: [4]int64{1, 1, 1, 1}}
+	copy(w.Shape[:], ti.Dims)
+	x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[0], 1, 1, 1}, Layer: layer}
+	ids := &graph.Node{Op: graph.OpInput, Type: gguf.TypeI32, Shape: [4]int64{1, 1, 1, 1}, Layer: layer}
+	readers := []*graph.Node{
+		{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{w.Rows(), 1, 1, 1}, Src: [4]*graph.Node{w, x}, Layer: layer},
+		{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[0], 1, 1, 1}, Src: [4]*graph.Node{w, ids}, Layer: layer},
+	}
+	if len(ti.Dims) == 3 {
+		// Experts ([in, out, n_expert]) are read only by the expert mat-mul.
+		readers = []*graph.Node{{Op: graph.OpMatMulID, Type: gguf.TypeF32, Shape: [4]int64{w.Shape[1], 1, 1, 1}, Src: [4]*graph.Node{w, x, ids}, Layer: layer}}
+	}
+	if w.Rows() == 1 {
+		readers = append(readers,
+			&graph.Node{Op: graph.OpMul, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*graph.Node{x, w}, Layer: layer},
+			&graph.Node{Op: graph.OpAdd, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*graph.Node{x, w}, Layer: layer})
+	}
+	for _, r := range readers {
+		if dev.SupportsNode(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // WeightBackend tells the scheduler where a weight or KV region lives.
@@ -247,16 +340,40 @@ func (s *Session) WeightBackend(name string) (int, bool) { b, ok := s.where[name
 func (s *Session) NPast() int { return s.nPast }
 
 // NCtxLen is the context length (cache positions).
-func (s *Session) NCtxLen() int { return s.NCtx }
+func (s *Session) NCtxLen() int { return s.nCtx }
 
 // NVocab is the logits row length.
 func (s *Session) NVocab() int { return s.H.NVocab }
+
+// ErrRewindWindow: a sliding-window block's cache ring no longer holds the
+// window before the position asked for (it was overwritten since); the
+// caller re-evaluates from an earlier point (0 always works).
+var ErrRewindWindow = errors.New("core: the sliding-window cache no longer holds that position's window")
+
+// CanRewind reports whether Rewind(n) keeps a usable cache: always for
+// full blocks; for sliding blocks only while their ring still holds the
+// window before position n.
+func (s *Session) CanRewind(n int) bool {
+	if n == 0 || n == s.nPast || s.H.SlidingBlocks() == 0 {
+		return n >= 0 && n <= s.nPast
+	}
+	ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+	if ring >= s.nCtx {
+		return true // the ring never wraps
+	}
+	// Positions n−window+1 … n−1 must not have been overwritten by
+	// positions up to nPast−1: q+ring > nPast−1 for the smallest such q.
+	return n-s.H.SlidingWindow+1+ring > s.nPast-1
+}
 
 // Rewind forgets cache positions from n on, so a conversation that shares a
 // prefix with the previous one re-evaluates only what changed.
 func (s *Session) Rewind(n int) error {
 	if n < 0 || n > s.nPast {
 		return fmt.Errorf("core: cannot rewind to %d of %d cached positions", n, s.nPast)
+	}
+	if !s.CanRewind(n) {
+		return fmt.Errorf("%w: to %d of %d cached positions", ErrRewindWindow, n, s.nPast)
 	}
 	s.nPast = n
 	return nil
@@ -277,8 +394,8 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 		s.nPast = 0
 		return nil, err
 	}
-	if s.nPast+len(tokens) > s.NCtx {
-		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.NCtx)
+	if s.nPast+len(tokens) > s.nCtx {
+		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.nCtx)
 	}
 	for _, t := range tokens {
 		if t < 0 || int(t) >= s.H.NVocab {
@@ -310,14 +427,14 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 // 256 positions at a time.
 func (s *Session) kvClass(n int) int {
 	const step = 256
-	return min((n+step-1)/step*step, s.NCtx)
+	return min((n+step-1)/step*step, s.nCtx)
 }
 
 func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32, error) {
 	T := len(tokens)
 	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
 	g, err := s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
-		g, err := buildGraph(s.arch, s.H, p, s.NCtx, s.KVType, s.file.Tensor)
+		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor)
 		if err != nil {
 			return nil, err
 		}
@@ -342,7 +459,7 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32
 	}
 	out := g.Outputs[0]
 	logits := make([]float32, out.Buf.Len/4)
-	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, unsafe.Slice((*byte)(unsafe.Pointer(&logits[0])), out.Buf.Len)); err != nil {
+	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, memview.Bytes(logits)); err != nil {
 		return nil, err
 	}
 	s.nPast += T
@@ -355,16 +472,6 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	for i := range pos {
 		pos[i] = int32(s.nPast + i)
 	}
-	mask := make([]float32, kvLen*T)
-	ninf := float32(math.Inf(-1))
-	for t := 0; t < T; t++ {
-		row := mask[t*kvLen : (t+1)*kvLen]
-		for j := range row {
-			if j > s.nPast+t {
-				row[j] = ninf
-			}
-		}
-	}
 	set := func(name string, b []byte) error {
 		n, ok := g.Input(name)
 		if !ok {
@@ -372,23 +479,85 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		}
 		return s.bes[n.Backend].WriteHostWindow(n.Buf, b)
 	}
-	if err := set(model.InTokens, i32bytes(tokens)); err != nil {
+	if err := set(model.InTokens, memview.Bytes(tokens)); err != nil {
 		return err
 	}
-	if err := set(model.InPos, i32bytes(pos)); err != nil {
+	if err := set(model.InPos, memview.Bytes(pos)); err != nil {
 		return err
 	}
-	if err := set(model.InKVRows, i32bytes(pos)); err != nil {
-		return err
+	if _, ok := g.Input(model.InMask); ok {
+		if err := set(model.InKVRows, memview.Bytes(pos)); err != nil {
+			return err
+		}
+		if err := set(model.InMask, memview.Bytes(causalMask(s.nPast, T, kvLen))); err != nil {
+			return err
+		}
 	}
-	return set(model.InMask, unsafe.Slice((*byte)(unsafe.Pointer(&mask[0])), len(mask)*4))
+	if _, ok := g.Input(model.InMaskSWA); ok {
+		ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+		rows := make([]int32, T)
+		for i, p := range pos {
+			rows[i] = p % int32(ring)
+		}
+		if err := set(model.InKVRowsSWA, memview.Bytes(rows)); err != nil {
+			return err
+		}
+		mask := windowMask(s.nPast, T, s.H.SWAKVLen(s.nCtx, kvLen), ring, s.H.SlidingWindow)
+		if err := set(model.InMaskSWA, memview.Bytes(mask)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func i32bytes(v []int32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
+// swaLayer is the first sliding block (every sliding block has the same
+// ring).
+func (s *Session) swaLayer() int {
+	for il := 0; il < s.H.NLayer; il++ {
+		if s.H.Sliding(il) {
+			return il
+		}
+	}
+	return 0
 }
 
-// MemoryReport is the E4 accounting of every backend.
+// causalMask lets token t (position nPast+t) see cache rows 0..nPast+t.
+func causalMask(nPast, T, kvLen int) []float32 {
+	mask := make([]float32, kvLen*T)
+	ninf := float32(math.Inf(-1))
+	for t := 0; t < T; t++ {
+		row := mask[t*kvLen : (t+1)*kvLen]
+		for j := range row {
+			if j > nPast+t {
+				row[j] = ninf
+			}
+		}
+	}
+	return mask
+}
+
+// windowMask lets token t (position p = nPast+t) see positions q with
+// p−window < q ≤ p (llama.cpp's sliding-window rule), which live in ring
+// row q mod ring. A ring of window + one step's tokens still holds every
+// such q after the step wrote its rows.
+func windowMask(nPast, T, kvLen, ring, window int) []float32 {
+	mask := make([]float32, kvLen*T)
+	ninf := float32(math.Inf(-1))
+	for i := range mask {
+		mask[i] = ninf
+	}
+	for t := 0; t < T; t++ {
+		p := nPast + t
+		row := mask[t*kvLen : (t+1)*kvLen]
+		for q := max(0, p-window+1); q <= p; q++ {
+			row[q%ring] = 0
+		}
+	}
+	return mask
+}
+
+// MemoryReport is the memory accounting (E4, docs/memory-policy.md) of
+// every backend.
 func (s *Session) MemoryReport() []alloc.MemoryReport {
 	out := make([]alloc.MemoryReport, s.ga.NumBackends())
 	for i := range out {
@@ -418,7 +587,7 @@ func (s *Session) Close() error {
 	if s.ga != nil {
 		first = s.ga.Close()
 	}
-	for _, b := range s.bes {
+	for _, b := range s.owned {
 		if err := b.Close(); err != nil && first == nil {
 			first = err
 		}

@@ -3,9 +3,9 @@
 //
 // The answer is always an explicit outcome — Reported, QueryFailed or
 // NoDevice — never a bare number, because the policy treats them differently:
-// a failed query is not a zero budget (ADR-0016), and a machine without a GPU
+// a failed query is not a zero budget (docs/memory-policy.md), and a machine without a GPU
 // is not an error. This package only reports what the device says; the budget
-// rule ("three quarters of free") lives in core/alloc.
+// rule ("three quarters of free") lives in core/offload (Usable).
 package devices
 
 import (
@@ -29,8 +29,8 @@ type DeviceMemory interface {
 	deviceMemory() // seals the set: only this package adds outcomes
 }
 
-// Kind says which API answered, because the planner treats them differently
-// (Minfer has a CUDA compute backend, not yet a Metal one).
+// Kind says which API answered, because the planner reads the answers
+// differently: CUDA's is free memory, Metal's the recommended working set.
 type Kind string
 
 const (

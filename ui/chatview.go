@@ -3,26 +3,37 @@
 package ui
 
 import (
+	"fmt"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // messageView is one turn in the list. Assistant text is Markdown; the
 // user's text is shown as typed.
 type messageView struct {
-	role     string
-	content  string
-	who      *widget.Label
-	body     *widget.RichText
-	note     *widget.Label
-	copyBtn  *widget.Button
-	regenBtn *widget.Button
-	editBtn  *widget.Button
-	box      *fyne.Container
+	role    string
+	content string
+	who     *widget.Label
+	body    *widget.RichText
+	// think shows a reasoning model's think block, collapsed, above the
+	// answer (hidden when the reply has none).
+	think     *widget.Accordion
+	thinkItem *widget.AccordionItem
+	thinkText *widget.Label
+	note      *widget.Label
+	copyBtn   *widget.Button
+	regenBtn  *widget.Button
+	editBtn   *widget.Button
+	box       *fyne.Container
 }
 
 func plainRichText(s string) *widget.RichText {
@@ -31,7 +42,7 @@ func plainRichText(s string) *widget.RichText {
 	return rt
 }
 
-func newMessageView(m ChatMessage) *messageView {
+func newMessageView(m app.ChatMessage) *messageView {
 	mv := &messageView{role: m.Role, content: m.Content}
 	mv.who = widget.NewLabelWithStyle("you", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	if m.Role == "assistant" {
@@ -39,7 +50,12 @@ func newMessageView(m ChatMessage) *messageView {
 		mv.who.Importance = widget.HighImportance
 		mv.body = widget.NewRichText()
 		mv.body.Wrapping = fyne.TextWrapWord
-		setMarkdown(mv.body, m.Content)
+		mv.thinkText = widget.NewLabel("")
+		mv.thinkText.Wrapping = fyne.TextWrapWord
+		mv.thinkText.Importance = widget.LowImportance
+		mv.thinkItem = widget.NewAccordionItem("Reasoning", mv.thinkText)
+		mv.think = widget.NewAccordion(mv.thinkItem)
+		mv.showReply(m.Content)
 	} else {
 		mv.body = plainRichText(m.Content)
 	}
@@ -63,6 +79,9 @@ func newMessageView(m ChatMessage) *messageView {
 	actions := container.NewHBox(mv.copyBtn, mv.regenBtn, mv.editBtn)
 	whoCol := container.NewVBox(mv.who)
 	bodyCol := container.NewVBox(mv.body, mv.note)
+	if mv.think != nil {
+		bodyCol = container.NewVBox(mv.think, mv.body, mv.note)
+	}
 	row := container.NewBorder(nil, nil, container.New(layout.NewGridWrapLayout(fyne.NewSize(64, 30)), whoCol), container.NewVBox(actions), bodyCol)
 	if m.Role == "user" {
 		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
@@ -81,11 +100,32 @@ func (mv *messageView) setContent(s string) {
 	}
 	mv.content = s
 	if mv.role == "assistant" {
-		setMarkdown(mv.body, s)
+		mv.showReply(s)
 	} else {
 		mv.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: s, Style: widget.RichTextStyleParagraph}}
 		mv.body.Refresh()
 	}
+}
+
+// showReply renders an assistant reply: the think block of a reasoning
+// model (Qwen3, DeepSeek-R1) in the collapsed "Reasoning" item — titled
+// "Thinking…" while it streams — and the answer as Markdown.
+func (mv *messageView) showReply(s string) {
+	r := chat.SplitReasoning(s)
+	switch {
+	case r.Thinking:
+		mv.thinkItem.Title = "Thinking…"
+	case r.Reasoning != "":
+		mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
+	}
+	if r.Thinking || r.Reasoning != "" {
+		mv.thinkText.SetText(r.Reasoning)
+		mv.think.Show()
+		mv.think.Refresh()
+	} else {
+		mv.think.Hide()
+	}
+	setMarkdown(mv.body, r.Answer)
 }
 
 // bodyText is the message's text as shown (for tests).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // shownDialog is the dialog on screen, kept so tests can read its text and
@@ -89,17 +90,17 @@ func (v *view) showDialog(kind, title, text string, extra fyne.CanvasObject, but
 	return sd
 }
 
-// showProblem turns a controller Problem into its dialog (UI.md, Dialogs).
-func (v *view) showProblem(p Problem) {
+// showProblem turns a controller Problem into its dialog: what happened, the numbers, and what the user can do next.
+func (v *view) showProblem(p app.Problem) {
 	switch p := p.(type) {
-	case FileProblem:
+	case app.FileProblem:
 		v.showDialog("file", "Cannot open "+filepath.Base(p.Path),
 			fmt.Sprintf("%s is not a model Minfer can open:\n\n%v\n\nNothing was changed.", p.Path, p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})
-	case RefusalProblem:
+	case app.RefusalProblem:
 		r := p.Refusal
 		text := fmt.Sprintf("Not enough GPU memory for this plan.\n\nweights %s + pooled %s + request %s > budget %s (over by %s).",
-			mib(r.Weights), mib(r.Pooled), mib(r.Request), mib(r.Budget), mib(r.Over()))
+			app.MiB(r.Weights), app.MiB(r.Pooled), app.MiB(r.Request), app.MiB(r.Budget), app.MiB(r.Over()))
 		use := fmt.Sprintf("Use %d blocks", p.Fitting)
 		if p.Fitting == 0 {
 			use = "Use 0 blocks (CPU only)"
@@ -108,21 +109,21 @@ func (v *view) showProblem(p Problem) {
 		v.showDialog("refusal", "Not enough GPU memory", text, nil,
 			dialogButton{label: "Cancel"},
 			dialogButton{label: use, importance: widget.HighImportance, action: func() { v.c.UseBlocks(n) }})
-	case DeviceQueryProblem:
+	case app.DeviceQueryProblem:
 		text := fmt.Sprintf("Could not read GPU memory: %v.\n\nAuto-fit needs the device's answer. Run everything on the CPU, or set a GPU memory budget yourself (like %s).",
 			p.Err, offload.EnvGPUMem)
 		v.showDialog("device", "GPU memory unknown", text, nil,
 			dialogButton{label: "Close", importance: widget.LowImportance},
 			dialogButton{label: "Set a budget…", action: v.showBudgetDialog},
 			dialogButton{label: "Run on CPU", importance: widget.HighImportance, action: v.c.RunOnCPU})
-	case LoadProblem:
+	case app.LoadProblem:
 		v.showDialog("load", "Loading failed", fmt.Sprintf("The model could not be loaded:\n\n%v", p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})
-	case FileChangedProblem:
+	case app.FileChangedProblem:
 		v.showDialog("changed", "The model file changed", fmt.Sprintf("The model was unloaded because its file changed on disk while it was in use:\n\n%v\n\nThe conversation is kept. Reload the file to go on.", p.Err), nil,
 			dialogButton{label: "Close", importance: widget.LowImportance},
 			dialogButton{label: "Reload", importance: widget.HighImportance, action: func() { v.c.Reload(p.Path) }})
-	case StoreProblem:
+	case app.StoreProblem:
 		var b strings.Builder
 		if len(p.Damaged) > 0 {
 			b.WriteString("These conversation files could not be read. They were moved aside, not deleted:\n")
@@ -226,7 +227,7 @@ func (v *view) showSamplingDialog() {
 		}
 	}
 	reset := func() {
-		d := DefaultSampling()
+		d := app.DefaultSampling()
 		_ = v.c.SetSampling(d)
 		v.showSamplingDialog()
 	}
@@ -240,8 +241,8 @@ func (v *view) showSamplingDialog() {
 }
 
 // parseSampling reads the sampling form; every error names the field.
-func parseSampling(e map[string]*widget.Entry) (Sampling, error) {
-	s := DefaultSampling()
+func parseSampling(e map[string]*widget.Entry) (app.Sampling, error) {
+	s := app.DefaultSampling()
 	var errs []error
 	f32 := func(key, name string, dst *float32) {
 		x, err := strconv.ParseFloat(strings.TrimSpace(e[key].Text), 32)

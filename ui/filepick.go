@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	sqdialog "github.com/sqweek/dialog"
+
+	"github.com/minfer/minfer/ui/app"
 )
 
 // nativeMu: one native dialog at a time (GTK is not re-entrant).
@@ -53,7 +55,7 @@ func (v *view) pickFile() {
 	}
 	go func() {
 		path, err := nativeOpen()
-		v.c.post(func() {
+		v.post(func() {
 			switch {
 			case err == nil:
 				v.c.OpenFile(path)
@@ -70,7 +72,7 @@ func (v *view) pickFile() {
 func (v *view) fyneOpen() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			v.showProblem(FileProblem{Path: "(file dialog)", Err: err})
+			v.showProblem(app.FileProblem{Path: "(file dialog)", Err: err})
 			return
 		}
 		if r == nil {

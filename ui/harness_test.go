@@ -16,18 +16,21 @@ import (
 
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/ggtest"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // harness runs the window headless. Everything the worker posts is queued
 // and run on the test goroutine by pump(), exactly as fyne.Do runs it on
 // the UI goroutine in the app, so the controller stays single-threaded.
 type harness struct {
-	t     *testing.T
-	app   fyne.App
-	win   fyne.Window
-	v     *view
-	mu    sync.Mutex
-	queue []func()
+	t   *testing.T
+	app fyne.App
+	win fyne.Window
+	v   *view
+	// configDir is the controller's config folder (a temporary one).
+	configDir string
+	mu        sync.Mutex
+	queue     []func()
 	// streamed counts refreshes that showed a partial reply.
 	streamed []string
 }
@@ -43,13 +46,13 @@ func fakeDevice(t *testing.T, spec string) func() devices.DeviceMemory {
 
 func noEnv(string) (string, bool) { return "", false }
 
-func newHarness(t *testing.T, device string, tweak ...func(*Config)) *harness {
+func newHarness(t *testing.T, device string, tweak ...func(*app.Config)) *harness {
 	t.Helper()
 	h := &harness{t: t}
 	h.app = test.NewTempApp(t)
 	h.win = h.app.NewWindow("Minfer")
 	h.win.Resize(fyne.NewSize(1120, 780))
-	cfg := Config{
+	cfg := app.Config{
 		ConfigDir: t.TempDir(),
 		Device:    fakeDevice(t, device),
 		Env:       noEnv,
@@ -61,15 +64,16 @@ func newHarness(t *testing.T, device string, tweak ...func(*Config)) *harness {
 	for _, f := range tweak {
 		f(&cfg)
 	}
+	h.configDir = cfg.ConfigDir
 	v, err := newView(h.app, h.win, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.v = v
 	prev := v.c.OnChange
-	v.c.OnChange = func(ch Change) {
+	v.c.OnChange = func(ch app.Change) {
 		prev(ch)
-		if ch&ChangeStream != 0 && len(v.msgViews) > 0 {
+		if ch&app.ChangeStream != 0 && len(v.msgViews) > 0 {
 			h.streamed = append(h.streamed, v.msgViews[len(v.msgViews)-1].bodyText())
 		}
 	}
@@ -140,8 +144,8 @@ func (h *harness) load() {
 		h.t.Fatalf("Load is disabled (phase %v)", h.v.c.Phase())
 	}
 	test.Tap(h.v.loadBtn)
-	h.waitFor("the load", func() bool { return h.v.c.Phase() != PhaseLoading })
-	if h.v.c.Phase() != PhaseReady {
+	h.waitFor("the load", func() bool { return h.v.c.Phase() != app.PhaseLoading })
+	if h.v.c.Phase() != app.PhaseReady {
 		msg := ""
 		if h.v.dlg != nil {
 			msg = h.v.dlg.text.Text

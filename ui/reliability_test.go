@@ -19,6 +19,7 @@ import (
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/coretest"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // TestDamagedTokenizerInTheWindow: a damaged vocabulary is one file dialog
@@ -30,7 +31,7 @@ func TestDamagedTokenizerInTheWindow(t *testing.T) {
 	for _, tc := range coretest.DamagedTokenizers() {
 		t.Run(tc.Name, func(t *testing.T) {
 			path := coretest.Rewrite(t, src, tc.Edit)
-			h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
+			h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
 			h.drop(path)
 			if tc.Problem != "" {
 				d := h.dialog("file")
@@ -71,7 +72,7 @@ func TestModelFileChangedUnderTheWindow(t *testing.T) {
 	if err := os.WriteFile(path, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}))
 	h.drop(path)
 	h.load()
 	sendAndWait(h, "Once upon a time")
@@ -82,7 +83,7 @@ func TestModelFileChangedUnderTheWindow(t *testing.T) {
 	d := h.dialog("changed")
 	mustContain(t, "dialog", d.text.Text, "changed on disk", "4096 bytes", "Reload")
 	mustContain(t, "note", last.Note, "Error")
-	if h.v.c.Phase() != PhasePlanned || h.v.c.Loaded() != nil {
+	if h.v.c.Phase() != app.PhasePlanned || h.v.c.Loaded() != nil {
 		t.Errorf("phase %v after the change, want planned and unloaded", h.v.c.Phase())
 	}
 	if n := len(h.v.c.Chat().Messages); n != 4 {
@@ -96,8 +97,8 @@ func TestModelFileChangedUnderTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.v.c.Reload(path)
-	h.waitFor("the reload", func() bool { return h.v.c.Phase() != PhaseLoading })
-	if h.v.c.Phase() != PhaseReady {
+	h.waitFor("the reload", func() bool { return h.v.c.Phase() != app.PhaseLoading })
+	if h.v.c.Phase() != app.PhaseReady {
 		t.Fatalf("phase %v after Reload", h.v.c.Phase())
 	}
 	if last := sendAndWait(h, "Once upon a time"); last.Content == "" || last.Note != "" && strings.HasPrefix(last.Note, "Error") {
@@ -113,13 +114,11 @@ type flakyDevice struct {
 	calls  atomic.Int64
 }
 
-func (f *flakyDevice) SupportsFor(graph.Op, gguf.GGMLType, int) bool { return true }
-
-func (f *flakyDevice) Compute(nodes []*graph.Node) error {
+func (f *flakyDevice) Compute(ctx context.Context, nodes []*graph.Node) error {
 	if f.calls.Add(1) == f.failAt {
 		return errors.New("CUDA_ERROR_LAUNCH_FAILED")
 	}
-	return f.CPU.Compute(nodes)
+	return f.CPU.Compute(ctx, nodes)
 }
 
 func (f *flakyDevice) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []byte) error {
@@ -136,7 +135,7 @@ func (f *flakyDevice) RegisterWeight(name string, t gguf.GGMLType, dims []int64,
 // full reply.
 func TestDeviceFaultsInTheWindow(t *testing.T) {
 	var loads atomic.Int64
-	withFlaky := func(c *Config) {
+	withFlaky := func(c *app.Config) {
 		c.Load = func(ctx context.Context, path string, o core.LoadOptions, p core.Progress) (*core.Session, error) {
 			dev := &flakyDevice{CPU: cpu.NewNamed("FLAKY", 1), failAt: 3}
 			if loads.Add(1) == 1 {
@@ -146,13 +145,13 @@ func TestDeviceFaultsInTheWindow(t *testing.T) {
 			return core.Load(ctx, path, o, p)
 		}
 	}
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}), withFlaky)
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.GreedySamplerSettings(), MaxTokens: 8}), withFlaky)
 	h.drop(stories(t))
 	test.Tap(h.v.loadBtn)
-	h.waitFor("the load", func() bool { return h.v.c.Phase() != PhaseLoading })
+	h.waitFor("the load", func() bool { return h.v.c.Phase() != app.PhaseLoading })
 	d := h.dialog("load")
 	mustContain(t, "load dialog", d.text.Text, "FLAKY", "CUDA_ERROR_OUT_OF_MEMORY")
-	if h.v.c.Phase() != PhasePlanned {
+	if h.v.c.Phase() != app.PhasePlanned {
 		t.Errorf("phase %v after a failed load", h.v.c.Phase())
 	}
 	test.Tap(d.button("OK"))
@@ -162,7 +161,7 @@ func TestDeviceFaultsInTheWindow(t *testing.T) {
 	}
 	last := sendAndWait(h, "Once upon a time")
 	mustContain(t, "note", last.Note, "Error: the reply ended early", "FLAKY", "CUDA_ERROR_LAUNCH_FAILED")
-	if h.v.c.Phase() != PhaseReady {
+	if h.v.c.Phase() != app.PhaseReady {
 		t.Errorf("phase %v after a failed step", h.v.c.Phase())
 	}
 	next := sendAndWait(h, "Once upon a time")

@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/app"
+	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/minfer/minfer/assets"
+	"github.com/minfer/minfer/ui/app"
 )
 
 // Run opens the window and blocks until it closes. args is what followed
@@ -26,10 +27,10 @@ func Run(args []string) error {
 	case len(args) == 1:
 		file = args[0]
 	}
-	a := app.NewWithID("io.minfer.app")
+	a := fyneapp.NewWithID("io.minfer.app")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	w := a.NewWindow("Minfer")
-	v, err := newView(a, w, Config{Post: fyne.Do, Prefs: a.Preferences()})
+	v, err := newView(a, w, app.Config{Post: fyne.Do, Prefs: a.Preferences()})
 	if err != nil {
 		return err
 	}

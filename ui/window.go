@@ -4,26 +4,27 @@ package ui
 
 import (
 	"fmt"
-	"image/color"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/minfer/minfer/ui/app"
+	uiwidget "github.com/minfer/minfer/ui/internal/widget"
 )
 
 // view is the window: thin widgets over the Controller. Widgets are fields
 // so tests can tap and type into them.
 type view struct {
-	c   *Controller
-	app fyne.App
-	win fyne.Window
+	c    *app.Controller
+	app  fyne.App
+	win  fyne.Window
+	post func(func()) // runs a function on the UI goroutine (Config.Post)
 
 	// top bar
 	openBtn    *widget.Button
@@ -43,7 +44,7 @@ type view struct {
 	// model panel
 	cardTitle, cardFacts   *widget.Label
 	deviceLine, budgetLine *widget.Label
-	bar                    *offloadBar
+	bar                    *uiwidget.OffloadBar
 	barInfo                *widget.Label
 	slider                 *widget.Slider
 	sliderText             *widget.Label
@@ -84,22 +85,22 @@ type view struct {
 	updating       bool // set while refresh writes widgets, so their callbacks stay quiet
 	noNativeDialog bool // the native file dialog failed once: use Fyne's
 	shownChatID    string
-	lastPhase      Phase
+	lastPhase      app.Phase
 }
 
-func newView(a fyne.App, w fyne.Window, cfg Config) (*view, error) {
-	c, err := NewController(cfg)
+func newView(a fyne.App, w fyne.Window, cfg app.Config) (*view, error) {
+	c, err := app.NewController(cfg)
 	if err != nil {
 		return nil, err
 	}
-	v := &view{c: c, app: a, win: w}
+	v := &view{c: c, app: a, win: w, post: cfg.Post}
 	v.build()
 	c.OnChange = v.refresh
 	c.OnProblem = v.showProblem
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.handleDrop(uris) })
 	v.addShortcuts()
 	c.Start()
-	v.refresh(^Change(0))
+	v.refresh(^app.Change(0))
 	return v, nil
 }
 
@@ -110,7 +111,7 @@ func (v *view) handleDrop(uris []fyne.URI) {
 	}
 	u := uris[0]
 	if u.Scheme() != "file" {
-		v.showProblem(FileProblem{Path: u.String(), Err: fmt.Errorf("only local files can be opened, not %s", u.Scheme())})
+		v.showProblem(app.FileProblem{Path: u.String(), Err: fmt.Errorf("only local files can be opened, not %s", u.Scheme())})
 		return
 	}
 	v.c.OpenFile(u.Path())
@@ -139,175 +140,11 @@ func wrapped(s string) *widget.Label {
 }
 
 func (v *view) build() {
-	c := v.c
-	// Top bar.
-	title := widget.NewLabelWithStyle("Minfer", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	v.openBtn = widget.NewButtonWithIcon("Open… (Ctrl+O)", theme.FolderOpenIcon(), v.pickFile)
-	v.modelLabel = widget.NewLabel("no model")
-	v.modelLabel.Truncation = fyne.TextTruncateEllipsis
-	v.recentBtn = widget.NewButtonWithIcon("Recent", theme.HistoryIcon(), v.showRecentMenu)
-	top := container.NewBorder(nil, nil, container.NewHBox(title, v.openBtn), v.recentBtn, v.modelLabel)
-
-	// Sidebar.
-	v.newChatBtn = widget.NewButtonWithIcon("New chat (Ctrl+N)", theme.ContentAddIcon(), v.newChat)
-	v.chatList = widget.NewList(
-		func() int { return len(v.chatIDs) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("conversation title")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			chats := c.Chats()
-			if i < len(chats) {
-				o.(*widget.Label).SetText(chats[i].Title)
-			}
-		})
-	v.chatList.OnSelected = func(i widget.ListItemID) {
-		if v.updating || i >= len(v.chatIDs) {
-			return
-		}
-		c.OpenChat(v.chatIDs[i])
-	}
-	sidebar := container.NewBorder(container.NewVBox(heading("CHATS"), v.newChatBtn, widget.NewSeparator()), nil, nil, nil, v.chatList)
-
-	// Empty state.
-	drop := widget.NewLabelWithStyle("Drop a .gguf file here", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	drop.SizeName = theme.SizeNameHeadingText
-	v.emptyOpenBtn = widget.NewButtonWithIcon("Open… (Ctrl+O)", theme.FolderOpenIcon(), v.pickFile)
-	v.emptyOpenBtn.Importance = widget.HighImportance
-	v.recentBox = container.NewVBox()
-	zone := canvas.NewRectangle(color.Transparent)
-	zone.StrokeColor = theme.Color(theme.ColorNamePrimary)
-	zone.StrokeWidth = 2
-	zone.CornerRadius = 12
-	target := container.NewStack(zone, container.NewPadded(container.NewPadded(container.NewVBox(
-		drop,
-		widget.NewLabelWithStyle("or open one: Minfer reads its index, shows how many blocks fit your GPU, then loads it.", fyne.TextAlignCenter, fyne.TextStyle{}),
-		container.NewCenter(v.emptyOpenBtn),
-	))))
-	v.emptyState = container.NewCenter(container.NewVBox(target, widget.NewLabel(""), v.recentBox))
-
-	// Model panel.
-	v.cardTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	v.cardFacts = wrapped("")
-	v.deviceLine = wrapped("")
-	v.budgetLine = caption("")
-	v.bar = newOffloadBar()
-	v.barInfo = caption("")
-	v.bar.OnHover = func(s string) {
-		if s == "" {
-			s = v.barLegend()
-		}
-		v.barInfo.SetText(s)
-	}
-	v.slider = widget.NewSlider(0, 1)
-	v.slider.Step = 1
-	v.slider.OnChanged = func(x float64) {
-		if !v.updating {
-			c.SetGPULayers(int(x))
-		}
-	}
-	v.sliderText = widget.NewLabel("")
-	v.autoBtn = widget.NewButton("Auto", c.AutoFit)
-	v.ctxSelect = widget.NewSelect(nil, func(s string) {
-		if v.updating {
-			return
-		}
-		if n, err := strconv.Atoi(s); err == nil {
-			c.SetCtx(n)
-		}
-	})
-	v.readout = wrapped("")
-	v.warnings = wrapped("")
-	v.warnings.Importance = widget.WarningImportance
-	v.firstNote = wrapped("Minfer puts the FIRST blocks on the GPU (llama.cpp and Ollama offload the last ones).")
-	v.firstNote.TextStyle = fyne.TextStyle{Italic: true}
-	v.loadBtn = widget.NewButtonWithIcon("Load (Ctrl+L)", theme.MediaPlayIcon(), c.Load)
-	v.loadBtn.Importance = widget.HighImportance
-	v.progress = widget.NewProgressBar()
-	v.progressText = widget.NewLabel("")
-	v.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), c.CancelLoad)
-	v.progressRow = container.NewBorder(nil, nil, nil, v.cancelBtn, container.NewVBox(v.progress, v.progressText))
-	v.reportLabel = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	v.reportLabel.Wrapping = fyne.TextWrapWord
-	v.details = widget.NewAccordion(widget.NewAccordionItem("Offload report (where the blocks landed)", v.reportLabel))
-
-	sliderRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.sliderText, v.autoBtn), v.slider)
-	ctxRow := container.NewHBox(v.ctxSelect, layout.NewSpacer())
-	grid := container.New(layout.NewFormLayout(),
-		heading("MODEL"), container.NewVBox(v.cardTitle, v.cardFacts),
-		heading("DEVICE"), container.NewVBox(v.deviceLine, v.budgetLine),
-		heading("OFFLOAD"), container.NewVBox(v.bar, v.barInfo),
-		heading("GPU BLOCKS"), sliderRow,
-		heading("CONTEXT"), ctxRow,
-	)
-	collapse := widget.NewButtonWithIcon("", theme.MenuDropUpIcon(), func() {
-		c.PanelExpanded = false
-		v.refresh(ChangeLoad)
-	})
-	collapse.Importance = widget.LowImportance
-	v.panel = container.NewVBox(
-		grid,
-		v.readout,
-		v.warnings,
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.loadBtn, collapse), v.firstNote),
-		v.progressRow,
-		v.details,
-	)
-	// The collapsed panel: a button and the summary, which wraps (the
-	// fallback reason can be long and must not widen the window).
-	v.summaryBtn = widget.NewButtonWithIcon("Plan", theme.MenuDropDownIcon(), func() {
-		c.PanelExpanded = true
-		v.refresh(ChangeLoad)
-	})
-	v.summaryBtn.Importance = widget.LowImportance
-	v.summaryText = wrapped("")
-	v.summaryRow = container.NewBorder(nil, nil, v.summaryBtn, nil, v.summaryText)
-	v.panelHolder = container.NewStack()
-
-	// Chat.
-	v.systemEntry = newChatInput(false)
-	v.systemEntry.SetPlaceHolder("System prompt (optional), e.g. You are a helpful assistant.")
-	v.systemEntry.OnChanged = func(s string) {
-		if !v.updating {
-			c.SetSystem(s)
-		}
-	}
-	v.systemEntry.onSend = func() { v.win.Canvas().Focus(v.input) }
-	v.systemEntry.onEscape = v.escape
-	v.systemEntry.onShortcut = v.windowShortcut
-	v.msgBox = container.NewVBox()
-	v.msgScroll = container.NewVScroll(v.msgBox)
-	v.chatHint = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
-	v.chatHint.Wrapping = fyne.TextWrapWord // full width (a VBox, not a Center, or it wraps per letter)
-	v.statsLabel = widget.NewLabel("")
-	v.statsLabel.SizeName = theme.SizeNameCaptionText
-	v.statsLabel.Truncation = fyne.TextTruncateEllipsis
-	v.editBanner = widget.NewLabel("Editing your last message: Enter resends it, Esc cancels.")
-	v.editBanner.Importance = widget.WarningImportance
-	v.editBanner.Hide()
-	v.input = newChatInput(true)
-	v.input.SetPlaceHolder("Message (Enter sends, Shift+Enter newline)")
-	v.input.SetMinRowsVisible(3)
-	v.input.onSend = v.send
-	v.input.onEscape = v.escape
-	v.input.onShortcut = v.windowShortcut
-	v.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), v.send)
-	v.sendBtn.Importance = widget.HighImportance
-	v.stopBtn = widget.NewButtonWithIcon("Stop (Esc)", theme.MediaStopIcon(), c.Stop)
-	v.stopBtn.Importance = widget.DangerImportance
-	v.samplingBtn = widget.NewButtonWithIcon("Sampling", theme.SettingsIcon(), v.showSamplingDialog)
-	buttons := container.NewVBox(container.NewStack(v.sendBtn, v.stopBtn), v.samplingBtn)
-	inputRow := container.NewBorder(nil, nil, nil, buttons, v.input)
-	systemRow := container.NewBorder(nil, nil, widget.NewLabel("system"), nil, v.systemEntry)
-	chatPanel := container.NewBorder(
-		container.NewVBox(widget.NewSeparator(), systemRow),
-		container.NewVBox(v.statsLabel, v.editBanner, inputRow),
-		nil, nil,
-		container.NewStack(v.msgScroll, container.NewVBox(layout.NewSpacer(), v.chatHint, layout.NewSpacer())))
-	v.modelChat = container.NewBorder(v.panelHolder, nil, nil, nil, chatPanel)
-
+	top := v.buildTopBar()
+	sidebar := v.buildSidebar()
+	v.buildEmptyState()
+	v.buildModelPanel()
+	v.modelChat = container.NewBorder(v.panelHolder, nil, nil, nil, v.buildChatPanel())
 	right := container.NewStack(v.emptyState, v.modelChat)
 	split := container.NewHSplit(sidebar, container.NewPadded(right))
 	split.Offset = 0.2
@@ -324,33 +161,33 @@ func (v *view) barLegend() string {
 
 // ---- refresh ----
 
-func (v *view) refresh(ch Change) {
+func (v *view) refresh(ch app.Change) {
 	v.updating = true
 	defer func() { v.updating = false }()
 	c := v.c
-	if ch&(ChangeModel|ChangeLoad) != 0 {
+	if ch&(app.ChangeModel|app.ChangeLoad) != 0 {
 		v.refreshTop()
 	}
-	if ch&ChangeRecent != 0 {
+	if ch&app.ChangeRecent != 0 {
 		v.refreshRecent()
 	}
-	if ch&(ChangeModel|ChangePlan|ChangeLoad) != 0 {
+	if ch&(app.ChangeModel|app.ChangePlan|app.ChangeLoad) != 0 {
 		v.refreshPanel()
 	}
-	if ch&ChangeChats != 0 {
+	if ch&app.ChangeChats != 0 {
 		v.refreshChats()
 	}
-	if ch&(ChangeChat|ChangeLoad) != 0 {
+	if ch&(app.ChangeChat|app.ChangeLoad) != 0 {
 		v.refreshChat()
-	} else if ch&ChangeStream != 0 {
+	} else if ch&app.ChangeStream != 0 {
 		v.refreshStream()
 	}
-	if ch&(ChangeChat|ChangeLoad|ChangeStream|ChangeModel) != 0 {
+	if ch&(app.ChangeChat|app.ChangeLoad|app.ChangeStream|app.ChangeModel) != 0 {
 		v.refreshInput()
 	}
 	if c.Phase() != v.lastPhase {
 		// A finished load hands the keyboard to the message box.
-		if c.Phase() == PhaseReady {
+		if c.Phase() == app.PhaseReady {
 			v.win.Canvas().Focus(v.input)
 		}
 		v.lastPhase = c.Phase()
@@ -367,7 +204,7 @@ func (v *view) refreshTop() {
 		return
 	}
 	info := c.Info()
-	state := map[Phase]string{PhasePlanned: "not loaded", PhaseLoading: "loading…", PhaseReady: "loaded"}[c.Phase()]
+	state := map[app.Phase]string{app.PhasePlanned: "not loaded", app.PhaseLoading: "loading…", app.PhaseReady: "loaded"}[c.Phase()]
 	v.modelLabel.SetText(fmt.Sprintf("model: %s %s · %s · %s", info.Name, info.Quant, filepath.Base(info.Path), state))
 	v.win.SetTitle("Minfer — " + info.Name)
 	v.emptyState.Hide()
@@ -437,7 +274,7 @@ func (v *view) refreshPanel() {
 	} else {
 		setImportance(v.deviceLine, widget.MediumImportance)
 	}
-	v.bar.SetModel(offloadBarModel(c.PlanView()))
+	v.bar.SetModel(app.OffloadBarModel(c.PlanView()))
 	v.barInfo.SetText(v.barLegend())
 
 	v.slider.Max = float64(c.SliderMax())
@@ -449,7 +286,7 @@ func (v *view) refreshPanel() {
 		v.slider.Disable()
 	}
 	v.sliderText.SetText(c.SliderText())
-	if c.Phase() == PhaseLoading {
+	if c.Phase() == app.PhaseLoading {
 		v.autoBtn.Disable()
 		v.ctxSelect.Disable()
 	} else {
@@ -457,7 +294,7 @@ func (v *view) refreshPanel() {
 		v.ctxSelect.Enable()
 	}
 	var opts []string
-	for _, n := range ContextChoices(c.Info().NCtxTrain) {
+	for _, n := range app.ContextChoices(c.Info().NCtxTrain) {
 		opts = append(opts, strconv.Itoa(n))
 	}
 	v.ctxSelect.SetOptions(opts)
@@ -466,9 +303,9 @@ func (v *view) refreshPanel() {
 	text, level := c.Readout()
 	v.readout.SetText(text)
 	switch level {
-	case ReadoutOver:
+	case app.ReadoutOver:
 		setImportance(v.readout, widget.DangerImportance)
-	case ReadoutWarn:
+	case app.ReadoutWarn:
 		setImportance(v.readout, widget.WarningImportance)
 	default:
 		setImportance(v.readout, widget.MediumImportance)
@@ -481,20 +318,20 @@ func (v *view) refreshPanel() {
 	}
 
 	switch {
-	case c.Phase() == PhaseReady && c.NeedsReload():
+	case c.Phase() == app.PhaseReady && c.NeedsReload():
 		v.loadBtn.SetText("Reload (Ctrl+L)")
 		v.loadBtn.Enable()
-	case c.Phase() == PhaseReady:
+	case c.Phase() == app.PhaseReady:
 		v.loadBtn.SetText("Loaded")
 		v.loadBtn.Disable()
-	case c.Phase() == PhaseLoading:
+	case c.Phase() == app.PhaseLoading:
 		v.loadBtn.SetText("Loading…")
 		v.loadBtn.Disable()
 	default:
 		v.loadBtn.SetText("Load (Ctrl+L)")
 		v.loadBtn.Enable()
 	}
-	if c.Phase() == PhaseLoading {
+	if c.Phase() == app.PhaseLoading {
 		v.progress.SetValue(c.Progress())
 		v.progressText.SetText(c.ProgressText())
 		v.progressRow.Show()
@@ -510,7 +347,7 @@ func (v *view) refreshPanel() {
 
 	// Ready collapses the panel to one line that expands on click.
 	var want fyne.CanvasObject = v.panel
-	if c.Phase() == PhaseReady && !c.PanelExpanded {
+	if c.Phase() == app.PhaseReady && !c.PanelExpanded {
 		v.summaryText.SetText(c.Summary())
 		if c.Loaded().Report.Fallback != "" {
 			setImportance(v.summaryText, widget.WarningImportance)
@@ -557,11 +394,11 @@ func (v *view) refreshChat() {
 		text := m.Content
 		mv.copyBtn.OnTapped = func() { v.app.Clipboard().SetContent(text) }
 		last := i == len(ch.Messages)-1
-		if m.Role == "assistant" && last && !c.Generating() && c.Phase() == PhaseReady {
+		if m.Role == "assistant" && last && !c.Generating() && c.Phase() == app.PhaseReady {
 			mv.regenBtn.OnTapped = func() { c.Regenerate() }
 			mv.regenBtn.Show()
 		}
-		if i == lastUser && !c.Generating() && c.Phase() == PhaseReady {
+		if i == lastUser && !c.Generating() && c.Phase() == app.PhaseReady {
 			mv.editBtn.OnTapped = func() { v.startEdit(text) }
 			mv.editBtn.Show()
 		}
@@ -578,7 +415,7 @@ func (v *view) refreshHint() {
 	hint := ""
 	switch {
 	case len(c.Chat().Messages) > 0:
-	case c.Phase() != PhaseReady:
+	case c.Phase() != app.PhaseReady:
 		hint = "Load the model to chat with it."
 	case c.Loaded() != nil && !c.Loaded().Template:
 		hint = "This model has no chat template: what you type is a prompt it continues (e.g. \"Once upon a time\")."
@@ -610,7 +447,7 @@ func (v *view) refreshStream() {
 // wrapped text and notes have their final height.
 func (v *view) scrollToEnd() {
 	v.msgScroll.ScrollToBottom()
-	v.c.post(v.msgScroll.ScrollToBottom)
+	v.post(v.msgScroll.ScrollToBottom)
 }
 
 func (v *view) refreshInput() {
@@ -627,11 +464,11 @@ func (v *view) refreshInput() {
 		v.input.Enable()
 	} else {
 		v.sendBtn.Disable()
-		if c.Phase() != PhaseReady {
+		if c.Phase() != app.PhaseReady {
 			v.input.Disable()
 		}
 	}
-	if c.Phase() == PhaseReady && len(c.Chat().Messages) == 0 && c.Loaded() != nil && !c.Loaded().Template {
+	if c.Phase() == app.PhaseReady && len(c.Chat().Messages) == 0 && c.Loaded() != nil && !c.Loaded().Template {
 		v.input.SetPlaceHolder("Prompt to continue, e.g. Once upon a time (Enter sends)")
 	} else {
 		v.input.SetPlaceHolder("Message (Enter sends, Shift+Enter newline)")

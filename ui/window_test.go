@@ -18,6 +18,7 @@ import (
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/internal/coretest"
 	"github.com/minfer/minfer/internal/ggtest"
+	"github.com/minfer/minfer/ui/app"
 )
 
 const bigGPU = "reported:free=8192,total=16384"
@@ -51,12 +52,12 @@ func TestDropFillsCardAndPlan(t *testing.T) {
 	if got := int(v.slider.Value); got != v.c.PlanView().Fit || got != info.NLayers+1 {
 		t.Errorf("slider at %d, want the auto-fit %d (everything)", got, v.c.PlanView().Fit)
 	}
-	mustContain(t, "readout", v.readout.Text, "blocks 0–4 on GPU (5/5) + output", "of 6\u00a0144\u00a0MiB budget", "KV cache "+mib(v.c.PlanView().DeviceKV), "headroom")
+	mustContain(t, "readout", v.readout.Text, "blocks 0–4 on GPU (5/5) + output", "of 6\u00a0144\u00a0MiB budget", "KV cache "+app.MiB(v.c.PlanView().DeviceKV), "headroom")
 	if v.readout.Importance != widget.MediumImportance {
 		t.Errorf("a plan that fits should not colour the readout (importance %v)", v.readout.Importance)
 	}
 	// One bar segment per block, the unblocked tensors, KV and activations.
-	segs := v.bar.model.Segs
+	segs := v.bar.Model().Segs
 	if len(segs) != info.NLayers+3 {
 		t.Fatalf("bar has %d segments, want %d", len(segs), info.NLayers+3)
 	}
@@ -105,8 +106,8 @@ func TestSliderMovesPlanAndAutoRestores(t *testing.T) {
 			mustContain(t, "readout", v.readout.Text, tc.readout)
 			mustContain(t, "slider text", v.sliderText.Text, tc.slider)
 			// The bar colours exactly the planned blocks.
-			for _, s := range v.bar.model.Segs {
-				if s.Block >= 0 && (s.Kind == segDevice) != pv.Plan.OnDevice(s.Block) {
+			for _, s := range v.bar.Model().Segs {
+				if s.Block >= 0 && (s.Kind == app.SegDevice) != pv.Plan.OnDevice(s.Block) {
 					t.Errorf("bar segment %q kind %v disagrees with the plan", s.Label, s.Kind)
 				}
 			}
@@ -133,20 +134,20 @@ func TestContextChoiceChangesKV(t *testing.T) {
 	if v.c.CtxLen() != 512 || v.c.PlanView().DeviceKV*4 != kv2048 {
 		t.Errorf("ctx %d KV %d, want 512 and a quarter of %d", v.c.CtxLen(), v.c.PlanView().DeviceKV, kv2048)
 	}
-	mustContain(t, "readout", v.readout.Text, "KV cache "+mib(kv2048/4))
+	mustContain(t, "readout", v.readout.Text, "KV cache "+app.MiB(kv2048/4))
 }
 
 func TestBarHoverNamesBlock(t *testing.T) {
 	h := newHarness(t, bigGPU)
 	v := h.v
 	h.drop(stories(t))
-	v.bar.Resize(fyne.NewSize(600, barHeight+markerSpace))
-	m := v.bar.model
+	v.bar.Resize(fyne.NewSize(600, v.bar.MinSize().Height))
+	m := v.bar.Model()
 	for _, want := range []int{0, 3} {
 		s := m.Segs[want]
 		x := float32(float64(s.Start+s.Bytes/2) / float64(m.Scale) * 600)
 		v.bar.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, 5)}})
-		mustContain(t, "hover", v.barInfo.Text, fmt.Sprintf("block %d · %s · on the GPU", want, humanBytes(s.Bytes)))
+		mustContain(t, "hover", v.barInfo.Text, fmt.Sprintf("block %d · %s · on the GPU", want, app.HumanBytes(s.Bytes)))
 	}
 	v.bar.MouseOut()
 	mustContain(t, "legend", v.barInfo.Text, "hover a block")
@@ -167,11 +168,11 @@ func TestRefusalDialogShowsNumbersAndOffersFit(t *testing.T) {
 	if v.readout.Importance != widget.DangerImportance {
 		t.Errorf("an over-budget readout should be red (importance %v)", v.readout.Importance)
 	}
-	mustContain(t, "readout", v.readout.Text, "over budget by "+mib(r.Over()))
+	mustContain(t, "readout", v.readout.Text, "over budget by "+app.MiB(r.Over()))
 	test.Tap(v.loadBtn)
 	d := h.dialog("refusal")
 	mustContain(t, "refusal text", d.text.Text,
-		"weights "+mib(r.Weights), "pooled "+mib(r.Pooled), "request "+mib(r.Request), "budget "+mib(r.Budget))
+		"weights "+app.MiB(r.Weights), "pooled "+app.MiB(r.Pooled), "request "+app.MiB(r.Request), "budget "+app.MiB(r.Budget))
 	fit := pv.LargestFitting()
 	if fit == 0 {
 		t.Fatalf("test setup: want a budget where some blocks fit")
@@ -181,8 +182,8 @@ func TestRefusalDialogShowsNumbersAndOffersFit(t *testing.T) {
 		t.Fatalf("refusal dialog buttons %v, want Use %d blocks and Cancel", labels(d), fit)
 	}
 	test.Tap(use)
-	h.waitFor("the load with the fitting count", func() bool { return v.c.Phase() == PhaseReady || v.dlg != nil })
-	if v.c.Phase() != PhaseReady {
+	h.waitFor("the load with the fitting count", func() bool { return v.c.Phase() == app.PhaseReady || v.dlg != nil })
+	if v.c.Phase() != app.PhaseReady {
 		t.Fatalf("Use %d blocks did not load: %s", fit, v.dlg.text.Text)
 	}
 	if got := v.c.Loaded().Planned.GPULayers; got != fit {
@@ -299,7 +300,7 @@ func TestBadFilesShowDialogAndKeepState(t *testing.T) {
 }
 
 // sendAndWait types a message, presses Enter and waits for the reply.
-func sendAndWait(h *harness, text string) ChatMessage {
+func sendAndWait(h *harness, text string) app.ChatMessage {
 	h.t.Helper()
 	test.Type(h.v.input, text)
 	h.v.input.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
@@ -311,8 +312,8 @@ func sendAndWait(h *harness, text string) ChatMessage {
 	return msgs[len(msgs)-1]
 }
 
-func withSampling(s Sampling) func(*Config) {
-	return func(c *Config) {
+func withSampling(s app.Sampling) func(*app.Config) {
+	return func(c *app.Config) {
 		b := fmt.Sprintf(`{"sampler":{"Temperature":%g,"TopP":1,"MinP":0,"TopK":%d,"RepeatPenalty":1,"RepeatLastN":64,"Seed":%d},"random_seed":false,"max_tokens":%d}`,
 			s.Sampler.Temperature, s.Sampler.TopK, s.Sampler.Seed, s.MaxTokens)
 		if err := os.WriteFile(filepath.Join(c.ConfigDir, "sampling.json"), []byte(b), 0o644); err != nil {
@@ -322,7 +323,7 @@ func withSampling(s Sampling) func(*Config) {
 }
 
 func TestChatStreamsStopsAndKeepsGoing(t *testing.T) {
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0.8, TopK: 40, Seed: 7}, MaxTokens: 200}))
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0.8, TopK: 40, Seed: 7}, MaxTokens: 200}))
 	v := h.v
 	h.drop(stories(t))
 	if !v.input.Disabled() {
@@ -392,7 +393,7 @@ func TestChatStreamsStopsAndKeepsGoing(t *testing.T) {
 }
 
 func TestRegenerateEditAndNewChat(t *testing.T) {
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0.8, TopK: 40, Seed: 3}, MaxTokens: 24}))
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0.8, TopK: 40, Seed: 3}, MaxTokens: 24}))
 	v := h.v
 	h.drop(stories(t))
 	h.load()
@@ -450,21 +451,22 @@ func TestGenerationErrorKeepsConversation(t *testing.T) {
 	h := newHarness(t, bigGPU)
 	v := h.v
 	h.drop(stories(t))
+	// A context far shorter than the message makes the engine fail.
+	v.c.SetCtx(64)
 	h.load()
-	// Settings the dialog would refuse, forced in to make the engine fail.
-	v.c.sampling.Sampler.TopP = 2
-	last := sendAndWait(h, "Once upon a time")
-	mustContain(t, "note", last.Note, "Error: the reply ended early", "top_p")
-	if n := len(v.c.Chat().Messages); n != 2 || v.c.Chat().Messages[0].Content != "Once upon a time" {
+	last := sendAndWait(h, strings.Repeat("Once upon a time there was a little girl. ", 20))
+	mustContain(t, "note", last.Note, "Error: the reply ended early", "does not fit the context")
+	if n := len(v.c.Chat().Messages); n != 2 || !strings.HasPrefix(v.c.Chat().Messages[0].Content, "Once upon a time") {
 		t.Fatalf("the conversation was not kept: %+v", v.c.Chat().Messages)
 	}
 	if !v.msgViews[1].note.Visible() {
 		t.Errorf("the error note is not shown")
 	}
-	v.c.sampling = DefaultSampling()
-	test.Tap(v.msgViews[1].regenBtn)
+	if !v.c.EditLast("Once upon a time") {
+		t.Fatal("the message cannot be edited and resent after the error")
+	}
 	h.waitFor("the retry", func() bool { return !v.c.Generating() })
-	if m := v.c.Chat().Messages[1]; m.Note != "" && !strings.Contains(m.Note, "limit") {
+	if m := v.c.Chat().Messages[1]; strings.HasPrefix(m.Note, "Error") {
 		t.Errorf("retry after the error: %+v", m)
 	}
 }
@@ -491,7 +493,7 @@ func TestSamplingDialog(t *testing.T) {
 		t.Fatalf("saved settings %+v", s)
 	}
 	// Kept on disk for the next start.
-	b, err := os.ReadFile(filepath.Join(v.c.configDir, "sampling.json"))
+	b, err := os.ReadFile(filepath.Join(h.configDir, "sampling.json"))
 	if err != nil || !strings.Contains(string(b), `"max_tokens": 64`) {
 		t.Fatalf("sampling.json: %s (%v)", b, err)
 	}
@@ -511,7 +513,7 @@ func TestRecentMarksMissing(t *testing.T) {
 	if len(got) != 2 || got[0].Path != stories(t) || got[0].Missing || got[1].Path != p || !got[1].Missing {
 		t.Fatalf("recent = %+v", got)
 	}
-	h.v.refresh(ChangeRecent)
+	h.v.refresh(app.ChangeRecent)
 	var missing int
 	for _, o := range h.v.recentBox.Objects {
 		if btn, ok := o.(interface{ Disabled() bool }); ok && btn.Disabled() {
@@ -533,7 +535,7 @@ func TestDamagedChatReportedAtStart(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"id": "20250101-000000-abcdef", "messages": [`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, bigGPU, func(c *Config) { c.ConfigDir = dir })
+	h := newHarness(t, bigGPU, func(c *app.Config) { c.ConfigDir = dir })
 	d := h.dialog("store")
 	mustContain(t, "store dialog", d.text.Text, "moved aside", "20250101-000000-abcdef.json.damaged-")
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
@@ -546,17 +548,17 @@ func TestLoadCancel(t *testing.T) {
 	v := h.v
 	h.drop(stories(t))
 	test.Tap(v.loadBtn)
-	if v.c.Phase() != PhaseLoading || !v.progressRow.Visible() || !v.slider.Disabled() {
+	if v.c.Phase() != app.PhaseLoading || !v.progressRow.Visible() || !v.slider.Disabled() {
 		t.Fatalf("Load: phase %v, progress shown %v, slider locked %v", v.c.Phase(), v.progressRow.Visible(), v.slider.Disabled())
 	}
 	test.Tap(v.cancelBtn)
-	h.waitFor("the cancel or the load", func() bool { return v.c.Phase() != PhaseLoading })
+	h.waitFor("the cancel or the load", func() bool { return v.c.Phase() != app.PhaseLoading })
 	// stories260K may finish loading before the cancel lands; either way
 	// the window must be usable and show no error.
 	if v.dlg != nil {
 		t.Fatalf("cancel showed a dialog: %s", v.dlg.text.Text)
 	}
-	if v.c.Phase() == PhasePlanned && v.loadBtn.Disabled() {
+	if v.c.Phase() == app.PhasePlanned && v.loadBtn.Disabled() {
 		t.Errorf("after a cancel Load should be available again")
 	}
 }
@@ -596,7 +598,7 @@ func TestGPULayersEnvSetsTheStartingPlan(t *testing.T) {
 		{"lots", -1, true},
 	} {
 		t.Run(c.value, func(t *testing.T) {
-			h := newHarness(t, "reported:free=8192,total=16384", func(cfg *Config) {
+			h := newHarness(t, "reported:free=8192,total=16384", func(cfg *app.Config) {
 				cfg.Env = func(k string) (string, bool) {
 					if k == "MINFER_GPU_LAYERS" {
 						return c.value, true
@@ -622,7 +624,7 @@ func TestGPULayersEnvSetsTheStartingPlan(t *testing.T) {
 // sends the conversation (system prompt included) as messages, and the
 // second turn evaluates only what the first did not cover.
 func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
-	h := newHarness(t, bigGPU, withSampling(Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 12}))
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0, Seed: 1}, MaxTokens: 12}))
 	h.drop(coretest.WithChatML(t, stories(t)))
 	h.load()
 	h.v.systemEntry.SetText("You tell short stories.")
@@ -639,4 +641,23 @@ func TestTemplatedChatReusesTheCacheAcrossTurns(t *testing.T) {
 	if strings.TrimSpace(second.Content) == "" {
 		t.Error("empty second reply")
 	}
+}
+
+// TestPlanReadoutShowsSlidingWindowSaving: a Gemma 3 file's plan readout
+// names what its sliding-window blocks' KV rings save, and the card shows
+// the window (and, for a mixture of experts, the expert counts).
+func TestPlanReadoutShowsSlidingWindowSaving(t *testing.T) {
+	h := newHarness(t, bigGPU)
+	h.drop(ggtest.Path(t, "arch", "synth-gemma3-Q8_0.gguf"))
+	if h.v.dlg != nil {
+		t.Fatalf("unexpected dialog: %s", h.v.dlg.text.Text)
+	}
+	v := h.v.c.PlanView()
+	if v.KVSaved <= 0 {
+		t.Fatalf("plan saved %d KV bytes, want the rings' saving", v.KVSaved)
+	}
+	mustContain(t, "readout", h.v.readout.Text, "sliding window (10 of 12 blocks) saves "+app.MiB(v.KVSaved))
+	mustContain(t, "card", h.v.cardFacts.Text, "gemma3", "sliding window 8 on 10 blocks")
+	h.drop(ggtest.Path(t, "arch", "synth-qwen2moe-Q8_0.gguf"))
+	mustContain(t, "card", h.v.cardFacts.Text, "qwen2moe", "4 experts, 2 used")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 )
 
@@ -249,5 +250,31 @@ func TestCloseFreesEverything(t *testing.T) {
 	}
 	if fb.frees != 4 || a.MemoryReport(0).PoolBytes != 0 {
 		t.Errorf("%d frees, pool %d", fb.frees, a.MemoryReport(0).PoolBytes)
+	}
+}
+
+func TestHostBudgetIsMappedWeightsPlusThreeQuartersOfAvailable(t *testing.T) {
+	cases := []struct {
+		name    string
+		hm      devices.HostMem
+		err     error
+		limited bool
+		bytes   int64
+	}{
+		{"available memory", devices.HostMem{Total: 8 << 30, Available: 4 << 30}, nil, true, 100 + 3<<30},
+		{"odd byte count holds back the quarter rounded down", devices.HostMem{Available: 7}, nil, true, 100 + 6},
+		{"unknown host memory sets no limit", devices.HostMem{}, devices.ErrHostMemoryUnknown, false, 0},
+		{"nothing available is an unmeasured answer", devices.HostMem{Total: 1 << 30}, nil, false, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := HostBudget(100, c.hm, c.err)
+			if b.Limited != c.limited || b.Bytes != c.bytes {
+				t.Fatalf("HostBudget = %+v, want limited=%v bytes=%d", b, c.limited, c.bytes)
+			}
+			if b.Limited && b.Bytes != 100+int64(offload.Usable(c.hm.Available)) {
+				t.Fatalf("HostBudget %d is not the weights plus offload.Usable(%d)", b.Bytes, c.hm.Available)
+			}
+		})
 	}
 }

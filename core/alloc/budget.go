@@ -1,9 +1,10 @@
 package alloc
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/minfer/minfer/core/budget"
+	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/units"
 )
@@ -34,20 +35,38 @@ func (b Budget) String() string {
 	return fmt.Sprintf("%s (%s)", MiB(b.Bytes), b.Source)
 }
 
-// BudgetDecision maps a device's memory answer to the gate's budget (pure).
-//   - Reported: free with a quarter held back; a measured zero refuses.
-//   - QueryFailed: not a zero budget: no limit, weights still charged, and the
-//     real device error is carried to be printed once (ADR-0016).
-//   - NoDevice: nothing can be placed on it: budget 0.
+// BudgetDecision maps a device's memory answer to the device gate's budget
+// (pure). The number is offload.WeightBudget's, the one budget decision, so
+// the gate and the automatic fit always talk about the same bytes:
+//   - Reported: three quarters of Free (offload.Usable); a measured zero
+//     refuses everything.
+//   - QueryFailed: not a zero budget: no limit, weights still charged, and
+//     the real device error is carried to be printed once.
+//   - NoDevice (or no answer at all): nothing can be placed on it: 0 bytes.
 func BudgetDecision(dm devices.DeviceMemory) Budget {
-	switch d := dm.(type) {
-	case devices.Reported:
-		return Limit(int64(budget.Usable(d.Free)), fmt.Sprintf("¾ of %s free on %s", MiB(int64(d.Free)), d.Name))
-	case devices.QueryFailed:
-		return Budget{Source: "device query failed", Warning: fmt.Sprintf("device memory query failed (%v): no budget enforced, weights still charged", d.Err)}
-	default:
-		return Limit(0, "no device")
+	b, err := offload.WeightBudget(dm, nil)
+	if err != nil {
+		// With no environment the only error is a failed device query.
+		var q *offload.DeviceQueryError
+		if errors.As(err, &q) {
+			err = q.Err
+		}
+		return Budget{Source: "device query failed", Warning: fmt.Sprintf("device memory query failed (%v): no budget enforced, weights still charged", err)}
 	}
+	return Limit(int64(b.Bytes), b.Source)
+}
+
+// HostBudget is the CPU backend's budget: the weights it maps (they are
+// mapped, not copied, so they are charged but cost no anonymous memory)
+// plus three quarters of the host's available memory (offload.Usable). When the host's answer is
+// missing (err, or nothing available) there is no limit: the CPU cannot be
+// refused on a number nobody measured.
+func HostBudget(mappedWeights int64, hm devices.HostMem, err error) Budget {
+	if err != nil || hm.Available == 0 {
+		return Unlimited("host memory unknown")
+	}
+	return Limit(mappedWeights+int64(offload.Usable(hm.Available)),
+		fmt.Sprintf("mapped weights + ¾ of %s available host memory (%s)", units.MiB(hm.Available), hm.Source))
 }
 
 // MiB formats bytes as whole MiB, rounded up so a non-zero amount never

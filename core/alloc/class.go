@@ -1,4 +1,4 @@
-// Package alloc is Minfer's memory accounting (the seed's E4): the size-class
+// Package alloc is Minfer's memory accounting (E4 in docs/memory-policy.md): the size-class
 // ladder, the budget decision, the fallible pool allocator with its
 // reservation table, and the MemoryReport.
 //

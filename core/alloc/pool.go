@@ -65,6 +65,7 @@ type MemoryReport struct {
 	LiveBytes       int64 // pool bytes in use by the current graph
 	PeakLiveBytes   int64
 	PersistentBytes int64 // KV regions (part of PoolBytes)
+	FixedBytes      int64 // charged outside buffers: a device's context, modules, workspace (part of PoolBytes)
 	WeightsBytes    int64
 	Budget          Budget
 	IdleSlots       int   // reserved class buffers not in use now
@@ -104,6 +105,7 @@ type pool struct {
 	liveB    int64
 	peakB    int64
 	persistB int64
+	fixedB   int64
 	allocs   int64
 }
 
@@ -283,6 +285,21 @@ func (a *GraphAllocator) AllocPersistent(b int, n int64, what string) (BufRef, e
 	return BufRef{Backend: b, ID: id, Len: n}, nil
 }
 
+// ChargeFixed charges n bytes the backend took outside any buffer (a
+// device context, loaded modules, a workspace) to backend b's pool, through
+// the gate. They stay charged until Close.
+func (a *GraphAllocator) ChargeFixed(b int, n int64, what string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.pools[b]
+	if err := a.gate(p, n, what); err != nil {
+		return err
+	}
+	p.poolB += n
+	p.fixedB += n
+	return nil
+}
+
 // FreePersistent releases a persistent buffer.
 func (a *GraphAllocator) FreePersistent(r BufRef) error {
 	a.mu.Lock()
@@ -321,7 +338,7 @@ func (a *GraphAllocator) Close() error {
 			keep(p.be.FreeBuffer(id))
 		}
 		p.slots, p.staging, p.persist = map[int64][]slot{}, nil, map[BufID]int64{}
-		p.poolB, p.liveB, p.persistB = 0, 0, 0
+		p.poolB, p.liveB, p.persistB, p.fixedB = 0, 0, 0, 0
 	}
 	return first
 }
@@ -333,7 +350,7 @@ func (a *GraphAllocator) MemoryReport(b int) MemoryReport {
 	p := a.pools[b]
 	r := MemoryReport{
 		Backend: p.be.Name(), PoolBytes: p.poolB, LiveBytes: p.liveB, PeakLiveBytes: p.peakB,
-		PersistentBytes: p.persistB, WeightsBytes: p.be.WeightsBytes(), Budget: p.budget, AllocCount: p.allocs,
+		PersistentBytes: p.persistB, FixedBytes: p.fixedB, WeightsBytes: p.be.WeightsBytes(), Budget: p.budget, AllocCount: p.allocs,
 	}
 	for _, ss := range p.slots {
 		if len(ss) > 0 {

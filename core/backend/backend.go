@@ -1,5 +1,6 @@
-// Package backend defines what Minfer asks of a compute backend and runs a
-// scheduled graph across backends.
+// Package backend defines what Minfer asks of a compute backend, runs a
+// scheduled graph across backends, and keeps the registry of device
+// backends by device kind.
 package backend
 
 import (
@@ -12,6 +13,14 @@ import (
 )
 
 // Backend is a device that holds buffers and weights and executes nodes.
+//
+// Compute may be asynchronous: it may return before the nodes have run, as
+// long as the backend keeps their order. Everything that hands bytes back to
+// the host (ReadHostWindow) waits for the work queued before it, and
+// everything that takes bytes from the host (WriteHost, WriteHostWindow,
+// RegisterWeight) is done with the caller's slice when it returns, so the
+// caller may reuse it at once: a device copies into backend-owned (pinned)
+// staging first.
 type Backend interface {
 	alloc.Buffers
 	graph.Capability
@@ -24,16 +33,40 @@ type Backend interface {
 	// WriteHostWindow fills ref's logical window; len(data) must equal
 	// ref.Len, never the class size behind it.
 	WriteHostWindow(ref alloc.BufRef, data []byte) error
-	// ReadHostWindow copies ref's logical window into dst (len ref.Len).
+	// ReadHostWindow copies ref's logical window into dst (len ref.Len),
+	// after the work queued before it has finished.
 	ReadHostWindow(ref alloc.BufRef, dst []byte) error
-	// Compute runs nodes, in order, all assigned to this backend.
-	Compute(nodes []*graph.Node) error
+	// Compute runs nodes, in order, all assigned to this backend. It may
+	// return before they finish (see the type's comment). A backend that
+	// runs them on the calling goroutine checks ctx between blocks.
+	Compute(ctx context.Context, nodes []*graph.Node) error
 	Close() error
 }
 
+// HostWindower is a backend whose buffers are host memory the caller may
+// read and write in place (the CPU). Staging copies use it to move bytes
+// once, straight between the two backends' buffers.
+type HostWindower interface {
+	HostWindow(ref alloc.BufRef) ([]byte, error)
+}
+
+// Overheader is a device backend that took memory before its first buffer
+// (a CUDA context, loaded modules, a workspace): it reports the bytes,
+// measured once, and what they are, so the session charges them to the E4
+// gate and nothing on the device sits outside it.
+type Overheader interface {
+	OverheadBytes() (n int64, what string)
+}
+
 // Execute runs g's nodes on their assigned backends in order, moving bytes
-// for the staging copies the scheduler inserted. It checks ctx between
-// backend runs and between layers.
+// for the staging copies the scheduler inserted. Each maximal run of nodes
+// on one backend is one Compute call (so a device sees a whole run at once
+// and may queue or replay it without the host waiting); ctx is checked
+// between runs and by the backends themselves.
+//
+// A staging copy between a host backend (HostWindower) and a device is one
+// transfer: device→host reads straight into the host buffer (the device
+// waits for its queued work first), host→device writes straight from it.
 func Execute(ctx context.Context, g *graph.Graph, bes []Backend) error {
 	var run []*graph.Node
 	runBE := -1
@@ -41,14 +74,16 @@ func Execute(ctx context.Context, g *graph.Graph, bes []Backend) error {
 		if len(run) == 0 {
 			return nil
 		}
-		err := bes[runBE].Compute(run)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := bes[runBE].Compute(ctx, run)
 		run = run[:0]
 		if err != nil {
 			return fmt.Errorf("backend: %s: %w", bes[runBE].Name(), err)
 		}
 		return nil
 	}
-	lastLayer := graph.Unblocked
 	var tmp []byte
 	for _, n := range g.Nodes {
 		if n.Op.IsLeaf() || n.Op == graph.OpView {
@@ -58,29 +93,49 @@ func Execute(ctx context.Context, g *graph.Graph, bes []Backend) error {
 			if err := flush(); err != nil {
 				return err
 			}
-			src := n.Src[0]
-			if int64(cap(tmp)) < n.Buf.Len {
-				tmp = make([]byte, n.Buf.Len)
-			}
-			tmp = tmp[:n.Buf.Len]
-			if err := bes[src.Backend].ReadHostWindow(src.Buf, tmp); err != nil {
-				return fmt.Errorf("backend: staging %s: %w", n, err)
-			}
-			if err := bes[n.Backend].WriteHostWindow(n.Buf, tmp); err != nil {
+			var err error
+			tmp, err = stage(bes, n, tmp)
+			if err != nil {
 				return fmt.Errorf("backend: staging %s: %w", n, err)
 			}
 			continue
 		}
-		if n.Backend != runBE || n.Layer != lastLayer {
+		if n.Backend != runBE {
 			if err := flush(); err != nil {
 				return err
 			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			runBE, lastLayer = n.Backend, n.Layer
+			runBE = n.Backend
 		}
 		run = append(run, n)
 	}
 	return flush()
+}
+
+// stage performs one staging copy, through tmp only when neither side
+// exposes host memory.
+func stage(bes []Backend, n *graph.Node, tmp []byte) ([]byte, error) {
+	src := n.Src[0]
+	from, to := bes[src.Backend], bes[n.Backend]
+	if hw, ok := from.(HostWindower); ok {
+		b, err := hw.HostWindow(src.Buf)
+		if err != nil {
+			return tmp, err
+		}
+		return tmp, to.WriteHostWindow(n.Buf, b)
+	}
+	if hw, ok := to.(HostWindower); ok {
+		b, err := hw.HostWindow(n.Buf)
+		if err != nil {
+			return tmp, err
+		}
+		return tmp, from.ReadHostWindow(src.Buf, b)
+	}
+	if int64(cap(tmp)) < n.Buf.Len {
+		tmp = make([]byte, n.Buf.Len)
+	}
+	tmp = tmp[:n.Buf.Len]
+	if err := from.ReadHostWindow(src.Buf, tmp); err != nil {
+		return tmp, err
+	}
+	return tmp, to.WriteHostWindow(n.Buf, tmp)
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -101,6 +102,38 @@ var builtinSources = map[string]string{
 		`{% endif %}` +
 		`{% endfor %}` +
 		`{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}`,
+}
+
+// builtinView is how the built-in templates, which know only roles and
+// text, see tool calls: each call is written into the assistant's text as
+// <tool_call>{"name": …, "arguments": …}</tool_call> (the Hermes form many
+// models were trained on), and a tool result is a turn of role "tool".
+func builtinView(msgs []Message) []Message {
+	if !slices.ContainsFunc(msgs, func(m Message) bool { return len(m.ToolCalls) > 0 }) {
+		return msgs
+	}
+	out := slices.Clone(msgs)
+	for i, m := range out {
+		if len(m.ToolCalls) == 0 {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(m.Content)
+		for _, c := range m.ToolCalls {
+			args := c.Function.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			name, _ := json.Marshal(c.Function.Name)
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "<tool_call>\n{\"name\": %s, \"arguments\": %s}\n</tool_call>", name, args)
+		}
+		out[i].Content = b.String()
+		out[i].ToolCalls = nil
+	}
+	return out
 }
 
 // BuiltinNames lists the built-in template families in a fixed order.
@@ -244,7 +277,7 @@ func (s Source) String() string {
 		b.WriteString("no chat template (plain completion)")
 	}
 	if s.ModelErr != nil {
-		fmt.Fprintf(&b, "; model template unusable: %v", s.ModelErr)
+		fmt.Fprintf(&b, "; this model's chat template cannot be used: %v", s.ModelErr)
 	}
 	return b.String()
 }
@@ -266,19 +299,20 @@ var probeConversation = []Message{
 // completion (e.g. stories260K, which ships no template).
 func ForModel(src, archOrName, bos, eos string) (*Template, Source) {
 	var modelErr error
+	family := DetectFamily(src)
+	if family == "" {
+		family = FamilyForName(archOrName)
+	}
 	if strings.TrimSpace(src) != "" {
 		t, err := NewTemplate(src, bos, eos)
 		if err == nil {
 			err = probe(t)
 		}
 		if err == nil {
+			t.fallback = family
 			return t, Source{Kind: SourceModel, Family: t.family}
 		}
 		modelErr = err
-	}
-	family := DetectFamily(src)
-	if family == "" {
-		family = FamilyForName(archOrName)
 	}
 	if family != "" {
 		t, err := Builtin(family, bos, eos)

@@ -147,16 +147,16 @@ func TestBuiltinEdgeConversations(t *testing.T) {
 	}{
 		{FamilyChatML, nil, true, "<|im_start|>assistant\n"},
 		{FamilyLlama3, nil, false, ""},
-		{FamilyMistral, []Message{{"system", "S"}}, false, "<s>[INST] S [/INST]"},
-		{FamilyGemma, []Message{{"system", "S"}}, true, "<s><start_of_turn>user\nS<end_of_turn>\n<start_of_turn>model\n"},
-		{FamilyLlama2, []Message{{"system", "S"}}, false, "<s>[INST] <<SYS>>\nS\n<</SYS>>\n\n [/INST]"},
+		{FamilyMistral, []Message{{Role: "system", Content: "S"}}, false, "<s>[INST] S [/INST]"},
+		{FamilyGemma, []Message{{Role: "system", Content: "S"}}, true, "<s><start_of_turn>user\nS<end_of_turn>\n<start_of_turn>model\n"},
+		{FamilyLlama2, []Message{{Role: "system", Content: "S"}}, false, "<s>[INST] <<SYS>>\nS\n<</SYS>>\n\n [/INST]"},
 		// A later system message is kept as a user turn, not dropped.
-		{FamilyMistral, []Message{{"user", "a"}, {"assistant", "b"}, {"system", "c"}}, false, "<s>[INST] a [/INST]b</s>[INST] c [/INST]"},
-		{FamilyGemma, []Message{{"user", "a"}, {"system", "c"}}, true, "<s><start_of_turn>user\na<end_of_turn>\n<start_of_turn>user\nc<end_of_turn>\n<start_of_turn>model\n"},
+		{FamilyMistral, []Message{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}, {Role: "system", Content: "c"}}, false, "<s>[INST] a [/INST]b</s>[INST] c [/INST]"},
+		{FamilyGemma, []Message{{Role: "user", Content: "a"}, {Role: "system", Content: "c"}}, true, "<s><start_of_turn>user\na<end_of_turn>\n<start_of_turn>user\nc<end_of_turn>\n<start_of_turn>model\n"},
 		// Phi-3.5 skips an empty system message and ends with EOS without a
 		// generation prompt.
-		{FamilyPhi3, []Message{{"system", ""}, {"user", "u"}}, false, "<|user|>\nu<|end|>\n</s>"},
-		{FamilyLlama3, []Message{{"user", "  padded \n"}}, false, "<s><|start_header_id|>user<|end_header_id|>\n\npadded<|eot_id|>"},
+		{FamilyPhi3, []Message{{Role: "system", Content: ""}, {Role: "user", Content: "u"}}, false, "<|user|>\nu<|end|>\n</s>"},
+		{FamilyLlama3, []Message{{Role: "user", Content: "  padded \n"}}, false, "<s><|start_header_id|>user<|end_header_id|>\n\npadded<|eot_id|>"},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%d msgs", tc.family, len(tc.msgs)), func(t *testing.T) {
@@ -210,6 +210,9 @@ func TestFamilyForName(t *testing.T) {
 		{"qwen2", FamilyChatML},
 		{"qwen3moe", FamilyChatML},
 		{"gemma3", FamilyGemma},
+		{"gemma2", FamilyGemma},
+		{"qwen3", FamilyChatML},
+		{"qwen2moe", FamilyChatML},
 		{"phi3", FamilyPhi3},
 		{"llama Meta-Llama-3-8B-Instruct", FamilyLlama3},
 		{"llama Llama-2-13b-chat", FamilyLlama2},
@@ -236,7 +239,7 @@ func TestModelTemplateDate(t *testing.T) {
 		t.Fatalf("source %v", src)
 	}
 	tmpl.SetClock(func() time.Time { return time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC) })
-	got, err := tmpl.Render([]Message{{"user", "hi"}}, true)
+	got, err := tmpl.Render([]Message{{Role: "user", Content: "hi"}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +248,38 @@ func TestModelTemplateDate(t *testing.T) {
 	}
 	if !slices.Equal(tmpl.StopStrings(), []string{"<|eot_id|>", "<|eom_id|>"}) {
 		t.Errorf("StopStrings = %q", tmpl.StopStrings())
+	}
+}
+
+// The built-ins render a tool round trip (tool calls written as Hermes
+// <tool_call> text, the result as a "tool" turn) instead of failing on the
+// assistant turn that has no content.
+func TestBuiltinsRenderToolRoundTrip(t *testing.T) {
+	msgs := []Message{
+		{Role: "user", Content: "Weather in Paris?"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "a1", Type: "function", Function: FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
+		{Role: "tool", ToolCallID: "a1", Name: "get_weather", Content: `{"temp": 21}`},
+		{Role: "assistant", Content: "21 degrees."},
+		{Role: "user", Content: "Thanks"},
+	}
+	call := "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}\n</tool_call>"
+	for _, name := range BuiltinNames() {
+		tmpl, err := Builtin(name, "<s>", "</s>")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := tmpl.Render(msgs, true)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, want := range []string{call, `{"temp": 21}`, "21 degrees.", "Thanks"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: render lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+	if msgs[1].Content != "" || len(msgs[1].ToolCalls) != 1 {
+		t.Error("rendering changed the caller's messages")
 	}
 }

@@ -19,11 +19,24 @@ type Evaluator interface {
 	NCtxLen() int
 }
 
+// rewindLimited is implemented by evaluators whose cache cannot rewind to
+// every earlier position (core.Session with sliding-window rings: the
+// window before an old position may be overwritten). generate then
+// re-evaluates from the start instead of reusing the prefix.
+type rewindLimited interface {
+	CanRewind(n int) bool
+}
+
 // GenOptions control one reply.
 type GenOptions struct {
 	Sampler   SamplerSettings
 	MaxTokens int      // 0: until end of turn or a full context
 	Stop      []string // extra stop strings (the template's end markers are always used)
+	// Tools is a JSON array of tool definitions (OpenAI shape) given to the
+	// template as tools; nil: none. With tools, control tokens whose text
+	// marks a tool call in the template's format ([TOOL_CALLS],
+	// <|python_tag|>, …) are kept in the reply text so it can be parsed.
+	Tools []byte
 }
 
 // Event is one streamed piece of the reply.
@@ -106,6 +119,12 @@ func (c *Conversation) Reset() error {
 // messages say never becomes one: a user who types "<|im_end|>" gets that
 // text, not the end of their turn.
 func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
+	return c.PromptWithTools(msgs, nil)
+}
+
+// PromptWithTools is Prompt with the template variable tools set from
+// toolsJSON (nil: undefined).
+func (c *Conversation) PromptWithTools(msgs []Message, toolsJSON []byte) ([]int32, error) {
 	if c.tmpl == nil {
 		var sb strings.Builder
 		for _, m := range msgs {
@@ -113,15 +132,15 @@ func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 		}
 		return c.tok.Encode(sb.String(), true, false)
 	}
-	text, parts, err := c.render(msgs)
+	text, parts, err := c.render(msgs, toolsJSON)
 	var raised *RaisedError
 	if errors.As(err, &raised) && len(msgs) > 0 && msgs[0].Role == "system" {
 		// Templates that refuse a system role (Gemma 2, Mistral) get it
 		// folded into the first user turn, as their authors intend.
-		text, parts, err = c.render(FoldSystemPrompt(msgs))
+		text, parts, err = c.render(FoldSystemPrompt(msgs), toolsJSON)
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.asModelTemplateError(err)
 	}
 	toks, err := c.tok.EncodeParts(parts, false)
 	if err != nil {
@@ -138,12 +157,15 @@ func (c *Conversation) Prompt(msgs []Message) ([]int32, error) {
 // message text (never parsed). A template that alters the markers (it
 // transforms message text) is rendered plainly and every special token
 // written in a message is taken out of it first.
-func (c *Conversation) render(msgs []Message) (string, []tokenizer.Part, error) {
+func (c *Conversation) render(msgs []Message, toolsJSON []byte) (string, []tokenizer.Part, error) {
 	marked := make([]Message, len(msgs))
 	for i, m := range msgs {
-		marked[i] = Message{Role: m.Role, Content: marker(i)}
+		marked[i] = m
+		if m.hasContent() {
+			marked[i].Content = marker(i)
+		}
 	}
-	out, err := c.tmpl.Render(marked, true)
+	out, err := c.renderTemplate(marked, toolsJSON)
 	if err != nil {
 		return "", nil, err
 	}
@@ -151,9 +173,12 @@ func (c *Conversation) render(msgs []Message) (string, []tokenizer.Part, error) 
 	var full strings.Builder
 	rest := out
 	for i, m := range msgs {
+		if !m.hasContent() {
+			continue // tool calls only: their text is the template's
+		}
 		k := strings.Index(rest, marker(i))
 		if k < 0 || strings.Contains(rest[k+len(marker(i)):], marker(i)) {
-			return c.renderPlain(msgs)
+			return c.renderPlain(msgs, toolsJSON)
 		}
 		parts = append(parts, tokenizer.Part{Text: rest[:k], Special: true}, tokenizer.Part{Text: m.Content})
 		full.WriteString(rest[:k])
@@ -165,12 +190,21 @@ func (c *Conversation) render(msgs []Message) (string, []tokenizer.Part, error) 
 	return full.String(), parts, nil
 }
 
-func (c *Conversation) renderPlain(msgs []Message) (string, []tokenizer.Part, error) {
+// renderTemplate renders with the generation prompt, and tools when given.
+func (c *Conversation) renderTemplate(msgs []Message, toolsJSON []byte) (string, error) {
+	if toolsJSON != nil {
+		return c.tmpl.RenderWithTools(msgs, toolsJSON, true)
+	}
+	return c.tmpl.Render(msgs, true)
+}
+
+func (c *Conversation) renderPlain(msgs []Message, toolsJSON []byte) (string, []tokenizer.Part, error) {
 	clean := make([]Message, len(msgs))
 	for i, m := range msgs {
-		clean[i] = Message{Role: m.Role, Content: c.stripSpecials(m.Content)}
+		clean[i] = m
+		clean[i].Content = c.stripSpecials(m.Content)
 	}
-	out, err := c.tmpl.Render(clean, true)
+	out, err := c.renderTemplate(clean, toolsJSON)
 	if err != nil {
 		return "", nil, err
 	}
@@ -198,7 +232,7 @@ func marker(i int) string { return fmt.Sprintf("\uE000%d\uE001", i) }
 
 // fit drops the oldest non-system messages until the prompt leaves room
 // for the reply, always keeping the system prompt and the last message.
-func (c *Conversation) fit(msgs []Message) ([]int32, []Message, int, error) {
+func (c *Conversation) fit(msgs []Message, toolsJSON []byte) ([]int32, []Message, int, error) {
 	reserve := c.ReserveTokens
 	if reserve <= 0 {
 		reserve = c.ev.NCtxLen() / 4
@@ -206,7 +240,7 @@ func (c *Conversation) fit(msgs []Message) ([]int32, []Message, int, error) {
 	limit := c.ev.NCtxLen() - reserve
 	dropped := 0
 	for {
-		toks, err := c.Prompt(msgs)
+		toks, err := c.PromptWithTools(msgs, toolsJSON)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -249,7 +283,7 @@ func dropOldest(msgs []Message) []Message {
 // StopCancelled and the conversation stays usable.
 func (c *Conversation) Reply(ctx context.Context, msgs []Message, opts GenOptions, emit func(Event)) (string, Stats, error) {
 	var st Stats
-	prompt, _, dropped, err := c.fit(msgs)
+	prompt, _, dropped, err := c.fit(msgs, opts.Tools)
 	if err != nil {
 		return "", st, err
 	}
@@ -285,6 +319,9 @@ func (c *Conversation) generate(ctx context.Context, prompt []int32, opts GenOpt
 	if n > c.ev.NPast() {
 		n = c.ev.NPast()
 	}
+	if rl, ok := c.ev.(rewindLimited); ok && !rl.CanRewind(n) {
+		n = 0
+	}
 	if err := c.ev.Rewind(n); err != nil {
 		return "", st, err
 	}
@@ -308,6 +345,7 @@ func (c *Conversation) generate(ctx context.Context, prompt []int32, opts GenOpt
 	}
 	sampler := NewSampler(opts.Sampler)
 	dec := c.tok.NewStreamDecoder()
+	keep := c.keptControlText(opts)
 	var text strings.Builder // everything decoded so far
 	emitted := 0             // bytes of text already sent to emit
 	t1 := time.Now()
@@ -336,6 +374,9 @@ func (c *Conversation) generate(ctx context.Context, prompt []int32, opts GenOpt
 		}
 		st.Generated++
 		text.WriteString(dec.Add(tok))
+		if marker, ok := keep[tok]; ok {
+			text.WriteString(dec.Flush() + marker)
+		}
 		full := text.String()
 		if hasStop(full, stops) {
 			return finish(StopString)

@@ -4,22 +4,13 @@
 package chat
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/ardanlabs/jinja"
+	"github.com/minfer/minfer/internal/jinja"
 )
-
-// Message is one turn of a conversation. Role is "system", "user" or
-// "assistant" (templates may accept others, e.g. "tool").
-type Message struct {
-	Role    string
-	Content string
-}
 
 // ErrTemplate is the sentinel wrapped by every template compile or render
 // failure, so callers can tell "the template refused" from other errors.
@@ -48,7 +39,9 @@ type Template struct {
 	bos, eos string
 	family   string // built-in family name, "" when unknown
 	builtin  bool   // true when the source is one of ours, not the model's
+	fallback string // built-in family to offer when this template fails
 	now      func() time.Time
+	limits   jinja.Limits // zero: the engine's defaults
 }
 
 // NewTemplate compiles a Jinja chat template. bos and eos are the text of the
@@ -104,6 +97,10 @@ func (t *Template) IsBuiltin() bool { return t.builtin }
 // (Llama 3.x templates print today's date). Tests pass a fixed time.
 func (t *Template) SetClock(now func() time.Time) { t.now = now }
 
+// SetLimits replaces the engine's limits for this template's renders
+// (zero fields keep jinja.DefaultLimits).
+func (t *Template) SetLimits(l jinja.Limits) { t.limits = l }
+
 // BOS returns the BOS text the template was given.
 func (t *Template) BOS() string { return t.bos }
 
@@ -156,6 +153,9 @@ func (t *Template) render(msgs []Message, tools jinja.Value, addGenerationPrompt
 	if now == nil {
 		now = time.Now
 	}
+	if t.builtin {
+		msgs = builtinView(msgs)
+	}
 	data := map[string]jinja.Value{
 		"messages":              messageValues(msgs),
 		"add_generation_prompt": jinja.NewBool(addGenerationPrompt),
@@ -173,7 +173,7 @@ func (t *Template) render(msgs []Message, tools jinja.Value, addGenerationPrompt
 			out, err = "", fmt.Errorf("%w: render panicked: %v", ErrTemplate, r)
 		}
 	}()
-	out, err = t.compiled.RenderValues(data)
+	out, err = t.compiled.RenderValuesLimits(data, t.limits)
 	if err != nil {
 		var raised *RaisedError
 		if errors.As(err, &raised) {
@@ -182,19 +182,6 @@ func (t *Template) render(msgs []Message, tools jinja.Value, addGenerationPrompt
 		return "", fmt.Errorf("%w: render: %w", ErrTemplate, err)
 	}
 	return out, nil
-}
-
-// messageValues builds ordered dicts, so a template that prints a message
-// (tojson) sees role before content, as Python does.
-func messageValues(msgs []Message) jinja.Value {
-	items := make([]jinja.Value, len(msgs))
-	for i, m := range msgs {
-		d := jinja.NewDict()
-		d.AsDict().Set("role", jinja.NewString(m.Role))
-		d.AsDict().Set("content", jinja.NewString(m.Content))
-		items[i] = d
-	}
-	return jinja.NewList(items)
 }
 
 func raiseException(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
@@ -290,80 +277,6 @@ func kindName(v jinja.Value) string {
 	return "unknown"
 }
 
-// decodeOrderedJSON decodes JSON into engine values, keeping object key order
-// (jinja.FromGoValue would sort keys).
-func decodeOrderedJSON(data []byte) (jinja.Value, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.UseNumber()
-	v, err := decodeJSONValue(dec)
-	if err != nil {
-		return jinja.Undefined(), err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return jinja.Undefined(), errors.New("trailing data after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeJSONValue(dec *json.Decoder) (jinja.Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return jinja.Undefined(), err
-	}
-	switch tok := tok.(type) {
-	case json.Delim:
-		switch tok {
-		case '[':
-			var items []jinja.Value
-			for dec.More() {
-				item, err := decodeJSONValue(dec)
-				if err != nil {
-					return jinja.Undefined(), err
-				}
-				items = append(items, item)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return jinja.Undefined(), err
-			}
-			return jinja.NewList(items), nil
-		case '{':
-			obj := jinja.NewDict()
-			for dec.More() {
-				keyTok, err := dec.Token()
-				if err != nil {
-					return jinja.Undefined(), err
-				}
-				key, ok := keyTok.(string)
-				if !ok {
-					return jinja.Undefined(), fmt.Errorf("object key %v is not a string", keyTok)
-				}
-				val, err := decodeJSONValue(dec)
-				if err != nil {
-					return jinja.Undefined(), err
-				}
-				obj.AsDict().Set(key, val)
-			}
-			if _, err := dec.Token(); err != nil { // '}'
-				return jinja.Undefined(), err
-			}
-			return obj, nil
-		}
-		return jinja.Undefined(), fmt.Errorf("unexpected delimiter %q", rune(tok))
-	case string:
-		return jinja.NewString(tok), nil
-	case json.Number:
-		if n, err := tok.Int64(); err == nil {
-			return jinja.NewInt(n), nil
-		}
-		f, err := tok.Float64()
-		if err != nil {
-			return jinja.Undefined(), fmt.Errorf("number %s: %w", tok, err)
-		}
-		return jinja.NewFloat(f), nil
-	case bool:
-		return jinja.NewBool(tok), nil
-	case nil:
-		return jinja.None(), nil
-	}
-	return jinja.Undefined(), fmt.Errorf("unexpected JSON token %v", tok)
-}
+// decodeOrderedJSON decodes JSON into engine values, keeping object key
+// order and integers.
+func decodeOrderedJSON(data []byte) (jinja.Value, error) { return jinja.FromJSON(data) }

@@ -83,6 +83,8 @@ func (b *Builder) KV(name string, t gguf.GGMLType, rowLen, rows int64) *Node {
 // (reshape when off is 0 and the element count is equal).
 func (b *Builder) View(src *Node, name string, off int64, dims ...int64) *Node {
 	n := &Node{Op: OpView, Type: src.Type, Shape: shape(dims...), Src: [4]*Node{src}, Name: name, ViewOff: off}
+	// A shape that is not a whole number of blocks is reported by add below
+	// (with RowBytes's error); only the bounds are checked here.
 	if nb, err := n.Type.RowBytes(n.Elements()); err == nil && off+nb > src.Bytes() {
 		b.fail("view %q: bytes %d..%d outside %q (%d bytes)", name, off, off+nb, src.Name, src.Bytes())
 	}
@@ -99,17 +101,21 @@ func (b *Builder) GetRows(table, ids *Node, name string) *Node {
 
 // RMSNorm normalises each row of x.
 func (b *Builder) RMSNorm(x *Node, eps float32, name string) *Node {
-	return b.add(&Node{Op: OpRMSNorm, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*Node{x}, Name: name, F: [4]float32{eps}})
+	return b.add(&Node{Op: OpRMSNorm, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*Node{x}, Name: name, Params: NormParams{Eps: eps}})
 }
 
 func (b *Builder) binary(op Op, x, y *Node, name string) *Node {
-	if y.Shape[0] != x.Shape[0] || (y.Rows() != 1 && y.Rows() != x.Rows()) {
+	// y is a row broadcast over x's rows, a row per row of x, or (Mul only)
+	// one scalar per row of x.
+	perRow := op == OpMul && y.Shape[0] == 1 && y.Rows() == x.Rows()
+	if !perRow && (y.Shape[0] != x.Shape[0] || (y.Rows() != 1 && y.Rows() != x.Rows())) {
 		b.fail("%s %q: %v and %v do not broadcast", op, name, x.Shape, y.Shape)
 	}
 	return b.add(&Node{Op: op, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*Node{x, y}, Name: name})
 }
 
-// Mul multiplies x by y, y broadcast over x's rows.
+// Mul multiplies x by y, y broadcast over x's rows (or, when y has rows of
+// one element, each row of x by its scalar).
 func (b *Builder) Mul(x, y *Node, name string) *Node { return b.binary(OpMul, x, y, name) }
 
 // Add adds y to x, y broadcast over x's rows.
@@ -124,14 +130,6 @@ func (b *Builder) MatMul(w, x *Node, name string) *Node {
 	return b.add(&Node{Op: OpMatMul, Type: gguf.TypeF32, Shape: shape(w.Rows(), x.Rows()), Src: [4]*Node{w, x}, Name: name})
 }
 
-// RopeParams are the rotary embedding settings from the model metadata.
-type RopeParams struct {
-	Dims      int  // rotated dimensions per head (rope.dimension_count)
-	NeoX      bool // rotate (i, i+d/2) pairs instead of (2i, 2i+1)
-	FreqBase  float32
-	FreqScale float32
-}
-
 // Rope rotates x, shaped [headDim, heads, T], by the int32 positions pos.
 // freqs (nil or F32 [Dims/2]) divides each pair's frequency (llama 3 scaling).
 func (b *Builder) Rope(x, pos, freqs *Node, p RopeParams, name string) *Node {
@@ -141,12 +139,10 @@ func (b *Builder) Rope(x, pos, freqs *Node, p RopeParams, name string) *Node {
 	if pos.Elements() != x.Shape[2] {
 		b.fail("rope %q: %d positions for %d tokens", name, pos.Elements(), x.Shape[2])
 	}
-	neox := int64(0)
-	if p.NeoX {
-		neox = 1
+	if p.Mode != RopeNormal && p.Mode != RopeNeoX {
+		b.fail("rope %q: mode %s", name, p.Mode)
 	}
-	return b.add(&Node{Op: OpRope, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*Node{x, pos, freqs}, Name: name,
-		F: [4]float32{p.FreqBase, p.FreqScale}, I: [4]int64{int64(p.Dims), neox}})
+	return b.add(&Node{Op: OpRope, Type: gguf.TypeF32, Shape: x.Shape, Src: [4]*Node{x, pos, freqs}, Name: name, Params: p})
 }
 
 // StoreKV writes the rows of x (F32, [rowLen, T]) into cache rows rows
@@ -162,16 +158,20 @@ func (b *Builder) StoreKV(cache, x, rows *Node, name string) *Node {
 // Attention reads q [headDim, heads, T] against the first kvLen rows of the
 // K and V caches ([headDim·kvHeads, ctx] each) under mask [kvLen, T]
 // (0 or -inf), returning [headDim·heads, T].
-func (b *Builder) Attention(q, k, v, mask *Node, kvHeads int, kvLen int, scale float32, name string) *Node {
+func (b *Builder) Attention(q, k, v, mask *Node, p AttentionParams, name string) *Node {
+	kvHeads, kvLen := p.KVHeads, p.KVLen
 	headDim, heads := q.Shape[0], q.Shape[1]
+	if kvHeads <= 0 || kvLen <= 0 {
+		b.fail("attention %q: %d kv heads, kv length %d", name, kvHeads, kvLen)
+		kvHeads = 1
+	}
 	if heads%int64(kvHeads) != 0 || k.Shape[0] != headDim*int64(kvHeads) || v.Shape[0] != k.Shape[0] {
 		b.fail("attention %q: q %v, k %v, v %v with %d kv heads", name, q.Shape, k.Shape, v.Shape, kvHeads)
 	}
 	if int64(kvLen) > k.Shape[1] || mask.Shape[0] != int64(kvLen) || mask.Shape[1] != q.Shape[2] {
 		b.fail("attention %q: kv length %d, cache %d rows, mask %v", name, kvLen, k.Shape[1], mask.Shape)
 	}
-	return b.add(&Node{Op: OpAttention, Type: gguf.TypeF32, Shape: shape(headDim*heads, q.Shape[2]), Src: [4]*Node{q, k, v, mask}, Name: name,
-		F: [4]float32{scale}, I: [4]int64{int64(kvHeads), int64(kvLen)}})
+	return b.add(&Node{Op: OpAttention, Type: gguf.TypeF32, Shape: shape(headDim*heads, q.Shape[2]), Src: [4]*Node{q, k, v, mask}, Name: name, Params: p})
 }
 
 // SwiGLU is silu(gate) * up.

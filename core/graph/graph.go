@@ -14,24 +14,34 @@ import (
 type Op uint8
 
 const (
-	OpInput     Op = iota // host-filled before execution (tokens, positions, mask)
-	OpWeight              // a model tensor registered on a backend
-	OpKV                  // a persistent region (one layer's K or V cache)
-	OpView                // a window of another node's bytes (reshape, slice)
-	OpGetRows             // rows of Src0 (any weight type) picked by Src1 (int32 ids), as F32
-	OpRMSNorm             // x / sqrt(mean(x²) + eps) per row; F[0] = eps
-	OpMul                 // Src0 * Src1, Src1 broadcast over rows
-	OpAdd                 // Src0 + Src1, Src1 broadcast over rows
-	OpMatMul              // Src1 (activations, F32 rows) times Src0ᵀ (weight rows): [Src0 rows, Src1 rows]
-	OpRope                // rotary embedding; Src1 positions, Src2 optional frequency factors
-	OpStoreKV             // writes Src1's rows into the cache Src0 at rows given by Src2 (int32); output aliases Src0
-	OpAttention           // softmax(QKᵀ·scale + mask)·V over the cache with GQA; Src0 q, Src1 K, Src2 V, Src3 mask
-	OpSwiGLU              // silu(Src0) * Src1
-	OpCopy                // cross-backend staging copy of Src0
+	OpInput       Op = iota // host-filled before execution (tokens, positions, mask)
+	OpWeight                // a model tensor registered on a backend
+	OpKV                    // a persistent region (one layer's K or V cache)
+	OpView                  // a window of another node's bytes (reshape, slice)
+	OpGetRows               // rows of Src0 (any weight type) picked by Src1 (int32 ids), as F32
+	OpRMSNorm               // x / sqrt(mean(x²) + eps) per row (NormParams)
+	OpMul                   // Src0 * Src1, Src1 broadcast over rows
+	OpAdd                   // Src0 + Src1, Src1 broadcast over rows
+	OpMatMul                // Src1 (activations, F32 rows) times Src0ᵀ (weight rows): [Src0 rows, Src1 rows]
+	OpRope                  // rotary embedding (RopeParams); Src1 positions, Src2 optional frequency factors
+	OpStoreKV               // writes Src1's rows into the cache Src0 at rows given by Src2 (int32); output aliases Src0
+	OpAttention             // softmax(QKᵀ·scale + mask)·V over the cache with GQA (AttentionParams); Src0 q, Src1 K, Src2 V, Src3 mask
+	OpSwiGLU                // silu(Src0) * Src1
+	OpCopy                  // cross-backend staging copy of Src0
+	OpScale                 // Src0 · s (ScaleParams)
+	OpSoftCap               // cap · tanh(Src0 / cap) (SoftCapParams)
+	OpGELU                  // gelu(Src0), tanh form, as ggml's F16 table gives it
+	OpSigmoid               // silu(x)/x: the sigmoid as llama.cpp's Qwen-MoE graph computes it
+	OpSoftMax               // softmax of each row of Src0
+	OpTopK                  // I32 indices of the K largest values of each row of Src0, largest first (TopKParams)
+	OpMoEWeights            // Src0 probabilities [experts, T] picked at Src1 (I32 [K, T]), optionally renormalised (MoEWeightsParams)
+	OpMatMulID              // per token, Src1 times the Src2-selected experts of the 3-D Src0: [out, K, T]
+	OpWeightedSum           // Σ_k Src0[:, k, t] · Src1[k, t], in k order: [n, T]
 	numOps
 )
 
-var opNames = [...]string{"input", "weight", "kv", "view", "get_rows", "rms_norm", "mul", "add", "mat_mul", "rope", "store_kv", "attention", "swiglu", "copy"}
+var opNames = [...]string{"input", "weight", "kv", "view", "get_rows", "rms_norm", "mul", "add", "mat_mul", "rope", "store_kv", "attention", "swiglu", "copy",
+	"scale", "soft_cap", "gelu", "sigmoid", "soft_max", "top_k", "moe_weights", "mat_mul_id", "weighted_sum"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -57,9 +67,9 @@ type Node struct {
 	Layer int
 	Name  string
 
-	// Op parameters.
-	F [4]float32
-	I [4]int64
+	// Params are the op's typed parameters (nil for ops without any);
+	// backends read them with ParamsOf.
+	Params OpParams
 
 	// Weight names the registered tensor (OpWeight, OpKV).
 	Weight string

@@ -151,8 +151,8 @@ func TestGraphCacheOneGraphPerParamsMRU(t *testing.T) {
 
 type capAll struct{ name string }
 
-func (c capAll) Name() string                            { return c.name }
-func (c capAll) SupportsFor(Op, gguf.GGMLType, int) bool { return true }
+func (c capAll) Name() string            { return c.name }
+func (c capAll) SupportsNode(*Node) bool { return true }
 
 type planN struct{ n, total int }
 

@@ -21,9 +21,9 @@ func owner(n *Node) *Node {
 
 // Deadlines computes, for every buffer-owning node, the index of the last
 // node that reads it. A read through a view or an alias extends the owner's
-// deadline (extendThroughViews): releasing the owner at its own last direct
-// use would hand its bytes to another node while the view still reads them.
-// Graph outputs live to the end.
+// deadline (owner resolves it to the buffer it reads): releasing the owner
+// at its own last direct use would hand its bytes to another node while the
+// view still reads them. Graph outputs live to the end.
 func Deadlines(g *Graph) map[*Node]int {
 	dl := make(map[*Node]int, len(g.Nodes))
 	for i, n := range g.Nodes {

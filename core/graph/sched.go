@@ -2,16 +2,16 @@ package graph
 
 import (
 	"fmt"
-
-	"github.com/minfer/minfer/gguf"
 )
 
 // Capability is what the assignment pass asks of a backend.
 type Capability interface {
 	Name() string
-	// SupportsFor reports whether the backend runs op producing dtype for
-	// block layer (Unblocked for nodes outside blocks).
-	SupportsFor(op Op, dtype gguf.GGMLType, layer int) bool
+	// SupportsNode reports whether the backend can run n: its op, its
+	// sources' types and shapes, its parameters. The plan, not the backend,
+	// decides which blocks a device runs: the scheduler asks only about
+	// nodes of blocks the plan puts on the device.
+	SupportsNode(n *Node) bool
 }
 
 // Placement says on which backend each leaf's bytes already live.
@@ -20,7 +20,7 @@ type Placement interface {
 	WeightBackend(name string) (int, bool)
 }
 
-// OffloadPlan is the slice of the E5 plan the scheduler reads.
+// OffloadPlan is the slice of the E5 offload plan (docs/memory-policy.md) the scheduler reads.
 type OffloadPlan interface {
 	OnDevice(block int) bool
 	DeviceHoldsUnblocked() bool
@@ -55,7 +55,7 @@ func AssignBackends(g *Graph, backends []Capability, plan OffloadPlan, where Pla
 			n.Backend = n.Src[0].Backend
 		default:
 			n.Backend = 0
-			if onDevice(n.Layer) && backends[1].SupportsFor(n.Op, n.Type, n.Layer) {
+			if onDevice(n.Layer) && backends[1].SupportsNode(n) {
 				n.Backend = 1
 			}
 		}

@@ -5,6 +5,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -20,6 +21,7 @@ type HParams struct {
 	Arch        string
 	NVocab      int
 	NCtxTrain   int
+	NCtxOrig    int // rope.scaling.original_context_length (Phi-3's factor choice)
 	NEmbd       int
 	NLayer      int
 	NFF         int
@@ -34,16 +36,104 @@ type HParams struct {
 	TiedOutput  bool // no output.weight: token_embd is the output head
 	QKVBias     bool
 	HasRopeFreq bool
+
+	// QScale multiplies q·k: 1/√head_size unless the architecture says
+	// otherwise (Gemma 27B: 1/√(n_embd/n_head)).
+	QScale float32
+
+	// Sliding-window attention: SlidingWindow positions (0: none), on the
+	// blocks SWAPattern picks (llama.cpp's n_pattern: block il slides when
+	// il mod n < n−1; 0: every block). Sliding blocks may have their own
+	// rope base and scale.
+	SlidingWindow int
+	SWAPattern    int
+	SWARopeBase   float32
+	SWARopeScale  float32
+	// SWAFull keeps every position in sliding blocks too (llama.cpp's
+	// --swa-full): more memory, the same results.
+	SWAFull bool
+
+	// Gemma 2's soft caps (0: none).
+	AttnSoftCap, FinalSoftCap float32
+
+	// Mixture of experts (NExpert 0: dense). NFFExp and NFFShexp are the
+	// routed and shared experts' hidden sizes.
+	NExpert, NExpertUsed int
+	NFFExp, NFFShexp     int
+}
+
+// MaxUBatch bounds the tokens of one step: longer prompts run in chunks.
+// A sliding block's cache ring holds its window plus one step.
+const MaxUBatch = 512
+
+// Sliding reports whether block il uses sliding-window attention.
+func (h HParams) Sliding(il int) bool {
+	if h.SlidingWindow <= 0 {
+		return false
+	}
+	return h.SWAPattern == 0 || il%h.SWAPattern < h.SWAPattern-1
+}
+
+// CacheRows is the number of KV cache rows block il keeps for a context of
+// nCtx: every position, or for a sliding block a ring of its window plus
+// one step's tokens (what one step's attention can reach), as llama.cpp's
+// sliding-window cache does.
+func (h HParams) CacheRows(il, nCtx int) int {
+	if h.Sliding(il) && !h.SWAFull {
+		return min(nCtx, h.SlidingWindow+MaxUBatch)
+	}
+	return nCtx
+}
+
+// SlidingBlocks counts the blocks with sliding-window attention.
+func (h HParams) SlidingBlocks() int {
+	n := 0
+	for il := 0; il < h.NLayer; il++ {
+		if h.Sliding(il) {
+			n++
+		}
+	}
+	return n
 }
 
 // KVRow is the element count of one cache row (one position) of K or V.
 func (h HParams) KVRow() int { return h.HeadDim * h.NHeadKV }
 
-// KVBytes is the cache size for nCtx positions over nLayers layers with
-// elements of type t (K and V together).
-func (h HParams) KVBytes(nCtx, nLayers int, t gguf.GGMLType) int64 {
-	row, _ := t.RowBytes(int64(h.KVRow()))
-	return 2 * row * int64(nCtx) * int64(nLayers)
+// KVRowBytes is the byte size of one cache row (one position of K or of V)
+// with elements of type t; an error when t cannot hold a row of KVRow
+// elements (a block type whose block does not divide it, or an overflow).
+func (h HParams) KVRowBytes(t gguf.GGMLType) (int64, error) {
+	row, err := t.RowBytes(int64(h.KVRow()))
+	if err != nil {
+		return 0, fmt.Errorf("model: KV cache of %s: %w", t, err)
+	}
+	return row, nil
+}
+
+// KVLayerBytes is block il's cache (K and V) for a context of nCtx with
+// elements of type t: sliding blocks are charged their ring only.
+//
+// A type KVRowBytes rejects counts 0 bytes here: Plan refuses such a type
+// before anything is counted, and Load checks it again before allocating,
+// so no plan or session ever reads that 0.
+func (h HParams) KVLayerBytes(il, nCtx int, t gguf.GGMLType) int64 {
+	row, err := h.KVRowBytes(t)
+	if err != nil {
+		return 0
+	}
+	return 2 * row * int64(h.CacheRows(il, nCtx))
+}
+
+// KVBytes is the cache size for a context of nCtx over the blocks which
+// picks (every block when nil) with elements of type t.
+func (h HParams) KVBytes(nCtx int, t gguf.GGMLType, which func(il int) bool) int64 {
+	var n int64
+	for il := 0; il < h.NLayer; il++ {
+		if which == nil || which(il) {
+			n += h.KVLayerBytes(il, nCtx, t)
+		}
+	}
+	return n
 }
 
 // Arch builds one family of models.
@@ -152,14 +242,26 @@ func readLlamaLike(f *gguf.File, arch string, neox bool) (HParams, error) {
 	if r.err != nil {
 		return h, r.err
 	}
-	if h.NHead == 0 || h.NEmbd%h.NHead != 0 {
+	if h.NHead == 0 || (h.NEmbd%h.NHead != 0 && !f.Meta.Has(r.key("attention.key_length"))) {
 		return h, fmt.Errorf("model: %s.embedding_length %d is not a multiple of attention.head_count %d", arch, h.NEmbd, h.NHead)
 	}
 	if h.NHeadKV == 0 || h.NHead%h.NHeadKV != 0 {
 		return h, fmt.Errorf("model: %s.attention.head_count %d is not a multiple of head_count_kv %d", arch, h.NHead, h.NHeadKV)
 	}
 	h.HeadDim = r.uint("attention.key_length", h.NEmbd/h.NHead, false)
+	if v := r.uint("attention.value_length", h.HeadDim, false); v != h.HeadDim && r.err == nil {
+		return h, fmt.Errorf("model: %s.attention.value_length %d differs from key_length %d", arch, v, h.HeadDim)
+	}
+	h.QScale = float32(1 / math.Sqrt(float64(h.HeadDim)))
 	h.RopeDims = r.uint("rope.dimension_count", h.HeadDim, false)
+	h.SlidingWindow = r.uint("attention.sliding_window", 0, false)
+	h.NExpert = r.uint("expert_count", 0, false)
+	h.NExpertUsed = r.uint("expert_used_count", 0, false)
+	h.NFFExp = r.uint("expert_feed_forward_length", h.NFF, false)
+	h.NFFShexp = r.uint("expert_shared_feed_forward_length", h.NFF, false)
+	if h.NExpert > 0 && (h.NExpertUsed <= 0 || h.NExpertUsed > h.NExpert || h.NExpert > 4096) {
+		return h, fmt.Errorf("model: %s.expert_used_count %d of expert_count %d", arch, h.NExpertUsed, h.NExpert)
+	}
 	if r.err != nil {
 		return h, r.err
 	}
@@ -198,6 +300,7 @@ func readLlamaLike(f *gguf.File, arch string, neox bool) (HParams, error) {
 	if r.err != nil {
 		return h, r.err
 	}
+	h.SWARopeBase, h.SWARopeScale = h.RopeBase, h.RopeScale
 	emb, ok := f.Tensor("token_embd.weight")
 	if !ok {
 		return h, fmt.Errorf("model: tensor \"token_embd.weight\" is missing")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/minfer/minfer/core/budget"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/units"
 )
@@ -15,7 +14,7 @@ const EnvGPUMem = "MINFER_GPU_MEM"
 
 // ErrDeviceQuery is the sentinel under a failed device-memory query. It
 // refuses the automatic fit (there is no number to fit against) but is not a
-// zero budget (ADR-0016): an explicit block count proceeds; see
+// zero budget (docs/memory-policy.md): an explicit block count proceeds; see
 // Request.BudgetRefusal.
 var ErrDeviceQuery = errors.New("offload: device memory query failed")
 
@@ -49,15 +48,27 @@ func (b Budget) String() string {
 	return fmt.Sprintf("%s (%s)", units.MiB(b.Bytes), b.Source)
 }
 
-// WeightBudget is the weight budget for the automatic fit, by the seed's
-// rule (memory-policy §2), in this order:
+// Usable is the three-quarters rule, the one place it is written: the part
+// of a memory answer Minfer may plan to fill, with a quarter held back for
+// what is not known at plan time (KV arenas, the activation pool, the
+// driver's own allocations). The automatic fit (WeightBudget), the device
+// gate (alloc.BudgetDecision) and the host gate (alloc.HostBudget) all take
+// their number from it (docs/memory-policy.md).
+//
+// It is free − free/4, not free*3/4, so it cannot overflow and every caller
+// rounds identically: the held-back quarter rounds down, the usable part up.
+func Usable(free uint64) uint64 {
+	return free - free/4
+}
+
+// WeightBudget is the one budget decision: the weight budget for the
+// automatic fit, which the device gate (alloc.BudgetDecision) also takes,
+// in this order:
 //  1. MINFER_GPU_MEM=<MiB> (looked up through env; nil means no
 //     environment), when set, is the budget whatever the device says; a
 //     value that is not a whole number of MiB is a *RequestError quoting it
 //     (wrapping ErrBadRequest) — a refused load, even for an explicit count;
-//  2. a Reported device gives budget.Usable(Free) — three quarters, the same
-//     function and the same device answer E4's gate uses, so the fit and the
-//     gate talk about one number;
+//  2. a Reported device gives Usable(Free): three quarters of its answer;
 //  3. NoDevice (or no answer at all) fits nothing: 0 bytes, not an error;
 //  4. QueryFailed is a *DeviceQueryError naming the device's real error; it
 //     refuses auto but not an explicit count (Request.BudgetRefusal decides).
@@ -79,7 +90,7 @@ func WeightBudget(dm devices.DeviceMemory, env func(string) (string, bool)) (Bud
 			name = d.Label()
 		}
 		return Budget{
-			Bytes:  budget.Usable(d.Free),
+			Bytes:  Usable(d.Free),
 			Source: fmt.Sprintf("¾ of %s %s on %s", units.MiB(d.Free), what, name),
 		}, nil
 	case devices.QueryFailed:

@@ -10,7 +10,7 @@ import (
 // ("all blocks + output", see Plan) when every block fits and unblockedBytes
 // fits on top of them.
 //
-// It is a prefix, not a knapsack (ADR-0015): the plan is blocks 0..k-1, so
+// It is a prefix, not a knapsack (docs/memory-policy.md, E5): the plan is blocks 0..k-1, so
 // skipping a large block to fit smaller later ones would put a CPU block
 // between two device blocks and pay two transfers for nothing. The fit stops
 // at the first block that does not fit.

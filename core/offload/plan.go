@@ -1,10 +1,10 @@
-// Package offload is Minfer's layer-offload policy (the seed's E5): one Plan
+// Package offload is Minfer's layer-offload policy (E5 in docs/memory-policy.md): one Plan
 // that says which transformer blocks run on the device, read in three places
 // (the loader, the graph builder, the backend scheduler); the request that
 // chooses it (--gpu-layers, MINFER_GPU_LAYERS, or the automatic fit); the
 // weight budget the fit uses; and the report of where the blocks landed.
 //
-// Minfer offloads the FIRST GPULayers blocks (a prefix, ADR-0015).
+// Minfer offloads the FIRST GPULayers blocks (a prefix; docs/memory-policy.md says why).
 // llama.cpp and Ollama offload the LAST n_gpu_layers blocks; only the
 // "n > n_layer means the output too" convention is shared with them.
 //

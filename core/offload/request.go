@@ -125,7 +125,7 @@ func (r Request) Resolve(nLayers int, fit int) (Plan, string) {
 
 // BudgetRefusal decides whether an error from WeightBudget stops a load with
 // this request. The automatic fit needs the budget, so any error refuses it;
-// a failed device query (ErrDeviceQuery) is not a zero budget (ADR-0016), so
+// a failed device query (ErrDeviceQuery) is not a zero budget (docs/memory-policy.md), so
 // an explicit count does not need the answer and proceeds (nil). A malformed
 // MINFER_GPU_MEM always refuses: it is a setting that says nothing usable.
 func (r Request) BudgetRefusal(budgetErr error) error {

@@ -5,6 +5,35 @@ package quant
 // float32 like ggml's, so only the order of float32 additions can differ
 // from the x86 SIMD build (a few ulps of the result).
 
+// The non-repacked quantized dots follow ggml's AVX2 vec_dot: each block's
+// 32 products summed in integers into 8 lanes of 4 consecutive elements
+// (mul_sum_i8_pairs_float), each lane accumulated with an FMA of the
+// block's float scale, and the lanes folded by hsum_float_8 at the end.
+// Scalar float updates written a*b + c in ggml's C are contracted to FMA by
+// its compiler, so they are fma32 here.
+
+// lanes8 adds one block: acc[l] = fma(d, Σ e[k]·q[k] for k in 4l..4l+3, acc[l]).
+func lanes8(acc *[8]float32, d float32, e *[32]int32, q []byte) {
+	q = q[:32]
+	for l := 0; l < 8; l++ {
+		var s int32
+		for k := 4 * l; k < 4*l+4; k++ {
+			s += e[k] * int32(int8(q[k]))
+		}
+		acc[l] = fma32(d, float32(s), acc[l])
+	}
+}
+
+// hsum8 is hsum_float_8: the 128-bit halves added, then lanes (0+2) and
+// (1+3), then those two.
+func hsum8(acc *[8]float32) float32 {
+	r0, r1, r2, r3 := acc[4]+acc[0], acc[5]+acc[1], acc[6]+acc[2], acc[7]+acc[3]
+	return (r0 + r2) + (r1 + r3)
+}
+
+// fma32 is FMA32 (a·b+c rounded once).
+func fma32(a, b, c float32) float32 { return FMA32(a, b, c) }
+
 // reduceHadd folds 32 partial sums the way GGML_F32x8_REDUCE does for four
 // 8-lane AVX vectors acc[0:8], acc[8:16], acc[16:24], acc[24:32]: v0+=v2,
 // v1+=v3, v0+=v1, then the two 128-bit halves, then two horizontal adds.
@@ -149,7 +178,7 @@ func dotQ4_0Q8_0Generic(w, x []byte) float32 {
 func dotQ4_1Q8_1Generic(w, x []byte) float32 {
 	nb := len(w) / bytesQ41
 	x = x[:nb*bytesQ81]
-	var sum float32
+	var acc float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ41 : i*bytesQ41+bytesQ41 : i*bytesQ41+bytesQ41]
 		xb := x[i*bytesQ81 : i*bytesQ81+bytesQ81 : i*bytesQ81+bytesQ81]
@@ -161,9 +190,10 @@ func dotQ4_1Q8_1Generic(w, x []byte) float32 {
 			sumi += int32(b&0xf) * int32(int8(qx[j]))
 			sumi += int32(b>>4) * int32(int8(qx[j+16]))
 		}
-		sum += (f16le(wb)*f16le(xb))*float32(sumi) + f16le(wb[2:])*f16le(xb[2:])
+		acc = fma32(f16le(wb)*f16le(xb), float32(sumi), acc)
+		acc = fma32(f16le(wb[2:]), f16le(xb[2:]), acc)
 	}
-	return sum
+	return acc
 }
 
 // dotQ5_0Q8_0Generic: the fifth bit of element j comes from bit j of qh
@@ -171,46 +201,44 @@ func dotQ4_1Q8_1Generic(w, x []byte) float32 {
 func dotQ5_0Q8_0Generic(w, x []byte) float32 {
 	nb := len(w) / bytesQ50
 	x = x[:nb*bytesQ80]
-	var sum float32
+	var acc [8]float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ50 : i*bytesQ50+bytesQ50 : i*bytesQ50+bytesQ50]
 		xb := x[i*bytesQ80 : i*bytesQ80+bytesQ80 : i*bytesQ80+bytesQ80]
 		qh := uint32(wb[2]) | uint32(wb[3])<<8 | uint32(wb[4])<<16 | uint32(wb[5])<<24
 		qw := wb[6:22:22]
-		qx := xb[2:34:34]
-		var sumi int32
+		var e [32]int32
 		for j := 0; j < 16; j++ {
 			b := uint32(qw[j])
-			x0 := int32(b&0xf|(qh>>j<<4)&0x10) - 16
-			x1 := int32(b>>4|(qh>>(j+12))&0x10) - 16
-			sumi += x0*int32(int8(qx[j])) + x1*int32(int8(qx[j+16]))
+			e[j] = int32(b&0xf|(qh>>j<<4)&0x10) - 16
+			e[j+16] = int32(b>>4|(qh>>(j+12))&0x10) - 16
 		}
-		sum += float32(sumi) * (f16le(wb) * f16le(xb))
+		lanes8(&acc, f16le(wb)*f16le(xb), &e, xb[2:34:34])
 	}
-	return sum
+	return hsum8(&acc)
 }
 
 // dotQ5_1Q8_1Generic: unsigned 5-bit values plus the min term m_w·s_x.
 func dotQ5_1Q8_1Generic(w, x []byte) float32 {
 	nb := len(w) / bytesQ51
 	x = x[:nb*bytesQ81]
-	var sum float32
+	var acc [8]float32
+	var summs float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ51 : i*bytesQ51+bytesQ51 : i*bytesQ51+bytesQ51]
 		xb := x[i*bytesQ81 : i*bytesQ81+bytesQ81 : i*bytesQ81+bytesQ81]
+		summs = fma32(f16le(wb[2:]), f16le(xb[2:]), summs)
 		qh := uint32(wb[4]) | uint32(wb[5])<<8 | uint32(wb[6])<<16 | uint32(wb[7])<<24
 		qw := wb[8:24:24]
-		qx := xb[4:36:36]
-		var sumi int32
+		var e [32]int32
 		for j := 0; j < 16; j++ {
 			b := uint32(qw[j])
-			x0 := int32(b&0xf | (qh>>j<<4)&0x10)
-			x1 := int32(b>>4 | (qh>>(j+12))&0x10)
-			sumi += x0*int32(int8(qx[j])) + x1*int32(int8(qx[j+16]))
+			e[j] = int32(b&0xf | (qh>>j<<4)&0x10)
+			e[j+16] = int32(b>>4 | (qh>>(j+12))&0x10)
 		}
-		sum += (f16le(wb)*f16le(xb))*float32(sumi) + f16le(wb[2:])*f16le(xb[2:])
+		lanes8(&acc, f16le(wb)*f16le(xb), &e, xb[4:36:36])
 	}
-	return sum
+	return hsum8(&acc) + summs
 }
 
 // dotQ8_0Q8_0Generic: sumi = Σ q8_w·q8_x; sum += sumi·(d_w·d_x).
@@ -227,7 +255,7 @@ func dotQ8_0Q8_0Generic(w, x []byte) float32 {
 		for j := 0; j < 32; j++ {
 			sumi += int32(int8(qw[j])) * int32(int8(qx[j]))
 		}
-		sum += float32(sumi) * (f16le(wb) * f16le(xb))
+		sum = fma32(float32(sumi), f16le(wb)*f16le(xb), sum)
 	}
 	return sum
 }
@@ -244,37 +272,43 @@ func q8KBsum(xb []byte, j int) int32 { return int32(int16(le16(xb[260+2*j:]))) }
 func dotQ2_KQ8_KGeneric(w, x []byte) float32 {
 	nb := len(w) / bytesQ2K
 	x = x[:nb*bytesQ8K]
-	var sum float32
+	var acc [8]float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ2K : i*bytesQ2K+bytesQ2K : i*bytesQ2K+bytesQ2K]
 		xb := x[i*bytesQ8K : i*bytesQ8K+bytesQ8K : i*bytesQ8K+bytesQ8K]
 		scales := wb[0:16:16]
 		q8 := xb[4:260:260]
-		var summs int32
-		for j := 0; j < 16; j++ {
-			summs += q8KBsum(xb, j) * int32(scales[j]>>4)
+		dx := f32le(xb)
+		d := dx * f16le(wb[80:])
+		dmin := -dx * f16le(wb[82:])
+		// prod = madd(mins, bsums): lane l pairs sub-blocks 2l and 2l+1.
+		for l := 0; l < 8; l++ {
+			p := int32(scales[2*l]>>4)*q8KBsum(xb, 2*l) + int32(scales[2*l+1]>>4)*q8KBsum(xb, 2*l+1)
+			acc[l] = fma32(dmin, float32(p), acc[l])
 		}
-		var isum int32
+		// sumi: lane l holds elements 4l..4l+3 of every 32-element chunk,
+		// each sub-block of 16 times its scale.
+		var sumi [8]int32
 		for half := 0; half < 2; half++ {
 			q := wb[16+32*half : 48+32*half : 48+32*half]
-			for j := 0; j < 4; j++ {
-				shift := uint(2 * j)
-				y := q8[128*half+32*j : 128*half+32*j+32 : 128*half+32*j+32]
-				var s0, s1 int32
-				for l := 0; l < 16; l++ {
-					s0 += int32(int8(y[l])) * int32((q[l]>>shift)&3)
-					s1 += int32(int8(y[l+16])) * int32((q[l+16]>>shift)&3)
+			for k := 0; k < 4; k++ {
+				shift := uint(2 * k)
+				y := q8[128*half+32*k : 128*half+32*k+32 : 128*half+32*k+32]
+				for l := 0; l < 8; l++ {
+					sc := int32(scales[8*half+2*k+l/4] & 0xf)
+					var s int32
+					for m := 4 * l; m < 4*l+4; m++ {
+						s += int32(int8(y[m])) * int32((q[m]>>shift)&3)
+					}
+					sumi[l] += sc * s
 				}
-				is := 8*half + 2*j
-				isum += int32(scales[is]&0xf)*s0 + int32(scales[is+1]&0xf)*s1
 			}
 		}
-		dx := f32le(xb)
-		dall := dx * f16le(wb[80:])
-		dmin := dx * f16le(wb[82:])
-		sum += dall*float32(isum) - dmin*float32(summs)
+		for l := 0; l < 8; l++ {
+			acc[l] = fma32(d, float32(sumi[l]), acc[l])
+		}
 	}
-	return sum
+	return hsum8(&acc)
 }
 
 // dotQ3_KQ8_KGeneric: 16 sub-blocks of 16, signed 6-bit scales; each value
@@ -356,18 +390,18 @@ func dotQ4_KQ8_KGeneric(w, x []byte) float32 {
 func dotQ5_KQ8_KGeneric(w, x []byte) float32 {
 	nb := len(w) / bytesQ5K
 	x = x[:nb*bytesQ8K]
-	var sum float32
+	var acc float32
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ5K : i*bytesQ5K+bytesQ5K : i*bytesQ5K+bytesQ5K]
 		xb := x[i*bytesQ8K : i*bytesQ8K+bytesQ8K : i*bytesQ8K+bytesQ8K]
 		scales := wb[4:16:16]
 		qh := wb[16:48:48]
 		q8 := xb[4:260:260]
-		var isum, summs int32
+		var isum, mins int32
 		for j := 0; j < 4; j++ {
 			sc0, m0 := scaleMinK4(2*j, scales)
 			sc1, m1 := scaleMinK4(2*j+1, scales)
-			summs += int32(m0)*(q8KBsum(xb, 4*j)+q8KBsum(xb, 4*j+1)) +
+			mins += int32(m0)*(q8KBsum(xb, 4*j)+q8KBsum(xb, 4*j+1)) +
 				int32(m1)*(q8KBsum(xb, 4*j+2)+q8KBsum(xb, 4*j+3))
 			q := wb[48+32*j : 80+32*j : 80+32*j]
 			y := q8[64*j : 64*j+64 : 64*j+64]
@@ -382,11 +416,10 @@ func dotQ5_KQ8_KGeneric(w, x []byte) float32 {
 			isum += int32(sc0)*s0 + int32(sc1)*s1
 		}
 		dx := f32le(xb)
-		d := dx * f16le(wb)
-		dmin := dx * f16le(wb[2:])
-		sum += d*float32(isum) - dmin*float32(summs)
+		acc = fma32(float32(isum), f16le(wb)*dx, acc)
+		acc = fma32(-float32(mins), f16le(wb[2:])*dx, acc)
 	}
-	return sum
+	return acc
 }
 
 // dotQ6_KQ8_KGeneric: 16 sub-blocks of 16 with int8 scales; in each half of

@@ -22,12 +22,26 @@ type RefCase struct {
 	Top2Gap     []float64 `json:"greedy_top2_gap"`
 }
 
+// RefSettings are the llama.cpp settings a reference was computed with
+// (only those that change how a test must evaluate the prompt).
+type RefSettings struct {
+	// NUBatch is llama.cpp's n_ubatch: 1 means the prompt was evaluated one
+	// token at a time (testdata/small/README.md says why); 0 means absent,
+	// i.e. one batch.
+	NUBatch int `json:"n_ubatch"`
+}
+
 // Ref is a whole *.ref.json.
 type Ref struct {
-	Model  string    `json:"model"`
-	NVocab int       `json:"n_vocab"`
-	Cases  []RefCase `json:"cases"`
+	Model    string      `json:"model"`
+	NVocab   int         `json:"n_vocab"`
+	Settings RefSettings `json:"settings"`
+	Cases    []RefCase   `json:"cases"`
 }
+
+// OneByOne reports whether the reference evaluated its prompts one token at
+// a time.
+func (r Ref) OneByOne() bool { return r.Settings.NUBatch == 1 }
 
 // LoadRef reads a *.ref.json.
 func LoadRef(t testing.TB, path string) Ref {

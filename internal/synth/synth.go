@@ -27,6 +27,7 @@ var Presets = map[string]Config{
 	"160m": {NEmbd: 768, NLayer: 12, NHead: 12, NHeadKV: 12, NFF: 2048, NVocab: 32000, Ctx: 2048},
 	"1b":   {NEmbd: 2048, NLayer: 22, NHead: 32, NHeadKV: 4, NFF: 5632, NVocab: 32000, Ctx: 2048},   // TinyLlama-1.1B
 	"7b":   {NEmbd: 4096, NLayer: 32, NHead: 32, NHeadKV: 32, NFF: 11008, NVocab: 32000, Ctx: 4096}, // Llama-2-7B
+	"8b":   {NEmbd: 4096, NLayer: 32, NHead: 32, NHeadKV: 8, NFF: 14336, NVocab: 128256, Ctx: 4096}, // Llama-3-8B shape
 }
 
 // PresetNames lists the presets.

@@ -58,3 +58,30 @@ func Group(n int64, sep string) string {
 func MiB(b uint64) string {
 	return fmt.Sprintf("%d MiB", b/(1<<20)+min(b%(1<<20), 1))
 }
+
+// MiBGrouped writes a size for reading at a glance, as the window shows it:
+// whole MiB rounded up like MiB, with sep between digit groups and before
+// the unit ("3 412 MiB"), except below 10 MiB, where one decimal keeps tiny
+// models from all reading "1 MiB" ("1.2 MiB"). It takes a signed amount:
+// a headroom can be negative.
+func MiBGrouped(b int64, sep string) string {
+	const m = 1 << 20
+	if b != 0 && b < 10*m && b > -10*m {
+		return fmt.Sprintf("%.1f%sMiB", float64(b)/m, sep)
+	}
+	n := b / m
+	if b%m > 0 {
+		n++
+	}
+	return Group(n, sep) + sep + "MiB"
+}
+
+// JoinFirst joins the first max items with sep and says how many were left
+// out ("a; b; c (and 4 more)"), so a message naming problems stays one
+// readable line however many there are.
+func JoinFirst(items []string, max int, sep string) string {
+	if len(items) <= max {
+		return strings.Join(items, sep)
+	}
+	return fmt.Sprintf("%s (and %d more)", strings.Join(items[:max], sep), len(items)-max)
+}

@@ -3,17 +3,23 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
 )
 
-var _ backend.Backend = (*CPU)(nil)
+var (
+	_ backend.Backend      = (*CPU)(nil)
+	_ backend.HostWindower = (*CPU)(nil)
+)
 
 type weight struct {
 	t    gguf.GGMLType
@@ -36,7 +42,16 @@ type CPU struct {
 	// memory report).
 	scratch []byte
 	scores  [][]float32
+
+	// weightReads counts the weight bytes the mat-muls read (a decode
+	// step of a mixture of experts reads only its selected experts).
+	weightReads atomic.Int64
 }
+
+// WeightBytesRead is the weight bytes read by mat-muls since the backend
+// was made: dense mat-muls read all their rows, expert mat-muls only the
+// experts some token selected.
+func (c *CPU) WeightBytesRead() int64 { return c.weightReads.Load() }
 
 // New returns a CPU backend using threads workers (0: GOMAXPROCS).
 func New(threads int) *CPU {
@@ -163,8 +178,15 @@ func (c *CPU) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 // logits read) without a copy.
 func (c *CPU) HostWindow(ref alloc.BufRef) ([]byte, error) { return c.buf(ref) }
 
-// SupportsFor: the CPU runs every op for every block.
-func (c *CPU) SupportsFor(op graph.Op, dtype gguf.GGMLType, layer int) bool { return true }
+// SupportsNode: the CPU runs every op the graph has, on every weight type
+// quant supports.
+func (c *CPU) SupportsNode(n *graph.Node) bool {
+	switch n.Op {
+	case graph.OpMatMul, graph.OpGetRows, graph.OpMatMulID:
+		return n.Src[0] != nil && quant.Supported(n.Src[0].Type)
+	}
+	return true
+}
 
 func (c *CPU) Close() error {
 	c.w.close()
@@ -176,6 +198,21 @@ func (c *CPU) Close() error {
 
 // bytesOf resolves a node's bytes: weights by name, the rest by BufRef.
 func (c *CPU) bytesOf(n *graph.Node) ([]byte, error) {
+	if n.Op == graph.OpView && n.Base().Op == graph.OpWeight {
+		// A part of a weight (a fused tensor's Q rows, say): used in place.
+		var off int64
+		for v := n; v.Op == graph.OpView; v = v.Src[0] {
+			off += v.ViewOff
+		}
+		w, err := c.bytesOf(n.Base())
+		if err != nil {
+			return nil, err
+		}
+		if off < 0 || off+n.Bytes() > int64(len(w)) {
+			return nil, fmt.Errorf("cpu: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, n.Base().Name)
+		}
+		return w[off : off+n.Bytes()], nil
+	}
 	if n.Op == graph.OpWeight {
 		c.mu.Lock()
 		w, ok := c.weights[n.Weight]
@@ -209,9 +246,17 @@ func u16s(b []byte) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
 }
 
-// Compute runs each node.
-func (c *CPU) Compute(nodes []*graph.Node) error {
-	for _, n := range nodes {
+// Compute runs each node on the calling goroutine (synchronously),
+// checking ctx whenever the block changes.
+func (c *CPU) Compute(ctx context.Context, nodes []*graph.Node) error {
+	layer := graph.Unblocked
+	for i, n := range nodes {
+		if i > 0 && n.Layer != layer {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		layer = n.Layer
 		if err := c.compute(n); err != nil {
 			return fmt.Errorf("cpu: %s: %w", n, err)
 		}
@@ -237,8 +282,16 @@ func (c *CPU) compute(n *graph.Node) error {
 	case graph.OpGetRows:
 		return c.getRows(n, out, src[0], i32s(src[1]))
 	case graph.OpRMSNorm:
-		c.rmsNorm(f32s(out), f32s(src[0]), int(n.Shape[0]), n.F[0])
+		p, err := graph.ParamsOf[graph.NormParams](n)
+		if err != nil {
+			return err
+		}
+		c.rmsNorm(f32s(out), f32s(src[0]), int(n.Shape[0]), p.Eps)
 	case graph.OpMul:
+		if n.Src[1].Shape[0] == 1 && n.Shape[0] != 1 {
+			c.mulRows(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]))
+			return nil
+		}
 		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), false)
 	case graph.OpAdd:
 		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), true)
@@ -249,13 +302,64 @@ func (c *CPU) compute(n *graph.Node) error {
 		if n.Src[2] != nil {
 			freqs = f32s(src[2])
 		}
-		c.rope(n, f32s(out), f32s(src[0]), i32s(src[1]), freqs)
+		p, err := graph.ParamsOf[graph.RopeParams](n)
+		if err != nil {
+			return err
+		}
+		c.rope(n, p, f32s(out), f32s(src[0]), i32s(src[1]), freqs)
 	case graph.OpStoreKV:
 		return c.storeKV(n, out, f32s(src[1]), i32s(src[2]))
 	case graph.OpAttention:
-		return c.attention(n, f32s(out), f32s(src[0]), src[1], src[2], f32s(src[3]))
+		p, err := graph.ParamsOf[graph.AttentionParams](n)
+		if err != nil {
+			return err
+		}
+		return c.attention(n, p, f32s(out), f32s(src[0]), src[1], src[2], f32s(src[3]))
 	case graph.OpSwiGLU:
-		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]))
+		c.swiglu(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]))
+	default:
+		return c.computeArch(n, out, src)
+	}
+	return nil
+}
+
+// computeArch runs the ops added with the architectures beyond llama.
+func (c *CPU) computeArch(n *graph.Node, out []byte, src [4][]byte) error {
+	switch n.Op {
+	case graph.OpScale:
+		p, err := graph.ParamsOf[graph.ScaleParams](n)
+		if err != nil {
+			return err
+		}
+		c.scale(f32s(out), f32s(src[0]), p.S)
+	case graph.OpSoftCap:
+		p, err := graph.ParamsOf[graph.SoftCapParams](n)
+		if err != nil {
+			return err
+		}
+		c.softCap(f32s(out), f32s(src[0]), p.Cap)
+	case graph.OpGELU:
+		c.gelu(f32s(out), f32s(src[0]))
+	case graph.OpSigmoid:
+		c.sigmoid(f32s(out), f32s(src[0]), int(n.Shape[0]))
+	case graph.OpSoftMax:
+		c.softMax(f32s(out), f32s(src[0]), int(n.Shape[0]))
+	case graph.OpTopK:
+		p, err := graph.ParamsOf[graph.TopKParams](n)
+		if err != nil {
+			return err
+		}
+		c.topK(i32s(out), f32s(src[0]), int(n.Src[0].Shape[0]), p.K)
+	case graph.OpMoEWeights:
+		p, err := graph.ParamsOf[graph.MoEWeightsParams](n)
+		if err != nil {
+			return err
+		}
+		return c.moeWeights(f32s(out), f32s(src[0]), i32s(src[1]), int(n.Src[0].Shape[0]), int(n.Shape[0]), p.Normalize)
+	case graph.OpMatMulID:
+		return c.matMulID(n, f32s(out), src[0], f32s(src[1]), i32s(src[2]))
+	case graph.OpWeightedSum:
+		c.weightedSum(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), int(n.Src[0].Shape[1]))
 	default:
 		return fmt.Errorf("op %s has no CPU kernel", n.Op)
 	}

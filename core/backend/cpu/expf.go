@@ -1,13 +1,14 @@
 package cpu
 
-import "math"
+import (
+	"math"
 
-// fma32 is a float32 fused multiply-add (a*b+c rounded once; the product
-// of two float32 is exact in float64, so only the final rounding can differ
-// from hardware in rare double-rounding cases).
-func fma32(a, b, c float32) float32 {
-	return float32(math.FMA(float64(a), float64(b), float64(c)))
-}
+	"github.com/minfer/minfer/core/quant"
+)
+
+// fma32 is a float32 fused multiply-add rounded once, as the hardware
+// FMA of ggml's build computes it.
+func fma32(a, b, c float32) float32 { return quant.FMA32(a, b, c) }
 
 // expf is the vector exp that ggml's x86 CPU backend uses for softmax and
 // SiLU (an Arm optimized-routines polynomial: max error about 1.5 ulp).

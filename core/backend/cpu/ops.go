@@ -105,6 +105,18 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	if len(w) < wrb*rows {
 		return fmt.Errorf("weight %q has %d bytes, %d rows of %d need %d", n.Src[0].Name, len(w), rows, wrb, wrb*rows)
 	}
+	c.weightReads.Add(int64(wrb * rows))
+	if f16F32(wt, in) {
+		c.w.For(rows, 16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				wr := w[i*wrb : (i+1)*wrb]
+				for t := 0; t < tokens; t++ {
+					out[t*rows+i] = quant.DotF16F32(wr, x[t*in:(t+1)*in])
+				}
+			}
+		})
+		return nil
+	}
 	c.w.For(rows, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			wr := w[i*wrb : (i+1)*wrb]
@@ -116,15 +128,25 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	return nil
 }
 
+// f16F32 reports whether a mat-mul with weights of type t and rows of in
+// elements keeps its activations in F32 (F16 weights, as llama.cpp's
+// tinyBLAS runs them when the row length is a multiple of its lanes).
+func f16F32(t gguf.GGMLType, in int) bool {
+	return t == gguf.TypeF16 && in%quant.F16F32Lanes == 0
+}
+
 // rope follows ggml's rope cache: theta starts at the position and is
-// multiplied by theta_scale = base^(-2/dims) in float32 for each pair.
-func (c *CPU) rope(n *graph.Node, out, x []float32, pos []int32, freqs []float32) {
+// multiplied by theta_scale = base^(-2/dims) in float32 for each pair. The
+// rotation is written as the C compiler contracts it in ggml-cpu (built
+// with FMA and GCC's default -ffp-contract=fast): x0·cos − x1·sin becomes
+// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos).
+func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []int32, freqs []float32) {
 	headDim := int(n.Shape[0])
 	heads := int(n.Shape[1])
 	tokens := int(n.Shape[2])
-	dims := int(n.I[0])
-	neox := n.I[1] == 1
-	base, freqScale := n.F[0], n.F[1]
+	dims := p.Dims
+	neox := p.Mode == graph.RopeNeoX
+	base, freqScale := p.FreqBase, p.FreqScale
 	thetaScale := float32(math.Pow(float64(base), -2.0/float64(dims)))
 	c.w.For(tokens, 1, func(lo, hi int) {
 		cs := make([]float32, dims)
@@ -150,8 +172,8 @@ func (c *CPU) rope(n *graph.Node, out, x []float32, pos []int32, freqs []float32
 						a, b = i/2, i/2+dims/2
 					}
 					x0, x1 := xr[a], xr[b]
-					or[a] = x0*cos - x1*sin
-					or[b] = x0*sin + x1*cos
+					or[a] = fma32(x0, cos, -(x1 * sin))
+					or[b] = fma32(x0, sin, x1*cos)
 				}
 				copy(or[dims:], xr[dims:])
 			}
@@ -175,18 +197,21 @@ func (c *CPU) storeKV(n *graph.Node, cache []byte, x []float32, rows []int32) er
 	return nil
 }
 
-// attention: per (token, head) row, scores against K in float64 sums of
-// F16(q)·K, softmax like ggml_soft_max (expf terms, double sum), the
-// weights rounded to F16, then weighted sums of V. The cache may be F16 or
-// F32; with F32 nothing is rounded.
-func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []float32) error {
+// attention: per (token, head) row, as llama.cpp computes it without flash
+// attention over an F16 cache: q rounded to F16, scores = ggml_vec_dot_f16
+// of q and each K row, scaled and masked, softmax over llama.cpp's n_kv
+// entries (nkvPad) as ggml_vec_soft_max_f32, the weights rounded to F16,
+// then each output element ggml_vec_dot_f16 of the weights and one V column
+// — all in the AVX-512 build's order (ggml512.go). With an F32 cache nothing
+// is rounded to F16 and the dot products are plain float64 sums.
+func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32, kc, vc []byte, mask []float32) error {
 	qn := n.Src[0]
 	headDim := int(qn.Shape[0])
 	heads := int(qn.Shape[1])
 	tokens := int(qn.Shape[2])
-	kvHeads := int(n.I[0])
-	kvLen := int(n.I[1])
-	scale := n.F[0]
+	kvHeads := p.KVHeads
+	kvLen := p.KVLen
+	scale, softCap := p.Scale, p.SoftCap
 	group := heads / kvHeads
 	kvRow := headDim * kvHeads
 	f16 := n.Src[1].Type == gguf.TypeF16
@@ -200,10 +225,26 @@ func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []f
 	} else {
 		k32, v32 = f32s(kc), f32s(vc)
 	}
+	// The cells in use: the last unmasked entry of any row, plus one.
+	used := 0
+	for t := 0; t < tokens; t++ {
+		mr := mask[t*kvLen : (t+1)*kvLen]
+		for j := kvLen - 1; j >= used; j-- {
+			if !math.IsInf(float64(mr[j]), -1) {
+				used = j + 1
+				break
+			}
+		}
+	}
+	nkv := nkvPad(used)
+	npV := nkv &^ 63
+	npK := headDim &^ 63
+	ninf := float32(math.Inf(-1))
 	c.w.For(tokens*heads, 1, func(lo, hi int) {
-		scores := make([]float32, kvLen)
+		scores := make([]float32, nkv)
 		qh := make([]float32, headDim)
-		acc := make([]float64, headDim)
+		accs := make([]dotF16Acc, headDim)
+		var kacc dotF16Acc
 		for job := lo; job < hi; job++ {
 			t, h := job/heads, job%heads
 			kvh := h / group
@@ -216,41 +257,38 @@ func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []f
 				}
 			}
 			mr := mask[t*kvLen : (t+1)*kvLen]
-			maxv := float32(math.Inf(-1))
-			for j := 0; j < kvLen; j++ {
-				if math.IsInf(float64(mr[j]), -1) {
-					scores[j] = mr[j]
+			maxv := ninf
+			for j := range scores {
+				if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
+					scores[j] = ninf
 					continue
 				}
 				off := j*kvRow + kvh*headDim
 				var s float64
 				if f16 {
-					kr := k16[off : off+headDim]
-					for d, kv := range kr {
-						s += float64(qh[d] * quant.F16ToF32(kv))
+					kacc.reset()
+					for d, kv := range k16[off : off+headDim] {
+						kacc.add(d, npK, qh[d]*quant.F16ToF32(kv))
 					}
+					s = kacc.sum()
 				} else {
-					kr := k32[off : off+headDim]
-					for d, kv := range kr {
+					for d, kv := range k32[off : off+headDim] {
 						s += float64(qh[d] * kv)
 					}
 				}
-				scores[j] = float32(s)*scale + mr[j]
+				sc := float32(s)
+				if softCap > 0 {
+					sc = tanhf(sc*(1/softCap)) * softCap
+				}
+				scores[j] = sc*scale + mr[j]
 				maxv = max(maxv, scores[j])
 			}
-			var sum float64
 			for j := range scores {
-				if math.IsInf(float64(scores[j]), -1) {
-					scores[j] = 0
-					continue
-				}
-				e := expf(scores[j] - maxv)
-				scores[j] = e
-				sum += float64(e)
+				scores[j] -= maxv
 			}
-			inv := float32(1 / sum)
-			for d := range acc {
-				acc[d] = 0
+			inv := float32(1 / softmaxSum16(scores))
+			for d := range accs {
+				accs[d].reset()
 			}
 			for j, w := range scores {
 				if w == 0 {
@@ -260,32 +298,36 @@ func (c *CPU) attention(n *graph.Node, out, q []float32, kc, vc []byte, mask []f
 				off := j*kvRow + kvh*headDim
 				if f16 {
 					w = quant.F16ToF32(quant.F32ToF16(w))
-					vr := v16[off : off+headDim]
-					for d, vv := range vr {
-						acc[d] += float64(w * quant.F16ToF32(vv))
+					for d, vv := range v16[off : off+headDim] {
+						accs[d].add(j, npV, w*quant.F16ToF32(vv))
 					}
 				} else {
-					vr := v32[off : off+headDim]
-					for d, vv := range vr {
-						acc[d] += float64(w * vv)
+					for d, vv := range v32[off : off+headDim] {
+						accs[d].tail += float64(w * vv)
 					}
 				}
 			}
 			or := out[t*heads*headDim+h*headDim : t*heads*headDim+(h+1)*headDim]
 			for d := range or {
-				or[d] = float32(acc[d])
+				or[d] = float32(accs[d].sum())
 			}
 		}
 	})
 	return nil
 }
 
-// swiglu: ggml's silu is x/(1+expf(-x)) in float32.
-func (c *CPU) swiglu(out, g, u []float32) {
-	c.w.For(len(out), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x := g[i]
-			out[i] = x / (1 + expf(-x)) * u[i]
+// swiglu: ggml_silu then ggml_mul, row by row: silu(x) = x/(1+exp(−x)) in
+// float32 as ggml_vec_silu_f32 computes it on AVX-512 (siluRow16), then
+// times up.
+func (c *CPU) swiglu(out, g, u []float32, rowLen int) {
+	rows := len(out) / rowLen
+	c.w.For(rows, 1, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			o := out[r*rowLen : (r+1)*rowLen]
+			siluRow16(o, g[r*rowLen:(r+1)*rowLen])
+			for i, v := range u[r*rowLen : (r+1)*rowLen] {
+				o[i] *= v
+			}
 		}
 	})
 }

@@ -1,0 +1,330 @@
+// Package cuda is Minfer's NVIDIA GPU backend: the CUDA driver API
+// (libcuda.so.1, nvcuda.dll) reached through purego, so a CGO_ENABLED=0
+// binary drives the GPU and neither the build nor the user needs a CUDA
+// toolkit; kernels are embedded PTX (see ptx.go).
+//
+// Threading: a backend owns one CUDA context (the device's primary
+// context) and one goroutine locked to an OS thread that makes every driver
+// call for it (thread.go). The methods may be called from any goroutine;
+// they hand their work to that thread.
+//
+// Compute is asynchronous: it queues kernels on the backend's stream and
+// returns; ReadHostWindow waits for the queued work. Writes from the host
+// go through a pinned ring and return once the caller's slice may be reused.
+// A run of nodes that repeats with the same buffers is captured as a CUDA
+// graph on its second sighting and replayed from then on (graphs.go).
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"unsafe"
+
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/backend"
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf"
+)
+
+var (
+	_ backend.Backend    = (*Backend)(nil)
+	_ backend.Overheader = (*Backend)(nil)
+)
+
+type devBuf struct {
+	ptr  uintptr
+	size int64
+}
+
+type weight struct {
+	ptr  uintptr
+	t    gguf.GGMLType
+	dims []int64
+	size int64
+}
+
+// Backend is one NVIDIA GPU.
+type Backend struct {
+	dv *device
+
+	mu      sync.Mutex // guards the maps for reports from other goroutines
+	bufs    map[alloc.BufID]devBuf
+	nextID  alloc.BufID
+	weights map[string]*weight
+	wbytes  int64
+	poolGen int64
+	closed  bool
+
+	overhead int64
+	ohWhat   string
+
+	l      launcher
+	graphs graphCache
+	// noGraphs disables capture (MINFER_CUDA_GRAPHS=0), for comparisons.
+	noGraphs bool
+}
+
+// Options tune Open.
+type Options struct {
+	// Ordinal is the CUDA device (0: the first CUDA_VISIBLE_DEVICES entry).
+	Ordinal int
+	// ReportedFree is the device's free memory as the plan saw it before
+	// this context existed (NVML), 0 when unknown: the context's own cost
+	// is then measured against it and charged.
+	ReportedFree uint64
+}
+
+// Open creates the backend: the context, the stream, the kernels, pinned
+// staging and the workspace. A missing driver is an error wrapping
+// ErrNoDriver.
+func Open(o Options) (*Backend, error) {
+	dv, err := openDevice(int32(o.Ordinal))
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
+	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
+	// What the setup took: modules, workspace (and, when the plan's answer
+	// predates this context, the context itself).
+	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)
+	b.overhead, b.ohWhat = max(setup, 0), "the CUDA modules and workspace"
+	if o.ReportedFree > 0 {
+		if all := int64(o.ReportedFree) - int64(dv.freeAfterSetup); all > b.overhead && all < 4<<30 {
+			b.overhead, b.ohWhat = all, "the CUDA context, modules and workspace"
+		}
+	}
+	return b, nil
+}
+
+// Name is the device's name.
+func (b *Backend) Name() string { return "CUDA " + b.dv.name }
+
+// Describe is e.g. "CUDA 13.0 driver, compute 9.0".
+func (b *Backend) Describe() string {
+	return fmt.Sprintf("CUDA %d.%d driver, compute %d.%d", b.dv.drvVersion/1000, b.dv.drvVersion%1000/10, b.dv.ccMajor, b.dv.ccMinor)
+}
+
+// OverheadBytes is what the context, modules and workspace took, measured
+// once with cuMemGetInfo.
+func (b *Backend) OverheadBytes() (int64, string) { return b.overhead, b.ohWhat }
+
+// MemInfo is cuMemGetInfo now.
+func (b *Backend) MemInfo() (free, total uint64, err error) {
+	err = b.dv.t.do(func() error {
+		var e error
+		free, total, e = b.dv.d.memInfo()
+		return e
+	})
+	return
+}
+
+// PoolGen counts buffer allocations and frees: captured graphs are valid
+// while it stays still (docs/memory-policy.md, E4: a rebuild allocates
+// nothing).
+func (b *Backend) PoolGen() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.poolGen
+}
+
+// GraphStats reports captured-graph replays.
+func (b *Backend) GraphStats() GraphStats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.graphs.stats
+}
+
+func (b *Backend) alive() error {
+	if b.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// AllocBuffer allocates size bytes of device memory (zeroed).
+func (b *Backend) AllocBuffer(size int64) (alloc.BufID, error) {
+	if size <= 0 {
+		return 0, fmt.Errorf("cuda: buffer of %d bytes", size)
+	}
+	var p uintptr
+	err := b.dv.t.do(func() error {
+		if err := b.alive(); err != nil {
+			return err
+		}
+		if err := check("cuMemAlloc", sys(b.dv.d.memAlloc, uintptr(unsafe.Pointer(&p)), uintptr(size))); err != nil {
+			return err
+		}
+		return b.dv.memset(p, size)
+	})
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := b.nextID
+	b.nextID++
+	b.bufs[id] = devBuf{p, size}
+	b.poolGen++
+	return id, nil
+}
+
+// FreeBuffer frees a buffer (and drops captured graphs: PoolGen moved).
+func (b *Backend) FreeBuffer(id alloc.BufID) error {
+	b.mu.Lock()
+	buf, ok := b.bufs[id]
+	delete(b.bufs, id)
+	b.poolGen++
+	b.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("cuda: free of unknown buffer %d", id)
+	}
+	return b.dv.t.do(func() error {
+		b.graphs.clear(b.dv)
+		return check("cuMemFree", sys(b.dv.d.memFree, buf.ptr))
+	})
+}
+
+// WeightsBytes is the bytes of every tensor copied to the device.
+func (b *Backend) WeightsBytes() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.wbytes
+}
+
+// RegisterWeight copies a tensor to the device (through pinned staging,
+// asynchronously: the copy is ordered before any kernel that reads it).
+func (b *Backend) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []byte) error {
+	b.mu.Lock()
+	_, dup := b.weights[name]
+	b.mu.Unlock()
+	if dup {
+		return fmt.Errorf("cuda: weight %q registered twice", name)
+	}
+	if len(data) == 0 {
+		return fmt.Errorf("cuda: weight %q is empty", name)
+	}
+	w := &weight{t: t, dims: append([]int64(nil), dims...), size: int64(len(data))}
+	err := b.dv.t.do(func() error {
+		if err := b.alive(); err != nil {
+			return err
+		}
+		if err := check("cuMemAlloc", sys(b.dv.d.memAlloc, uintptr(unsafe.Pointer(&w.ptr)), uintptr(len(data)))); err != nil {
+			return err
+		}
+		return b.dv.upload(w.ptr, data)
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: weight %q: %w", name, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.weights[name] = w
+	b.wbytes += w.size
+	return nil
+}
+
+func (b *Backend) window(ref alloc.BufRef) (uintptr, error) {
+	b.mu.Lock()
+	buf, ok := b.bufs[ref.ID]
+	b.mu.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("cuda: unknown buffer %d", ref.ID)
+	}
+	if ref.Off < 0 || ref.Len < 0 || ref.Off+ref.Len > buf.size {
+		return 0, fmt.Errorf("cuda: window %d..%d outside buffer %d of %d bytes", ref.Off, ref.Off+ref.Len, ref.ID, buf.size)
+	}
+	return buf.ptr + uintptr(ref.Off), nil
+}
+
+// WriteHost fills a whole buffer (exact length).
+func (b *Backend) WriteHost(id alloc.BufID, data []byte) error {
+	b.mu.Lock()
+	buf, ok := b.bufs[id]
+	b.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("cuda: unknown buffer %d", id)
+	}
+	if int64(len(data)) != buf.size {
+		return fmt.Errorf("cuda: write of %d bytes into buffer %d of %d bytes (exact length required)", len(data), id, buf.size)
+	}
+	return b.dv.t.do(func() error { return b.dv.upload(buf.ptr, data) })
+}
+
+// WriteHostWindow fills ref's logical window.
+func (b *Backend) WriteHostWindow(ref alloc.BufRef, data []byte) error {
+	if int64(len(data)) != ref.Len {
+		return fmt.Errorf("cuda: write of %d bytes into a window of %d", len(data), ref.Len)
+	}
+	p, err := b.window(ref)
+	if err != nil {
+		return err
+	}
+	return b.dv.t.do(func() error { return b.dv.upload(p, data) })
+}
+
+// ReadHostWindow copies ref's window to dst once the queued work is done.
+func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
+	if int64(len(dst)) != ref.Len {
+		return fmt.Errorf("cuda: read of %d bytes from a window of %d", len(dst), ref.Len)
+	}
+	p, err := b.window(ref)
+	if err != nil {
+		return err
+	}
+	return b.dv.t.do(func() error { return b.dv.download(dst, p) })
+}
+
+// Synchronize waits for every queued operation.
+func (b *Backend) Synchronize() error { return b.dv.t.do(b.dv.sync) }
+
+// Compute queues the nodes' kernels (or replays their captured graph) and
+// returns without waiting for them.
+func (b *Backend) Compute(ctx context.Context, nodes []*graph.Node) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.dv.t.do(func() error {
+		if err := b.alive(); err != nil {
+			return err
+		}
+		return b.run(nodes)
+	})
+}
+
+// Close frees every buffer, weight and captured graph and releases the
+// context.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	bufs, weights := b.bufs, b.weights
+	b.bufs, b.weights = map[alloc.BufID]devBuf{}, map[string]*weight{}
+	b.wbytes = 0
+	b.mu.Unlock()
+	var first error
+	b.dv.t.stop(func() {
+		first = b.dv.sync()
+		b.graphs.clear(b.dv)
+		for _, buf := range bufs {
+			if err := check("cuMemFree", sys(b.dv.d.memFree, buf.ptr)); err != nil && first == nil {
+				first = err
+			}
+		}
+		for _, w := range weights {
+			if err := check("cuMemFree", sys(b.dv.d.memFree, w.ptr)); err != nil && first == nil {
+				first = err
+			}
+		}
+		b.dv.teardown()
+	})
+	return first
+}
+
+// errUnsupported marks a node the backend cannot run.
+var errUnsupported = errors.New("cuda: unsupported node")

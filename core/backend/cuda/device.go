@@ -1,0 +1,317 @@
+package cuda
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unsafe"
+)
+
+// device is one CUDA context with what the kernels need: a stream, the
+// loaded modules and their functions, pinned host staging and a device
+// workspace for quantized activations. All its fields are used on its
+// thread only.
+type device struct {
+	d      *driverAPI
+	t      *thread
+	ord    int32
+	ctx    uintptr
+	stream uintptr
+	mods   []uintptr
+	fns    map[string]uintptr
+
+	name             string
+	ccMajor, ccMinor int
+	drvVersion       int
+	smemOptin        int
+
+	// pinned host staging: a ring the copies go through.
+	pinned    uintptr
+	pinnedBuf []byte
+	ringOff   int
+
+	work     uintptr // device workspace (quantized activations)
+	workSize int64
+
+	// memory measured around the setup (cuMemGetInfo).
+	freeAfterCtx, freeAfterSetup, total uint64
+}
+
+const (
+	pinnedSize    = 64 << 20
+	workspaceSize = 64 << 20
+)
+
+// hostSlice views driver-allocated host memory as a byte slice.
+func hostSlice(p uintptr, n int) []byte {
+	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&p))), n)
+}
+
+// openDevice creates the context for device ordinal ord on a new locked
+// thread and loads the kernels.
+func openDevice(ord int32) (*device, error) {
+	d, err := loadDriver()
+	if err != nil {
+		return nil, err
+	}
+	dv := &device{d: d, ord: ord, fns: map[string]uintptr{}}
+	t, err := startThread(func() error { return dv.setup() })
+	if err != nil {
+		return nil, err
+	}
+	dv.t = t
+	return dv, nil
+}
+
+func (dv *device) setup() (err error) {
+	d := dv.d
+	defer func() {
+		if err != nil {
+			dv.teardown()
+		}
+	}()
+	var n int32
+	if err := check("cuDeviceGetCount", sys(d.deviceGetCount, uintptr(unsafe.Pointer(&n)))); err != nil {
+		return err
+	}
+	if dv.ord >= n {
+		return fmt.Errorf("cuda: device %d of %d: %w", dv.ord, n, ErrNoDevice)
+	}
+	var dev int32
+	if err := check("cuDeviceGet", sys(d.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(dv.ord))); err != nil {
+		return err
+	}
+	dv.name = d.deviceName(dev)
+	if dv.ccMajor, err = d.attribute(attrComputeMajor, dev); err != nil {
+		return err
+	}
+	if dv.ccMinor, err = d.attribute(attrComputeMinor, dev); err != nil {
+		return err
+	}
+	if dv.smemOptin, err = d.attribute(attrMaxSharedPerBlock, dev); err != nil {
+		return err
+	}
+	if dv.drvVersion, err = d.driverVersion(); err != nil {
+		return err
+	}
+	if dv.ccMajor < 6 || dv.ccMajor == 6 && dv.ccMinor < 1 {
+		return fmt.Errorf("cuda: %s has compute capability %d.%d; the kernels need 6.1 (dp4a): %w", dv.name, dv.ccMajor, dv.ccMinor, ErrNotSupported)
+	}
+	if err := check("cuDevicePrimaryCtxRetain", sys(d.primaryCtxRetain, uintptr(unsafe.Pointer(&dv.ctx)), uintptr(dev))); err != nil {
+		return err
+	}
+	if err := check("cuCtxSetCurrent", sys(d.ctxSetCurrent, dv.ctx)); err != nil {
+		return err
+	}
+	if dv.freeAfterCtx, dv.total, err = d.memInfo(); err != nil {
+		return err
+	}
+	if err := check("cuStreamCreate", sys(d.streamCreate, uintptr(unsafe.Pointer(&dv.stream)), 1 /* non-blocking */)); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(ptxFiles))
+	for name := range ptxFiles {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src := append([]byte(ptxFiles[name]), 0)
+		var mod uintptr
+		if err := check("cuModuleLoadData("+name+")", sys(d.moduleLoadData, uintptr(unsafe.Pointer(&mod)), uintptr(unsafe.Pointer(&src[0])))); err != nil {
+			return err
+		}
+		dv.mods = append(dv.mods, mod)
+		for _, fn := range kernelNames(ptxFiles[name]) {
+			cname := append([]byte(fn), 0)
+			var f uintptr
+			if err := check("cuModuleGetFunction("+fn+")", sys(d.moduleGetFunction, uintptr(unsafe.Pointer(&f)), mod, uintptr(unsafe.Pointer(&cname[0])))); err != nil {
+				return err
+			}
+			dv.fns[fn] = f
+		}
+	}
+	// Attention keeps its scores in shared memory: allow the device's most.
+	for _, fn := range []string{"attention_f16", "attention_f32"} {
+		if f, ok := dv.fns[fn]; ok {
+			const maxDynamicShared = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, maxDynamicShared, uintptr(dv.smemOptin-attentionStaticShared))); err != nil {
+				return err
+			}
+		}
+	}
+	if err := check("cuMemAllocHost", sys(d.memAllocHost, uintptr(unsafe.Pointer(&dv.pinned)), pinnedSize)); err != nil {
+		return err
+	}
+	dv.pinnedBuf = hostSlice(dv.pinned, pinnedSize)
+	if err := check("cuMemAlloc(workspace)", sys(d.memAlloc, uintptr(unsafe.Pointer(&dv.work)), workspaceSize)); err != nil {
+		return err
+	}
+	dv.workSize = workspaceSize
+	if dv.freeAfterSetup, _, err = d.memInfo(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// attentionStaticShared is what the attention kernels declare statically
+// (two 32-entry reduction arrays), kept out of the dynamic allowance.
+const attentionStaticShared = 32*4 + 32*8
+
+// kernelNames lists the .entry names of a PTX text.
+func kernelNames(ptx string) []string {
+	var out []string
+	for _, line := range strings.Split(ptx, "\n") {
+		line = strings.TrimSpace(line)
+		i := strings.Index(line, ".entry ")
+		if i < 0 {
+			continue
+		}
+		name := strings.TrimSpace(line[i+len(".entry "):])
+		if j := strings.IndexAny(name, "( "); j >= 0 {
+			name = name[:j]
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// teardown releases what setup created (on the owner thread).
+func (dv *device) teardown() {
+	d := dv.d
+	if dv.work != 0 {
+		sys(d.memFree, dv.work)
+		dv.work = 0
+	}
+	if dv.pinned != 0 {
+		sys(d.memFreeHost, dv.pinned)
+		dv.pinned, dv.pinnedBuf = 0, nil
+	}
+	for _, m := range dv.mods {
+		sys(d.moduleUnload, m)
+	}
+	dv.mods = nil
+	if dv.stream != 0 {
+		sys(d.streamDestroy, dv.stream)
+		dv.stream = 0
+	}
+	if dv.ctx != 0 {
+		var dev int32
+		sys(d.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(dv.ord))
+		sys(d.primaryCtxRelease, uintptr(dev))
+		dv.ctx = 0
+	}
+}
+
+func (dv *device) sync() error {
+	err := check("cuStreamSynchronize", sys(dv.d.streamSynchronize, dv.stream))
+	dv.ringOff = 0
+	return err
+}
+
+// stage takes n bytes of the pinned ring, waiting for the stream when the
+// ring is full (the copies queued from it have then finished).
+func (dv *device) stage(n int) (uintptr, []byte, error) {
+	if dv.ringOff+n > pinnedSize {
+		if err := dv.sync(); err != nil {
+			return 0, nil, err
+		}
+	}
+	off := dv.ringOff
+	dv.ringOff = (off + n + 255) &^ 255
+	return dv.pinned + uintptr(off), dv.pinnedBuf[off : off+n], nil
+}
+
+// upload copies src to device address dst through the pinned ring; it
+// returns once src may be reused (the copies may still be in flight).
+func (dv *device) upload(dst uintptr, src []byte) error {
+	for len(src) > 0 {
+		n := min(len(src), pinnedSize/2)
+		p, buf, err := dv.stage(n)
+		if err != nil {
+			return err
+		}
+		copy(buf, src[:n])
+		if err := check("cuMemcpyHtoDAsync", sys(dv.d.memcpyHtoDAsync, dst, p, uintptr(n), dv.stream)); err != nil {
+			return err
+		}
+		src, dst = src[n:], dst+uintptr(n)
+	}
+	return nil
+}
+
+// download copies device bytes at src into dst after the queued work.
+func (dv *device) download(dst []byte, src uintptr) error {
+	for len(dst) > 0 {
+		n := min(len(dst), pinnedSize/2)
+		p, buf, err := dv.stage(n)
+		if err != nil {
+			return err
+		}
+		if err := check("cuMemcpyDtoHAsync", sys(dv.d.memcpyDtoHAsync, p, src, uintptr(n), dv.stream)); err != nil {
+			return err
+		}
+		if err := dv.sync(); err != nil {
+			return err
+		}
+		copy(dst[:n], buf)
+		dst, src = dst[n:], src+uintptr(n)
+	}
+	return nil
+}
+
+func (dv *device) memset(p uintptr, n int64) error {
+	return check("cuMemsetD8Async", sys(dv.d.memsetD8Async, p, 0, uintptr(n), dv.stream))
+}
+
+// launcher packs kernel arguments: each value in its own 8-byte slot, and
+// the pointer array cuLaunchKernel reads. Reused across launches.
+type launcher struct {
+	slots []uint64
+	ptrs  []uintptr
+}
+
+func (l *launcher) reset(n int) {
+	if cap(l.slots) < n {
+		l.slots = make([]uint64, n)
+		l.ptrs = make([]uintptr, n)
+	}
+	l.slots, l.ptrs = l.slots[:n], l.ptrs[:n]
+}
+
+// arg kinds accepted by launch.
+type (
+	i32 = int32
+	i64 = int64
+	f32 = float32
+	ptr = uintptr
+)
+
+func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uint32, args ...any) error {
+	f, ok := dv.fns[fn]
+	if !ok {
+		return fmt.Errorf("cuda: no kernel %q in the embedded PTX", fn)
+	}
+	l.reset(len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case int32:
+			*(*int32)(unsafe.Pointer(&l.slots[i])) = v
+		case int64:
+			*(*int64)(unsafe.Pointer(&l.slots[i])) = v
+		case float32:
+			*(*float32)(unsafe.Pointer(&l.slots[i])) = v
+		case uintptr:
+			*(*uintptr)(unsafe.Pointer(&l.slots[i])) = v
+		default:
+			return fmt.Errorf("cuda: kernel %s: argument %d of type %T", fn, i, a)
+		}
+		l.ptrs[i] = uintptr(unsafe.Pointer(&l.slots[i]))
+	}
+	var params uintptr
+	if len(args) > 0 {
+		params = uintptr(unsafe.Pointer(&l.ptrs[0]))
+	}
+	r := sys(dv.d.launchKernel, f, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
+		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(smem), dv.stream, params, 0)
+	return check("cuLaunchKernel("+fn+")", r)
+}

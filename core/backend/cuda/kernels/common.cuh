@@ -1,0 +1,101 @@
+// Shared helpers of Minfer's CUDA kernels. Compiled with --fmad=false so
+// every a*b+c rounds twice, as the CPU backend computes it; the kernels
+// follow core/backend/cpu and core/quant operation for operation where the
+// result depends on it.
+#pragma once
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#define WARP 32
+
+__device__ __forceinline__ float f16(const uint8_t* p) {
+    uint16_t b = (uint16_t)p[0] | ((uint16_t)p[1] << 8);
+    return __half2float(__ushort_as_half(b));
+}
+__device__ __forceinline__ float f32le(const uint8_t* p) {
+    uint32_t b = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    return __uint_as_float(b);
+}
+__device__ __forceinline__ float bf16bits(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
+__device__ __forceinline__ uint32_t u32le(const uint8_t* p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+__device__ __forceinline__ int16_t i16le(const uint8_t* p) { return (int16_t)((uint16_t)p[0] | ((uint16_t)p[1] << 8)); }
+
+// F32ToBF16 of core/quant: NaN keeps its sign and gets a quiet bit, the
+// rest rounds to nearest even.
+__device__ __forceinline__ uint16_t to_bf16(float f) {
+    uint32_t b = __float_as_uint(f);
+    if ((b & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(b >> 16) | 0x40;
+    return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ uint16_t to_f16(float f) { return __half_as_ushort(__float2half_rn(f)); }
+// put_f16 stores f as a little-endian half at a byte address (2-aligned or
+// not). The half goes through a 32-bit integer first: storing the bytes of
+// the 16-bit conversion register directly (st.u8 of a .b16 holding an f16)
+// came out as zero on the H200's JIT.
+__device__ __forceinline__ void put_f16(uint8_t* p, float f) {
+    uint32_t v = (uint32_t)__half_as_ushort(__float2half_rn(f));
+    v = __byte_perm(v, 0, 0x3210); // an integer op: keeps v in a 32-bit register
+    p[0] = (uint8_t)(v & 0xffu);
+    p[1] = (uint8_t)((v >> 8) & 0xffu);
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ double warp_sum_d(double v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ int warp_sum_i(int v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// scaleMinK4 of core/quant: the 6-bit scale and min of sub-block j.
+__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, int* m) {
+    if (j < 4) {
+        *sc = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *sc = (s[j + 4] & 0xf) | ((s[j - 4] >> 6) << 4);
+        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+// scaleQ3K of core/quant.
+__device__ __forceinline__ int scale_q3k(int j, const uint8_t* s) {
+    int low = j < 8 ? (s[j] & 0xf) : (s[j - 8] >> 4);
+    int high = (s[8 + (j % 4)] >> (2 * (j / 4))) & 3;
+    return (low | (high << 4)) - 32;
+}
+
+// fma32 of the CPU backend: the fused multiply-add in double, rounded to
+// float (Go's float32(math.FMA(…))), so both backends round alike.
+__device__ __forceinline__ float fma32(float a, float b, float c) { return (float)__fma_rn((double)a, (double)b, (double)c); }
+
+// expf of core/backend/cpu (ggml's SIMD expf: range reduction by ln 2 and a
+// degree-5 polynomial), bit for bit, so softmax and SiLU agree with the CPU.
+__device__ __forceinline__ float cpu_expf(float x) {
+    const float shift = 0x1.8p23f, log2e = 0x1.715476p+0f, ln2hi = 0x1.62e4p-1f, ln2lo = 0x1.7f7d1cp-20f;
+    const float c0 = 0x1.0e4020p-7f, c1 = 0x1.573e2ep-5f, c2 = 0x1.555e66p-3f, c3 = 0x1.fffdb6p-2f, c4 = 0x1.ffffecp-1f;
+    float z = fma32(x, log2e, shift);
+    float n = z - shift;
+    float b = fma32(-n, ln2lo, fma32(-n, ln2hi, x));
+    uint32_t e = __float_as_uint(z) << 23;
+    float k = __uint_as_float(e + __float_as_uint(1.0f));
+    float u = b * b;
+    float j = fma32(fma32(fma32(c0, b, c1), u, fma32(c2, b, c3)), u, c4 * b);
+    float an = fabsf(n);
+    if (!(an > 126.f)) return fma32(j, k, k);
+    uint32_t g = n <= 0.f ? 0x82000000u : 0u;
+    float s1 = __uint_as_float(g + 0x7f000000u);
+    float s2 = __uint_as_float(e - g);
+    if (an > 192.f) return s1 * s1;
+    return fma32(s2, j, s2) * s1;
+}

@@ -1,0 +1,85 @@
+package cuda
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestPTXMatchesSources fails when a kernel source changed without its PTX
+// being regenerated (go generate ./core/backend/cuda on a machine with
+// nvcc): each .ptx starts with the sha256 of its .cu and every .cuh, in the
+// order kernels/generate.sh hashes them. Runs without a GPU.
+func TestPTXMatchesSources(t *testing.T) {
+	cus, _ := filepath.Glob("kernels/*.cu")
+	cuhs, _ := filepath.Glob("kernels/*.cuh")
+	sort.Strings(cuhs)
+	if len(cus) == 0 {
+		t.Fatal("no kernel sources")
+	}
+	for _, cu := range cus {
+		h := sha256.New()
+		for _, f := range append([]string{cu}, cuhs...) {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Write(b)
+		}
+		want := hex.EncodeToString(h.Sum(nil))
+		stem := strings.TrimSuffix(filepath.Base(cu), ".cu")
+		ptx, ok := ptxFiles[stem]
+		if !ok {
+			t.Errorf("%s has no embedded kernels/%s.ptx: run go generate", cu, stem)
+			continue
+		}
+		first, _, _ := strings.Cut(ptx, "\n")
+		if got := strings.TrimPrefix(first, ptxHashPrefix); got != want {
+			t.Errorf("kernels/%s.ptx was generated from other sources (hash %s, sources %s): run go generate ./core/backend/cuda", stem, got, want)
+		}
+	}
+	if len(ptxFiles) != len(cus) {
+		t.Errorf("%d embedded PTX modules for %d sources", len(ptxFiles), len(cus))
+	}
+}
+
+// TestEveryKernelTheBackendLaunchesIsInThePTX: the names ops.go launches
+// exist as .entry points (checked without a GPU).
+func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
+	have := map[string]bool{}
+	for _, p := range ptxFiles {
+		for _, n := range kernelNames(p) {
+			have[n] = true
+		}
+	}
+	want := []string{"rms_norm", "mul_f32", "add_f32", "swiglu", "rope", "store_kv_f16", "store_kv_f32", "attention_f16", "attention_f32",
+		"quant_q8_0", "quant_q8_1", "quant_q8_k", "quant_f16", "quant_bf16"}
+	for _, s := range kernelSuffix {
+		want = append(want, "get_rows_"+s, "matvec_"+s+"_1", "matvec_"+s+"_8")
+	}
+	for _, n := range want {
+		if !have[n] {
+			t.Errorf("kernel %s missing from the PTX", n)
+		}
+	}
+}
+
+// TestNoDriverIsAnOutcome: on a machine without the CUDA driver, opening
+// the backend is an error wrapping ErrNoDriver and Status says why; never
+// a panic.
+func TestNoDriverIsAnOutcome(t *testing.T) {
+	if _, err := loadDriver(); err == nil {
+		t.Skip("a CUDA driver is present")
+	}
+	_, err := Open(Options{})
+	if err == nil || !strings.Contains(err.Error(), "CUDA driver") {
+		t.Errorf("Open without a driver: %v", err)
+	}
+	if ok, line := Status(); ok || !strings.Contains(line, "not usable") {
+		t.Errorf("Status: %v %q", ok, line)
+	}
+}

@@ -1,0 +1,37 @@
+package quant
+
+// F16F32Lanes is the lane count of DotF16F32, and the row length it needs
+// to be a multiple of.
+const F16F32Lanes = 16
+
+// DotF16F32 is an F16 weight row times F32 activations as llama.cpp's
+// tinyBLAS computes it in the AVX-512 build the references came from
+// (tinyBLAS<16, __m512, __m512, ggml_fp16_t, float>): the weights widened,
+// the activations NOT rounded to F16, sixteen float32 lanes of fused
+// multiply-adds, then _mm512_reduce_add_ps. The architecture references
+// (token-at-a-time llama.cpp runs) match this to 1e-13; rounding the
+// activations to F16 first, as ggml_vec_dot_f16 does, leaves them at 1e-6.
+// len(x) must be a multiple of F16F32Lanes and len(w) ≥ 2·len(x).
+func DotF16F32(w []byte, x []float32) float32 {
+	n := len(x)
+	w = w[:2*n]
+	var acc [F16F32Lanes]float32
+	for i := 0; i+F16F32Lanes <= n; i += F16F32Lanes {
+		ww := w[2*i : 2*i+2*F16F32Lanes : 2*i+2*F16F32Lanes]
+		xx := x[i : i+F16F32Lanes : i+F16F32Lanes]
+		for k := range acc {
+			acc[k] = FMA32(f16le(ww[2*k:]), xx[k], acc[k])
+		}
+	}
+	// _mm512_reduce_add_ps: upper 256 onto lower, upper 128 onto lower,
+	// lanes (0+2) and (1+3), then those two.
+	var t3 [8]float32
+	for l := range t3 {
+		t3[l] = acc[8+l] + acc[l]
+	}
+	var t6 [4]float32
+	for l := range t6 {
+		t6[l] = t3[4+l] + t3[l]
+	}
+	return (t6[0] + t6[2]) + (t6[1] + t6[3])
+}

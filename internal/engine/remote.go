@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+
+	"github.com/minfer/minfer/core/chat"
+)
+
+// Remote is a model served by an OpenAI-compatible server (`minfer serve`,
+// llama.cpp's llama-server, vLLM, Ollama, …), driven through the official
+// OpenAI Go client. It keeps no state between calls: the server decides
+// what it caches.
+type Remote struct {
+	BaseURL string // e.g. http://127.0.0.1:8080/v1
+	Model   string // the model id the server lists
+	client  openai.Client
+}
+
+// Sentinels of remote failures, wrapped by *RemoteError.
+var (
+	ErrUnreachable   = errors.New("cannot reach the server")
+	ErrUnauthorized  = errors.New("the server refused the API key")
+	ErrModelNotFound = errors.New("the server has no such model")
+	ErrServer        = errors.New("the server answered with an error")
+)
+
+// RemoteError is a failed call to a server, in words a person can act on.
+type RemoteError struct {
+	URL    string
+	Status int    // HTTP status; 0 when no answer came
+	Detail string // the server's own message, or the network error
+	Kind   error  // one of the sentinels above
+}
+
+func (e *RemoteError) Error() string {
+	switch {
+	case e.Status == 0:
+		return fmt.Sprintf("%v at %s: %s", e.Kind, e.URL, e.Detail)
+	case e.Detail != "":
+		return fmt.Sprintf("%v (HTTP %d from %s): %s", e.Kind, e.Status, e.URL, e.Detail)
+	default:
+		return fmt.Sprintf("%v (HTTP %d from %s)", e.Kind, e.Status, e.URL)
+	}
+}
+
+func (e *RemoteError) Unwrap() error { return e.Kind }
+
+// NormalizeBaseURL accepts "host:port", "http://host:port" or a URL
+// already ending in /v1 and returns the API base (…/v1).
+func NormalizeBaseURL(u string) (string, error) {
+	u = strings.TrimSpace(u)
+	if u == "" {
+		return "", errors.New("engine: the server address is empty")
+	}
+	if !strings.Contains(u, "://") {
+		u = "http://" + u
+	}
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return "", fmt.Errorf("engine: %q is not an http:// or https:// address", u)
+	}
+	u = strings.TrimRight(u, "/")
+	if !strings.HasSuffix(u, "/v1") {
+		u += "/v1"
+	}
+	return u, nil
+}
+
+// Connect opens a client for the server at baseURL (see NormalizeBaseURL)
+// and lists its models. model "" picks the first one listed; a model the
+// server does not list is ErrModelNotFound.
+func Connect(ctx context.Context, baseURL, apiKey, model string) (*Remote, []string, error) {
+	base, err := NormalizeBaseURL(baseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Remote{BaseURL: base, client: openai.NewClient(
+		option.WithBaseURL(base+"/"),
+		option.WithAPIKey(apiKey),
+		option.WithMaxRetries(1),
+		option.WithHTTPClient(&http.Client{}),
+	)}
+	models, err := r.Models(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case model == "" && len(models) == 0:
+		return nil, nil, &RemoteError{URL: base, Kind: ErrModelNotFound, Status: http.StatusOK, Detail: "it lists no models"}
+	case model == "":
+		model = models[0]
+	default:
+		found := false
+		for _, m := range models {
+			found = found || m == model
+		}
+		if !found {
+			return nil, models, &RemoteError{URL: base, Kind: ErrModelNotFound, Status: http.StatusNotFound,
+				Detail: fmt.Sprintf("%q is not among %s", model, strings.Join(models, ", "))}
+		}
+	}
+	r.Model = model
+	return r, models, nil
+}
+
+// Models lists the server's model ids.
+func (r *Remote) Models(ctx context.Context) ([]string, error) {
+	page, err := r.client.Models.List(ctx)
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	var ids []string
+	for _, m := range page.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// Reply implements Engine: a streamed chat completion.
+func (r *Remote) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
+	p := openai.ChatCompletionNewParams{Model: r.Model, StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
+	for _, m := range msgs {
+		switch m.Role {
+		case "system":
+			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
+		case "assistant":
+			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+		default:
+			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+		}
+	}
+	s := opts.Sampler
+	p.Temperature = openai.Float(float64(s.Temperature))
+	p.TopP = openai.Float(float64(s.TopP))
+	p.Seed = openai.Int(int64(s.Seed & (1<<63 - 1)))
+	if s.PresencePenalty != 0 {
+		p.PresencePenalty = openai.Float(float64(s.PresencePenalty))
+	}
+	if s.FrequencyPenalty != 0 {
+		p.FrequencyPenalty = openai.Float(float64(s.FrequencyPenalty))
+	}
+	if opts.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
+	}
+	if len(opts.Stop) > 0 {
+		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: opts.Stop}
+	}
+	t0 := time.Now()
+	stream := r.client.Chat.Completions.NewStreaming(ctx, p)
+	defer stream.Close()
+	var text strings.Builder
+	var st chat.Stats
+	finish := ""
+	for stream.Next() {
+		c := stream.Current()
+		if c.Usage.CompletionTokens > 0 || c.Usage.PromptTokens > 0 {
+			st.PromptTokens, st.Generated = int(c.Usage.PromptTokens), int(c.Usage.CompletionTokens)
+		}
+		for _, ch := range c.Choices {
+			if d := ch.Delta.Content; d != "" {
+				text.WriteString(d)
+				if emit != nil {
+					emit(chat.Event{Text: d, Token: -1})
+				}
+			}
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+		}
+	}
+	return r.end(ctx, text.String(), st, t0, finish, stream.Err())
+}
+
+// Complete implements Engine: a streamed text completion.
+func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
+	p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(r.Model),
+		Prompt:        openai.CompletionNewParamsPromptUnion{OfString: param.NewOpt(prompt)},
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
+	s := opts.Sampler
+	p.Temperature = openai.Float(float64(s.Temperature))
+	p.TopP = openai.Float(float64(s.TopP))
+	p.Seed = openai.Int(int64(s.Seed & (1<<63 - 1)))
+	if s.PresencePenalty != 0 {
+		p.PresencePenalty = openai.Float(float64(s.PresencePenalty))
+	}
+	if s.FrequencyPenalty != 0 {
+		p.FrequencyPenalty = openai.Float(float64(s.FrequencyPenalty))
+	}
+	if opts.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
+	}
+	if len(opts.Stop) > 0 {
+		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: opts.Stop}
+	}
+	t0 := time.Now()
+	stream := r.client.Completions.NewStreaming(ctx, p)
+	defer stream.Close()
+	var text strings.Builder
+	var st chat.Stats
+	finish := ""
+	for stream.Next() {
+		c := stream.Current()
+		if c.Usage.CompletionTokens > 0 || c.Usage.PromptTokens > 0 {
+			st.PromptTokens, st.Generated = int(c.Usage.PromptTokens), int(c.Usage.CompletionTokens)
+		}
+		for _, ch := range c.Choices {
+			if ch.Text != "" {
+				text.WriteString(ch.Text)
+				if emit != nil {
+					emit(chat.Event{Text: ch.Text, Token: -1})
+				}
+			}
+			if ch.FinishReason != "" {
+				finish = string(ch.FinishReason)
+			}
+		}
+	}
+	return r.end(ctx, text.String(), st, t0, finish, stream.Err())
+}
+
+// end turns the stream's outcome into the Engine contract: cancelled by
+// us → StopCancelled; ended without a finish reason → interrupted, with
+// the text so far.
+func (r *Remote) end(ctx context.Context, text string, st chat.Stats, t0 time.Time, finish string, err error) (string, chat.Stats, error) {
+	st.GenTime = time.Since(t0)
+	if ctx.Err() != nil {
+		st.StopReason = chat.StopCancelled
+		return text, st, nil
+	}
+	if err != nil {
+		werr := r.wrap(err)
+		if text != "" {
+			st.StopReason = StopInterrupted
+			return text, st, fmt.Errorf("%w after %d characters: %v", ErrInterrupted, len(text), werr)
+		}
+		return text, st, werr
+	}
+	switch finish {
+	case "stop":
+		st.StopReason = chat.StopEOG
+	case "length":
+		st.StopReason = chat.StopMaxTokens
+	case "":
+		st.StopReason = StopInterrupted
+		return text, st, fmt.Errorf("%w: the stream from %s ended without a finish reason after %d characters", ErrInterrupted, r.BaseURL, len(text))
+	default:
+		st.StopReason = finish
+	}
+	return text, st, nil
+}
+
+// isCut tells a connection dropped mid-answer from one never made.
+func isCut(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "unexpected EOF") || strings.Contains(s, "connection reset")
+}
+
+// wrap classifies a client error.
+func (r *Remote) wrap(err error) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		kind := ErrServer
+		switch apiErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			kind = ErrUnauthorized
+		case http.StatusNotFound:
+			if apiErr.Code == "model_not_found" || strings.Contains(strings.ToLower(apiErr.Message), "model") {
+				kind = ErrModelNotFound
+			}
+		}
+		return &RemoteError{URL: r.BaseURL, Status: apiErr.StatusCode, Detail: apiErr.Message, Kind: kind}
+	}
+	var nerr net.Error
+	var oerr *net.OpError
+	if errors.As(err, &oerr) || errors.As(err, &nerr) || isCut(err) {
+		return &RemoteError{URL: r.BaseURL, Detail: err.Error(), Kind: ErrUnreachable}
+	}
+	return &RemoteError{URL: r.BaseURL, Detail: err.Error(), Kind: ErrServer}
+}
+
+// Templated implements Engine.
+func (r *Remote) Templated() bool { return true }
+
+// Reset implements Engine; the server keeps its own cache.
+func (r *Remote) Reset() error { return nil }
+
+// Where implements Engine.
+func (r *Remote) Where() string { return fmt.Sprintf("server %s · model %s", r.BaseURL, r.Model) }

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+)
+
+const recentKey = "recent_models"
+const recentMax = 8
+
+// RecentModel is one entry of the recent list.
+type RecentModel struct {
+	Path    string
+	Missing bool
+}
+
+// Recent lists recent models, marking files that are gone.
+func (c *Controller) Recent() []RecentModel {
+	if c.cfg.Prefs == nil {
+		return nil
+	}
+	var out []RecentModel
+	for _, p := range c.cfg.Prefs.StringList(recentKey) {
+		_, err := os.Stat(p)
+		out = append(out, RecentModel{Path: p, Missing: err != nil})
+	}
+	return out
+}
+
+func (c *Controller) addRecent(path string) {
+	if c.cfg.Prefs == nil {
+		return
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	list := []string{path}
+	for _, p := range c.cfg.Prefs.StringList(recentKey) {
+		if p != path && len(list) < recentMax {
+			list = append(list, p)
+		}
+	}
+	c.cfg.Prefs.SetStringList(recentKey, list)
+}

@@ -1,0 +1,212 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/core/offload"
+)
+
+// The worker is the only goroutine that touches a loaded model (docs/architecture.md,
+// Concurrency). The controller sends it requests; it answers with events.
+// Cancellation is the request's context, so a busy worker can be stopped
+// without reading its queue.
+
+type loadRequest struct {
+	id   int
+	ctx  context.Context
+	path string
+	opts core.LoadOptions
+}
+
+type generateRequest struct {
+	id  int
+	ctx context.Context
+	// msgs is the conversation for templated models; prompt is the raw
+	// text for models without a template (plain completion).
+	msgs     []chat.Message
+	prompt   string
+	complete bool
+	opts     chat.GenOptions
+}
+
+type unloadRequest struct{}
+
+type closeRequest struct{ done chan struct{} }
+
+type progressEvent struct {
+	id          int
+	done, total int64
+}
+
+type loadedEvent struct {
+	id       int
+	report   offload.Report
+	memory   []alloc.MemoryReport
+	nCtx     int
+	template bool
+	source   chat.Source
+}
+
+type loadFailedEvent struct {
+	id  int
+	err error
+}
+
+// logEvent carries a once-only warning from the load (core's Logf).
+type logEvent struct {
+	id   int
+	text string
+}
+
+type tokenEvent struct {
+	id   int
+	text string
+}
+
+type replyEvent struct {
+	id     int
+	text   string
+	stats  chat.Stats
+	err    error
+	cached int // tokens in the KV cache after the reply
+	nCtx   int
+}
+
+// worker owns one session at a time.
+type worker struct {
+	requests chan any
+	events   chan any
+	load     func(ctx context.Context, path string, opts core.LoadOptions, progress core.Progress) (*core.Session, error)
+
+	session *core.Session
+	conv    *chat.Conversation
+}
+
+func startWorker() *worker {
+	w := &worker{requests: make(chan any, 16), events: make(chan any, 256), load: core.Load}
+	go w.run()
+	return w
+}
+
+func (w *worker) send(req any) { w.requests <- req }
+
+// close ends the worker after the request in flight (whose context the
+// caller has cancelled), freeing the model. It gives up waiting after
+// closeWait: the process is exiting anyway and must not hang on it.
+func (w *worker) close() {
+	done := make(chan struct{})
+	select {
+	case w.requests <- closeRequest{done: done}:
+	case <-time.After(closeWait):
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+	}
+}
+
+const closeWait = 10 * time.Second
+
+func (w *worker) run() {
+	for req := range w.requests {
+		switch r := req.(type) {
+		case loadRequest:
+			w.doLoad(r)
+		case generateRequest:
+			w.doGenerate(r)
+		case unloadRequest:
+			w.unload()
+		case closeRequest:
+			w.unload()
+			close(w.events)
+			close(r.done)
+			return
+		}
+	}
+}
+
+func (w *worker) unload() {
+	if w.session != nil {
+		w.session.Close()
+	}
+	w.session, w.conv = nil, nil
+}
+
+func (w *worker) doLoad(r loadRequest) {
+	// A reload replaces the model: free the old one first so both never
+	// hold memory at once.
+	w.unload()
+	if err := r.ctx.Err(); err != nil {
+		w.events <- loadFailedEvent{id: r.id, err: err}
+		return
+	}
+	lastPercent := -1
+	progress := func(done, total int64) {
+		// At most one event per percent: the bridge coalesces further.
+		p := 100
+		if total > 0 {
+			p = int(done * 100 / total)
+		}
+		if p != lastPercent {
+			lastPercent = p
+			w.events <- progressEvent{id: r.id, done: done, total: total}
+		}
+	}
+	r.opts.Logf = func(format string, args ...any) {
+		w.events <- logEvent{id: r.id, text: fmt.Sprintf(format, args...)}
+	}
+	s, err := w.load(r.ctx, r.path, r.opts, progress)
+	if err != nil {
+		w.events <- loadFailedEvent{id: r.id, err: err}
+		return
+	}
+	conv, src, err := s.Conversation()
+	if err != nil {
+		s.Close()
+		w.events <- loadFailedEvent{id: r.id, err: fmt.Errorf("loaded, but the chat cannot start: %w", err)}
+		return
+	}
+	w.session, w.conv = s, conv
+	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtxLen(),
+		template: conv.Template() != nil, source: src}
+}
+
+// errNotLoaded answers a generate request that arrives without a model.
+var errNotLoaded = errors.New("no model is loaded")
+
+func (w *worker) doGenerate(r generateRequest) {
+	if w.conv == nil {
+		w.events <- replyEvent{id: r.id, err: errNotLoaded}
+		return
+	}
+	emit := func(ev chat.Event) {
+		if ev.Text != "" {
+			w.events <- tokenEvent{id: r.id, text: ev.Text}
+		}
+	}
+	var (
+		text string
+		st   chat.Stats
+		err  error
+	)
+	if r.complete {
+		text, st, err = w.conv.Complete(r.ctx, r.prompt, r.opts, emit)
+	} else {
+		// (A template that refuses a system role gets it folded into the
+		// first user turn inside Conversation.Prompt.)
+		text, st, err = w.conv.Reply(r.ctx, r.msgs, r.opts, emit)
+	}
+	cached, nCtx := w.conv.CachedTokens(), w.session.NCtxLen()
+	if errors.Is(err, core.ErrModelFileChanged) {
+		// The session cannot read its weights any more: free it now.
+		w.unload()
+	}
+	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: cached, nCtx: nCtx}
+}
