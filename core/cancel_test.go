@@ -14,7 +14,7 @@ import (
 )
 
 // TestCancelAtRandomPointsLeavesNoTraces cancels generation 1000 times
-// (100 with -short) at random points (a deadline of a random number of
+// (20 with -short, which CI runs under the race detector) at random points (a deadline of a random number of
 // microseconds, landing in the prefill or the decode, or from the stream
 // after a random number of tokens), over chat turns and plain completions.
 // After each: no goroutine is left behind, and the next reply from the
@@ -23,7 +23,7 @@ import (
 func TestCancelAtRandomPointsLeavesNoTraces(t *testing.T) {
 	n := 1000
 	if testing.Short() {
-		n = 100
+		n = 20
 	}
 	path := coretest.WithChatML(t, ggtest.Path(t, "models", "stories260K.gguf"))
 	open := func() (*Session, *chat.Conversation) {
