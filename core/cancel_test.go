@@ -14,9 +14,10 @@ import (
 )
 
 // TestCancelAtRandomPointsLeavesNoTraces cancels generation 1000 times
-// (20 with -short, which CI runs under the race detector) at random points (a deadline of a random number of
-// microseconds, landing in the prefill or the decode, or from the stream
-// after a random number of tokens), over chat turns and plain completions.
+// (20 with -short, which CI runs under the race detector) at random
+// points (a deadline of a random number of microseconds, landing in the
+// prefill or the decode, or from the stream after a random number of
+// tokens), over chat turns and plain completions.
 // After each: no goroutine is left behind, and the next reply from the
 // same session equals a fresh session's reply (the KV cache and the
 // conversation's cached prefix are intact).
