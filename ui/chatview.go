@@ -3,6 +3,8 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -34,6 +36,10 @@ type messageView struct {
 	regenBtn  *widget.Button
 	editBtn   *widget.Button
 	box       *fyne.Container
+	// calls lists an assistant turn's tool calls (nil without calls);
+	// result is a tool turn's collapsible result (nil for other roles).
+	calls  *widget.Accordion
+	result *widget.Accordion
 }
 
 func plainRichText(s string) *widget.RichText {
@@ -42,10 +48,18 @@ func plainRichText(s string) *widget.RichText {
 	return rt
 }
 
-func newMessageView(m app.ChatMessage) *messageView {
+// newMessageView shows one message; results maps tool call ids to the
+// tool turns that answer them, shown beside their calls.
+func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *messageView {
 	mv := &messageView{role: m.Role, content: m.Content}
 	mv.who = widget.NewLabelWithStyle("you", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	if m.Role == "assistant" {
+	if m.Role == "tool" {
+		mv.who.SetText("tool")
+		mv.who.Importance = widget.LowImportance
+		mv.body = plainRichText("")
+		mv.body.Hide()
+		mv.result = widget.NewAccordion(widget.NewAccordionItem(toolResultTitle(m), monoText(prettyJSON(m.Content))))
+	} else if m.Role == "assistant" {
 		mv.who.SetText("model")
 		mv.who.Importance = widget.HighImportance
 		mv.body = widget.NewRichText()
@@ -78,10 +92,18 @@ func newMessageView(m app.ChatMessage) *messageView {
 
 	actions := container.NewHBox(mv.copyBtn, mv.regenBtn, mv.editBtn)
 	whoCol := container.NewVBox(mv.who)
-	bodyCol := container.NewVBox(mv.body, mv.note)
+	bodyCol := container.NewVBox(mv.body)
 	if mv.think != nil {
-		bodyCol = container.NewVBox(mv.think, mv.body, mv.note)
+		bodyCol = container.NewVBox(mv.think, mv.body)
 	}
+	if len(m.ToolCalls) > 0 {
+		mv.calls = toolCallsView(m.ToolCalls, results)
+		bodyCol.Add(mv.calls)
+	}
+	if mv.result != nil {
+		bodyCol.Add(mv.result)
+	}
+	bodyCol.Add(mv.note)
 	row := container.NewBorder(nil, nil, container.New(layout.NewGridWrapLayout(fyne.NewSize(64, 30)), whoCol), container.NewVBox(actions), bodyCol)
 	if m.Role == "user" {
 		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
@@ -164,4 +186,63 @@ func mergeTextSegments(segs []widget.RichTextSegment) []widget.RichTextSegment {
 		out = append(out, seg)
 	}
 	return out
+}
+
+// toolCallsView lists tool calls, each a collapsible item whose detail is
+// the call's arguments with its result beside them (when the conversation
+// holds it).
+func toolCallsView(calls []chat.ToolCall, results map[string]app.ChatMessage) *widget.Accordion {
+	acc := widget.NewAccordion()
+	acc.MultiOpen = true
+	for _, c := range calls {
+		result := widget.NewLabel("(no result yet)")
+		result.Importance = widget.LowImportance
+		if r, ok := results[c.ID]; ok && c.ID != "" {
+			result = monoText(prettyJSON(r.Content))
+		}
+		detail := container.NewGridWithColumns(2,
+			container.NewVBox(widget.NewLabelWithStyle("arguments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), monoText(prettyJSON(c.Function.Arguments))),
+			container.NewVBox(widget.NewLabelWithStyle("result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), result))
+		acc.Append(widget.NewAccordionItem(toolCallTitle(c), detail))
+	}
+	return acc
+}
+
+// toolCallTitle is a call in one line: name(arguments), shortened.
+func toolCallTitle(c chat.ToolCall) string {
+	args := compactJSON(c.Function.Arguments)
+	if r := []rune(args); len(r) > 60 {
+		args = string(r[:59]) + "…"
+	}
+	return "Tool call: " + c.Function.Name + " " + args
+}
+
+func toolResultTitle(m app.ChatMessage) string {
+	if m.Name != "" {
+		return "Result of " + m.Name
+	}
+	return "Tool result"
+}
+
+func monoText(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// prettyJSON indents JSON text; anything else is shown as it is.
+func prettyJSON(s string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
+		return s
+	}
+	return b.String()
+}
+
+func compactJSON(s string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) != nil {
+		return s
+	}
+	return b.String()
 }

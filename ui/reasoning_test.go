@@ -14,7 +14,7 @@ import (
 // titled "Thinking…" while it streams; the answer never shows it.
 func TestReplyShowsReasoningCollapsed(t *testing.T) {
 	test.NewTempApp(t)
-	mv := newMessageView(app.ChatMessage{Role: "assistant", Content: ""})
+	mv := newMessageView(app.ChatMessage{Role: "assistant", Content: ""}, nil)
 	if mv.think.Visible() {
 		t.Fatal("an empty reply shows a reasoning item")
 	}
@@ -32,7 +32,7 @@ func TestReplyShowsReasoningCollapsed(t *testing.T) {
 	if got := mv.bodyText(); got != "Hello there" {
 		t.Fatalf("answer %q", got)
 	}
-	plain := newMessageView(app.ChatMessage{Role: "assistant", Content: "Just an answer."})
+	plain := newMessageView(app.ChatMessage{Role: "assistant", Content: "Just an answer."}, nil)
 	if plain.think.Visible() || plain.bodyText() != "Just an answer." {
 		t.Fatalf("a reply without a block: reasoning visible %v, answer %q", plain.think.Visible(), plain.bodyText())
 	}

@@ -20,6 +20,12 @@ type Engine interface {
 	// An engine without a chat template joins the messages' contents and
 	// continues that text.
 	Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error)
+	// ReplyMessage is Reply for conversations with tools (opts.Tools, a
+	// JSON array; messages may carry tool calls and tool results): the
+	// reply comes back as an assistant message whose ToolCalls hold the
+	// calls the model made (Stats.StopReason chat.StopToolCalls), and emit
+	// sees only text that is not part of a call.
+	ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error)
 	// Complete continues raw text (no chat template).
 	Complete(ctx context.Context, prompt string, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error)
 	// Templated says whether Reply renders a chat template (a remote
@@ -31,6 +37,9 @@ type Engine interface {
 	// the plan, or the server's address and model.
 	Where() string
 }
+
+// ErrToolsUnsupported: the engine cannot pass tools or tool turns on.
+var ErrToolsUnsupported = errors.New("engine: tool calling is not supported by this engine")
 
 // StopInterrupted is the Stats.StopReason of a remote reply whose stream
 // was cut before the server finished it; the text so far is kept.

@@ -23,7 +23,10 @@ import (
 type Remote struct {
 	BaseURL string // e.g. http://127.0.0.1:8080/v1
 	Model   string // the model id the server lists
-	client  openai.Client
+	// NoStream asks for whole answers instead of server-sent events; emit
+	// then gets the reply in one piece.
+	NoStream bool
+	client   openai.Client
 }
 
 // Sentinels of remote failures, wrapped by *RemoteError.
@@ -155,6 +158,22 @@ func (r *Remote) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOp
 		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
 	t0 := time.Now()
+	if r.NoStream {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+		c, err := r.client.Chat.Completions.New(ctx, p)
+		if err != nil {
+			return r.end(ctx, "", chat.Stats{}, t0, "", err)
+		}
+		if len(c.Choices) == 0 {
+			return r.end(ctx, "", chat.Stats{}, t0, "", nil)
+		}
+		st := chat.Stats{PromptTokens: int(c.Usage.PromptTokens), Generated: int(c.Usage.CompletionTokens)}
+		text := c.Choices[0].Message.Content
+		if emit != nil && text != "" {
+			emit(chat.Event{Text: text, Token: -1})
+		}
+		return r.end(ctx, text, st, t0, c.Choices[0].FinishReason, nil)
+	}
 	stream := r.client.Chat.Completions.NewStreaming(ctx, p)
 	defer stream.Close()
 	var text strings.Builder
@@ -180,6 +199,21 @@ func (r *Remote) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOp
 	return r.end(ctx, text.String(), st, t0, finish, stream.Err())
 }
 
+// ReplyMessage implements Engine for conversations without tools; tools
+// and tool turns are not passed to remote servers yet.
+func (r *Remote) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
+	if opts.Tools != nil {
+		return chat.Message{}, chat.Stats{}, fmt.Errorf("%w (remote server %s)", ErrToolsUnsupported, r.BaseURL)
+	}
+	for _, m := range msgs {
+		if len(m.ToolCalls) > 0 || m.Role == "tool" {
+			return chat.Message{}, chat.Stats{}, fmt.Errorf("%w (remote server %s): the conversation holds tool turns", ErrToolsUnsupported, r.BaseURL)
+		}
+	}
+	text, st, err := r.Reply(ctx, msgs, opts, emit)
+	return chat.Message{Role: "assistant", Content: text}, st, err
+}
+
 // Complete implements Engine: a streamed text completion.
 func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
 	p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(r.Model),
@@ -202,6 +236,22 @@ func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptio
 		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
 	t0 := time.Now()
+	if r.NoStream {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+		c, err := r.client.Completions.New(ctx, p)
+		if err != nil {
+			return r.end(ctx, "", chat.Stats{}, t0, "", err)
+		}
+		if len(c.Choices) == 0 {
+			return r.end(ctx, "", chat.Stats{}, t0, "", nil)
+		}
+		st := chat.Stats{PromptTokens: int(c.Usage.PromptTokens), Generated: int(c.Usage.CompletionTokens)}
+		text := c.Choices[0].Text
+		if emit != nil && text != "" {
+			emit(chat.Event{Text: text, Token: -1})
+		}
+		return r.end(ctx, text, st, t0, string(c.Choices[0].FinishReason), nil)
+	}
 	stream := r.client.Completions.NewStreaming(ctx, p)
 	defer stream.Close()
 	var text strings.Builder

@@ -467,6 +467,9 @@ func (e *evaluator) evalExpr(ex expr) (Value, error) {
 		}
 		return v, nil
 	}
+	if err := e.budget.charge(1); err != nil {
+		return Undefined(), err
+	}
 	v, err := e.evalCompound(ex)
 	if err != nil {
 		return Undefined(), err

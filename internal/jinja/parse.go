@@ -191,7 +191,24 @@ func tokenizeExpr(s string) []tok {
 type exprParser struct {
 	tokens []tok
 	pos    int
+	depth  int // nesting of the recursive productions (fork: bounded)
 }
+
+// maxExprNesting bounds how deeply expressions nest (parentheses, lists,
+// unary operators). Real templates nest a few levels; a hostile one nesting
+// a hundred thousand would cost seconds of parsing and deep recursion.
+const maxExprNesting = 200
+
+// enter counts one level of expression nesting; leave undoes it.
+func (p *exprParser) enter() error {
+	p.depth++
+	if p.depth > maxExprNesting {
+		return fmt.Errorf("expression nested deeper than %d levels", maxExprNesting)
+	}
+	return nil
+}
+
+func (p *exprParser) leave() { p.depth-- }
 
 func newExprParser(tokens []tok) *exprParser {
 	return &exprParser{tokens: tokens, pos: 0}
@@ -252,6 +269,10 @@ func parseExpr(s string) (expr, error) {
 
 // parseExpression handles the lowest precedence: inline if/else.
 func (p *exprParser) parseExpression() (expr, error) {
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	e, err := p.parseOr()
 	if err != nil {
 		return nil, err
@@ -322,6 +343,10 @@ func (p *exprParser) parseAnd() (expr, error) {
 func (p *exprParser) parseNot() (expr, error) {
 	if p.peek().kind == tokName && p.peek().val == "not" {
 		p.advance()
+		defer p.leave()
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
 		operand, err := p.parseNot()
 		if err != nil {
 			return nil, err
@@ -514,6 +539,10 @@ func (p *exprParser) parsePower() (expr, error) {
 func (p *exprParser) parseUnary() (expr, error) {
 	if p.peek().kind == tokOp && (p.peek().val == "-" || p.peek().val == "+") {
 		op := p.advance().val
+		defer p.leave()
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
 		operand, err := p.parseUnary()
 		if err != nil {
 			return nil, err
@@ -884,38 +913,43 @@ func applyTrimming(segs []segment) {
 	// the same effect by handling every tag's LEFT side first, then
 	// every tag's RIGHT side.
 
+	// The nearest text segment before and after each segment, found in
+	// one sweep each way (fork: upstream searched from every tag, which
+	// is quadratic in the number of tags between two texts).
+	prevText := make([]int, len(segs))
+	last := -1
+	for i := range segs {
+		prevText[i] = last
+		if segs[i].kind == segText {
+			last = i
+		}
+	}
+	nextText := make([]int, len(segs))
+	last = -1
+	for i := len(segs) - 1; i >= 0; i-- {
+		nextText[i] = last
+		if segs[i].kind == segText {
+			last = i
+		}
+	}
+
 	// Pass 1: left side of every tag.
 	for i := range segs {
 		seg := &segs[i]
 		applyDefaults := seg.kind == segStmt || seg.kind == segComment
-
+		j := prevText[i]
+		if j < 0 {
+			continue
+		}
 		switch {
 		case seg.trimLeft:
-			for j := i - 1; j >= 0; j-- {
-				if segs[j].kind == segText {
-					segs[j].text = trimTrailingWhitespace(segs[j].text)
-					break
-				}
-			}
+			segs[j].text = trimTrailingWhitespace(segs[j].text)
 		case applyDefaults:
-			for j := i - 1; j >= 0; j-- {
-				if segs[j].kind == segText {
-					// Treat the very first text segment in the
-					// template as if it were preceded by a newline
-					// (start of file == start of line) so that a
-					// template that opens with `   {% if %}...`
-					// strips the indentation, matching Jinja2.
-					isFirstText := true
-					for k := j - 1; k >= 0; k-- {
-						if segs[k].kind == segText {
-							isFirstText = false
-							break
-						}
-					}
-					segs[j].text = lstripBlock(segs[j].text, isFirstText)
-					break
-				}
-			}
+			// Treat the very first text segment in the template as if
+			// it were preceded by a newline (start of file == start of
+			// line) so that a template that opens with `   {% if %}...`
+			// strips the indentation, matching Jinja2.
+			segs[j].text = lstripBlock(segs[j].text, prevText[j] < 0)
 		}
 	}
 
@@ -923,22 +957,15 @@ func applyTrimming(segs []segment) {
 	for i := range segs {
 		seg := &segs[i]
 		applyDefaults := seg.kind == segStmt || seg.kind == segComment
-
+		j := nextText[i]
+		if j < 0 {
+			continue
+		}
 		switch {
 		case seg.trimRight:
-			for j := i + 1; j < len(segs); j++ {
-				if segs[j].kind == segText {
-					segs[j].text = trimLeadingWhitespace(segs[j].text)
-					break
-				}
-			}
+			segs[j].text = trimLeadingWhitespace(segs[j].text)
 		case applyDefaults:
-			for j := i + 1; j < len(segs); j++ {
-				if segs[j].kind == segText {
-					segs[j].text = trimBlockNewline(segs[j].text)
-					break
-				}
-			}
+			segs[j].text = trimBlockNewline(segs[j].text)
 		}
 	}
 }

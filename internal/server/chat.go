@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/minfer/minfer/core/chat"
@@ -9,8 +10,33 @@ import (
 )
 
 type chatMessageOut struct {
-	Role    string `json:"role,omitempty"`
-	Content string `json:"content"`
+	Role      string        `json:"role,omitempty"`
+	Content   string        `json:"content"`
+	ToolCalls []toolCallOut `json:"tool_calls,omitempty"`
+}
+
+// toolCallOut is a tool call in a response: Index is set in streamed
+// deltas (the client assembles calls by index), absent in a message.
+type toolCallOut struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func toolCallsOut(calls []chat.ToolCall, indexed bool) []toolCallOut {
+	out := make([]toolCallOut, len(calls))
+	for i, c := range calls {
+		out[i].ID, out[i].Type = c.ID, "function"
+		out[i].Function.Name, out[i].Function.Arguments = c.Function.Name, c.Function.Arguments
+		if indexed {
+			out[i].Index = &i
+		}
+	}
+	return out
 }
 
 type chatChoice struct {
@@ -50,6 +76,17 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
+	tools, _, err := chat.ToolsForChoice(req.Tools, req.ToolChoice)
+	if err != nil {
+		param := "tool_choice"
+		if errors.Is(err, chat.ErrToolChoice) && len(req.ToolChoice) == 0 {
+			param = "tools"
+		}
+		s.failErr(w, r, invalid(param, "%v", err))
+		return
+	}
+	opts.Tools = tools
+	var reply chat.Message // the answer, tool calls included
 	id, created := newID("chatcmpl-"), unixNow()
 	head := func(choices []chatChoice, u *usage) chatCompletion {
 		return chatCompletion{ID: id, Object: "chat.completion.chunk", Created: created, Model: s.model.ID, Choices: choices, Usage: u}
@@ -58,7 +95,19 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		stream: req.Stream,
 		usage:  req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 		run: func(ctx context.Context, e engine.Engine, emit func(chat.Event)) (string, chat.Stats, error) {
-			return e.Reply(ctx, msgs, opts, emit)
+			var st chat.Stats
+			var err error
+			reply, st, err = e.ReplyMessage(ctx, msgs, opts, emit)
+			if errors.Is(err, engine.ErrToolsUnsupported) {
+				err = invalid("tools", "%v", err) // the request asks what this model cannot do
+			}
+			return reply.Content, st, err
+		},
+		beforeEnd: func() any {
+			if len(reply.ToolCalls) == 0 {
+				return nil
+			}
+			return head([]chatChoice{{Delta: &chatMessageOut{ToolCalls: toolCallsOut(reply.ToolCalls, true)}}}, nil)
 		},
 		first: func() any {
 			return head([]chatChoice{{Delta: &chatMessageOut{Role: "assistant"}}}, nil)
@@ -69,7 +118,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		usageChunk: func(u *usage) any { return head([]chatChoice{}, u) },
 		final: func(text string, st chat.Stats) any {
 			fr := finishReason(st)
-			c := head([]chatChoice{{Message: &chatMessageOut{Role: "assistant", Content: text}, FinishReason: &fr}}, usageOf(st))
+			c := head([]chatChoice{{Message: &chatMessageOut{Role: "assistant", Content: text, ToolCalls: toolCallsOut(reply.ToolCalls, false)}, FinishReason: &fr}}, usageOf(st))
 			c.Object = "chat.completion"
 			return c
 		},

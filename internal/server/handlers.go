@@ -172,6 +172,8 @@ func finishReason(st chat.Stats) string {
 	switch st.StopReason {
 	case chat.StopMaxTokens, chat.StopContext:
 		return "length"
+	case chat.StopToolCalls:
+		return "tool_calls"
 	default:
 		return "stop"
 	}
@@ -197,6 +199,7 @@ type generation struct {
 	run        func(ctx context.Context, e engine.Engine, emit func(chat.Event)) (string, chat.Stats, error)
 	chunk      func(delta string, finish *string) any // one streamed chunk
 	first      func() any                             // sent before the first delta (chat: the role), or nil
+	beforeEnd  func() any                             // a chunk sent before the finishing one (chat: the tool calls), or nil
 	final      func(text string, st chat.Stats) any   // the non-streamed answer
 	usageChunk func(u *usage) any                     // the streamed usage chunk
 }
@@ -254,6 +257,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) 
 	}
 	if !sse.started && g.first != nil {
 		sse.send(g.first())
+	}
+	if g.beforeEnd != nil {
+		if c := g.beforeEnd(); c != nil {
+			sse.send(c)
+		}
 	}
 	fr := finishReason(st)
 	sse.send(g.chunk("", &fr))

@@ -28,11 +28,14 @@ func invalid(param, format string, a ...any) error {
 	return &badRequest{status: http.StatusBadRequest, param: param, msg: fmt.Sprintf(format, a...)}
 }
 
-// message is one chat message as the API sends it. Fields beyond role and
-// content (tool calls, names) are added here as the API grows.
+// message is one chat message as the API sends it: an assistant turn may
+// carry tool_calls, a "tool" turn answers one by tool_call_id.
 type message struct {
-	Role    string  `json:"role"`
-	Content content `json:"content"`
+	Role       string          `json:"role"`
+	Content    content         `json:"content"`
+	ToolCalls  []chat.ToolCall `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Name       string          `json:"name"`
 }
 
 // content is a string, null, or an array of parts of which only "text"
@@ -113,6 +116,13 @@ type sampling struct {
 type chatRequest struct {
 	sampling
 	Messages []message `json:"messages"`
+	// Tools (an array of {type: "function", function: {name, description,
+	// parameters}}) and ToolChoice ("auto", "none", "required" or
+	// {type: "function", function: {name}}) are kept as JSON: the chat
+	// template renders the tools as the client wrote them.
+	Tools             json.RawMessage `json:"tools"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
 }
 
 type completionRequest struct {
@@ -240,20 +250,35 @@ func (c *chatRequest) chatMessages() ([]chat.Message, error) {
 	for i, m := range c.Messages {
 		role := m.Role
 		switch role {
-		case "system", "user", "assistant":
+		case "system", "user", "assistant", "tool":
 		case "developer":
 			role = "system"
 		case "":
 			return nil, invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d] has no role", i)
-		case "tool", "function":
-			return nil, invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d]: role %q is not supported yet", i, role)
+		case "function":
+			return nil, invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d]: the deprecated role \"function\" is not supported (use \"tool\")", i)
 		default:
-			return nil, invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d]: unknown role %q (want system, user or assistant)", i, role)
+			return nil, invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d]: unknown role %q (want system, user, assistant or tool)", i, role)
 		}
 		if !m.Content.set && role != "assistant" {
 			return nil, invalid(fmt.Sprintf("messages[%d].content", i), "messages[%d] has no content", i)
 		}
-		out = append(out, chat.Message{Role: role, Content: m.Content.text})
+		if len(m.ToolCalls) > 0 && role != "assistant" {
+			return nil, invalid(fmt.Sprintf("messages[%d].tool_calls", i), "messages[%d]: only assistant messages carry tool_calls", i)
+		}
+		for j, tc := range m.ToolCalls {
+			if tc.Type != "" && tc.Type != "function" || tc.Function.Name == "" {
+				return nil, invalid(fmt.Sprintf("messages[%d].tool_calls[%d]", i, j), "messages[%d].tool_calls[%d] must be a function call with a name", i, j)
+			}
+		}
+		if role == "tool" && m.ToolCallID == "" {
+			return nil, invalid(fmt.Sprintf("messages[%d].tool_call_id", i), "messages[%d]: a tool message needs the tool_call_id it answers", i)
+		}
+		msg := chat.Message{Role: role, Content: m.Content.text, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}
+		if role == "tool" && msg.Name == "" {
+			msg.Name = toolNameOf(out, m.ToolCallID) // templates print the tool's name
+		}
+		out = append(out, msg)
 	}
 	return out, nil
 }
@@ -284,4 +309,16 @@ func (c *completionRequest) promptText() (string, error) {
 		return many[0], nil
 	}
 	return "", invalid("prompt", "prompt must be a string (or an array of one string)")
+}
+
+// toolNameOf is the function name of the earlier call with id.
+func toolNameOf(msgs []chat.Message, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, tc := range msgs[i].ToolCalls {
+			if tc.ID == id {
+				return tc.Function.Name
+			}
+		}
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/internal/engine"
 )
 
 // Chat is the open conversation.
@@ -96,6 +97,21 @@ func (c *Controller) Send(text string) bool {
 	return true
 }
 
+// UseBuiltinTemplate answers a TemplateProblem: the loaded model goes on
+// with the built-in template of family (until it is loaded again) and the
+// failed reply is generated again.
+func (c *Controller) UseBuiltinTemplate(family string) {
+	if c.loaded == nil {
+		return
+	}
+	c.switchTemplate = family
+	c.loaded.Source = chat.Source{Kind: chat.SourceBuiltin, Family: family, ModelErr: errors.New("it failed on this conversation")}
+	c.changed(ChangeLoad)
+	if !c.Regenerate() {
+		c.switchTemplate = ""
+	}
+}
+
 // Regenerate replaces the last reply with a new one.
 func (c *Controller) Regenerate() bool {
 	m := c.chat.Messages
@@ -141,15 +157,22 @@ func (c *Controller) cancelGeneration() {
 
 func (c *Controller) startReply() {
 	ch := c.chat
-	ch.Model = c.info.Path
+	templated := c.remote != nil
+	if c.remote != nil {
+		ch.Model = c.remote.URL + " · " + c.remote.Model
+	} else {
+		ch.Model = c.info.Path
+		templated = c.loaded.Template
+	}
 	req := generateRequest{opts: c.genOptions()}
-	if c.loaded.Template {
+	if templated {
 		if ch.System != "" {
 			req.msgs = append(req.msgs, chat.Message{Role: "system", Content: ch.System})
 		}
 		for _, m := range ch.Messages {
-			req.msgs = append(req.msgs, chat.Message{Role: m.Role, Content: m.Content})
+			req.msgs = append(req.msgs, chat.Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name})
 		}
+		req.useBuiltin, c.switchTemplate = c.switchTemplate, ""
 	} else {
 		// No template (e.g. stories260K): the user's text is a prompt to
 		// continue.
@@ -200,7 +223,15 @@ func (c *Controller) finishReply(e replyEvent) {
 	last.Stats = &ReplyStats{PromptTokens: st.PromptTokens, ReusedTokens: st.ReusedTokens, PrefillTokens: st.PrefillTokens,
 		Generated: st.Generated, GenRate: st.GenRate(), PrefillRate: st.PrefillRate(), StopReason: st.StopReason,
 		Dropped: st.DroppedMessages, CtxUsed: e.cached, CtxLen: e.nCtx}
+	var tmplErr *chat.ModelTemplateError
 	switch {
+	case errors.As(e.err, &tmplErr):
+		last.Note = fmt.Sprintf("No reply: %v", tmplErr)
+		if tmplErr.Fallback != "" {
+			c.problem(TemplateProblem{Err: tmplErr.Err, Fallback: tmplErr.Fallback})
+		}
+	case errors.Is(e.err, engine.ErrInterrupted):
+		last.Note = fmt.Sprintf("interrupted: %v — the text so far is kept; Regenerate to try again", e.err)
 	case e.err != nil:
 		last.Note = fmt.Sprintf("Error: the reply ended early: %v — the conversation is kept; Regenerate to try again", e.err)
 	case st.StopReason == chat.StopCancelled:

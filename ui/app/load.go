@@ -66,6 +66,7 @@ func (c *Controller) Load() {
 		return
 	}
 	c.cancelGeneration()
+	c.StopServing()
 	ctx, cancel := context.WithCancel(context.Background())
 	c.loadCancel = cancel
 	c.loadID++
@@ -124,6 +125,9 @@ func (c *Controller) Loaded() *LoadedModel { return c.loaded }
 // ReportText is the details pane: where blocks landed, measured bytes, the
 // fallback reason, the memory accounting and the load's warnings.
 func (c *Controller) ReportText() string {
+	if c.remote != nil {
+		return c.remoteReport()
+	}
 	l := c.loaded
 	if l == nil {
 		return ""
@@ -155,6 +159,9 @@ func placement(p offload.Plan) string {
 
 // Summary is the one line the offload panel collapses to when Ready.
 func (c *Controller) Summary() string {
+	if c.remote != nil {
+		return c.remoteSummary()
+	}
 	l := c.loaded
 	if l == nil {
 		return ""
@@ -172,6 +179,9 @@ func (c *Controller) Summary() string {
 	s += fmt.Sprintf(" · ctx %d", l.NCtx)
 	if c.NeedsReload() {
 		s += " · settings changed: Reload to apply"
+	}
+	if c.serveURL != "" {
+		s += " · serving on " + c.serveURL
 	}
 	return s
 }

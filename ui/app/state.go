@@ -58,6 +58,14 @@ type FileChangedProblem struct {
 	Err  error
 }
 
+// TemplateProblem: the model's chat template failed on the conversation
+// (it raised, or broke the engine's limits); the built-in template of
+// Fallback can be used instead.
+type TemplateProblem struct {
+	Err      error
+	Fallback string
+}
+
 // StoreProblem: conversation files were damaged (and set aside) or could
 // not be written.
 type StoreProblem struct {
@@ -71,3 +79,4 @@ func (DeviceQueryProblem) isProblem() {}
 func (LoadProblem) isProblem()        {}
 func (StoreProblem) isProblem()       {}
 func (FileChangedProblem) isProblem() {}
+func (TemplateProblem) isProblem()    {}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/minfer/minfer/core/chat"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,8 +16,13 @@ import (
 
 // ChatMessage is one turn as kept on disk and shown in the list.
 type ChatMessage struct {
-	Role    string `json:"role"` // "user" or "assistant"
+	Role    string `json:"role"` // "user", "assistant", or "tool" (a tool's result)
 	Content string `json:"content"`
+	// ToolCalls are the calls an assistant turn made (OpenAI shape); a
+	// "tool" turn names the call it answers by ToolCallID and Name.
+	ToolCalls  []chat.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Name       string          `json:"name,omitempty"`
 	// Note is shown under an assistant reply: why it stopped early or
 	// what went wrong. It is not part of what the model sees.
 	Note  string      `json:"note,omitempty"`
@@ -166,8 +172,8 @@ func readChat(path string) (*Chat, error) {
 		return nil, fmt.Errorf("%s holds conversation id %q, want %q", filepath.Base(path), c.ID, want)
 	}
 	for i, m := range c.Messages {
-		if m.Role != "user" && m.Role != "assistant" {
-			return nil, fmt.Errorf("%s: message %d has role %q, want user or assistant", filepath.Base(path), i, m.Role)
+		if m.Role != "user" && m.Role != "assistant" && m.Role != "tool" {
+			return nil, fmt.Errorf("%s: message %d has role %q, want user, assistant or tool", filepath.Base(path), i, m.Role)
 		}
 	}
 	return &c, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/internal/engine"
 )
 
 // The worker is the only goroutine that touches a loaded model (docs/architecture.md,
@@ -33,6 +34,9 @@ type generateRequest struct {
 	prompt   string
 	complete bool
 	opts     chat.GenOptions
+	// useBuiltin, when set, replaces the model's chat template with the
+	// built-in template of that family before generating.
+	useBuiltin string
 }
 
 type unloadRequest struct{}
@@ -85,7 +89,9 @@ type worker struct {
 	load     func(ctx context.Context, path string, opts core.LoadOptions, progress core.Progress) (*core.Session, error)
 
 	session *core.Session
-	conv    *chat.Conversation
+	local   *engine.Local // the loaded model's engine (nil when none)
+	// eng is what chats run on: local, or a server connected to.
+	eng engine.Engine
 }
 
 func startWorker() *worker {
@@ -123,6 +129,10 @@ func (w *worker) run() {
 			w.doGenerate(r)
 		case unloadRequest:
 			w.unload()
+		case connectRequest:
+			w.doConnect(r)
+		case execRequest:
+			w.doExec(r)
 		case closeRequest:
 			w.unload()
 			close(w.events)
@@ -136,7 +146,7 @@ func (w *worker) unload() {
 	if w.session != nil {
 		w.session.Close()
 	}
-	w.session, w.conv = nil, nil
+	w.session, w.local, w.eng = nil, nil, nil
 }
 
 func (w *worker) doLoad(r loadRequest) {
@@ -167,22 +177,24 @@ func (w *worker) doLoad(r loadRequest) {
 		w.events <- loadFailedEvent{id: r.id, err: err}
 		return
 	}
-	conv, src, err := s.Conversation()
+	local, err := engine.NewLocal(s)
 	if err != nil {
 		s.Close()
 		w.events <- loadFailedEvent{id: r.id, err: fmt.Errorf("loaded, but the chat cannot start: %w", err)}
 		return
 	}
-	w.session, w.conv = s, conv
+	// The window asks before it swaps a failing template for the built-in.
+	local.AskBeforeFallback = true
+	w.session, w.local, w.eng = s, local, local
 	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtxLen(),
-		template: conv.Template() != nil, source: src}
+		template: local.Templated(), source: local.Source}
 }
 
 // errNotLoaded answers a generate request that arrives without a model.
 var errNotLoaded = errors.New("no model is loaded")
 
 func (w *worker) doGenerate(r generateRequest) {
-	if w.conv == nil {
+	if w.eng == nil {
 		w.events <- replyEvent{id: r.id, err: errNotLoaded}
 		return
 	}
@@ -196,17 +208,82 @@ func (w *worker) doGenerate(r generateRequest) {
 		st   chat.Stats
 		err  error
 	)
+	if r.useBuiltin != "" {
+		if w.local == nil {
+			w.events <- replyEvent{id: r.id, err: errors.New("a built-in template applies to a loaded model, not a server")}
+			return
+		}
+		if err := w.local.Conv.UseBuiltin(r.useBuiltin); err != nil {
+			w.events <- replyEvent{id: r.id, err: err}
+			return
+		}
+	}
 	if r.complete {
-		text, st, err = w.conv.Complete(r.ctx, r.prompt, r.opts, emit)
+		text, st, err = w.eng.Complete(r.ctx, r.prompt, r.opts, emit)
 	} else {
 		// (A template that refuses a system role gets it folded into the
 		// first user turn inside Conversation.Prompt.)
-		text, st, err = w.conv.Reply(r.ctx, r.msgs, r.opts, emit)
+		text, st, err = w.eng.Reply(r.ctx, r.msgs, r.opts, emit)
 	}
-	cached, nCtx := w.conv.CachedTokens(), w.session.NCtxLen()
-	if errors.Is(err, core.ErrModelFileChanged) {
-		// The session cannot read its weights any more: free it now.
-		w.unload()
+	ev := replyEvent{id: r.id, text: text, stats: st, err: err}
+	if w.local != nil {
+		ev.cached, ev.nCtx = w.local.Conv.CachedTokens(), w.session.NCtxLen()
+		if errors.Is(err, core.ErrModelFileChanged) {
+			// The session cannot read its weights any more: free it now.
+			w.unload()
+		}
 	}
-	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: cached, nCtx: nCtx}
+	w.events <- ev
+}
+
+// connectRequest asks to chat through an OpenAI-compatible server.
+type connectRequest struct {
+	id              int
+	ctx             context.Context
+	url, key, model string
+}
+
+type connectedEvent struct {
+	id     int
+	remote *engine.Remote
+	models []string
+}
+
+type connectFailedEvent struct {
+	id  int
+	err error
+}
+
+// doConnect lists the server's models; on success the server replaces any
+// loaded model (one engine at a time).
+func (w *worker) doConnect(r connectRequest) {
+	rem, models, err := engine.Connect(r.ctx, r.url, r.key, r.model)
+	if err != nil {
+		w.events <- connectFailedEvent{id: r.id, err: err}
+		return
+	}
+	w.unload()
+	w.eng = rem
+	w.events <- connectedEvent{id: r.id, remote: rem, models: models}
+}
+
+// execRequest runs fn on the worker with the loaded model (the API server
+// serving the window's model goes through here, so the model keeps one
+// owner).
+type execRequest struct {
+	ctx  context.Context
+	fn   func(*engine.Local)
+	done chan error
+}
+
+func (w *worker) doExec(r execRequest) {
+	switch {
+	case r.ctx.Err() != nil:
+		r.done <- r.ctx.Err()
+	case w.local == nil:
+		r.done <- errNotLoaded
+	default:
+		r.fn(w.local)
+		r.done <- nil
+	}
 }
