@@ -201,7 +201,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			}
 		}
 		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
-			return err
+			return fmt.Errorf("core: %s: registering %q: %w", s.bes[be].Name(), ti.Name, err)
 		}
 		s.where[ti.Name] = be
 		done += ti.NBytes()
