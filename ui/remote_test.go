@@ -92,8 +92,10 @@ func TestWindowRemoteChat(t *testing.T) {
 	if reply.Content != want {
 		t.Errorf("remote reply %q, want %q", reply.Content, want)
 	}
-	if len(h.streamed) < 3 {
-		t.Errorf("the reply streamed in %d refreshes", len(h.streamed))
+	// At least one refresh showed a partial reply (how many depends on the
+	// machine's speed against the 5 ms refresh interval).
+	if len(h.streamed) == 0 {
+		t.Errorf("the reply did not stream: no partial refresh")
 	}
 	if reply.Stats == nil || reply.Stats.Generated != 16 || reply.Note != "stopped at the 16-token limit (sampling settings)" {
 		t.Errorf("stats %+v note %q", reply.Stats, reply.Note)
