@@ -123,6 +123,10 @@ func (v *view) showProblem(p app.Problem) {
 	case app.LoadProblem:
 		v.showDialog("load", "Loading failed", fmt.Sprintf("The model could not be loaded:\n\n%v", p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})
+	case app.FileChangedProblem:
+		v.showDialog("changed", "The model file changed", fmt.Sprintf("The model was unloaded because its file changed on disk while it was in use:\n\n%v\n\nThe conversation is kept. Reload the file to go on.", p.Err), nil,
+			dialogButton{label: "Close", importance: widget.LowImportance},
+			dialogButton{label: "Reload", importance: widget.HighImportance, action: func() { v.c.Reload(p.Path) }})
 	case app.TemplateProblem:
 		text := fmt.Sprintf("This model's chat template cannot render this conversation:\n\n%v\n\n"+
 			"Minfer's built-in %s template can be used instead: it writes the same kind of prompt, without the model's own extras.", p.Err, p.Fallback)

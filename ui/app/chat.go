@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/internal/engine"
 )
@@ -205,6 +206,14 @@ func (c *Controller) finishReply(e replyEvent) {
 	if c.genCancel != nil {
 		c.genCancel()
 		c.genCancel = nil
+	}
+	if errors.Is(e.err, core.ErrModelFileChanged) {
+		// The worker has closed the session: back to the plan, with a
+		// dialog offering to load the file again.
+		path := c.info.Path
+		c.loaded, c.phase = nil, PhasePlanned
+		c.problem(FileChangedProblem{Path: path, Err: e.err})
+		c.changed(ChangeLoad | ChangePlan)
 	}
 	last := &ch.Messages[len(ch.Messages)-1]
 	if e.text != "" || e.err == nil {

@@ -79,6 +79,15 @@ func (c *Controller) Load() {
 	c.changed(ChangePlan | ChangeLoad)
 }
 
+// Reload opens path again and, when it still plans, loads it: the file
+// changed dialog's offer. A file now damaged is the usual FileProblem.
+func (c *Controller) Reload(path string) {
+	c.OpenFile(path)
+	if c.info != nil && c.info.Path == path && c.phase == PhasePlanned {
+		c.Load()
+	}
+}
+
 // UseBlocks takes the refusal dialog's offer and loads with n blocks.
 func (c *Controller) UseBlocks(n int) {
 	if c.info == nil {

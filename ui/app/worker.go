@@ -235,6 +235,10 @@ func (w *worker) doGenerate(r generateRequest) {
 	ev := replyEvent{id: r.id, text: text, calls: calls, stats: st, err: err}
 	if w.local != nil {
 		ev.cached, ev.nCtx = w.local.Conv.CachedTokens(), w.session.NCtxLen()
+		if errors.Is(err, core.ErrModelFileChanged) {
+			// The session cannot read its weights any more: free it now.
+			w.unload()
+		}
 	}
 	w.events <- ev
 }
