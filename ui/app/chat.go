@@ -219,6 +219,7 @@ func (c *Controller) finishReply(e replyEvent) {
 	if e.text != "" || e.err == nil {
 		last.Content = e.text // the worker's full text is authoritative
 	}
+	last.ToolCalls = e.calls
 	st := e.stats
 	last.Stats = &ReplyStats{PromptTokens: st.PromptTokens, ReusedTokens: st.ReusedTokens, PrefillTokens: st.PrefillTokens,
 		Generated: st.Generated, GenRate: st.GenRate(), PrefillRate: st.PrefillRate(), StopReason: st.StopReason,

@@ -76,6 +76,7 @@ type tokenEvent struct {
 type replyEvent struct {
 	id     int
 	text   string
+	calls  []chat.ToolCall // the reply's tool calls (a server's or a local model's)
 	stats  chat.Stats
 	err    error
 	cached int // tokens in the KV cache after the reply
@@ -204,9 +205,10 @@ func (w *worker) doGenerate(r generateRequest) {
 		}
 	}
 	var (
-		text string
-		st   chat.Stats
-		err  error
+		text  string
+		calls []chat.ToolCall
+		st    chat.Stats
+		err   error
 	)
 	if r.useBuiltin != "" {
 		if w.local == nil {
@@ -223,9 +225,14 @@ func (w *worker) doGenerate(r generateRequest) {
 	} else {
 		// (A template that refuses a system role gets it folded into the
 		// first user turn inside Conversation.Prompt.)
-		text, st, err = w.eng.Reply(r.ctx, r.msgs, r.opts, emit)
+		// ReplyMessage: a conversation's tool calls and results go to
+		// the engine as such, and the reply's calls come back the same
+		// way from a loaded model and from a server.
+		var m chat.Message
+		m, st, err = w.eng.ReplyMessage(r.ctx, r.msgs, r.opts, emit)
+		text, calls = m.Content, m.ToolCalls
 	}
-	ev := replyEvent{id: r.id, text: text, stats: st, err: err}
+	ev := replyEvent{id: r.id, text: text, calls: calls, stats: st, err: err}
 	if w.local != nil {
 		ev.cached, ev.nCtx = w.local.Conv.CachedTokens(), w.session.NCtxLen()
 		if errors.Is(err, core.ErrModelFileChanged) {
