@@ -11,6 +11,7 @@ import (
 
 	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/internal/engine"
 )
 
 func init() {
@@ -88,14 +89,23 @@ func runRun(e Env, args []string) error {
 }
 
 func printStats(w io.Writer, st chat.Stats) {
+	if st.PrefillTime == 0 && st.ReusedTokens == 0 {
+		// A remote reply: the server reports counts, not timings.
+		fmt.Fprintf(w, "[%d prompt tokens · %d generated, %.1f tok/s · %s]\n", st.PromptTokens, st.Generated, st.GenRate(), st.StopReason)
+		return
+	}
 	fmt.Fprintf(w, "[%d prompt tokens (%d reused, %d evaluated, %.1f tok/s) · %d generated, %.1f tok/s · %s]\n",
 		st.PromptTokens, st.ReusedTokens, st.PrefillTokens, st.PrefillRate(), st.Generated, st.GenRate(), st.StopReason)
 }
 
 func runChat(e Env, args []string) error {
-	fs := newFlagSet("chat", "-m FILE.gguf", e)
+	fs := newFlagSet("chat", "-m FILE.gguf | --remote URL [--api-key KEY] [--model ID]", e)
 	lf := addLoadFlags(fs)
 	system := fs.String("system", "", "system prompt")
+	remote := fs.String("remote", "", "chat through an OpenAI-compatible server at URL (e.g. http://127.0.0.1:8080) instead of loading a model")
+	apiKey := fs.String("api-key", "", "API key for --remote (default: $MINFER_API_KEY)")
+	modelID := fs.String("model", "", "model id on the --remote server (default: the first it lists)")
+	noStream := fs.Bool("no-stream", false, "with --remote: ask for whole replies instead of a token stream")
 	sf := addSamplerFlags(fs, 0)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -104,20 +114,51 @@ func runChat(e Env, args []string) error {
 	if err := opts.Sampler.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	s, err := lf.load(context.Background(), e, true)
-	if err != nil {
-		return err
+	var eng engine.Engine
+	switch {
+	case *remote != "" && *lf.model != "":
+		return usagef("give -m FILE.gguf or --remote URL, not both")
+	case *remote != "":
+		if *apiKey == "" && e.LookupEnv != nil {
+			*apiKey, _ = e.LookupEnv("MINFER_API_KEY")
+		}
+		ctx, stop := interruptible()
+		r, models, err := engine.Connect(ctx, *remote, *apiKey, *modelID)
+		stop()
+		if err != nil {
+			return err
+		}
+		r.NoStream = *noStream
+		fmt.Fprintf(e.Stderr, "%s (the server lists: %s)\n", r.Where(), strings.Join(models, ", "))
+		eng = r
+	default:
+		if *modelID != "" || *apiKey != "" || *noStream {
+			return usagef("--model, --api-key and --no-stream go with --remote URL")
+		}
+		s, err := lf.load(context.Background(), e, true)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		l, err := engine.NewLocal(s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), l.Source)
+		l.OnTemplateFallback = func(err error, family string) {
+			fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, family)
+		}
+		eng = l
 	}
-	defer s.Close()
-	conv, src, err := s.Conversation()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), src)
+	return chatLoop(e, eng, *system, opts)
+}
+
+// chatLoop is the terminal chat over any engine.
+func chatLoop(e Env, eng engine.Engine, system string, opts chat.GenOptions) error {
 	fmt.Fprintf(e.Stderr, "Type a message and press Enter. Ctrl-C stops a reply; Ctrl-D or /exit quits; /reset starts over.\n")
 	var msgs []chat.Message
-	if *system != "" {
-		msgs = append(msgs, chat.Message{Role: "system", Content: *system})
+	if system != "" {
+		msgs = append(msgs, chat.Message{Role: "system", Content: system})
 	}
 	in := bufio.NewScanner(e.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
@@ -135,39 +176,25 @@ func runChat(e Env, args []string) error {
 			return nil
 		case "/reset":
 			msgs = msgs[:0]
-			if *system != "" {
-				msgs = append(msgs, chat.Message{Role: "system", Content: *system})
+			if system != "" {
+				msgs = append(msgs, chat.Message{Role: "system", Content: system})
 			}
-			if err := conv.Reset(); err != nil {
+			if err := eng.Reset(); err != nil {
 				return err
 			}
 			continue
 		}
 		msgs = append(msgs, chat.Message{Role: "user", Content: line})
 		ctx, stop := interruptible()
-		var reply string
-		var st chat.Stats
-		if conv.Template() == nil {
-			// No chat template (e.g. a story model): the turns are one text.
-			var sb strings.Builder
-			for _, m := range msgs {
-				sb.WriteString(m.Content)
-			}
-			reply, st, err = conv.Complete(ctx, sb.String(), opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
-		} else {
-			reply, st, err = conv.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
-			var mte *chat.ModelTemplateError
-			if errors.As(err, &mte) && mte.Fallback != "" {
-				// The model's template broke on this conversation: say so
-				// and go on with the built-in template of its family.
-				fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, mte.Fallback)
-				if err = conv.UseBuiltin(mte.Fallback); err == nil {
-					reply, st, err = conv.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
-				}
-			}
-		}
+		reply, st, err := eng.Reply(ctx, msgs, opts, func(ev chat.Event) { fmt.Fprint(e.Stdout, ev.Text) })
 		stop()
 		fmt.Fprintln(e.Stdout)
+		if errors.Is(err, engine.ErrInterrupted) {
+			// Keep what arrived, marked, so the next turn sees it.
+			fmt.Fprintf(e.Stderr, "[interrupted: %v; the text so far is kept]\n", err)
+			msgs = append(msgs, chat.Message{Role: "assistant", Content: reply})
+			continue
+		}
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "error: %v\n", err)
 			msgs = msgs[:len(msgs)-1]

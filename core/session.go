@@ -44,7 +44,7 @@ type Progress func(done, total int64)
 
 // ErrNoDeviceBackend is the fallback reason when blocks were planned for a
 // device that Minfer cannot compute on yet.
-var ErrNoDeviceBackend = errors.New("no GPU compute backend in this build: every block runs on the CPU")
+var ErrNoDeviceBackend = errors.New("no GPU compute backend for this device: every block runs on the CPU")
 
 // Session is a loaded model with its KV cache. It is owned by one goroutine
 // at a time (the UI and CLI give it to a worker).
@@ -201,7 +201,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			}
 		}
 		if err := s.bes[be].RegisterWeight(ti.Name, ti.Type, ti.Dims, data); err != nil {
-			return err
+			return fmt.Errorf("core: %s: registering %q: %w", s.bes[be].Name(), ti.Name, err)
 		}
 		s.where[ti.Name] = be
 		done += ti.NBytes()
@@ -245,7 +245,11 @@ func (s *Session) openDevice(injected backend.Backend) (backend.Backend, string)
 	}
 	dev, err := backend.Open(s.View.Device)
 	if errors.Is(err, backend.ErrNoBackend) {
-		return nil, ErrNoDeviceBackend.Error()
+		if r, ok := s.View.Device.(devices.Reported); ok && r.Kind == devices.KindFake {
+			// MINFER_FAKE_DEVICE simulates an answer, not a device to run on.
+			return nil, "no GPU compute backend for a simulated device (MINFER_FAKE_DEVICE): every block runs on the CPU"
+		}
+		return nil, fmt.Sprintf("no GPU compute backend for %s: every block runs on the CPU", deviceLabel(s.View.Device))
 	}
 	if err != nil {
 		return nil, fmt.Sprintf("%v: every block runs on the CPU", err)

@@ -1,14 +1,5 @@
 package devices
 
-import (
-	"fmt"
-	"os"
-)
+import "os"
 
-func hostMemory() (HostMem, error) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return HostMem{}, fmt.Errorf("%w: %w", ErrHostMemoryUnknown, err)
-	}
-	return parseMeminfo(data)
-}
+func hostMemory() (HostMem, error) { return HostMemoryFrom(os.DirFS("/")) }

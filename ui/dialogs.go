@@ -116,9 +116,17 @@ func (v *view) showProblem(p app.Problem) {
 			dialogButton{label: "Close", importance: widget.LowImportance},
 			dialogButton{label: "Set a budget…", action: v.showBudgetDialog},
 			dialogButton{label: "Run on CPU", importance: widget.HighImportance, action: v.c.RunOnCPU})
+	case app.RemoteProblem:
+		v.showDialog("remote", "Cannot use the server", fmt.Sprintf("%v\n\nCheck the address and the API key, and that the server is running.", p.Err), nil,
+			dialogButton{label: "Close"},
+			dialogButton{label: "Connect…", importance: widget.HighImportance, action: v.showConnectDialog})
 	case app.LoadProblem:
 		v.showDialog("load", "Loading failed", fmt.Sprintf("The model could not be loaded:\n\n%v", p.Err), nil,
 			dialogButton{label: "OK", importance: widget.HighImportance})
+	case app.FileChangedProblem:
+		v.showDialog("changed", "The model file changed", fmt.Sprintf("The model was unloaded because its file changed on disk while it was in use:\n\n%v\n\nThe conversation is kept. Reload the file to go on.", p.Err), nil,
+			dialogButton{label: "Close", importance: widget.LowImportance},
+			dialogButton{label: "Reload", importance: widget.HighImportance, action: func() { v.c.Reload(p.Path) }})
 	case app.TemplateProblem:
 		text := fmt.Sprintf("This model's chat template cannot render this conversation:\n\n%v\n\n"+
 			"Minfer's built-in %s template can be used instead: it writes the same kind of prompt, without the model's own extras.", p.Err, p.Fallback)

@@ -24,7 +24,8 @@ func (v *view) buildTopBar() fyne.CanvasObject {
 	v.modelLabel = widget.NewLabel("no model")
 	v.modelLabel.Truncation = fyne.TextTruncateEllipsis
 	v.recentBtn = widget.NewButtonWithIcon("Recent", theme.HistoryIcon(), v.showRecentMenu)
-	return container.NewBorder(nil, nil, container.NewHBox(title, v.openBtn), v.recentBtn, v.modelLabel)
+	connect := v.buildRemote()
+	return container.NewBorder(nil, nil, container.NewHBox(title, v.openBtn), container.NewHBox(connect, v.recentBtn), v.modelLabel)
 }
 
 // buildSidebar: New chat and the list of conversations.

@@ -26,6 +26,17 @@ type view struct {
 	win  fyne.Window
 	post func(func()) // runs a function on the UI goroutine (Config.Post)
 
+	// remote: connect to a server, serve the loaded model (remoteview.go)
+	connectBtn *widget.Button
+	serveCheck *widget.Check
+	serveAddr  *widget.Entry
+	copyBtn    *widget.Button
+	serveRow   *fyne.Container
+	// the panel while chatting through a server
+	remotePanel *fyne.Container
+	remoteModel *widget.Select
+	remoteText  *widget.Label
+
 	// top bar
 	openBtn    *widget.Button
 	modelLabel *widget.Label
@@ -144,7 +155,7 @@ func (v *view) build() {
 	sidebar := v.buildSidebar()
 	v.buildEmptyState()
 	v.buildModelPanel()
-	v.modelChat = container.NewBorder(v.panelHolder, nil, nil, nil, v.buildChatPanel())
+	v.modelChat = container.NewBorder(container.NewVBox(v.panelHolder, v.serveRow), nil, nil, nil, v.buildChatPanel())
 	right := container.NewStack(v.emptyState, v.modelChat)
 	split := container.NewHSplit(sidebar, container.NewPadded(right))
 	split.Offset = 0.2
@@ -167,6 +178,7 @@ func (v *view) refresh(ch app.Change) {
 	c := v.c
 	if ch&(app.ChangeModel|app.ChangeLoad) != 0 {
 		v.refreshTop()
+		v.refreshRemote()
 	}
 	if ch&app.ChangeRecent != 0 {
 		v.refreshRecent()
@@ -196,6 +208,13 @@ func (v *view) refresh(ch app.Change) {
 
 func (v *view) refreshTop() {
 	c := v.c
+	if r := c.Remote(); r != nil {
+		v.modelLabel.SetText(fmt.Sprintf("server: %s · model %s", r.URL, r.Model))
+		v.win.SetTitle("Minfer — " + r.Model + " on " + r.URL)
+		v.emptyState.Hide()
+		v.modelChat.Show()
+		return
+	}
 	if c.Info() == nil {
 		v.modelLabel.SetText("no model")
 		v.win.SetTitle("Minfer")
@@ -260,6 +279,11 @@ func setImportance(l *widget.Label, imp widget.Importance) {
 
 func (v *view) refreshPanel() {
 	c := v.c
+	if c.Remote() != nil {
+		// Nothing to plan here: the panel says where it runs.
+		v.refreshRemotePanel()
+		return
+	}
 	if c.Info() == nil {
 		return
 	}

@@ -66,7 +66,7 @@ func HostBudget(mappedWeights int64, hm devices.HostMem, err error) Budget {
 		return Unlimited("host memory unknown")
 	}
 	return Limit(mappedWeights+int64(offload.Usable(hm.Available)),
-		fmt.Sprintf("mapped weights + ¾ of %s available host memory", units.MiB(hm.Available)))
+		fmt.Sprintf("mapped weights + ¾ of %s available host memory (%s)", units.MiB(hm.Available), hm.Source))
 }
 
 // MiB formats bytes as whole MiB, rounded up so a non-zero amount never

@@ -79,7 +79,10 @@ func Execute(ctx context.Context, g *graph.Graph, bes []Backend) error {
 		}
 		err := bes[runBE].Compute(ctx, run)
 		run = run[:0]
-		return err
+		if err != nil {
+			return fmt.Errorf("backend: %s: %w", bes[runBE].Name(), err)
+		}
+		return nil
 	}
 	var tmp []byte
 	for _, n := range g.Nodes {

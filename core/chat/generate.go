@@ -37,6 +37,11 @@ type GenOptions struct {
 	// marks a tool call in the template's format ([TOOL_CALLS],
 	// <|python_tag|>, …) are kept in the reply text so it can be parsed.
 	Tools []byte
+	// ToolChoice is the request's tool_choice as the client wrote it (JSON;
+	// nil: absent), for engines that pass a request on to a server (the
+	// remote engine). Local engines do not read it: Tools is already what
+	// ToolsForChoice left of the tools for that choice.
+	ToolChoice []byte
 }
 
 // Event is one streamed piece of the reply.

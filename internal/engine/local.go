@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/minfer/minfer/core"
@@ -15,6 +16,15 @@ type Local struct {
 	Session *core.Session
 	Conv    *chat.Conversation
 	Source  chat.Source
+	// OnTemplateFallback, when set, hears that the model's own template
+	// failed on a conversation and the family's built-in one is used from
+	// now on (err says why).
+	OnTemplateFallback func(err error, family string)
+	// AskBeforeFallback makes Reply return the *chat.ModelTemplateError
+	// instead of switching templates, so the caller can ask the user (the
+	// window offers the built-in template in a dialog; the CLI and the
+	// server switch at once).
+	AskBeforeFallback bool
 }
 
 // NewLocal opens the session's conversation.
@@ -31,7 +41,25 @@ func (l *Local) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOpt
 	if l.Conv.Template() == nil {
 		return l.Conv.Complete(ctx, JoinContents(msgs), opts, emit)
 	}
-	return l.Conv.Reply(ctx, msgs, opts, emit)
+	reply, st, err := l.Conv.Reply(ctx, msgs, opts, emit)
+	if l.fallBack(err) {
+		return l.Conv.Reply(ctx, msgs, opts, emit)
+	}
+	return reply, st, err
+}
+
+// fallBack reports whether err is the model's template failing on the
+// conversation and the family's built-in template was switched to (unless
+// AskBeforeFallback): then the caller tries again.
+func (l *Local) fallBack(err error) bool {
+	var mte *chat.ModelTemplateError
+	if !errors.As(err, &mte) || mte.Fallback == "" || l.AskBeforeFallback {
+		return false
+	}
+	if l.OnTemplateFallback != nil {
+		l.OnTemplateFallback(err, mte.Fallback)
+	}
+	return l.Conv.UseBuiltin(mte.Fallback) == nil
 }
 
 // ReplyMessage implements Engine. A model without a chat template cannot
@@ -44,7 +72,11 @@ func (l *Local) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat
 		text, st, err := l.Conv.Complete(ctx, JoinContents(msgs), opts, emit)
 		return chat.Message{Role: "assistant", Content: text}, st, err
 	}
-	return l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+	m, st, err := l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+	if l.fallBack(err) {
+		return l.Conv.ReplyMessage(ctx, msgs, opts, emit)
+	}
+	return m, st, err
 }
 
 // Complete implements Engine.

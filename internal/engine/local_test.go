@@ -60,9 +60,22 @@ func TestLocalReplyMessage(t *testing.T) {
 	roundTrip := append(ask,
 		chat.Message{Role: "assistant", ToolCalls: []chat.ToolCall{{ID: "c1", Type: "function", Function: chat.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
 		chat.Message{Role: "tool", ToolCallID: "c1", Name: "get_weather", Content: "21"})
+	// The chatml template cannot render the call: Local switches to the
+	// built-in chatml template (which writes calls as text), says why,
+	// and answers; with AskBeforeFallback it returns the error instead.
+	templated.AskBeforeFallback = true
 	_, _, err = templated.ReplyMessage(context.Background(), roundTrip, opts, nil)
 	var mte *chat.ModelTemplateError
 	if !errors.As(err, &mte) || !strings.Contains(err.Error(), "has no attribute 'content'") || mte.Fallback != chat.FamilyChatML {
 		t.Errorf("chatml round trip: %v, want the template's UndefinedError with the chatml fallback", err)
+	}
+	templated.AskBeforeFallback = false
+	var heard string
+	templated.OnTemplateFallback = func(err error, family string) { heard = family + ": " + err.Error() }
+	if m, _, err := templated.ReplyMessage(context.Background(), roundTrip, opts, nil); err != nil || m.Content == "" {
+		t.Errorf("chatml round trip with the fallback: %+v, %v", m, err)
+	}
+	if !strings.HasPrefix(heard, chat.FamilyChatML+": ") || !strings.Contains(heard, "has no attribute 'content'") {
+		t.Errorf("the fallback was not reported: %q", heard)
 	}
 }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -23,7 +25,10 @@ import (
 type Remote struct {
 	BaseURL string // e.g. http://127.0.0.1:8080/v1
 	Model   string // the model id the server lists
-	client  openai.Client
+	// NoStream asks for whole answers instead of server-sent events; emit
+	// then gets the reply in one piece.
+	NoStream bool
+	client   openai.Client
 }
 
 // Sentinels of remote failures, wrapped by *RemoteError.
@@ -125,15 +130,152 @@ func (r *Remote) Models(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// Reply implements Engine: a streamed chat completion.
+// Reply implements Engine: a streamed chat completion (the reply's text;
+// see ReplyMessage for its tool calls).
 func (r *Remote) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
+	m, st, err := r.ReplyMessage(ctx, msgs, opts, emit)
+	return m.Content, st, err
+}
+
+// ReplyMessage implements Engine: a chat completion with opts.Tools as the
+// request's tools (and opts.ToolChoice as its tool_choice), tool-call and
+// tool turns sent as the OpenAI API has them. The reply's tool calls come
+// back in the message (streamed ones assembled from their deltas by
+// index) with Stats.StopReason chat.StopToolCalls; emit sees the text.
+func (r *Remote) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
+	p, reqOpts, err := r.chatParams(msgs, opts)
+	if err != nil {
+		return chat.Message{Role: "assistant"}, chat.Stats{}, err
+	}
+	t0 := time.Now()
+	if r.NoStream {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+		c, err := r.client.Chat.Completions.New(ctx, p, reqOpts...)
+		if err != nil {
+			return r.endMessage(ctx, chat.Message{Role: "assistant"}, chat.Stats{}, t0, "", err)
+		}
+		if len(c.Choices) == 0 {
+			return r.endMessage(ctx, chat.Message{Role: "assistant"}, chat.Stats{}, t0, "", nil)
+		}
+		st := chat.Stats{PromptTokens: int(c.Usage.PromptTokens), Generated: int(c.Usage.CompletionTokens)}
+		cm := c.Choices[0].Message
+		m := chat.Message{Role: "assistant", Content: cm.Content}
+		for _, tc := range cm.ToolCalls {
+			if tc.Type != "function" {
+				continue // custom tools: not something Minfer defines
+			}
+			m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: tc.ID, Type: "function",
+				Function: chat.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+		}
+		if emit != nil && m.Content != "" {
+			emit(chat.Event{Text: m.Content, Token: -1})
+		}
+		return r.endMessage(ctx, m, st, t0, c.Choices[0].FinishReason, nil)
+	}
+	stream := r.client.Chat.Completions.NewStreaming(ctx, p, reqOpts...)
+	defer stream.Close()
+	var text strings.Builder
+	var calls toolCallDeltas
+	var st chat.Stats
+	finish := ""
+	for stream.Next() {
+		c := stream.Current()
+		if c.Usage.CompletionTokens > 0 || c.Usage.PromptTokens > 0 {
+			st.PromptTokens, st.Generated = int(c.Usage.PromptTokens), int(c.Usage.CompletionTokens)
+		}
+		for _, ch := range c.Choices {
+			if ch.Index != 0 {
+				continue // one reply is asked for
+			}
+			if d := ch.Delta.Content; d != "" {
+				text.WriteString(d)
+				if emit != nil {
+					emit(chat.Event{Text: d, Token: -1})
+				}
+			}
+			for _, d := range ch.Delta.ToolCalls {
+				calls.add(d)
+			}
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+		}
+	}
+	m := chat.Message{Role: "assistant", Content: text.String(), ToolCalls: calls.calls()}
+	return r.endMessage(ctx, m, st, t0, finish, stream.Err())
+}
+
+// toolCallDeltas assembles streamed tool calls: the first delta of a call
+// (by index) brings its id, type and name, later ones pieces of its
+// arguments.
+type toolCallDeltas struct {
+	order []int64
+	byIdx map[int64]*chat.ToolCall
+}
+
+func (a *toolCallDeltas) add(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	if a.byIdx == nil {
+		a.byIdx = map[int64]*chat.ToolCall{}
+	}
+	tc := a.byIdx[d.Index]
+	if tc == nil {
+		tc = &chat.ToolCall{Type: "function"}
+		a.byIdx[d.Index] = tc
+		a.order = append(a.order, d.Index)
+	}
+	if d.ID != "" {
+		tc.ID = d.ID
+	}
+	if d.Type != "" {
+		tc.Type = d.Type
+	}
+	tc.Function.Name += d.Function.Name
+	tc.Function.Arguments += d.Function.Arguments
+}
+
+// calls are the assembled calls in the order their indexes first came.
+func (a *toolCallDeltas) calls() []chat.ToolCall {
+	if len(a.order) == 0 {
+		return nil
+	}
+	out := make([]chat.ToolCall, 0, len(a.order))
+	for _, i := range a.order {
+		out = append(out, *a.byIdx[i])
+	}
+	return out
+}
+
+// chatParams is the request for msgs and opts. Tools and tool_choice go
+// into the body as the JSON they are (a template on the server renders
+// the tool definitions in the order their keys were written).
+func (r *Remote) chatParams(msgs []chat.Message, opts chat.GenOptions) (openai.ChatCompletionNewParams, []option.RequestOption, error) {
 	p := openai.ChatCompletionNewParams{Model: r.Model, StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		switch m.Role {
 		case "system":
 			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
 		case "assistant":
-			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+			a := openai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = param.NewOpt(m.Content)
+			}
+			for j, tc := range m.ToolCalls {
+				if tc.Function.Name == "" {
+					return p, nil, fmt.Errorf("engine: message %d: tool call %d has no function name", i, j)
+				}
+				args := tc.Function.Arguments
+				if strings.TrimSpace(args) == "" {
+					args = "{}"
+				}
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID: tc.ID, Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Function.Name, Arguments: args}}})
+			}
+			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case "tool":
+			if m.ToolCallID == "" {
+				return p, nil, fmt.Errorf("engine: message %d: a tool result without the id of its call cannot be sent to a server", i)
+			}
+			p.Messages = append(p.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
 		default:
 			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
 		}
@@ -154,45 +296,37 @@ func (r *Remote) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOp
 	if len(opts.Stop) > 0 {
 		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
-	t0 := time.Now()
-	stream := r.client.Chat.Completions.NewStreaming(ctx, p)
-	defer stream.Close()
-	var text strings.Builder
-	var st chat.Stats
-	finish := ""
-	for stream.Next() {
-		c := stream.Current()
-		if c.Usage.CompletionTokens > 0 || c.Usage.PromptTokens > 0 {
-			st.PromptTokens, st.Generated = int(c.Usage.PromptTokens), int(c.Usage.CompletionTokens)
-		}
-		for _, ch := range c.Choices {
-			if d := ch.Delta.Content; d != "" {
-				text.WriteString(d)
-				if emit != nil {
-					emit(chat.Event{Text: d, Token: -1})
-				}
-			}
-			if ch.FinishReason != "" {
-				finish = ch.FinishReason
-			}
-		}
+	if opts.Tools == nil {
+		return p, nil, nil
 	}
-	return r.end(ctx, text.String(), st, t0, finish, stream.Err())
+	tools := json.RawMessage(bytes.TrimSpace(opts.Tools))
+	var defs []json.RawMessage
+	if err := json.Unmarshal(tools, &defs); err != nil {
+		return p, nil, fmt.Errorf("engine: the tools are not a JSON array: %w", err)
+	}
+	reqOpts := []option.RequestOption{option.WithJSONSet("tools", tools)}
+	if choice := bytes.TrimSpace(opts.ToolChoice); len(choice) > 0 && !bytes.Equal(choice, []byte("null")) {
+		if !json.Valid(choice) {
+			return p, nil, errors.New("engine: tool_choice is not JSON")
+		}
+		reqOpts = append(reqOpts, option.WithJSONSet("tool_choice", json.RawMessage(choice)))
+	}
+	return p, reqOpts, nil
 }
 
-// ReplyMessage implements Engine for conversations without tools; tools
-// and tool turns are not passed to remote servers yet.
-func (r *Remote) ReplyMessage(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
-	if opts.Tools != nil {
-		return chat.Message{}, chat.Stats{}, fmt.Errorf("%w (remote server %s)", ErrToolsUnsupported, r.BaseURL)
+// endMessage is end for a chat reply: a reply that ended in tool calls
+// stops with chat.StopToolCalls and its text is trimmed, as a local one.
+func (r *Remote) endMessage(ctx context.Context, m chat.Message, st chat.Stats, t0 time.Time, finish string, err error) (chat.Message, chat.Stats, error) {
+	if finish == "tool_calls" || finish == "function_call" {
+		finish = "tool_calls"
 	}
-	for _, m := range msgs {
-		if len(m.ToolCalls) > 0 || m.Role == "tool" {
-			return chat.Message{}, chat.Stats{}, fmt.Errorf("%w (remote server %s): the conversation holds tool turns", ErrToolsUnsupported, r.BaseURL)
-		}
+	var text string
+	text, st, err = r.end(ctx, m.Content, st, t0, finish, err)
+	m.Content = text
+	if len(m.ToolCalls) > 0 {
+		m.Content = strings.TrimSpace(text) // as a local reply with calls has it
 	}
-	text, st, err := r.Reply(ctx, msgs, opts, emit)
-	return chat.Message{Role: "assistant", Content: text}, st, err
+	return m, st, err
 }
 
 // Complete implements Engine: a streamed text completion.
@@ -217,6 +351,22 @@ func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptio
 		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
 	t0 := time.Now()
+	if r.NoStream {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+		c, err := r.client.Completions.New(ctx, p)
+		if err != nil {
+			return r.end(ctx, "", chat.Stats{}, t0, "", err)
+		}
+		if len(c.Choices) == 0 {
+			return r.end(ctx, "", chat.Stats{}, t0, "", nil)
+		}
+		st := chat.Stats{PromptTokens: int(c.Usage.PromptTokens), Generated: int(c.Usage.CompletionTokens)}
+		text := c.Choices[0].Text
+		if emit != nil && text != "" {
+			emit(chat.Event{Text: text, Token: -1})
+		}
+		return r.end(ctx, text, st, t0, string(c.Choices[0].FinishReason), nil)
+	}
 	stream := r.client.Completions.NewStreaming(ctx, p)
 	defer stream.Close()
 	var text strings.Builder
@@ -264,6 +414,8 @@ func (r *Remote) end(ctx context.Context, text string, st chat.Stats, t0 time.Ti
 		st.StopReason = chat.StopEOG
 	case "length":
 		st.StopReason = chat.StopMaxTokens
+	case "tool_calls":
+		st.StopReason = chat.StopToolCalls
 	case "":
 		st.StopReason = StopInterrupted
 		return text, st, fmt.Errorf("%w: the stream from %s ended without a finish reason after %d characters", ErrInterrupted, r.BaseURL, len(text))

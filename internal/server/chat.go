@@ -86,6 +86,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts.Tools = tools
+	if tools != nil {
+		opts.ToolChoice = req.ToolChoice
+	}
 	var reply chat.Message // the answer, tool calls included
 	id, created := newID("chatcmpl-"), unixNow()
 	head := func(choices []chatChoice, u *usage) chatCompletion {

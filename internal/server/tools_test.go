@@ -22,6 +22,9 @@ import (
 type toolEngine struct {
 	reply  string
 	format chat.ToolFormat
+	// answer, when set, writes the reply to a conversation whose last turn
+	// is a tool result (the second leg of a round trip).
+	answer func(msgs []chat.Message) string
 	msgs   []chat.Message
 	opts   chat.GenOptions
 }
@@ -32,9 +35,13 @@ func (f *toolEngine) ReplyMessage(_ context.Context, msgs []chat.Message, opts c
 	if opts.Tools != nil {
 		format = f.format
 	}
+	reply := f.reply
+	if f.answer != nil && len(msgs) > 0 && msgs[len(msgs)-1].Role == "tool" {
+		reply = f.answer(msgs)
+	}
 	s := chat.NewToolStream(format)
-	for i := 0; i < len(f.reply); i += 5 {
-		if t := s.Push(f.reply[i:min(i+5, len(f.reply))]); t != "" && emit != nil {
+	for i := 0; i < len(reply); i += 5 {
+		if t := s.Push(reply[i:min(i+5, len(reply))]); t != "" && emit != nil {
 			emit(chat.Event{Text: t})
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
@@ -31,7 +33,7 @@ var Presets = map[string]Config{
 }
 
 // PresetNames lists the presets.
-func PresetNames() string { return "tiny, 160m, 1b, 7b" }
+func PresetNames() string { return "tiny, 160m, 1b, 7b, 8b" }
 
 func (c Config) outputType() gguf.GGMLType {
 	if c.OutputType != 0 {
@@ -81,15 +83,17 @@ func Write(w io.Writer, c Config) error {
 	b.SetFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5)
 	b.SetFloat32("llama.rope.freq_base", 10000)
 	writeVocab(b, c.NVocab)
-	rng := rand.New(rand.NewPCG(c.Seed, 0x5eed))
 	hd := c.NEmbd / c.NHead
+	tensor := uint64(0)
 	add := func(name string, t gguf.GGMLType, rowLen, rows int, norm bool) {
 		dims := []int64{int64(rowLen), int64(rows)}
 		if norm {
 			dims = dims[:1] // norm weights are 1-D in real files
 		}
+		tensor++
+		seed := c.Seed ^ tensor<<32
 		b.AddTensorFunc(name, t, dims, func(w io.Writer) error {
-			return writeRows(w, t, rowLen, rows, norm, rng)
+			return writeRows(w, t, rowLen, rows, norm, seed)
 		})
 	}
 	add("token_embd.weight", c.outputType(), c.NEmbd, c.NVocab, false)
@@ -114,14 +118,55 @@ func Write(w io.Writer, c Config) error {
 	return err
 }
 
-func writeRows(w io.Writer, t gguf.GGMLType, rowLen, rows int, norm bool, rng *rand.Rand) error {
-	row := make([]float32, rowLen)
+// chunkRows is how many rows one worker fills and quantizes at a time;
+// each chunk has its own random stream (seeded by the tensor and the chunk
+// index), so the file is the same whatever the number of workers.
+const chunkRows = 64
+
+// writeRows fills and quantizes a tensor's rows on every CPU, chunk by
+// chunk, and writes them in order; memory use is a few chunks per worker.
+func writeRows(w io.Writer, t gguf.GGMLType, rowLen, rows int, norm bool, seed uint64) error {
 	rb, err := t.RowBytes(int64(rowLen))
 	if err != nil {
 		return err
 	}
-	out := make([]byte, rb)
-	for r := 0; r < rows; r++ {
+	workers := runtime.GOMAXPROCS(0)
+	nChunks := (rows + chunkRows - 1) / chunkRows
+	bufs := make([][]byte, workers)
+	for i := range bufs {
+		bufs[i] = make([]byte, int(rb)*chunkRows)
+	}
+	for c0 := 0; c0 < nChunks; c0 += workers {
+		n := min(workers, nChunks-c0)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for k := 0; k < n; k++ {
+			wg.Add(1)
+			go func(k int) {
+				defer wg.Done()
+				errs[k] = fillChunk(bufs[k], t, rowLen, int(rb), min(chunkRows, rows-(c0+k)*chunkRows), norm, seed, uint64(c0+k))
+			}(k)
+		}
+		wg.Wait()
+		for k := 0; k < n; k++ {
+			if errs[k] != nil {
+				return errs[k]
+			}
+			nr := min(chunkRows, rows-(c0+k)*chunkRows)
+			if _, err := w.Write(bufs[k][:nr*int(rb)]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fillChunk draws nr rows (normal(0, 0.02), or 1 + normal(0, 0.05) for
+// norms) from the chunk's own stream and quantizes them into out.
+func fillChunk(out []byte, t gguf.GGMLType, rowLen, rb, nr int, norm bool, seed, chunk uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed+chunk))
+	row := make([]float32, rowLen)
+	for r := 0; r < nr; r++ {
 		for i := range row {
 			if norm {
 				row[i] = 1 + float32(rng.NormFloat64()*0.05)
@@ -129,10 +174,7 @@ func writeRows(w io.Writer, t gguf.GGMLType, rowLen, rows int, norm bool, rng *r
 				row[i] = float32(rng.NormFloat64() * 0.02)
 			}
 		}
-		if err := quant.QuantizeWeights(t, row, out); err != nil {
-			return err
-		}
-		if _, err := w.Write(out); err != nil {
+		if err := quant.QuantizeWeights(t, row, out[r*rb:(r+1)*rb]); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/internal/engine"
 )
 
 // Chat is the open conversation.
@@ -155,9 +157,15 @@ func (c *Controller) cancelGeneration() {
 
 func (c *Controller) startReply() {
 	ch := c.chat
-	ch.Model = c.info.Path
+	templated := c.remote != nil
+	if c.remote != nil {
+		ch.Model = c.remote.URL + " · " + c.remote.Model
+	} else {
+		ch.Model = c.info.Path
+		templated = c.loaded.Template
+	}
 	req := generateRequest{opts: c.genOptions()}
-	if c.loaded.Template {
+	if templated {
 		if ch.System != "" {
 			req.msgs = append(req.msgs, chat.Message{Role: "system", Content: ch.System})
 		}
@@ -199,10 +207,19 @@ func (c *Controller) finishReply(e replyEvent) {
 		c.genCancel()
 		c.genCancel = nil
 	}
+	if errors.Is(e.err, core.ErrModelFileChanged) {
+		// The worker has closed the session: back to the plan, with a
+		// dialog offering to load the file again.
+		path := c.info.Path
+		c.loaded, c.phase = nil, PhasePlanned
+		c.problem(FileChangedProblem{Path: path, Err: e.err})
+		c.changed(ChangeLoad | ChangePlan)
+	}
 	last := &ch.Messages[len(ch.Messages)-1]
 	if e.text != "" || e.err == nil {
 		last.Content = e.text // the worker's full text is authoritative
 	}
+	last.ToolCalls = e.calls
 	st := e.stats
 	last.Stats = &ReplyStats{PromptTokens: st.PromptTokens, ReusedTokens: st.ReusedTokens, PrefillTokens: st.PrefillTokens,
 		Generated: st.Generated, GenRate: st.GenRate(), PrefillRate: st.PrefillRate(), StopReason: st.StopReason,
@@ -214,6 +231,8 @@ func (c *Controller) finishReply(e replyEvent) {
 		if tmplErr.Fallback != "" {
 			c.problem(TemplateProblem{Err: tmplErr.Err, Fallback: tmplErr.Fallback})
 		}
+	case errors.Is(e.err, engine.ErrInterrupted):
+		last.Note = fmt.Sprintf("interrupted: %v — the text so far is kept; Regenerate to try again", e.err)
 	case e.err != nil:
 		last.Note = fmt.Sprintf("Error: the reply ended early: %v — the conversation is kept; Regenerate to try again", e.err)
 	case st.StopReason == chat.StopCancelled:

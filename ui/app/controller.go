@@ -16,6 +16,7 @@ import (
 	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/server"
 )
 
 // Controller holds the window's state. It is used from one goroutine only
@@ -66,6 +67,17 @@ type Controller struct {
 	generating bool
 	// systemDirty: the system prompt changed since the chat was saved.
 	systemDirty bool
+
+	// remote: chats run on a server (remote.go)
+	remote        *RemoteInfo
+	connecting    bool
+	connectID     int
+	connectCancel context.CancelFunc
+	pendingKey    string
+	remoteKey     string // kept in memory to switch models; saved only in servers.json
+	// serving the loaded model on the API (serve.go)
+	server   *server.Server
+	serveURL string
 }
 
 // NewController opens the conversation store and starts the model worker.
@@ -113,6 +125,7 @@ func (c *Controller) Start() {
 
 // Close stops any work and frees the model.
 func (c *Controller) Close() {
+	c.StopServing()
 	c.saveIfEdited()
 	c.cancelGeneration()
 	if c.loadCancel != nil {

@@ -60,5 +60,7 @@ func (c *Controller) apply(ev any) {
 		}
 	case replyEvent:
 		c.finishReply(e)
+	case connectedEvent, connectFailedEvent:
+		c.applyRemote(ev)
 	}
 }

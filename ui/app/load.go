@@ -66,6 +66,7 @@ func (c *Controller) Load() {
 		return
 	}
 	c.cancelGeneration()
+	c.StopServing()
 	ctx, cancel := context.WithCancel(context.Background())
 	c.loadCancel = cancel
 	c.loadID++
@@ -76,6 +77,15 @@ func (c *Controller) Load() {
 	opts := core.LoadOptions{PlanOptions: c.planOptions(), Threads: c.cfg.Threads}
 	c.worker.send(loadRequest{id: c.loadID, ctx: ctx, path: c.info.Path, opts: opts})
 	c.changed(ChangePlan | ChangeLoad)
+}
+
+// Reload opens path again and, when it still plans, loads it: the file
+// changed dialog's offer. A file now damaged is the usual FileProblem.
+func (c *Controller) Reload(path string) {
+	c.OpenFile(path)
+	if c.info != nil && c.info.Path == path && c.phase == PhasePlanned {
+		c.Load()
+	}
 }
 
 // UseBlocks takes the refusal dialog's offer and loads with n blocks.
@@ -115,6 +125,9 @@ func (c *Controller) Loaded() *LoadedModel { return c.loaded }
 // ReportText is the details pane: where blocks landed, measured bytes, the
 // fallback reason, the memory accounting and the load's warnings.
 func (c *Controller) ReportText() string {
+	if c.remote != nil {
+		return c.remoteReport()
+	}
 	l := c.loaded
 	if l == nil {
 		return ""
@@ -146,6 +159,9 @@ func placement(p offload.Plan) string {
 
 // Summary is the one line the offload panel collapses to when Ready.
 func (c *Controller) Summary() string {
+	if c.remote != nil {
+		return c.remoteSummary()
+	}
 	l := c.loaded
 	if l == nil {
 		return ""
@@ -163,6 +179,9 @@ func (c *Controller) Summary() string {
 	s += fmt.Sprintf(" · ctx %d", l.NCtx)
 	if c.NeedsReload() {
 		s += " · settings changed: Reload to apply"
+	}
+	if c.serveURL != "" {
+		s += " · serving on " + c.serveURL
 	}
 	return s
 }

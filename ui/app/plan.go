@@ -44,12 +44,14 @@ func (c *Controller) OpenFile(path string) {
 		return
 	}
 	// A new model replaces the old one: stop its work and free it.
+	c.StopServing()
+	c.remote = nil
 	c.cancelGeneration()
 	if c.loadCancel != nil {
 		c.loadCancel()
 		c.loadCancel = nil
 	}
-	if c.loaded != nil || c.phase == PhaseLoading {
+	if c.loaded != nil || c.phase == PhaseLoading || c.phase == PhaseReady {
 		c.worker.send(unloadRequest{})
 	}
 	c.loadID++

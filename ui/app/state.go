@@ -51,6 +51,13 @@ type DeviceQueryProblem struct{ Err error }
 // LoadProblem: the load failed for another reason.
 type LoadProblem struct{ Err error }
 
+// FileChangedProblem: the loaded model's file was truncated or rewritten
+// under it; the model was unloaded and the window offers to reload it.
+type FileChangedProblem struct {
+	Path string
+	Err  error
+}
+
 // TemplateProblem: the model's chat template failed on the conversation
 // (it raised, or broke the engine's limits); the built-in template of
 // Fallback can be used instead.
@@ -71,4 +78,5 @@ func (RefusalProblem) isProblem()     {}
 func (DeviceQueryProblem) isProblem() {}
 func (LoadProblem) isProblem()        {}
 func (StoreProblem) isProblem()       {}
+func (FileChangedProblem) isProblem() {}
 func (TemplateProblem) isProblem()    {}

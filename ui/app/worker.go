@@ -10,6 +10,7 @@ import (
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/internal/engine"
 )
 
 // The worker is the only goroutine that touches a loaded model (docs/architecture.md,
@@ -75,6 +76,7 @@ type tokenEvent struct {
 type replyEvent struct {
 	id     int
 	text   string
+	calls  []chat.ToolCall // the reply's tool calls (a server's or a local model's)
 	stats  chat.Stats
 	err    error
 	cached int // tokens in the KV cache after the reply
@@ -88,7 +90,9 @@ type worker struct {
 	load     func(ctx context.Context, path string, opts core.LoadOptions, progress core.Progress) (*core.Session, error)
 
 	session *core.Session
-	conv    *chat.Conversation
+	local   *engine.Local // the loaded model's engine (nil when none)
+	// eng is what chats run on: local, or a server connected to.
+	eng engine.Engine
 }
 
 func startWorker() *worker {
@@ -126,6 +130,10 @@ func (w *worker) run() {
 			w.doGenerate(r)
 		case unloadRequest:
 			w.unload()
+		case connectRequest:
+			w.doConnect(r)
+		case execRequest:
+			w.doExec(r)
 		case closeRequest:
 			w.unload()
 			close(w.events)
@@ -139,7 +147,7 @@ func (w *worker) unload() {
 	if w.session != nil {
 		w.session.Close()
 	}
-	w.session, w.conv = nil, nil
+	w.session, w.local, w.eng = nil, nil, nil
 }
 
 func (w *worker) doLoad(r loadRequest) {
@@ -170,22 +178,24 @@ func (w *worker) doLoad(r loadRequest) {
 		w.events <- loadFailedEvent{id: r.id, err: err}
 		return
 	}
-	conv, src, err := s.Conversation()
+	local, err := engine.NewLocal(s)
 	if err != nil {
 		s.Close()
 		w.events <- loadFailedEvent{id: r.id, err: fmt.Errorf("loaded, but the chat cannot start: %w", err)}
 		return
 	}
-	w.session, w.conv = s, conv
+	// The window asks before it swaps a failing template for the built-in.
+	local.AskBeforeFallback = true
+	w.session, w.local, w.eng = s, local, local
 	w.events <- loadedEvent{id: r.id, report: s.OffloadReport(), memory: s.MemoryReport(), nCtx: s.NCtxLen(),
-		template: conv.Template() != nil, source: src}
+		template: local.Templated(), source: local.Source}
 }
 
 // errNotLoaded answers a generate request that arrives without a model.
 var errNotLoaded = errors.New("no model is loaded")
 
 func (w *worker) doGenerate(r generateRequest) {
-	if w.conv == nil {
+	if w.eng == nil {
 		w.events <- replyEvent{id: r.id, err: errNotLoaded}
 		return
 	}
@@ -195,22 +205,92 @@ func (w *worker) doGenerate(r generateRequest) {
 		}
 	}
 	var (
-		text string
-		st   chat.Stats
-		err  error
+		text  string
+		calls []chat.ToolCall
+		st    chat.Stats
+		err   error
 	)
 	if r.useBuiltin != "" {
-		if err := w.conv.UseBuiltin(r.useBuiltin); err != nil {
+		if w.local == nil {
+			w.events <- replyEvent{id: r.id, err: errors.New("a built-in template applies to a loaded model, not a server")}
+			return
+		}
+		if err := w.local.Conv.UseBuiltin(r.useBuiltin); err != nil {
 			w.events <- replyEvent{id: r.id, err: err}
 			return
 		}
 	}
 	if r.complete {
-		text, st, err = w.conv.Complete(r.ctx, r.prompt, r.opts, emit)
+		text, st, err = w.eng.Complete(r.ctx, r.prompt, r.opts, emit)
 	} else {
 		// (A template that refuses a system role gets it folded into the
 		// first user turn inside Conversation.Prompt.)
-		text, st, err = w.conv.Reply(r.ctx, r.msgs, r.opts, emit)
+		// ReplyMessage: a conversation's tool calls and results go to
+		// the engine as such, and the reply's calls come back the same
+		// way from a loaded model and from a server.
+		var m chat.Message
+		m, st, err = w.eng.ReplyMessage(r.ctx, r.msgs, r.opts, emit)
+		text, calls = m.Content, m.ToolCalls
 	}
-	w.events <- replyEvent{id: r.id, text: text, stats: st, err: err, cached: w.conv.CachedTokens(), nCtx: w.session.NCtxLen()}
+	ev := replyEvent{id: r.id, text: text, calls: calls, stats: st, err: err}
+	if w.local != nil {
+		ev.cached, ev.nCtx = w.local.Conv.CachedTokens(), w.session.NCtxLen()
+		if errors.Is(err, core.ErrModelFileChanged) {
+			// The session cannot read its weights any more: free it now.
+			w.unload()
+		}
+	}
+	w.events <- ev
+}
+
+// connectRequest asks to chat through an OpenAI-compatible server.
+type connectRequest struct {
+	id              int
+	ctx             context.Context
+	url, key, model string
+}
+
+type connectedEvent struct {
+	id     int
+	remote *engine.Remote
+	models []string
+}
+
+type connectFailedEvent struct {
+	id  int
+	err error
+}
+
+// doConnect lists the server's models; on success the server replaces any
+// loaded model (one engine at a time).
+func (w *worker) doConnect(r connectRequest) {
+	rem, models, err := engine.Connect(r.ctx, r.url, r.key, r.model)
+	if err != nil {
+		w.events <- connectFailedEvent{id: r.id, err: err}
+		return
+	}
+	w.unload()
+	w.eng = rem
+	w.events <- connectedEvent{id: r.id, remote: rem, models: models}
+}
+
+// execRequest runs fn on the worker with the loaded model (the API server
+// serving the window's model goes through here, so the model keeps one
+// owner).
+type execRequest struct {
+	ctx  context.Context
+	fn   func(*engine.Local)
+	done chan error
+}
+
+func (w *worker) doExec(r execRequest) {
+	switch {
+	case r.ctx.Err() != nil:
+		r.done <- r.ctx.Err()
+	case w.local == nil:
+		r.done <- errNotLoaded
+	default:
+		r.fn(w.local)
+		r.done <- nil
+	}
 }

@@ -15,7 +15,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-/tmp/minfer-shots}
-model=${2:-$root/../shared/testdata/models/stories260K.gguf}
+model=${2:-$root/testdata/models/stories260K.gguf}
 prompt=${MINFER_SHOT_PROMPT:-Once upon a time}
 
 for tool in Xvfb xdotool import; do

@@ -61,8 +61,14 @@ type Backend struct {
 	overhead int64
 	ohWhat   string
 
-	l      launcher
-	graphs graphCache
+	l launcher
+	// lastQuant is the mat-mul source whose activations the workspace holds
+	// (quantized to lastVT) while encoding: consecutive mat-muls of one
+	// input (q/k/v, gate/up) quantize it once. Only encode touches it, on
+	// the backend's thread.
+	lastQuant *graph.Node
+	lastVT    gguf.GGMLType
+	graphs    graphCache
 	// noGraphs disables capture (MINFER_CUDA_GRAPHS=0), for comparisons.
 	noGraphs bool
 }

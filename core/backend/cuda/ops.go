@@ -17,6 +17,19 @@ var kernelSuffix = map[gguf.GGMLType]string{
 	gguf.TypeQ2_K: "q2_k", gguf.TypeQ3_K: "q3_k", gguf.TypeQ4_K: "q4_k", gguf.TypeQ5_K: "q5_k", gguf.TypeQ6_K: "q6_k",
 }
 
+// batchTokens is how many tokens one pass of a batched mat-vec kernel
+// (matvec_*_b) takes: bat<T>::NTB in quant.cu (the lanes8 types run eight
+// chains per token, Q5_1 nine).
+func batchTokens(t gguf.GGMLType) int {
+	switch t {
+	case gguf.TypeQ5_0, gguf.TypeQ2_K:
+		return 4
+	case gguf.TypeQ5_1:
+		return 2
+	}
+	return 8
+}
+
 // SupportedTypes lists the weight types the backend computes with.
 func SupportedTypes() []gguf.GGMLType {
 	out := make([]gguf.GGMLType, 0, len(kernelSuffix))
@@ -35,11 +48,25 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 	case graph.OpGetRows:
 		_, ok := kernelSuffix[n.Src[0].Type]
 		return ok && n.Src[1] != nil && n.Src[1].Type == gguf.TypeI32 && n.Src[0].Shape[0] <= math.MaxInt32
-	case graph.OpRMSNorm, graph.OpSwiGLU:
-		return isF32(n.Src[0])
+	case graph.OpRMSNorm, graph.OpSwiGLU, graph.OpScale, graph.OpSoftCap, graph.OpGELU, graph.OpSigmoid, graph.OpSoftMax:
+		return isF32(n.Src[0]) && isF32(n) && n.Shape[0] <= math.MaxInt32
 	case graph.OpMul, graph.OpAdd:
-		// Not the per-row scalar form of mul (a row of one element).
-		return isF32(n.Src[0]) && isF32(n.Src[1]) && n.Src[1].Shape[0] == n.Shape[0]
+		// Broadcast rows of the same length, or (mul) one scalar per row.
+		y := n.Src[1]
+		rowScalars := n.Op == graph.OpMul && y.Shape[0] == 1 && n.Shape[0] != 1 && y.Elements() == n.Rows()
+		return isF32(n.Src[0]) && isF32(y) && (y.Shape[0] == n.Shape[0] || rowScalars)
+	case graph.OpTopK:
+		return isF32(n.Src[0]) && n.Src[0].Shape[0] <= 256
+	case graph.OpMoEWeights:
+		return isF32(n.Src[0]) && n.Src[1].Type == gguf.TypeI32
+	case graph.OpWeightedSum:
+		return isF32(n.Src[0]) && isF32(n.Src[1])
+	case graph.OpMatMulID:
+		w := n.Src[0]
+		_, ok := kernelSuffix[w.Type]
+		bs := w.Type.BlockSize()
+		return ok && isF32(n.Src[1]) && n.Src[2].Type == gguf.TypeI32 && bs > 0 && w.Shape[0]%int64(bs) == 0 &&
+			w.Shape[0] <= math.MaxInt32 && w.Shape[1] <= math.MaxInt32 && n.Shape[1]*n.Shape[2] <= 65535
 	case graph.OpMatMul:
 		w := n.Src[0]
 		_, ok := kernelSuffix[w.Type]
@@ -53,15 +80,22 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 		return (t == gguf.TypeF16 || t == gguf.TypeF32) && isF32(n.Src[1])
 	case graph.OpAttention:
 		p, err := graph.ParamsOf[graph.AttentionParams](n)
-		if err != nil || n.Src[1].Type != n.Src[2].Type || (n.Src[1].Type != gguf.TypeF16 && n.Src[1].Type != gguf.TypeF32) || p.SoftCap != 0 {
-			return false // no soft-capped scores (Gemma 2) here yet
+		if err != nil || n.Src[1].Type != n.Src[2].Type || (n.Src[1].Type != gguf.TypeF16 && n.Src[1].Type != gguf.TypeF32) {
+			return false
 		}
+		// SoftCap (gemma2) is computed by the kernel as the CPU does.
 		return attentionShared(int(n.Src[0].Shape[0]), p.KVLen) <= b.dv.smemOptin-attentionStaticShared
 	}
 	return false
 }
 
-func attentionShared(headDim, kvLen int) int { return 8*headDim*8 + headDim*4 + kvLen*4 }
+// attentionShared is the attention kernel's dynamic shared memory: q, the
+// scores over the padded n_kv, their 16-block sums, and (F16 cache) the 64
+// lanes of every output element's dot product.
+func attentionShared(headDim, kvLen int) int {
+	nkv := max(32, (kvLen+31)/32*32)
+	return 4 * (headDim + nkv + nkv/16 + 64*headDim)
+}
 
 // ptrOf is the device address of a node's bytes.
 func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
@@ -69,13 +103,22 @@ func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
 		return 0, nil
 	}
 	if n.Op == graph.OpView && n.Base().Op == graph.OpWeight {
-		// A part of a registered weight (a fused tensor's rows).
+		// A part of a weight (a fused tensor's Q rows, say): used in place.
 		var off int64
 		for v := n; v.Op == graph.OpView; v = v.Src[0] {
 			off += v.ViewOff
 		}
-		p, err := b.ptrOf(n.Base())
-		return p + uintptr(off), err
+		base := n.Base()
+		b.mu.Lock()
+		w, ok := b.weights[base.Weight]
+		b.mu.Unlock()
+		if !ok {
+			return 0, fmt.Errorf("cuda: weight %q is not registered here", base.Weight)
+		}
+		if off < 0 || off+n.Bytes() > w.size {
+			return 0, fmt.Errorf("cuda: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, base.Weight)
+		}
+		return w.ptr + uintptr(off), nil
 	}
 	if n.Op == graph.OpWeight {
 		b.mu.Lock()
@@ -99,8 +142,14 @@ func elementwiseGrid(total int64) [3]uint32 {
 // runs under graph capture too). rms_norm followed by the mul that reads it
 // becomes one kernel.
 func (b *Backend) encode(nodes []*graph.Node) error {
+	b.lastQuant = nil
 	for i := 0; i < len(nodes); i++ {
 		n := nodes[i]
+		if n.Op != graph.OpMatMul {
+			// Only back-to-back mat-muls share quantized activations: any
+			// other kernel may write the workspace or the input's bytes.
+			b.lastQuant = nil
+		}
 		var next *graph.Node
 		if i+1 < len(nodes) {
 			next = nodes[i+1]
@@ -158,6 +207,10 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		}
 		return fuse, dv.launch(l, "rms_norm", grid1(n.Rows()), block1(256), 0, src[0], out, w, out2, i32(n.Shape[0]), wrows, p.Eps)
 	case graph.OpMul, graph.OpAdd:
+		if y := n.Src[1]; n.Op == graph.OpMul && y.Shape[0] == 1 && n.Shape[0] != 1 {
+			total := n.Elements()
+			return false, dv.launch(l, "mul_rows", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))
+		}
 		fn := "mul_f32"
 		if n.Op == graph.OpAdd {
 			fn = "add_f32"
@@ -166,9 +219,57 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		return false, dv.launch(l, fn, elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i32(n.Src[1].Rows()), i64(total))
 	case graph.OpSwiGLU:
 		total := n.Elements()
-		return false, dv.launch(l, "swiglu", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i64(total))
+		return false, dv.launch(l, "swiglu", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))
+	case graph.OpScale:
+		p, err := graph.ParamsOf[graph.ScaleParams](n)
+		if err != nil {
+			return false, err
+		}
+		total := n.Elements()
+		return false, dv.launch(l, "scale_f32", elementwiseGrid(total), block1(256), 0, src[0], out, p.S, i64(total))
+	case graph.OpSoftCap:
+		p, err := graph.ParamsOf[graph.SoftCapParams](n)
+		if err != nil {
+			return false, err
+		}
+		total := n.Elements()
+		return false, dv.launch(l, "softcap_f32", elementwiseGrid(total), block1(256), 0, src[0], out, 1/p.Cap, p.Cap, i64(total))
+	case graph.OpGELU:
+		total := n.Elements()
+		return false, dv.launch(l, "gelu_f32k", elementwiseGrid(total), block1(256), 0, src[0], out, i64(total))
+	case graph.OpSigmoid:
+		total := n.Elements()
+		return false, dv.launch(l, "sigmoid_f32", elementwiseGrid(total), block1(256), 0, src[0], out, i32(n.Shape[0]), i64(total))
+	case graph.OpSoftMax:
+		rows := n.Rows()
+		return false, dv.launch(l, "softmax_rows", grid1((rows+127)/128), block1(128), 0, src[0], out, i32(n.Shape[0]), i32(rows))
 	case graph.OpMatMul:
 		return false, b.matMul(n, src[0], src[1], out)
+	case graph.OpMatMulID:
+		return false, b.matMulID(n, src[0], src[1], src[2], out)
+	case graph.OpTopK:
+		p, err := graph.ParamsOf[graph.TopKParams](n)
+		if err != nil {
+			return false, err
+		}
+		rows := n.Src[0].Rows()
+		return false, dv.launch(l, "top_k", grid1((rows+63)/64), block1(64), 0, src[0], out, i32(n.Src[0].Shape[0]), i32(p.K), i32(rows))
+	case graph.OpMoEWeights:
+		p, err := graph.ParamsOf[graph.MoEWeightsParams](n)
+		if err != nil {
+			return false, err
+		}
+		norm := int32(0)
+		if p.Normalize {
+			norm = 1
+		}
+		tokens := n.Shape[1]
+		return false, dv.launch(l, "moe_weights", grid1((tokens+127)/128), block1(128), 0, src[0], src[1], out,
+			i32(n.Src[0].Shape[0]), i32(n.Shape[0]), norm, i32(tokens))
+	case graph.OpWeightedSum:
+		total := n.Elements()
+		return false, dv.launch(l, "weighted_sum", elementwiseGrid(total), block1(256), 0, src[0], src[1], out,
+			i32(n.Shape[0]), i32(n.Src[0].Shape[1]), i64(total))
 	case graph.OpRope:
 		p, err := graph.ParamsOf[graph.RopeParams](n)
 		if err != nil {
@@ -204,8 +305,15 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		if n.Src[1].Type == gguf.TypeF16 {
 			fn = "attention_f16"
 		}
+		// The cells in use (which fix llama.cpp's padded n_kv) go to the
+		// workspace's first word; the matmuls that also use it are ordered
+		// on the same stream.
+		used := dv.work
+		if err := dv.launch(l, "attn_used", grid1(1), block1(1024), 0, src[3], i32(q.Shape[2]), i32(p.KVLen), used); err != nil {
+			return false, err
+		}
 		return false, dv.launch(l, fn, [3]uint32{uint32(q.Shape[1]), uint32(q.Shape[2]), 1}, block1(256), uint32(smem),
-			src[0], src[1], src[2], src[3], out, i32(hd), i32(q.Shape[1]), i32(p.KVHeads), i32(p.KVLen), p.Scale)
+			src[0], src[1], src[2], src[3], used, out, i32(hd), i32(q.Shape[1]), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap)
 	}
 	return false, fmt.Errorf("%w: op %s", errUnsupported, n.Op)
 }
@@ -228,8 +336,14 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 	if err != nil {
 		return err
 	}
+	// F16 weights over rows of a multiple of 16 keep F32 activations
+	// (tinyBLAS, as the CPU's DotF16F32).
+	f16f32 := wt == gguf.TypeF16 && in%quant.F16F32Lanes == 0
+	if f16f32 {
+		vt, xrb = gguf.TypeF32, in*4
+	}
 	chunk := T
-	if wt != gguf.TypeF32 {
+	if vt != gguf.TypeF32 {
 		chunk = min(T, dv.workSize/xrb)
 		if chunk < 1 {
 			return fmt.Errorf("%w: a row of %d activations outgrows the workspace", errUnsupported, in)
@@ -242,40 +356,28 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
 		xin := x + uintptr(t0*in*4)
-		xq := xin
-		switch vt {
-		case gguf.TypeF32:
-		case gguf.TypeF16, gguf.TypeBF16:
-			fn := "quant_f16"
-			if vt == gguf.TypeBF16 {
-				fn = "quant_bf16"
-			}
-			xq = dv.work
-			if err := dv.launch(l, fn, elementwiseGrid(nt*in), block1(256), 0, xin, xq, i64(nt*in)); err != nil {
+		var xq uintptr
+		if vt != gguf.TypeF32 && chunk == T && b.lastQuant == n.Src[1] && b.lastVT == vt {
+			xq = dv.work // quantized by the mat-mul just before, from the same input
+		} else {
+			if xq, err = b.quantizeActs(vt, xin, in, nt, xrb); err != nil {
 				return err
 			}
-		case gguf.TypeQ8_0, gguf.TypeQ8_1:
-			fn := "quant_q8_0"
-			if vt == gguf.TypeQ8_1 {
-				fn = "quant_q8_1"
+			b.lastQuant = nil
+			if vt != gguf.TypeF32 && chunk == T {
+				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
-			xq = dv.work
-			if err := dv.launch(l, fn, [3]uint32{uint32(in / 32), uint32(nt), 1}, block1(32), 0, xin, xq, i32(in), i64(xrb)); err != nil {
-				return err
-			}
-		case gguf.TypeQ8_K:
-			xq = dv.work
-			if err := dv.launch(l, "quant_q8_k", [3]uint32{uint32(in / 256), uint32(nt), 1}, block1(256), 0, xin, xq, i32(in), i64(xrb)); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("%w: activations of type %s", errUnsupported, vt)
 		}
-		fn := "matvec_" + kernelSuffix[wt] + "_1"
+		suffix := kernelSuffix[wt]
+		if f16f32 {
+			suffix = "f16f32"
+		}
+		fn := "matvec_" + suffix + "_1"
 		gy := uint32(nt)
 		if nt > 1 {
-			fn = "matvec_" + kernelSuffix[wt] + "_8"
-			gy = uint32((nt + 7) / 8)
+			nb := int64(batchTokens(wt))
+			fn = "matvec_" + suffix + "_b"
+			gy = uint32((nt + nb - 1) / nb)
 		}
 		o := out + uintptr(t0*rows*4)
 		if err := dv.launch(l, fn, [3]uint32{uint32((rows + 3) / 4), gy, 1}, block1(128), 0,
@@ -284,4 +386,77 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 		}
 	}
 	return nil
+}
+
+// quantizeActs puts nt rows of in activations at x into the workspace in
+// vec-dot type vt (as the CPU's QuantizeRow), returning their address (x
+// itself for F32).
+func (b *Backend) quantizeActs(vt gguf.GGMLType, x uintptr, in, nt, xrb int64) (uintptr, error) {
+	dv, l := b.dv, &b.l
+	switch vt {
+	case gguf.TypeF32:
+		return x, nil
+	case gguf.TypeF16, gguf.TypeBF16:
+		fn := "quant_f16"
+		if vt == gguf.TypeBF16 {
+			fn = "quant_bf16"
+		}
+		return dv.work, dv.launch(l, fn, elementwiseGrid(nt*in), block1(256), 0, x, dv.work, i64(nt*in))
+	case gguf.TypeQ8_0, gguf.TypeQ8_1:
+		fn := "quant_q8_0"
+		if vt == gguf.TypeQ8_1 {
+			fn = "quant_q8_1"
+		}
+		return dv.work, dv.launch(l, fn, [3]uint32{uint32(in / 32), uint32(nt), 1}, block1(32), 0, x, dv.work, i32(in), i64(xrb))
+	case gguf.TypeQ8_K:
+		return dv.work, dv.launch(l, "quant_q8_k", [3]uint32{uint32(in / 256), uint32(nt), 1}, block1(256), 0, x, dv.work, i32(in), i64(xrb))
+	}
+	return 0, fmt.Errorf("%w: activations of type %s", errUnsupported, vt)
+}
+
+// matMulID: for every (token, slot) pair, the selected expert's rows times
+// the pair's activations (x shared by the slots of a token, or one row per
+// pair), with the CPU's vec-dot per output (F16 experts: the AVX-512
+// ggml_vec_dot_f16 of the CPU's dotF16x512, activations rounded to F16).
+// grid (rows/4, pairs).
+func (b *Backend) matMulID(n *graph.Node, w, x, ids, out uintptr) error {
+	wn := n.Src[0]
+	wt := wn.Type
+	in, rows := wn.Shape[0], wn.Shape[1]
+	k, T := n.Shape[1], n.Shape[2]
+	shared := n.Src[1].Shape[1] != k || n.Src[1].Shape[2] != T
+	wrb, err := wt.RowBytes(in)
+	if err != nil {
+		return err
+	}
+	vt := quant.VecDotType(wt)
+	xrb, err := vt.RowBytes(in)
+	if err != nil {
+		return err
+	}
+	nx := T * k
+	if shared {
+		nx = T
+	}
+	if vt != gguf.TypeF32 && nx*xrb > b.dv.workSize {
+		return fmt.Errorf("%w: %d rows of %d activations outgrow the workspace", errUnsupported, nx, in)
+	}
+	xq, err := b.quantizeActs(vt, x, in, nx, xrb)
+	if err != nil {
+		return err
+	}
+	nblk := in
+	if wt != gguf.TypeF32 && wt != gguf.TypeF16 && wt != gguf.TypeBF16 {
+		nblk = in / int64(wt.BlockSize())
+	}
+	sh := int32(0)
+	if shared {
+		sh = 1
+	}
+	fn := "matvec_id_" + kernelSuffix[wt]
+	if wt == gguf.TypeF16 {
+		fn = "matvec_id_f16x512" // the CPU's dotF16x512 (ggml's mul_mat_id has no tinyBLAS path)
+	}
+	return b.dv.launch(&b.l, fn, [3]uint32{uint32((rows + 3) / 4), uint32(T * k), 1}, block1(128), 0,
+		w, xq, out, i32(rows), i32(nblk), i64(wrb), i64(xrb), ids, i32(k), sh, i64(wrb*rows))
 }

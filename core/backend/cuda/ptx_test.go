@@ -57,9 +57,10 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 		}
 	}
 	want := []string{"rms_norm", "mul_f32", "add_f32", "swiglu", "rope", "store_kv_f16", "store_kv_f32", "attention_f16", "attention_f32",
-		"quant_q8_0", "quant_q8_1", "quant_q8_k", "quant_f16", "quant_bf16"}
+		"quant_q8_0", "quant_q8_1", "quant_q8_k", "quant_f16", "quant_bf16", "attn_used", "scale_f32", "softcap_f32", "gelu_f32k",
+		"sigmoid_f32", "softmax_rows", "mul_rows", "top_k", "moe_weights", "weighted_sum", "matvec_f16f32_1", "matvec_f16f32_b", "matvec_id_f16x512"}
 	for _, s := range kernelSuffix {
-		want = append(want, "get_rows_"+s, "matvec_"+s+"_1", "matvec_"+s+"_8")
+		want = append(want, "get_rows_"+s, "matvec_"+s+"_1", "matvec_"+s+"_b", "matvec_id_"+s)
 	}
 	for _, n := range want {
 		if !have[n] {

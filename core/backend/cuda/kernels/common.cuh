@@ -20,6 +20,14 @@ __device__ __forceinline__ float bf16bits(uint16_t b) { return __uint_as_float((
 __device__ __forceinline__ uint32_t u32le(const uint8_t* p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
+// ld32a: 4 bytes from a 4-aligned address; ld32h: from a 2-aligned one
+// (two 16-bit loads). Block layouts fix the alignment: device buffers are
+// 256-aligned and rows are whole blocks.
+__device__ __forceinline__ int ld32a(const uint8_t* p) { return *(const int*)p; }
+__device__ __forceinline__ int ld32h(const uint8_t* p) {
+    const uint16_t* h = (const uint16_t*)p;
+    return (int)((uint32_t)h[0] | ((uint32_t)h[1] << 16));
+}
 __device__ __forceinline__ int16_t i16le(const uint8_t* p) { return (int16_t)((uint16_t)p[0] | ((uint16_t)p[1] << 8)); }
 
 // F32ToBF16 of core/quant: NaN keeps its sign and gets a quiet bit, the
@@ -75,9 +83,11 @@ __device__ __forceinline__ int scale_q3k(int j, const uint8_t* s) {
     return (low | (high << 4)) - 32;
 }
 
-// fma32 of the CPU backend: the fused multiply-add in double, rounded to
-// float (Go's float32(math.FMA(…))), so both backends round alike.
-__device__ __forceinline__ float fma32(float a, float b, float c) { return (float)__fma_rn((double)a, (double)b, (double)c); }
+// fma32 of the CPU (quant.FMA32): a float32 fused multiply-add rounded once.
+__device__ __forceinline__ float fma32(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+// fma32d is the float64 route, rounded twice (float32(math.FMA(…)) in Go),
+// which quant.DotF16F32 still takes.
+__device__ __forceinline__ float fma32d(float a, float b, float c) { return (float)__fma_rn((double)a, (double)b, (double)c); }
 
 // expf of core/backend/cpu (ggml's SIMD expf: range reduction by ln 2 and a
 // degree-5 polynomial), bit for bit, so softmax and SiLU agree with the CPU.
@@ -98,4 +108,34 @@ __device__ __forceinline__ float cpu_expf(float x) {
     float s2 = __uint_as_float(e - g);
     if (an > 192.f) return s1 * s1;
     return fma32(s2, j, s2) * s1;
+}
+
+// expf16 of core/backend/cpu: one lane of ggml_v_expf(__m512) (the "+1"
+// folded into the last FMA, the power of two applied once by scalef).
+__device__ __forceinline__ float expf16(float x) {
+    const float shift = 0x1.8p23f, log2e = 0x1.715476p+0f, ln2hi = 0x1.62e4p-1f, ln2lo = 0x1.7f7d1cp-20f;
+    const float c0 = 0x1.0e4020p-7f, c1 = 0x1.573e2ep-5f, c2 = 0x1.555e66p-3f, c3 = 0x1.fffdb6p-2f, c4 = 0x1.ffffecp-1f;
+    float z = fma32(x, log2e, shift);
+    float n = __fsub_rn(z, shift);
+    if (n != n) return n;
+    if (n > 192.f) return INFINITY;
+    if (n < -192.f) return 0.f;
+    float b = fma32(-n, ln2lo, fma32(-n, ln2hi, x));
+    float u = __fmul_rn(b, b);
+    float j = fma32(fma32(fma32(c0, b, c1), u, fma32(c2, b, c3)), u, fma32(c4, b, 1.f));
+    return (float)ldexp((double)j, (int)n);
+}
+// expfLibm of the CPU: exp in double, rounded once.
+__device__ __forceinline__ float expf_libm(float x) { return (float)exp((double)x); }
+// tanhf of the CPU: tanh in double, rounded once.
+__device__ __forceinline__ float cpu_tanhf(float x) { return (float)tanh((double)x); }
+
+// _mm512_reduce_add_ps as the CPU's reduceAdd16 writes it.
+__device__ __forceinline__ float reduce_add16(const float* v) {
+    float t3[8], t6[4];
+#pragma unroll
+    for (int l = 0; l < 8; l++) t3[l] = __fadd_rn(v[8 + l], v[l]);
+#pragma unroll
+    for (int l = 0; l < 4; l++) t6[l] = __fadd_rn(t3[4 + l], t3[l]);
+    return __fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
 }

@@ -248,105 +248,153 @@ extern "C" __global__ void quant_bf16(const float* x, uint16_t* y, long long tot
 }
 
 // ----------------------------------------------------------- block dots
-// dot_part<T>(weight block, activation block, part): the integer sums of
-// core/quant's vec-dot for that part of the block, scaled per block in
-// float32. Parts of a K-quant super-block are 64 elements.
+// The mat-vec kernels reproduce core/quant's vec-dot bit for bit. The
+// integer part of each block is exact, so lanes compute it in any order
+// (NL lanes per block, reduced with shuffles); the float part is then run
+// as the CPU runs it: the per-block values v[] of each block are put in
+// shared memory and one lane (or eight, one per AVX2 lane of the lanes8
+// kernels) runs the float chain over the blocks in order.
+//
+// Per type: NL lanes per block; NI integers per block; ints<T>(w, x, p, s)
+// adds part p's integers into s; vals<T>(w, x, s, v) makes the NV float
+// inputs of the chain; NCH chains (1, or 8 for lanes8, +1 for Q5_1's summs).
 
-template <int T> __device__ float dot_part(const uint8_t* w, const uint8_t* x, int p);
-
-template <> __device__ float dot_part<Q4_0>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 2);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int b = w[2 + j];
-        sumi += ((b & 0xf) - 8) * qx[j] + ((b >> 4) - 8) * qx[j + 16];
-    }
-    return (float)sumi * (f16(w) * f16(x));
-}
-template <> __device__ float dot_part<Q4_1>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 4);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int b = w[4 + j];
-        sumi += (b & 0xf) * qx[j] + (b >> 4) * qx[j + 16];
-    }
-    return (f16(w) * f16(x)) * (float)sumi + f16(w + 2) * f16(x + 2);
-}
-template <> __device__ float dot_part<Q5_0>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 2);
-    uint32_t qh = u32le(w + 2);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        uint32_t b = w[6 + j];
-        int x0 = (int)((b & 0xf) | ((qh >> j << 4) & 0x10)) - 16;
-        int x1 = (int)((b >> 4) | ((qh >> (j + 12)) & 0x10)) - 16;
-        sumi += x0 * qx[j] + x1 * qx[j + 16];
-    }
-    return (float)sumi * (f16(w) * f16(x));
-}
-template <> __device__ float dot_part<Q5_1>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qx = (const int8_t*)(x + 4);
-    uint32_t qh = u32le(w + 4);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 16; j++) {
-        uint32_t b = w[8 + j];
-        int x0 = (int)((b & 0xf) | ((qh >> j << 4) & 0x10));
-        int x1 = (int)((b >> 4) | ((qh >> (j + 12)) & 0x10));
-        sumi += x0 * qx[j] + x1 * qx[j + 16];
-    }
-    return (f16(w) * f16(x)) * (float)sumi + f16(w + 2) * f16(x + 2);
-}
-template <> __device__ float dot_part<Q8_0>(const uint8_t* w, const uint8_t* x, int) {
-    const int8_t* qw = (const int8_t*)(w + 2);
-    const int8_t* qx = (const int8_t*)(x + 2);
-    int sumi = 0;
-#pragma unroll
-    for (int j = 0; j < 32; j += 4) {
-        int a = (int)(uint8_t)qw[j] | ((int)(uint8_t)qw[j + 1] << 8) | ((int)(uint8_t)qw[j + 2] << 16) | ((int)(uint8_t)qw[j + 3] << 24);
-        int bx = (int)(uint8_t)qx[j] | ((int)(uint8_t)qx[j + 1] << 8) | ((int)(uint8_t)qx[j + 2] << 16) | ((int)(uint8_t)qx[j + 3] << 24);
-        sumi = __dp4a(a, bx, sumi);
-    }
-    return (float)sumi * (f16(w) * f16(x));
-}
+template <int T> struct dotc;
+template <> struct dotc<Q4_0> { enum { NL = 1, NI = 1, NV = 1, NCH = 1 }; };
+template <> struct dotc<Q4_1> { enum { NL = 1, NI = 1, NV = 4, NCH = 1 }; };
+template <> struct dotc<Q5_0> { enum { NL = 1, NI = 8, NV = 9, NCH = 8 }; };
+template <> struct dotc<Q5_1> { enum { NL = 1, NI = 8, NV = 11, NCH = 9 }; };
+template <> struct dotc<Q8_0> { enum { NL = 1, NI = 1, NV = 2, NCH = 1 }; };
+template <> struct dotc<Q2_K> { enum { NL = 4, NI = 16, NV = 18, NCH = 8 }; };
+template <> struct dotc<Q3_K> { enum { NL = 4, NI = 1, NV = 1, NCH = 1 }; };
+template <> struct dotc<Q4_K> { enum { NL = 4, NI = 2, NV = 1, NCH = 1 }; };
+template <> struct dotc<Q5_K> { enum { NL = 4, NI = 2, NV = 4, NCH = 1 }; };
+template <> struct dotc<Q6_K> { enum { NL = 4, NI = 1, NV = 1, NCH = 1 }; };
 
 __device__ __forceinline__ int bsum(const uint8_t* x, int j) { return i16le(x + 260 + 2 * j); }
 
-template <> __device__ float dot_part<Q2_K>(const uint8_t* w, const uint8_t* x, int p) {
-    const int8_t* q8 = (const int8_t*)(x + 4);
+template <int T> __device__ void ints(const uint8_t* w, const uint8_t* x, int p, int* s);
+template <int T> __device__ void vals(const uint8_t* w, const uint8_t* x, const int* s, float* v);
+
+// Q4_0: sum += float(sumi)·(d_w·d_x).
+template <> __device__ void ints<Q4_0>(const uint8_t* w, const uint8_t* x, int, int* s) {
+    // Σ(nibble−8)·q8 = Σ nibble·q8 − 8·Σq8, four products per dp4a.
+    int acc = 0, sx = 0;
+#pragma unroll
+    for (int j = 0; j < 16; j += 4) {
+        int q = ld32h(w + 2 + j);
+        int x0 = ld32h(x + 2 + j), x1 = ld32h(x + 18 + j);
+        acc = __dp4a(q & 0x0f0f0f0f, x0, acc);
+        acc = __dp4a((q >> 4) & 0x0f0f0f0f, x1, acc);
+        sx = __dp4a(0x01010101, x0, __dp4a(0x01010101, x1, sx));
+    }
+    s[0] += acc - 8 * sx;
+}
+template <> __device__ void vals<Q4_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn((float)s[0], __fmul_rn(f16(w), f16(x)));
+}
+// Q4_1: acc = fma(d_w·d_x, sumi, acc); acc = fma(m_w, s_x, acc).
+template <> __device__ void ints<Q4_1>(const uint8_t* w, const uint8_t* x, int, int* s) {
+    int acc = 0;
+#pragma unroll
+    for (int j = 0; j < 16; j += 4) {
+        int q = ld32a(w + 4 + j);
+        acc = __dp4a(q & 0x0f0f0f0f, ld32a(x + 4 + j), acc);
+        acc = __dp4a((q >> 4) & 0x0f0f0f0f, ld32a(x + 20 + j), acc);
+    }
+    s[0] += acc;
+}
+template <> __device__ void vals<Q4_1>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(f16(w), f16(x));
+    v[1] = (float)s[0];
+    v[2] = f16(w + 2);
+    v[3] = f16(x + 2);
+}
+// Q5_0 / Q5_1: lanes8, lane l the sum of elements 4l..4l+3. The fifth
+// bits of four consecutive elements are spread to bit 4 of their bytes.
+__device__ __forceinline__ int spread4(uint32_t h) {
+    return (int)(((h & 1u) | ((h & 2u) << 7) | ((h & 4u) << 14) | ((h & 8u) << 21)) << 4);
+}
+template <int OFF, int BIAS, bool AL>
+__device__ __forceinline__ void ints_q5(const uint8_t* w, const uint8_t* x, int qhoff, int* s) {
+    uint32_t qh = AL ? (uint32_t)ld32a(w + qhoff) : (uint32_t)ld32h(w + qhoff);
+    const uint8_t* qw = w + qhoff + 4;
+#pragma unroll
+    for (int j = 0; j < 16; j += 4) {
+        int q = AL ? ld32a(qw + j) : ld32h(qw + j);
+        int x0 = AL ? ld32a(x + OFF + j) : ld32h(x + OFF + j);
+        int x1 = AL ? ld32a(x + OFF + 16 + j) : ld32h(x + OFF + 16 + j);
+        int v0 = (q & 0x0f0f0f0f) | spread4((qh >> j) & 0xf);
+        int v1 = ((q >> 4) & 0x0f0f0f0f) | spread4((qh >> (j + 16)) & 0xf);
+        s[j >> 2] += __dp4a(v0, x0, 0) - BIAS * __dp4a(0x01010101, x0, 0);
+        s[(j + 16) >> 2] += __dp4a(v1, x1, 0) - BIAS * __dp4a(0x01010101, x1, 0);
+    }
+}
+template <> __device__ void ints<Q5_0>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<2, 16, false>(w, x, 2, s); }
+template <> __device__ void vals<Q5_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(f16(w), f16(x));
+#pragma unroll
+    for (int l = 0; l < 8; l++) v[1 + l] = (float)s[l];
+}
+template <> __device__ void ints<Q5_1>(const uint8_t* w, const uint8_t* x, int, int* s) { ints_q5<4, 0, true>(w, x, 4, s); }
+template <> __device__ void vals<Q5_1>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(f16(w), f16(x));
+#pragma unroll
+    for (int l = 0; l < 8; l++) v[1 + l] = (float)s[l];
+    v[9] = f16(w + 2);
+    v[10] = f16(x + 2);
+}
+// Q8_0: sum = fma(float(sumi), d_w·d_x, sum).
+template <> __device__ void ints<Q8_0>(const uint8_t* w, const uint8_t* x, int, int* s) {
+    int acc = 0;
+#pragma unroll
+    for (int j = 0; j < 32; j += 4) acc = __dp4a(ld32h(w + 2 + j), ld32h(x + 2 + j), acc);
+    s[0] += acc;
+}
+template <> __device__ void vals<Q8_0>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = (float)s[0];
+    v[1] = __fmul_rn(f16(w), f16(x));
+}
+// Q2_K: s[0..7] = sumi per AVX2 lane, s[8..15] the lanes' min products;
+// acc[l] = fma(dmin, prod_l, acc[l]) then fma(d, sumi_l, acc[l]).
+template <> __device__ void ints<Q2_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
+    const uint8_t* q8 = x + 4;
     const uint8_t* scales = w;
     int half = p >> 1;
     const uint8_t* q = w + 16 + 32 * half;
-    int isum = 0, summs = 0;
 #pragma unroll
-    for (int jj = 0; jj < 2; jj++) {
-        int j = 2 * (p & 1) + jj;
-        int shift = 2 * j;
-        const int8_t* y = q8 + 128 * half + 32 * j;
-        int s0 = 0, s1 = 0;
+    for (int kk = 0; kk < 2; kk++) {
+        int k = 2 * (p & 1) + kk;
+        int shift = 2 * k;
+        const uint8_t* y = q8 + 128 * half + 32 * k;
 #pragma unroll
-        for (int l = 0; l < 16; l++) {
-            s0 += y[l] * ((q[l] >> shift) & 3);
-            s1 += y[l + 16] * ((q[l + 16] >> shift) & 3);
+        for (int l = 0; l < 8; l++) {
+            int sc = scales[8 * half + 2 * k + l / 4] & 0xf;
+            s[l] += sc * __dp4a((ld32a(q + 4 * l) >> shift) & 0x03030303, ld32a(y + 4 * l), 0);
         }
-        int is = 8 * half + 2 * j;
-        isum += (scales[is] & 0xf) * s0 + (scales[is + 1] & 0xf) * s1;
-        summs += bsum(x, is) * (scales[is] >> 4) + bsum(x, is + 1) * (scales[is + 1] >> 4);
     }
-    float dx = f32le(x);
-    float dall = dx * f16(w + 80), dmin = dx * f16(w + 82);
-    return dall * (float)isum - dmin * (float)summs;
+    if (p == 0) {
+#pragma unroll
+        for (int l = 0; l < 8; l++) s[8 + l] = (scales[2 * l] >> 4) * bsum(x, 2 * l) + (scales[2 * l + 1] >> 4) * bsum(x, 2 * l + 1);
+    }
 }
-template <> __device__ float dot_part<Q3_K>(const uint8_t* w, const uint8_t* x, int p) {
+template <> __device__ void vals<Q2_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    float dx = f32le(x);
+    v[0] = __fmul_rn(-dx, f16(w + 82));
+    v[1] = __fmul_rn(dx, f16(w + 80));
+#pragma unroll
+    for (int l = 0; l < 8; l++) {
+        v[2 + l] = (float)s[8 + l];
+        v[10 + l] = (float)s[l];
+    }
+}
+// Q3_K: sum += (d·d_x)·float(isum).
+template <> __device__ void ints<Q3_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
     const int8_t* q8 = (const int8_t*)(x + 4);
     const uint8_t* hmask = w;
     const uint8_t* scales = w + 96;
     int half = p >> 1;
     const uint8_t* q = w + 32 + 32 * half;
-    int isum = 0;
 #pragma unroll
     for (int jj = 0; jj < 2; jj++) {
         int j = 2 * (p & 1) + jj;
@@ -361,148 +409,337 @@ template <> __device__ float dot_part<Q3_K>(const uint8_t* w, const uint8_t* x, 
             s1 += v1 * y[l + 16];
         }
         int is = 8 * half + 2 * j;
-        isum += scale_q3k(is, scales) * s0 + scale_q3k(is + 1, scales) * s1;
+        s[0] += scale_q3k(is, scales) * s0 + scale_q3k(is + 1, scales) * s1;
     }
-    return (f16(w + 108) * f32le(x)) * (float)isum;
 }
-template <> __device__ float dot_part<Q4_K>(const uint8_t* w, const uint8_t* x, int j) {
-    const int8_t* y = (const int8_t*)(x + 4) + 64 * j;
+template <> __device__ void vals<Q3_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(__fmul_rn(f16(w + 108), f32le(x)), (float)s[0]);
+}
+// Q4_K: sum += d·float(isum) − dmin·float(summs).
+template <> __device__ void ints<Q4_K>(const uint8_t* w, const uint8_t* x, int j, int* s) {
+    const uint8_t* y = x + 4 + 64 * j;
     const uint8_t* q = w + 16 + 32 * j;
     int sc0, m0, sc1, m1;
     scale_min_k4(2 * j, w + 4, &sc0, &m0);
     scale_min_k4(2 * j + 1, w + 4, &sc1, &m1);
-    int summs = m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
+    s[1] += m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
     int s0 = 0, s1 = 0;
 #pragma unroll
     for (int l = 0; l < 32; l += 4) {
-        uint32_t qq = (uint32_t)q[l] | ((uint32_t)q[l + 1] << 8) | ((uint32_t)q[l + 2] << 16) | ((uint32_t)q[l + 3] << 24);
-        int lo = (int)(qq & 0x0f0f0f0fu), hi = (int)((qq >> 4) & 0x0f0f0f0fu);
-        int y0 = *(const int*)(y + l), y1 = *(const int*)(y + l + 32);
-        s0 = __dp4a(lo, y0, s0);
-        s1 = __dp4a(hi, y1, s1);
+        int qq = ld32a(q + l);
+        s0 = __dp4a(qq & 0x0f0f0f0f, ld32a(y + l), s0);
+        s1 = __dp4a((qq >> 4) & 0x0f0f0f0f, ld32a(y + l + 32), s1);
     }
-    int isum = sc0 * s0 + sc1 * s1;
-    float dx = f32le(x);
-    float d = dx * f16(w), dmin = dx * f16(w + 2);
-    return d * (float)isum - dmin * (float)summs;
+    s[0] += sc0 * s0 + sc1 * s1;
 }
-template <> __device__ float dot_part<Q5_K>(const uint8_t* w, const uint8_t* x, int j) {
-    const int8_t* y = (const int8_t*)(x + 4) + 64 * j;
+template <> __device__ void vals<Q4_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    float dx = f32le(x);
+    float d = __fmul_rn(dx, f16(w)), dmin = __fmul_rn(dx, f16(w + 2));
+    v[0] = __fsub_rn(__fmul_rn(d, (float)s[0]), __fmul_rn(dmin, (float)s[1]));
+}
+// Q5_K: acc = fma(float(isum), d·d_x, acc); acc = fma(−float(mins), dmin·d_x, acc).
+template <> __device__ void ints<Q5_K>(const uint8_t* w, const uint8_t* x, int j, int* s) {
+    const uint8_t* y = x + 4 + 64 * j;
     const uint8_t* q = w + 48 + 32 * j;
     const uint8_t* qh = w + 16;
     int sc0, m0, sc1, m1;
     scale_min_k4(2 * j, w + 4, &sc0, &m0);
     scale_min_k4(2 * j + 1, w + 4, &sc1, &m1);
-    int summs = m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
+    s[1] += m0 * (bsum(x, 4 * j) + bsum(x, 4 * j + 1)) + m1 * (bsum(x, 4 * j + 2) + bsum(x, 4 * j + 3));
     int s0 = 0, s1 = 0;
     int b0 = 2 * j, b1 = 2 * j + 1;
 #pragma unroll
-    for (int l = 0; l < 32; l++) {
-        int v0 = (q[l] & 0xf) | (((qh[l] >> b0) & 1) << 4);
-        int v1 = (q[l] >> 4) | (((qh[l] >> b1) & 1) << 4);
-        s0 += v0 * y[l];
-        s1 += v1 * y[l + 32];
+    for (int l = 0; l < 32; l += 4) {
+        int qq = ld32a(q + l), hh = ld32a(qh + l);
+        int v0 = (qq & 0x0f0f0f0f) | (((hh >> b0) & 0x01010101) << 4);
+        int v1 = ((qq >> 4) & 0x0f0f0f0f) | (((hh >> b1) & 0x01010101) << 4);
+        s0 = __dp4a(v0, ld32a(y + l), s0);
+        s1 = __dp4a(v1, ld32a(y + l + 32), s1);
     }
-    int isum = sc0 * s0 + sc1 * s1;
-    float dx = f32le(x);
-    float d = dx * f16(w), dmin = dx * f16(w + 2);
-    return d * (float)isum - dmin * (float)summs;
+    s[0] += sc0 * s0 + sc1 * s1;
 }
-template <> __device__ float dot_part<Q6_K>(const uint8_t* w, const uint8_t* x, int p) {
+template <> __device__ void vals<Q5_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    float dx = f32le(x);
+    v[0] = (float)s[0];
+    v[1] = __fmul_rn(f16(w), dx);
+    v[2] = -(float)s[1];
+    v[3] = __fmul_rn(f16(w + 2), dx);
+}
+// Q6_K: sum += (d·d_x)·float(isum).
+template <> __device__ void ints<Q6_K>(const uint8_t* w, const uint8_t* x, int p, int* s) {
     int half = p >> 1, sub = p & 1;
     const uint8_t* ql = w + 64 * half;
     const uint8_t* qh = w + 128 + 32 * half;
     const int8_t* sc = (const int8_t*)(w + 192 + 8 * half);
-    const int8_t* y = (const int8_t*)(x + 4) + 128 * half;
-    int s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+    const uint8_t* y = x + 4 + 128 * half;
+    // Values biased by 32: Σ(q−32)·y = Σ q·y − 32·Σy, four per dp4a.
+    int s1 = 0, s2 = 0, s3 = 0, s4 = 0, y1 = 0, y2 = 0, y3 = 0, y4 = 0;
 #pragma unroll
-    for (int l = 16 * sub; l < 16 * sub + 16; l++) {
-        int h = qh[l];
-        int q1 = ((ql[l] & 0xf) | ((h & 3) << 4)) - 32;
-        int q2 = ((ql[l + 32] & 0xf) | (((h >> 2) & 3) << 4)) - 32;
-        int q3 = ((ql[l] >> 4) | (((h >> 4) & 3) << 4)) - 32;
-        int q4 = ((ql[l + 32] >> 4) | ((h >> 6) << 4)) - 32;
-        s1 += q1 * y[l];
-        s2 += q2 * y[l + 32];
-        s3 += q3 * y[l + 64];
-        s4 += q4 * y[l + 96];
+    for (int l = 16 * sub; l < 16 * sub + 16; l += 4) {
+        int a = ld32h(ql + l), b = ld32h(ql + l + 32), h = ld32h(qh + l);
+        int q1 = (a & 0x0f0f0f0f) | ((h & 0x03030303) << 4);
+        int q2 = (b & 0x0f0f0f0f) | (((h >> 2) & 0x03030303) << 4);
+        int q3 = ((a >> 4) & 0x0f0f0f0f) | (((h >> 4) & 0x03030303) << 4);
+        int q4 = ((b >> 4) & 0x0f0f0f0f) | (((h >> 6) & 0x03030303) << 4);
+        int ya = ld32a(y + l), yb = ld32a(y + l + 32), yc = ld32a(y + l + 64), yd = ld32a(y + l + 96);
+        s1 = __dp4a(q1, ya, s1);
+        s2 = __dp4a(q2, yb, s2);
+        s3 = __dp4a(q3, yc, s3);
+        s4 = __dp4a(q4, yd, s4);
+        y1 = __dp4a(0x01010101, ya, y1);
+        y2 = __dp4a(0x01010101, yb, y2);
+        y3 = __dp4a(0x01010101, yc, y3);
+        y4 = __dp4a(0x01010101, yd, y4);
     }
-    int isum = sc[sub] * s1 + sc[sub + 2] * s2 + sc[sub + 4] * s3 + sc[sub + 6] * s4;
-    return (f16(w + 208) * f32le(x)) * (float)isum;
+    s1 -= 32 * y1;
+    s2 -= 32 * y2;
+    s3 -= 32 * y3;
+    s4 -= 32 * y4;
+    s[0] += sc[sub] * s1 + sc[sub + 2] * s2 + sc[sub + 4] * s3 + sc[sub + 6] * s4;
 }
+template <> __device__ void vals<Q6_K>(const uint8_t* w, const uint8_t* x, const int* s, float* v) {
+    v[0] = __fmul_rn(__fmul_rn(f16(w + 208), f32le(x)), (float)s[0]);
+}
+
+// chain<T>(acc, v, c): chain c's step over one block's values.
+template <int T> __device__ __forceinline__ float chain(float acc, const float* v, int c) {
+    switch (T) {
+    case Q4_0: case Q3_K: case Q4_K: case Q6_K: return __fadd_rn(acc, v[0]);
+    case Q4_1: return fma32(v[2], v[3], fma32(v[0], v[1], acc));
+    case Q8_0: return fma32(v[0], v[1], acc);
+    case Q5_K: return fma32(v[2], v[3], fma32(v[0], v[1], acc));
+    case Q5_0: return fma32(v[0], v[1 + c], acc);
+    case Q5_1: return c < 8 ? fma32(v[0], v[1 + c], acc) : fma32(v[9], v[10], acc);
+    case Q2_K: return fma32(v[1], v[10 + c], fma32(v[0], v[2 + c], acc));
+    }
+    return acc;
+}
+
+// hsum8 of core/quant over the accumulators of lanes base..base+7 (lane
+// base+8: Q5_1's summs). Every lane shuffles; lane base keeps the result.
+template <int T> __device__ __forceinline__ float finish(float acc, int base) {
+    float a[9];
+#pragma unroll
+    for (int l = 0; l < 9; l++) a[l] = __shfl_sync(0xffffffffu, acc, (base + l) & 31);
+    float r0 = __fadd_rn(a[4], a[0]), r1 = __fadd_rn(a[5], a[1]), r2 = __fadd_rn(a[6], a[2]), r3 = __fadd_rn(a[7], a[3]);
+    float h = __fadd_rn(__fadd_rn(r0, r2), __fadd_rn(r1, r3));
+    if (T == Q5_1) h = __fadd_rn(h, a[8]);
+    return dotc<T>::NCH == 1 ? acc : h;
+}
+
+// Batched mat-vec: the chains of several tokens run on different lanes at
+// once. NCHS lanes per token (1, 8 or 16), NTB tokens per warp pass.
+template <int T> struct bat {
+    enum { NCHS = dotc<T>::NCH == 1 ? 1 : (dotc<T>::NCH <= 8 ? 8 : 16), NTB = dotc<T>::NCH == 1 ? 8 : 32 / NCHS };
+};
 
 // ------------------------------------------------------------- mat-vec
 // out[t][row] = W[row] · X[t]: one warp per weight row, four rows per block
-// of 128 threads; each lane takes parts of the row's blocks in turn and the
-// warp sums the lanes. NT tokens share each weight read (decode: 1; larger
-// batches: 8 per grid row). grid (ceil(rows/4), ceil(T/NT)).
+// of 128 threads. The warp takes 32/NL blocks at a time (four times that
+// per pass for one token): their integer sums in parallel (NL lanes per
+// block), the blocks' float inputs to shared memory, then each token's
+// float chain over the blocks in order on its own lanes. NT tokens share each weight block (decode: 1; batches:
+// bat<T>::NTB per grid row). grid (ceil(rows/4), ceil(T/NT)).
 
 template <int T, int NT>
-__device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) {
+__device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok, int t0) {
+    // A pass covers M·BPC blocks: each lane computes the integer parts of M
+    // blocks (their loads in flight together) before the chains run.
+    constexpr int NL = dotc<T>::NL, NI = dotc<T>::NI, NV = dotc<T>::NV, BPC = 32 / NL, NCHS = bat<T>::NCHS;
+    constexpr int M = NT == 1 ? 4 : 1, BPP = M * BPC;
+    __shared__ float sv[4][NT][BPP][NV];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
-    if (row >= rows) return;
-    int t0 = blockIdx.y * NT;
-    float acc[NT];
-#pragma unroll
-    for (int i = 0; i < NT; i++) acc[i] = 0.f;
+    if (row >= rows) return; // whole warps leave together
+    int ci = lane / NCHS, cc = lane % NCHS; // the token and chain this lane runs
+    bool chainer = ci < NT && cc < dotc<T>::NCH && t0 + ci < ntok;
+    float acc = 0.f;
     const uint8_t* w = W + (long long)row * wrb;
-    int nparts = nblk * fmt<T>::NSUB;
-    for (int k = lane; k < nparts; k += 32) {
-        int b = k / fmt<T>::NSUB, p = k % fmt<T>::NSUB;
-        const uint8_t* wb = w + (long long)b * fmt<T>::WB;
+    int bl = lane / NL, p = lane % NL;
+    for (int c0 = 0; c0 < nblk; c0 += BPP) {
+        int nb = min(BPP, nblk - c0);
 #pragma unroll
-        for (int i = 0; i < NT; i++)
-            if (t0 + i < ntok) acc[i] += dot_part<T>(wb, X + (long long)(t0 + i) * xrb + (long long)b * fmt<T>::XB, p);
-    }
+        for (int i = 0; i < NT; i++) {
+            if (t0 + i >= ntok) break;
+            const uint8_t* xt = X + (long long)(t0 + i) * xrb;
 #pragma unroll
-    for (int i = 0; i < NT; i++) {
-        float s = warp_sum(acc[i]);
-        if (lane == 0 && t0 + i < ntok) out[(long long)(t0 + i) * rows + row] = s;
+            for (int m = 0; m < M; m++) {
+                int kb = m * BPC + bl, b = c0 + kb;
+                if (M > 1 && c0 + m * BPC >= nblk) break; // the whole warp agrees
+                const uint8_t* wb = w + (long long)b * fmt<T>::WB;
+                const uint8_t* xb = xt + (long long)b * fmt<T>::XB;
+                int s[NI];
+#pragma unroll
+                for (int k = 0; k < NI; k++) s[k] = 0;
+                if (b < nblk) ints<T>(wb, xb, p, s);
+                if (NL > 1) {
+#pragma unroll
+                    for (int k = 0; k < NI; k++) {
+                        s[k] += __shfl_xor_sync(0xffffffffu, s[k], 1);
+                        s[k] += __shfl_xor_sync(0xffffffffu, s[k], 2);
+                    }
+                }
+                if (p == 0 && b < nblk) vals<T>(wb, xb, s, sv[warp][i][kb]);
+            }
+        }
+        __syncwarp();
+        if (chainer) {
+            if (nb == BPP) {
+                // A full pass: unrolled, so the shared-memory loads issue
+                // ahead of the dependent float chain.
+#pragma unroll
+                for (int k = 0; k < BPP; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+            } else {
+                for (int k = 0; k < nb; k++) acc = chain<T>(acc, sv[warp][ci][k], cc);
+            }
+        }
+        __syncwarp();
     }
+    float r = finish<T>(acc, lane - cc);
+    if (cc == 0 && ci < NT && t0 + ci < ntok) out[(long long)(t0 + ci) * rows + row] = r;
 }
 
 #define MATVEC(name, T) \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
-        matvec_q<T, 1>(W, X, out, rows, nblk, wrb, xrb, ntok); } \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
-        matvec_q<T, 8>(W, X, out, rows, nblk, wrb, xrb, ntok); }
+        matvec_q<T, 1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
+        matvec_q<T, bat<T>::NTB>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * bat<T>::NTB); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, \
+                                                                     const int* ids, int k, int shared, long long expertBytes) { \
+        int p = blockIdx.y, xr = shared ? p / k : p; \
+        matvec_q<T, 1>(W + (long long)ids[p] * expertBytes, X + (long long)xr * xrb, out + (long long)p * rows, rows, nblk, wrb, xrb, 1, 0); }
 MATVEC(q4_0, Q4_0) MATVEC(q4_1, Q4_1) MATVEC(q5_0, Q5_0) MATVEC(q5_1, Q5_1) MATVEC(q8_0, Q8_0)
 MATVEC(q2_k, Q2_K) MATVEC(q3_k, Q3_K) MATVEC(q4_k, Q4_K) MATVEC(q5_k, Q5_K) MATVEC(q6_k, Q6_K)
 
-// Float weights: F32 against F32 activations, F16 and BF16 against
-// activations rounded to the same type (ggml's vec_dot_type), products and
-// sums in float32. n elements per row; the lane stride keeps loads
-// coalesced.
-template <int NT, typename L>
-__device__ void matvec_float(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok, L load) {
+// Float weights, as core/quant's dots: lane k of the warp is lane k of the
+// CPU's accumulators (element k of every full step); the CPU's reduction
+// runs on lane 0 over the lanes' values, then the tail in order.
+//   F32:  32 lanes acc += w·x (float32), reduceHadd, float32 tail.
+//   F16:  activations rounded to F16, 32 lanes, reduceHadd, float64 tail.
+//   BF16: likewise with reduceMovehl.
+//   F16F32 (rows a multiple of 16): F32 activations, 16 lanes of fma32,
+//         reduceAdd16 (tinyBLAS).
+enum { RED_HADD = 0, RED_MOVEHL = 1 };
+
+template <int NT, typename L, bool TAIL64, int RED>
+__device__ void matvec_float(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok, int t0, L load) {
+    __shared__ float sa[4][32];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
     if (row >= rows) return;
-    int t0 = blockIdx.y * NT;
-    float acc[NT];
-#pragma unroll
-    for (int i = 0; i < NT; i++) acc[i] = 0.f;
+    int np = n & ~31;
     const uint8_t* w = W + (long long)row * wrb;
-    for (int k = lane; k < n; k += 32) {
-        float wv = load(w, k);
-#pragma unroll
-        for (int i = 0; i < NT; i++)
-            if (t0 + i < ntok) acc[i] += wv * load(X + (long long)(t0 + i) * xrb, k);
-    }
 #pragma unroll
     for (int i = 0; i < NT; i++) {
-        float s = warp_sum(acc[i]);
-        if (lane == 0 && t0 + i < ntok) out[(long long)(t0 + i) * rows + row] = s;
+        if (t0 + i >= ntok) break;
+        const uint8_t* x = X + (long long)(t0 + i) * xrb;
+        float acc = 0.f;
+        for (int k = lane; k < np; k += 32) acc = __fadd_rn(acc, __fmul_rn(load(w, k), load(x, k)));
+        sa[warp][lane] = acc;
+        __syncwarp();
+        if (lane == 0) {
+            const float* a = sa[warp];
+            float v[8];
+#pragma unroll
+            for (int l = 0; l < 8; l++) v[l] = __fadd_rn(__fadd_rn(a[l], a[16 + l]), __fadd_rn(a[8 + l], a[24 + l]));
+            float t0_ = __fadd_rn(v[0], v[4]), t1 = __fadd_rn(v[1], v[5]), t2 = __fadd_rn(v[2], v[6]), t3 = __fadd_rn(v[3], v[7]);
+            float r = RED == RED_HADD ? __fadd_rn(__fadd_rn(t0_, t1), __fadd_rn(t2, t3)) : __fadd_rn(__fadd_rn(t0_, t2), __fadd_rn(t1, t3));
+            if (TAIL64) {
+                double s = (double)r;
+                for (int k = np; k < n; k++) s += (double)__fmul_rn(load(w, k), load(x, k));
+                r = (float)s;
+            } else {
+                for (int k = np; k < n; k++) r = __fadd_rn(r, __fmul_rn(load(w, k), load(x, k)));
+            }
+            out[(long long)(t0 + i) * rows + row] = r;
+        }
+        __syncwarp();
     }
 }
 struct LoadF32 { __device__ float operator()(const uint8_t* p, int k) const { return ((const float*)p)[k]; } };
 struct LoadF16 { __device__ float operator()(const uint8_t* p, int k) const { return __half2float(((const __half*)p)[k]); } };
 struct LoadBF16 { __device__ float operator()(const uint8_t* p, int k) const { return bf16bits(((const uint16_t*)p)[k]); } };
 
-#define MATVEC_FLOAT(name, L) \
+#define MATVEC_FLOAT(name, L, TAIL64, RED) \
     extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
-        matvec_float<1>(W, X, out, rows, n, wrb, xrb, ntok, L()); } \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_8(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
-        matvec_float<8>(W, X, out, rows, n, wrb, xrb, ntok, L()); }
-MATVEC_FLOAT(f32, LoadF32) MATVEC_FLOAT(f16, LoadF16) MATVEC_FLOAT(bf16, LoadBF16)
+        matvec_float<1, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y, L()); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
+        matvec_float<8, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y * 8, L()); } \
+    extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, \
+                                                                     const int* ids, int k, int shared, long long expertBytes) { \
+        int p = blockIdx.y, xr = shared ? p / k : p; \
+        matvec_float<1, L, TAIL64, RED>(W + (long long)ids[p] * expertBytes, X + (long long)xr * xrb, out + (long long)p * rows, rows, n, wrb, xrb, 1, 0, L()); }
+MATVEC_FLOAT(f32, LoadF32, false, RED_HADD) MATVEC_FLOAT(f16, LoadF16, true, RED_HADD) MATVEC_FLOAT(bf16, LoadBF16, true, RED_MOVEHL)
+
+// F16 weights times F32 activations (n a multiple of 16): lanes 0..15 each
+// one tinyBLAS accumulator, fma32 per step; then _mm512_reduce_add_ps.
+template <int NT>
+__device__ void matvec_f16f32_impl(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+    __shared__ float sa[4][16];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int row = blockIdx.x * 4 + warp;
+    if (row >= rows) return;
+    int t0 = blockIdx.y * NT;
+    const __half* w = (const __half*)(W + (long long)row * wrb);
+#pragma unroll
+    for (int i = 0; i < NT; i++) {
+        if (t0 + i >= ntok) break;
+        const float* x = (const float*)(X + (long long)(t0 + i) * xrb);
+        if (lane < 16) {
+            float acc = 0.f;
+            for (int k = lane; k < n; k += 16) acc = fma32d(__half2float(w[k]), x[k], acc);
+            sa[warp][lane] = acc;
+        }
+        __syncwarp();
+        if (lane == 0) {
+            const float* a = sa[warp];
+            float t3[8], t6[4];
+#pragma unroll
+            for (int l = 0; l < 8; l++) t3[l] = __fadd_rn(a[8 + l], a[l]);
+#pragma unroll
+            for (int l = 0; l < 4; l++) t6[l] = __fadd_rn(t3[4 + l], t3[l]);
+            out[(long long)(t0 + i) * rows + row] = __fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
+        }
+        __syncwarp();
+    }
+}
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+    matvec_f16f32_impl<1>(W, X, out, rows, n, wrb, xrb, ntok);
+}
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+    matvec_f16f32_impl<8>(W, X, out, rows, n, wrb, xrb, ntok);
+}
+
+// mat_mul_id over F16 experts: ggml_vec_dot_f16 on AVX-512, as the CPU's
+// dotF16x512 (activations rounded to F16; 64 lanes over the first n&~63
+// elements, lane k of the warp holding CPU lanes k and k+32; then
+// GGML_F32x16_REDUCE on lane 0 and the tail added in double). grid
+// (rows/4, pairs).
+extern "C" __global__ void __launch_bounds__(128) matvec_id_f16x512(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb,
+                                                                  long long xrb, const int* ids, int k, int shared, long long expertBytes) {
+    __shared__ float sa[4][64];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int row = blockIdx.x * 4 + warp;
+    if (row >= rows) return;
+    int p = blockIdx.y, xr = shared ? p / k : p;
+    const __half* w = (const __half*)(W + (long long)ids[p] * expertBytes + (long long)row * wrb);
+    const __half* x = (const __half*)(X + (long long)xr * xrb);
+    int np = n & ~63;
+    float a0 = 0.f, a1 = 0.f;
+    for (int i = 0; i < np; i += 64) {
+        a0 = __fadd_rn(a0, __fmul_rn(__half2float(w[i + lane]), __half2float(x[i + lane])));
+        a1 = __fadd_rn(a1, __fmul_rn(__half2float(w[i + 32 + lane]), __half2float(x[i + 32 + lane])));
+    }
+    sa[warp][lane] = a0;
+    sa[warp][32 + lane] = a1;
+    __syncwarp();
+    if (lane == 0) {
+        const float* L = sa[warp];
+        float v[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) v[l] = __fadd_rn(__fadd_rn(L[l], L[32 + l]), __fadd_rn(L[16 + l], L[48 + l]));
+        double tail = 0;
+        for (int i = np; i < n; i++) tail += (double)__fmul_rn(__half2float(w[i]), __half2float(x[i]));
+        out[(long long)p * rows + row] = (float)((double)reduce_add16(v) + tail);
+    }
+}
