@@ -78,10 +78,8 @@ func softmaxSum16(row []float32) float64 {
 	i := 0
 	for ; i+15 < len(row); i += 16 {
 		var blk [16]float32
-		for l := range blk {
-			blk[l] = expf16(row[i+l])
-			row[i+l] = blk[l]
-		}
+		expf16Lanes(blk[:], row[i:i+16])
+		copy(row[i:i+16], blk[:])
 		sum += float64(reduceAdd16(&blk))
 	}
 	for ; i < len(row); i++ {
@@ -96,8 +94,13 @@ func softmaxSum16(row []float32) float64 {
 func siluRow16(out, x []float32) {
 	i := 0
 	for ; i+15 < len(x); i += 16 {
-		for l := i; l < i+16; l++ {
-			out[l] = x[l] / (1 + expf16(-x[l]))
+		var e [16]float32
+		for l := range e {
+			e[l] = -x[i+l]
+		}
+		expf16Lanes(e[:], e[:])
+		for l := range e {
+			out[i+l] = x[i+l] / (1 + e[l])
 		}
 	}
 	for ; i < len(x); i++ {
