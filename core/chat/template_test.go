@@ -103,6 +103,7 @@ func TestDetectFamilyOnTestdata(t *testing.T) {
 		"CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja": "",
 		"NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": FamilyChatML,
 		"Qwen-Qwen2.5-7B-Instruct.jinja":                      FamilyChatML,
+		"Qwen-Qwen3-0.6B.jinja":                               FamilyChatML,
 		"chatml.jinja":                                        FamilyChatML,
 		"deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja":      "",
 		"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja":      "",

@@ -156,6 +156,7 @@ func TestDetectToolFormatOnTestdata(t *testing.T) {
 		"CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja": ToolFormatCommandR7B,
 		"NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": ToolFormatHermes,
 		"Qwen-Qwen2.5-7B-Instruct.jinja":                      ToolFormatHermes,
+		"Qwen-Qwen3-0.6B.jinja":                               ToolFormatHermes,
 		"fireworks-ai-llama-3-firefunction-v2.jinja":          ToolFormatFirefunction,
 		"meetkai-functionary-medium-v3.1.jinja":               ToolFormatFunctionary,
 		"meta-llama-Llama-3.1-8B-Instruct.jinja":              ToolFormatLlama3,

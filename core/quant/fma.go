@@ -10,17 +10,20 @@ import "math"
 // e ≠ 0), r is nudged one float64 ulp towards e so the second rounding goes
 // the way the exact value does.
 func FMA32(a, b, c float32) float32 {
-	p := float64(a) * float64(b) // exact
-	r := p + float64(c)
-	// TwoSum: e is the exact rounding error of r = p + c.
+	r := math.FMA(float64(a), float64(b), float64(c))
+	if !isFloat32Midpoint(r) {
+		return float32(r) // the usual case: one rounding decides
+	}
+	// r sits halfway between two float32s: find the sign of the part of
+	// p + c that rounding to float64 dropped (TwoSum; p = a·b is exact).
+	p := float64(a) * float64(b)
 	z := r - p
 	e := (p - (r - z)) + (float64(c) - z)
-	if e != 0 && isFloat32Midpoint(r) {
-		if e > 0 {
-			r = math.Nextafter(r, math.Inf(1))
-		} else {
-			r = math.Nextafter(r, math.Inf(-1))
-		}
+	switch {
+	case e > 0:
+		r = math.Nextafter(r, math.Inf(1))
+	case e < 0:
+		r = math.Nextafter(r, math.Inf(-1))
 	}
 	return float32(r)
 }
