@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
 )
 
 var (
@@ -88,7 +88,7 @@ func (c *CPU) AllocBuffer(size int64) (alloc.BufID, error) {
 		return 0, fmt.Errorf("cpu: buffer of %d bytes", size)
 	}
 	words := make([]uint64, (size+7)/8)
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
+	b := memview.Bytes(words)[:size]
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	id := c.nextID
@@ -237,26 +237,11 @@ func (c *CPU) bytesOf(n *graph.Node) ([]byte, error) {
 	return c.buf(n.Buf)
 }
 
-func f32s(b []byte) []float32 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
+func f32s(b []byte) []float32 { return memview.As[float32](b) }
 
-func i32s(b []byte) []int32 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
+func i32s(b []byte) []int32 { return memview.As[int32](b) }
 
-func u16s(b []byte) []uint16 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
-}
+func u16s(b []byte) []uint16 { return memview.As[uint16](b) }
 
 // Compute runs each node on the calling goroutine (synchronously),
 // checking ctx whenever the block changes.
@@ -378,8 +363,13 @@ func (c *CPU) computeArch(n *graph.Node, out []byte, src [4][]byte) error {
 	return nil
 }
 
-// weightType is the element type of a node's bytes.
-func rowBytes(t gguf.GGMLType, n int64) int64 {
-	b, _ := t.RowBytes(n)
-	return b
+// rowBytes is the byte length of n elements of t. The graph builder checks
+// every node's shape against its type, so an error here is a builder bug
+// reaching the backend: it is returned, naming the type.
+func rowBytes(t gguf.GGMLType, n int64) (int64, error) {
+	b, err := t.RowBytes(n)
+	if err != nil {
+		return 0, fmt.Errorf("%d elements of %s: %w", n, t, err)
+	}
+	return b, nil
 }

@@ -19,7 +19,10 @@ func (c *CPU) getRows(n *graph.Node, out, table []byte, ids []int32) error {
 	t := n.Src[0].Type
 	rowLen := n.Src[0].Shape[0]
 	nRows := n.Src[0].Rows()
-	rb := rowBytes(t, rowLen)
+	rb, err := rowBytes(t, rowLen)
+	if err != nil {
+		return err
+	}
 	dst := f32s(out)
 	for i, id := range ids {
 		if id < 0 || int64(id) >= nRows {
@@ -319,7 +322,11 @@ func (c *CPU) storeKV(n *graph.Node, cache []byte, x []float32, rows []int32) er
 	rowLen := int(n.Src[0].Shape[0])
 	ctx := int(n.Src[0].Shape[1])
 	t := n.Src[0].Type
-	rb := int(rowBytes(t, int64(rowLen)))
+	rb64, err := rowBytes(t, int64(rowLen))
+	if err != nil {
+		return err
+	}
+	rb := int(rb64)
 	for i, r := range rows {
 		if r < 0 || int(r) >= ctx {
 			return fmt.Errorf("cache row %d outside the %d-row cache %q", r, ctx, n.Src[0].Name)

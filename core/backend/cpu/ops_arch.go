@@ -167,8 +167,15 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 		return fmt.Errorf("%w: weight %q of type %s", quant.ErrUnsupported, wn.Name, wt)
 	}
 	vt := quant.VecDotType(wt)
-	xrb := int(rowBytes(vt, int64(in)))
-	wrb := int(rowBytes(wt, int64(in)))
+	xrb64, err := rowBytes(vt, int64(in))
+	if err != nil {
+		return err
+	}
+	wrb64, err := rowBytes(wt, int64(in))
+	if err != nil {
+		return err
+	}
+	xrb, wrb := int(xrb64), int(wrb64)
 	if err := quant.CheckVecDot(wt, in, wrb, xrb); err != nil {
 		return fmt.Errorf("weight %q: %w", wn.Name, err)
 	}
