@@ -53,3 +53,36 @@ func TestQwen3TemplateDropsEarlierReasoning(t *testing.T) {
 		t.Fatalf("the last turn lost its reasoning: %q", got)
 	}
 }
+
+// Gemma 3's own template (testdata/templates/google-gemma-3-it.jinja): the
+// system prompt folds into the first user turn, the assistant is "model",
+// and the generation prompt opens a model turn.
+func TestGemma3TemplateRenders(t *testing.T) {
+	src, err := os.ReadFile(ggtest.Path(t, "templates", "google-gemma-3-it.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := NewTemplate(string(src), "<bos>", "<eos>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tmpl.Render([]Message{
+		{Role: "system", Content: "Be brief."},
+		{Role: "user", Content: "Hi"},
+		{Role: "assistant", Content: "Hello."},
+		{Role: "user", Content: "Who are you?"},
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<bos><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n" +
+		"<start_of_turn>model\nHello.<end_of_turn>\n" +
+		"<start_of_turn>user\nWho are you?<end_of_turn>\n" +
+		"<start_of_turn>model\n"
+	if got != want {
+		t.Fatalf("render:\n%q\nwant\n%q", got, want)
+	}
+	if tmpl.Family() != FamilyGemma {
+		t.Errorf("family %q, want %q", tmpl.Family(), FamilyGemma)
+	}
+}

@@ -109,6 +109,7 @@ func TestDetectFamilyOnTestdata(t *testing.T) {
 		"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja":      "",
 		"fireworks-ai-llama-3-firefunction-v2.jinja":          FamilyLlama3,
 		"google-gemma-2-2b-it.jinja":                          FamilyGemma,
+		"google-gemma-3-it.jinja":                             FamilyGemma,
 		"llama-2-chat.jinja":                                  FamilyLlama2,
 		"llama-cpp-deepseek-r1.jinja":                         "",
 		"meetkai-functionary-medium-v3.1.jinja":               FamilyLlama3,
