@@ -124,8 +124,6 @@ type PlanView struct {
 	// Refusal is set when the plan would not pass the device's gate (alloc).
 	Refusal  *alloc.Refusal
 	Warnings []string
-
-	kvRow int64 // bytes of one KV cache row of KVType (model.HParams.KVRowBytes)
 }
 
 // DeviceTotal is what the plan puts on the device: weights, KV, activations.
