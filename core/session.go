@@ -361,7 +361,7 @@ func (s *Session) CanRewind(n int) bool {
 	if n == 0 || n == s.nPast || s.H.SlidingBlocks() == 0 {
 		return n >= 0 && n <= s.nPast
 	}
-	ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+	ring := s.H.SWARows(s.nCtx)
 	if ring >= s.nCtx {
 		return true // the ring never wraps
 	}
@@ -498,7 +498,7 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		}
 	}
 	if _, ok := g.Input(model.InMaskSWA); ok {
-		ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+		ring := s.H.SWARows(s.nCtx)
 		rows := make([]int32, T)
 		for i, p := range pos {
 			rows[i] = p % int32(ring)
@@ -512,17 +512,6 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		}
 	}
 	return nil
-}
-
-// swaLayer is the first sliding block (every sliding block has the same
-// ring).
-func (s *Session) swaLayer() int {
-	for il := 0; il < s.H.NLayer; il++ {
-		if s.H.Sliding(il) {
-			return il
-		}
-	}
-	return 0
 }
 
 // causalMask lets token t (position nPast+t) see cache rows 0..nPast+t.
