@@ -208,7 +208,7 @@ func (v *PlanView) setPlan(plan offload.Plan) {
 		v.HostWeights += info.UnblockedBytes
 	}
 	v.DeviceKV = h.KVBytes(v.Ctx, v.KVType, plan.OnDevice)
-	v.HostKV = h.KVBytes(v.Ctx, v.KVType, func(il int) bool { return !plan.OnDevice(il) })
+	v.HostKV = h.KVBytes(v.Ctx, v.KVType, nil) - v.DeviceKV
 	full := h
 	full.SWAFull = true
 	v.KVSaved = full.KVBytes(v.Ctx, v.KVType, nil) - v.DeviceKV - v.HostKV
