@@ -425,7 +425,12 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 			s.nPast = start // the cache rows past start are not trusted
 			return nil, err
 		}
-		if all || last {
+		if !all && !last {
+			continue
+		}
+		if out == nil {
+			out = logits // step's own slice: no copy for the usual single chunk
+		} else {
 			out = append(out, logits...)
 		}
 	}
