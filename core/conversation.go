@@ -14,16 +14,26 @@ func (s *Session) Tokenizer() (*tokenizer.Tokenizer, error) {
 		s.tok = s.Info.tok // read and checked by Inspect
 	}
 	if s.tok == nil {
-		t, err := tokenizer.FromGGUF(&s.file.Meta)
+		t, err := readTokenizer(&s.file.Meta, s.H.NVocab)
 		if err != nil {
 			return nil, err
-		}
-		if t.VocabSize() != s.H.NVocab {
-			return nil, fmt.Errorf("%w: tokenizer has %d tokens, the model's embedding %d", ErrVocabMismatch, t.VocabSize(), s.H.NVocab)
 		}
 		s.tok = t
 	}
 	return s.tok, nil
+}
+
+// readTokenizer reads the tokenizer from the metadata and checks its size
+// against the embedding's nVocab rows (ErrVocabMismatch).
+func readTokenizer(m *gguf.Metadata, nVocab int) (*tokenizer.Tokenizer, error) {
+	t, err := tokenizer.FromGGUF(m)
+	if err != nil {
+		return nil, err
+	}
+	if t.VocabSize() != nVocab {
+		return nil, fmt.Errorf("%w: tokenizer has %d tokens, the model's embedding %d", ErrVocabMismatch, t.VocabSize(), nVocab)
+	}
+	return t, nil
 }
 
 // Conversation opens a chat on the session: the model's tokenizer and its

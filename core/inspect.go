@@ -177,10 +177,7 @@ func inspectFile(f *gguf.File) (*ModelInfo, error) {
 // that disagrees with the embedding) is a Problem before any load, and an
 // unusable template is said once, here, instead of surfacing mid-chat.
 func inspectTokenizer(m *gguf.Metadata, info *ModelInfo) {
-	tok, err := tokenizer.FromGGUF(m)
-	if err == nil && tok.VocabSize() != info.HParams.NVocab {
-		err = fmt.Errorf("%w: tokenizer has %d tokens, the model's embedding %d", ErrVocabMismatch, tok.VocabSize(), info.HParams.NVocab)
-	}
+	tok, err := readTokenizer(m, info.HParams.NVocab)
 	if err != nil {
 		if info.Problem != "" {
 			info.Problem += "; "

@@ -124,8 +124,6 @@ type PlanView struct {
 	// Refusal is set when the plan would not pass the device's gate (alloc).
 	Refusal  *alloc.Refusal
 	Warnings []string
-
-	kvRow int64 // bytes of one KV cache row of KVType (model.HParams.KVRowBytes)
 }
 
 // DeviceTotal is what the plan puts on the device: weights, KV, activations.
@@ -210,7 +208,7 @@ func (v *PlanView) setPlan(plan offload.Plan) {
 		v.HostWeights += info.UnblockedBytes
 	}
 	v.DeviceKV = h.KVBytes(v.Ctx, v.KVType, plan.OnDevice)
-	v.HostKV = h.KVBytes(v.Ctx, v.KVType, func(il int) bool { return !plan.OnDevice(il) })
+	v.HostKV = h.KVBytes(v.Ctx, v.KVType, nil) - v.DeviceKV
 	full := h
 	full.SWAFull = true
 	v.KVSaved = full.KVBytes(v.Ctx, v.KVType, nil) - v.DeviceKV - v.HostKV

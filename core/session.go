@@ -79,6 +79,11 @@ type Session struct {
 	// seen to change (see checkFile and guarded).
 	stamp  os.FileInfo
 	broken error
+
+	// Step inputs, kept between steps (the backends copy them on write):
+	// positions and ring rows, and the two masks.
+	inI32         []int32
+	mask, maskSWA []float32
 }
 
 // Load maps the file, registers every weight where the plan says, places
@@ -361,7 +366,7 @@ func (s *Session) CanRewind(n int) bool {
 	if n == 0 || n == s.nPast || s.H.SlidingBlocks() == 0 {
 		return n >= 0 && n <= s.nPast
 	}
-	ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
+	ring := s.H.SWARows(s.nCtx)
 	if ring >= s.nCtx {
 		return true // the ring never wraps
 	}
@@ -420,7 +425,12 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 			s.nPast = start // the cache rows past start are not trusted
 			return nil, err
 		}
-		if all || last {
+		if !all && !last {
+			continue
+		}
+		if out == nil {
+			out = logits // step's own slice: no copy for the usual single chunk
+		} else {
 			out = append(out, logits...)
 		}
 	}
@@ -472,7 +482,8 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32
 
 func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	T := len(tokens)
-	pos := make([]int32, T)
+	s.inI32 = reuse(s.inI32, 2*T)
+	pos, rows := s.inI32[:T], s.inI32[T:]
 	for i := range pos {
 		pos[i] = int32(s.nPast + i)
 	}
@@ -493,45 +504,44 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		if err := set(model.InKVRows, memview.Bytes(pos)); err != nil {
 			return err
 		}
-		if err := set(model.InMask, memview.Bytes(causalMask(s.nPast, T, kvLen))); err != nil {
+		s.mask = reuse(s.mask, kvLen*T)
+		if err := set(model.InMask, memview.Bytes(causalMask(s.mask, s.nPast, T, kvLen))); err != nil {
 			return err
 		}
 	}
 	if _, ok := g.Input(model.InMaskSWA); ok {
-		ring := s.H.CacheRows(s.swaLayer(), s.nCtx)
-		rows := make([]int32, T)
+		ring := s.H.SWARows(s.nCtx)
 		for i, p := range pos {
 			rows[i] = p % int32(ring)
 		}
 		if err := set(model.InKVRowsSWA, memview.Bytes(rows)); err != nil {
 			return err
 		}
-		mask := windowMask(s.nPast, T, s.H.SWAKVLen(s.nCtx, kvLen), ring, s.H.SlidingWindow)
-		if err := set(model.InMaskSWA, memview.Bytes(mask)); err != nil {
+		kvLenSWA := s.H.SWAKVLen(s.nCtx, kvLen)
+		s.maskSWA = reuse(s.maskSWA, kvLenSWA*T)
+		if err := set(model.InMaskSWA, memview.Bytes(windowMask(s.maskSWA, s.nPast, T, kvLenSWA, ring, s.H.SlidingWindow))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// swaLayer is the first sliding block (every sliding block has the same
-// ring).
-func (s *Session) swaLayer() int {
-	for il := 0; il < s.H.NLayer; il++ {
-		if s.H.Sliding(il) {
-			return il
-		}
+// reuse returns buf resized to n, reallocated only when it is too small.
+func reuse[E any](buf []E, n int) []E {
+	if cap(buf) < n {
+		return make([]E, n)
 	}
-	return 0
+	return buf[:n]
 }
 
-// causalMask lets token t (position nPast+t) see cache rows 0..nPast+t.
-func causalMask(nPast, T, kvLen int) []float32 {
-	mask := make([]float32, kvLen*T)
+// causalMask fills mask (kvLen×T) so token t (position nPast+t) sees cache
+// rows 0..nPast+t, and returns it.
+func causalMask(mask []float32, nPast, T, kvLen int) []float32 {
 	ninf := float32(math.Inf(-1))
 	for t := 0; t < T; t++ {
 		row := mask[t*kvLen : (t+1)*kvLen]
 		for j := range row {
+			row[j] = 0
 			if j > nPast+t {
 				row[j] = ninf
 			}
@@ -543,9 +553,9 @@ func causalMask(nPast, T, kvLen int) []float32 {
 // windowMask lets token t (position p = nPast+t) see positions q with
 // p−window < q ≤ p (llama.cpp's sliding-window rule), which live in ring
 // row q mod ring. A ring of window + one step's tokens still holds every
-// such q after the step wrote its rows.
-func windowMask(nPast, T, kvLen, ring, window int) []float32 {
-	mask := make([]float32, kvLen*T)
+// such q after the step wrote its rows. It fills mask (kvLen×T) and
+// returns it.
+func windowMask(mask []float32, nPast, T, kvLen, ring, window int) []float32 {
 	ninf := float32(math.Inf(-1))
 	for i := range mask {
 		mask[i] = ninf

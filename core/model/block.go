@@ -55,12 +55,10 @@ func KVName(kind string, il int) string { return fmt.Sprintf("cache_%s.l%d", kin
 // SWAKVLen is how many ring rows a sliding block's attention reads in a
 // step whose full blocks read kvLen rows.
 func (h HParams) SWAKVLen(nCtx, kvLen int) int {
-	for il := 0; il < h.NLayer; il++ {
-		if h.Sliding(il) {
-			return min(kvLen, h.CacheRows(il, nCtx))
-		}
+	if h.SlidingBlocks() == 0 {
+		return kvLen
 	}
-	return kvLen
+	return min(kvLen, h.SWARows(nCtx))
 }
 
 // stepInputs are one step's host-filled inputs.

@@ -79,10 +79,20 @@ func (h HParams) Sliding(il int) bool {
 // one step's tokens (what one step's attention can reach), as llama.cpp's
 // sliding-window cache does.
 func (h HParams) CacheRows(il, nCtx int) int {
-	if h.Sliding(il) && !h.SWAFull {
-		return min(nCtx, h.SlidingWindow+MaxUBatch)
+	if h.Sliding(il) {
+		return h.SWARows(nCtx)
 	}
 	return nCtx
+}
+
+// SWARows is the number of KV cache rows every sliding block keeps for a
+// context of nCtx: its ring (window plus one step), or every position with
+// SWAFull.
+func (h HParams) SWARows(nCtx int) int {
+	if h.SWAFull {
+		return nCtx
+	}
+	return min(nCtx, h.SlidingWindow+MaxUBatch)
 }
 
 // SlidingBlocks counts the blocks with sliding-window attention.
