@@ -144,6 +144,20 @@ func (s *Server) checkModel(id string) error {
 	return fmt.Errorf("%w: %q (this server serves %q)", errNoModel, id, s.model.ID)
 }
 
+// readRequest decodes a generation request into req and checks the model
+// it names; on a failure it answers the client and reports false.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, req interface{ model() string }) bool {
+	if err := decode(r, req); err != nil {
+		s.failErr(w, r, err)
+		return false
+	}
+	if err := s.checkModel(req.model()); err != nil {
+		s.failModel(w, r, err)
+		return false
+	}
+	return true
+}
+
 func (s *Server) failModel(w http.ResponseWriter, r *http.Request, err error) {
 	s.logf("%s %s: 404 %v", r.Method, r.URL.Path, err)
 	writeError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model", err.Error())

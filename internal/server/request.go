@@ -113,6 +113,8 @@ type sampling struct {
 	N                   *int     `json:"n"`
 }
 
+func (p *sampling) model() string { return p.Model }
+
 type chatRequest struct {
 	sampling
 	Messages []message `json:"messages"`
