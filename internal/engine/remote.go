@@ -280,19 +280,9 @@ func (r *Remote) chatParams(msgs []chat.Message, opts chat.GenOptions) (openai.C
 			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
 		}
 	}
-	s := opts.Sampler
-	p.Temperature = openai.Float(float64(s.Temperature))
-	p.TopP = openai.Float(float64(s.TopP))
-	p.Seed = openai.Int(int64(s.Seed & (1<<63 - 1)))
-	if s.PresencePenalty != 0 {
-		p.PresencePenalty = openai.Float(float64(s.PresencePenalty))
-	}
-	if s.FrequencyPenalty != 0 {
-		p.FrequencyPenalty = openai.Float(float64(s.FrequencyPenalty))
-	}
-	if opts.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
-	}
+	sp := samplingOf(opts)
+	p.Temperature, p.TopP, p.Seed = sp.temperature, sp.topP, sp.seed
+	p.PresencePenalty, p.FrequencyPenalty, p.MaxTokens = sp.presence, sp.frequency, sp.maxTokens
 	if len(opts.Stop) > 0 {
 		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
@@ -312,6 +302,32 @@ func (r *Remote) chatParams(msgs []chat.Message, opts chat.GenOptions) (openai.C
 		reqOpts = append(reqOpts, option.WithJSONSet("tool_choice", json.RawMessage(choice)))
 	}
 	return p, reqOpts, nil
+}
+
+// sampling is the part of a request the sampler and the token limit set,
+// the same for chat and text completions; a zero field is left out.
+type sampling struct {
+	temperature, topP, presence, frequency param.Opt[float64]
+	seed, maxTokens                        param.Opt[int64]
+}
+
+func samplingOf(opts chat.GenOptions) sampling {
+	s := opts.Sampler
+	sp := sampling{
+		temperature: openai.Float(float64(s.Temperature)),
+		topP:        openai.Float(float64(s.TopP)),
+		seed:        openai.Int(int64(s.Seed & (1<<63 - 1))),
+	}
+	if s.PresencePenalty != 0 {
+		sp.presence = openai.Float(float64(s.PresencePenalty))
+	}
+	if s.FrequencyPenalty != 0 {
+		sp.frequency = openai.Float(float64(s.FrequencyPenalty))
+	}
+	if opts.MaxTokens > 0 {
+		sp.maxTokens = openai.Int(int64(opts.MaxTokens))
+	}
+	return sp
 }
 
 // endMessage is end for a chat reply: a reply that ended in tool calls
@@ -334,19 +350,9 @@ func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptio
 	p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(r.Model),
 		Prompt:        openai.CompletionNewParamsPromptUnion{OfString: param.NewOpt(prompt)},
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
-	s := opts.Sampler
-	p.Temperature = openai.Float(float64(s.Temperature))
-	p.TopP = openai.Float(float64(s.TopP))
-	p.Seed = openai.Int(int64(s.Seed & (1<<63 - 1)))
-	if s.PresencePenalty != 0 {
-		p.PresencePenalty = openai.Float(float64(s.PresencePenalty))
-	}
-	if s.FrequencyPenalty != 0 {
-		p.FrequencyPenalty = openai.Float(float64(s.FrequencyPenalty))
-	}
-	if opts.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
-	}
+	sp := samplingOf(opts)
+	p.Temperature, p.TopP, p.Seed = sp.temperature, sp.topP, sp.seed
+	p.PresencePenalty, p.FrequencyPenalty, p.MaxTokens = sp.presence, sp.frequency, sp.maxTokens
 	if len(opts.Stop) > 0 {
 		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
