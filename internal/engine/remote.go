@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,11 +105,7 @@ func Connect(ctx context.Context, baseURL, apiKey, model string) (*Remote, []str
 	case model == "":
 		model = models[0]
 	default:
-		found := false
-		for _, m := range models {
-			found = found || m == model
-		}
-		if !found {
+		if !slices.Contains(models, model) {
 			return nil, models, &RemoteError{URL: base, Kind: ErrModelNotFound, Status: http.StatusNotFound,
 				Detail: fmt.Sprintf("%q is not among %s", model, strings.Join(models, ", "))}
 		}
@@ -333,7 +330,7 @@ func samplingOf(opts chat.GenOptions) sampling {
 // endMessage is end for a chat reply: a reply that ended in tool calls
 // stops with chat.StopToolCalls and its text is trimmed, as a local one.
 func (r *Remote) endMessage(ctx context.Context, m chat.Message, st chat.Stats, t0 time.Time, finish string, err error) (chat.Message, chat.Stats, error) {
-	if finish == "tool_calls" || finish == "function_call" {
+	if finish == "function_call" { // the legacy name of tool_calls
 		finish = "tool_calls"
 	}
 	var text string
