@@ -206,8 +206,6 @@ func usageOf(st chat.Stats) *usage {
 // generation is what the chat and text handlers share: the job that runs
 // on the worker, and how to write its answer.
 type generation struct {
-	id, object string
-	created    int64
 	stream     bool
 	usage      bool // stream_options.include_usage
 	run        func(ctx context.Context, e engine.Engine, emit func(chat.Event)) (string, chat.Stats, error)
