@@ -287,6 +287,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) 
 // first one so that errors before any output keep their status code.
 type sseWriter struct {
 	w       http.ResponseWriter
+	rc      *http.ResponseController
 	started bool
 }
 
@@ -299,6 +300,7 @@ func (s *sseWriter) start() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	s.w.WriteHeader(http.StatusOK)
+	s.rc = http.NewResponseController(s.w)
 	s.started = true
 }
 
@@ -306,13 +308,13 @@ func (s *sseWriter) send(v any) {
 	s.start()
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(s.w, "data: %s\n\n", b)
-	http.NewResponseController(s.w).Flush()
+	s.rc.Flush()
 }
 
 func (s *sseWriter) done() {
 	s.start()
 	fmt.Fprint(s.w, "data: [DONE]\n\n")
-	http.NewResponseController(s.w).Flush()
+	s.rc.Flush()
 }
 
 func unixNow() int64 { return time.Now().Unix() }
