@@ -449,9 +449,8 @@ func (r *Remote) wrap(err error) error {
 		}
 		return &RemoteError{URL: r.BaseURL, Status: apiErr.StatusCode, Detail: apiErr.Message, Kind: kind}
 	}
-	var nerr net.Error
-	var oerr *net.OpError
-	if errors.As(err, &oerr) || errors.As(err, &nerr) || isCut(err) {
+	var nerr net.Error // *net.OpError among them
+	if errors.As(err, &nerr) || isCut(err) {
 		return &RemoteError{URL: r.BaseURL, Detail: err.Error(), Kind: ErrUnreachable}
 	}
 	return &RemoteError{URL: r.BaseURL, Detail: err.Error(), Kind: ErrServer}
