@@ -193,19 +193,10 @@ func TestToolRequestsRefused(t *testing.T) {
 	}
 }
 
-// unsupportedEngine is a model that cannot take tools (no chat template).
-type unsupportedEngine struct{ enginetest.ToolEngine }
-
-func (u *unsupportedEngine) ReplyMessage(context.Context, []chat.Message, chat.GenOptions, func(chat.Event)) (chat.Message, chat.Stats, error) {
-	return chat.Message{}, chat.Stats{}, engine.ErrToolsUnsupported
-}
-
 func TestToolsToAModelWithoutTemplate(t *testing.T) {
-	eng := &unsupportedEngine{}
-	s := New(Model{ID: "m", Ctx: 512, Exec: func(ctx context.Context, fn func(engine.Engine)) error { fn(eng); return nil }}, Config{})
-	ts := httptest.NewServer(s.Handler())
-	defer func() { ts.Close(); s.Shutdown(context.Background()) }()
-	resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json",
+	// A model that cannot take tools (no chat template).
+	_, url := toolServer(t, &enginetest.ToolEngine{Err: engine.ErrToolsUnsupported})
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json",
 		strings.NewReader(`{"model": "m", "messages": [{"role": "user", "content": "q"}], "tools": `+weatherTools+`}`))
 	if err != nil {
 		t.Fatal(err)
