@@ -160,6 +160,7 @@ func chatLoop(e Env, eng engine.Engine, system string, opts chat.GenOptions) err
 	if system != "" {
 		msgs = append(msgs, chat.Message{Role: "system", Content: system})
 	}
+	kept := len(msgs) // what /reset keeps: the system prompt
 	in := bufio.NewScanner(e.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	for {
@@ -175,10 +176,7 @@ func chatLoop(e Env, eng engine.Engine, system string, opts chat.GenOptions) err
 		case "/exit", "/quit":
 			return nil
 		case "/reset":
-			msgs = msgs[:0]
-			if system != "" {
-				msgs = append(msgs, chat.Message{Role: "system", Content: system})
-			}
+			msgs = msgs[:kept]
 			if err := eng.Reset(); err != nil {
 				return err
 			}

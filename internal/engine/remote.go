@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,11 +105,7 @@ func Connect(ctx context.Context, baseURL, apiKey, model string) (*Remote, []str
 	case model == "":
 		model = models[0]
 	default:
-		found := false
-		for _, m := range models {
-			found = found || m == model
-		}
-		if !found {
+		if !slices.Contains(models, model) {
 			return nil, models, &RemoteError{URL: base, Kind: ErrModelNotFound, Status: http.StatusNotFound,
 				Detail: fmt.Sprintf("%q is not among %s", model, strings.Join(models, ", "))}
 		}
@@ -280,19 +277,9 @@ func (r *Remote) chatParams(msgs []chat.Message, opts chat.GenOptions) (openai.C
 			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
 		}
 	}
-	s := opts.Sampler
-	p.Temperature = openai.Float(float64(s.Temperature))
-	p.TopP = openai.Float(float64(s.TopP))
-	p.Seed = openai.Int(int64(s.Seed & (1<<63 - 1)))
-	if s.PresencePenalty != 0 {
-		p.PresencePenalty = openai.Float(float64(s.PresencePenalty))
-	}
-	if s.FrequencyPenalty != 0 {
-		p.FrequencyPenalty = openai.Float(float64(s.FrequencyPenalty))
-	}
-	if opts.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
-	}
+	sp := samplingOf(opts)
+	p.Temperature, p.TopP, p.Seed = sp.temperature, sp.topP, sp.seed
+	p.PresencePenalty, p.FrequencyPenalty, p.MaxTokens = sp.presence, sp.frequency, sp.maxTokens
 	if len(opts.Stop) > 0 {
 		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
@@ -314,10 +301,36 @@ func (r *Remote) chatParams(msgs []chat.Message, opts chat.GenOptions) (openai.C
 	return p, reqOpts, nil
 }
 
+// sampling is the part of a request the sampler and the token limit set,
+// the same for chat and text completions; a zero field is left out.
+type sampling struct {
+	temperature, topP, presence, frequency param.Opt[float64]
+	seed, maxTokens                        param.Opt[int64]
+}
+
+func samplingOf(opts chat.GenOptions) sampling {
+	s := opts.Sampler
+	sp := sampling{
+		temperature: openai.Float(float64(s.Temperature)),
+		topP:        openai.Float(float64(s.TopP)),
+		seed:        openai.Int(int64(s.Seed & (1<<63 - 1))),
+	}
+	if s.PresencePenalty != 0 {
+		sp.presence = openai.Float(float64(s.PresencePenalty))
+	}
+	if s.FrequencyPenalty != 0 {
+		sp.frequency = openai.Float(float64(s.FrequencyPenalty))
+	}
+	if opts.MaxTokens > 0 {
+		sp.maxTokens = openai.Int(int64(opts.MaxTokens))
+	}
+	return sp
+}
+
 // endMessage is end for a chat reply: a reply that ended in tool calls
 // stops with chat.StopToolCalls and its text is trimmed, as a local one.
 func (r *Remote) endMessage(ctx context.Context, m chat.Message, st chat.Stats, t0 time.Time, finish string, err error) (chat.Message, chat.Stats, error) {
-	if finish == "tool_calls" || finish == "function_call" {
+	if finish == "function_call" { // the legacy name of tool_calls
 		finish = "tool_calls"
 	}
 	var text string
@@ -334,19 +347,9 @@ func (r *Remote) Complete(ctx context.Context, prompt string, opts chat.GenOptio
 	p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(r.Model),
 		Prompt:        openai.CompletionNewParamsPromptUnion{OfString: param.NewOpt(prompt)},
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
-	s := opts.Sampler
-	p.Temperature = openai.Float(float64(s.Temperature))
-	p.TopP = openai.Float(float64(s.TopP))
-	p.Seed = openai.Int(int64(s.Seed & (1<<63 - 1)))
-	if s.PresencePenalty != 0 {
-		p.PresencePenalty = openai.Float(float64(s.PresencePenalty))
-	}
-	if s.FrequencyPenalty != 0 {
-		p.FrequencyPenalty = openai.Float(float64(s.FrequencyPenalty))
-	}
-	if opts.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
-	}
+	sp := samplingOf(opts)
+	p.Temperature, p.TopP, p.Seed = sp.temperature, sp.topP, sp.seed
+	p.PresencePenalty, p.FrequencyPenalty, p.MaxTokens = sp.presence, sp.frequency, sp.maxTokens
 	if len(opts.Stop) > 0 {
 		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: opts.Stop}
 	}
@@ -446,9 +449,8 @@ func (r *Remote) wrap(err error) error {
 		}
 		return &RemoteError{URL: r.BaseURL, Status: apiErr.StatusCode, Detail: apiErr.Message, Kind: kind}
 	}
-	var nerr net.Error
-	var oerr *net.OpError
-	if errors.As(err, &oerr) || errors.As(err, &nerr) || isCut(err) {
+	var nerr net.Error // *net.OpError among them
+	if errors.As(err, &nerr) || isCut(err) {
 		return &RemoteError{URL: r.BaseURL, Detail: err.Error(), Kind: ErrUnreachable}
 	}
 	return &RemoteError{URL: r.BaseURL, Detail: err.Error(), Kind: ErrServer}

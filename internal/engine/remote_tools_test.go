@@ -14,58 +14,15 @@ import (
 
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 	"github.com/minfer/minfer/internal/server"
 )
 
-// scriptedEngine answers every request with a fixed reply written in the
-// Hermes tool-call format, streamed in small pieces and parsed the way the
-// local engine parses it (chat.ToolStream), and records what it was asked.
-// It stands for a model behind `minfer serve` that calls tools.
-type scriptedEngine struct {
-	reply string
-	msgs  []chat.Message
-	opts  chat.GenOptions
-	err   error // returned instead of a reply when set
+// scripted stands for a model behind `minfer serve` that calls tools in
+// the Hermes format.
+func scripted(reply string) *enginetest.ToolEngine {
+	return &enginetest.ToolEngine{Script: reply, Format: chat.ToolFormatHermes}
 }
-
-func (f *scriptedEngine) ReplyMessage(_ context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
-	f.msgs, f.opts = msgs, opts
-	if f.err != nil {
-		return chat.Message{}, chat.Stats{}, f.err
-	}
-	format := chat.ToolFormatNone
-	if opts.Tools != nil {
-		format = chat.ToolFormatHermes
-	}
-	s := chat.NewToolStream(format)
-	for i := 0; i < len(f.reply); i += 5 {
-		if t := s.Push(f.reply[i:min(i+5, len(f.reply))]); t != "" && emit != nil {
-			emit(chat.Event{Text: t})
-		}
-	}
-	res := s.Finish()
-	if res.Tail != "" && emit != nil {
-		emit(chat.Event{Text: res.Tail})
-	}
-	st := chat.Stats{PromptTokens: 12, Generated: 7, StopReason: chat.StopEOG}
-	msg := chat.Message{Role: "assistant", Content: res.Content, ToolCalls: res.Calls}
-	if len(res.Calls) > 0 {
-		st.StopReason = chat.StopToolCalls
-		msg.Content = strings.TrimSpace(res.Content)
-	}
-	return msg, st, nil
-}
-
-func (f *scriptedEngine) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
-	m, st, err := f.ReplyMessage(ctx, msgs, opts, emit)
-	return m.Content, st, err
-}
-func (f *scriptedEngine) Complete(context.Context, string, chat.GenOptions, func(chat.Event)) (string, chat.Stats, error) {
-	return "", chat.Stats{}, errors.New("not used")
-}
-func (f *scriptedEngine) Templated() bool { return true }
-func (f *scriptedEngine) Reset() error    { return nil }
-func (f *scriptedEngine) Where() string   { return "test" }
 
 // The tool definitions, keys deliberately not in sorted order: a server's
 // template prints them as written.
@@ -73,7 +30,7 @@ const weatherTools = `[{"type":"function","function":{"name":"get_weather","desc
 
 // serveScripted serves eng with `minfer serve`'s server and records the
 // body of every chat request.
-func serveScripted(t *testing.T, eng *scriptedEngine) (*engine.Remote, *[]map[string]json.RawMessage) {
+func serveScripted(t *testing.T, eng *enginetest.ToolEngine) (*engine.Remote, *[]map[string]json.RawMessage) {
 	t.Helper()
 	srv := server.New(server.Model{ID: "m", Ctx: 512,
 		Exec: func(_ context.Context, fn func(engine.Engine)) error { fn(eng); return nil }}, server.Config{})
@@ -115,7 +72,7 @@ func compact(t *testing.T, s string) string {
 func TestRemoteToolCalls(t *testing.T) {
 	for _, noStream := range []bool{false, true} {
 		t.Run(fmt.Sprintf("nostream=%v", noStream), func(t *testing.T) {
-			eng := &scriptedEngine{reply: "Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n</tool_call>"}
+			eng := scripted("Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n</tool_call>")
 			r, bodies := serveScripted(t, eng)
 			r.NoStream = noStream
 			opts := greedy(50)
@@ -141,7 +98,7 @@ func TestRemoteToolCalls(t *testing.T) {
 			if st.PromptTokens != 12 || st.Generated != 7 {
 				t.Errorf("usage %+v", st)
 			}
-			if got := compact(t, string(eng.opts.Tools)); got != weatherTools {
+			if got := compact(t, string(eng.Opts.Tools)); got != weatherTools {
 				t.Errorf("the model was given the tools\n%s\nwant (key order kept)\n%s", got, weatherTools)
 			}
 			if _, ok := (*bodies)[0]["tool_choice"]; ok {
@@ -154,7 +111,7 @@ func TestRemoteToolCalls(t *testing.T) {
 // tool_choice goes to the server as given, with the tools that choice
 // leaves (chat.ToolsForChoice); "none" leaves none and sends no tools.
 func TestRemoteToolChoice(t *testing.T) {
-	eng := &scriptedEngine{reply: "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n</tool_call>"}
+	eng := scripted("<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n</tool_call>")
 	r, bodies := serveScripted(t, eng)
 	ctx := context.Background()
 	msgs := []chat.Message{{Role: "user", Content: "1+2?"}}
@@ -180,8 +137,8 @@ func TestRemoteToolChoice(t *testing.T) {
 			t.Fatalf("%s: %v", c.choice, err)
 		}
 		var given []json.RawMessage
-		if eng.opts.Tools != nil {
-			if err := json.Unmarshal(eng.opts.Tools, &given); err != nil {
+		if eng.Opts.Tools != nil {
+			if err := json.Unmarshal(eng.Opts.Tools, &given); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -204,7 +161,7 @@ func TestRemoteToolChoice(t *testing.T) {
 // back as text.
 func TestRemoteToolRoundTrip(t *testing.T) {
 	for _, noStream := range []bool{false, true} {
-		eng := &scriptedEngine{reply: "It is 21 degrees in Paris."}
+		eng := scripted("It is 21 degrees in Paris.")
 		r, bodies := serveScripted(t, eng)
 		r.NoStream = noStream
 		opts := greedy(50)
@@ -223,14 +180,14 @@ func TestRemoteToolRoundTrip(t *testing.T) {
 		if m.Content != "It is 21 degrees in Paris." || len(m.ToolCalls) != 0 || st.StopReason != chat.StopEOG {
 			t.Errorf("nostream=%v: reply %+v, stop %q", noStream, m, st.StopReason)
 		}
-		if len(eng.msgs) != 4 {
-			t.Fatalf("the model got %d messages", len(eng.msgs))
+		if len(eng.Msgs) != 4 {
+			t.Fatalf("the model got %d messages", len(eng.Msgs))
 		}
-		got := eng.msgs[2]
+		got := eng.Msgs[2]
 		if got.Role != "assistant" || got.Content != "" || len(got.ToolCalls) != 1 || got.ToolCalls[0] != call {
 			t.Errorf("assistant turn %+v", got)
 		}
-		if got := eng.msgs[3]; got.Role != "tool" || got.ToolCallID != "call_1" || got.Name != "get_weather" || got.Content != `{"temp": 21}` {
+		if got := eng.Msgs[3]; got.Role != "tool" || got.ToolCallID != "call_1" || got.Name != "get_weather" || got.Content != `{"temp": 21}` {
 			t.Errorf("tool turn %+v", got)
 		}
 		// On the wire: content null beside the calls, arguments a string.
@@ -242,8 +199,8 @@ func TestRemoteToolRoundTrip(t *testing.T) {
 			t.Errorf("assistant tool-call turn sent with content %v", c)
 		}
 		// Reply, without tools, passes the tool turns on too.
-		if _, _, err := r.Reply(context.Background(), msgs, greedy(50), nil); err != nil || len(eng.msgs) != 4 || eng.msgs[3].Role != "tool" || len(eng.msgs[2].ToolCalls) != 1 {
-			t.Errorf("Reply: %v, messages %+v", err, eng.msgs)
+		if _, _, err := r.Reply(context.Background(), msgs, greedy(50), nil); err != nil || len(eng.Msgs) != 4 || eng.Msgs[3].Role != "tool" || len(eng.Msgs[2].ToolCalls) != 1 {
+			t.Errorf("Reply: %v, messages %+v", err, eng.Msgs)
 		}
 	}
 }
@@ -313,7 +270,7 @@ func sseServer(t *testing.T, chunks []string, done bool) *engine.Remote {
 // Requests that cannot be sent are refused before anything is sent; a
 // server that cannot take tools says so, and the error carries its words.
 func TestRemoteToolErrors(t *testing.T) {
-	eng := &scriptedEngine{reply: "x"}
+	eng := scripted("x")
 	r, bodies := serveScripted(t, eng)
 	ctx := context.Background()
 	user := chat.Message{Role: "user", Content: "q"}
@@ -336,7 +293,7 @@ func TestRemoteToolErrors(t *testing.T) {
 		t.Errorf("%d requests sent", len(*bodies))
 	}
 
-	eng.err = fmt.Errorf("%w: the model has no chat template to present tools", engine.ErrToolsUnsupported)
+	eng.Err = fmt.Errorf("%w: the model has no chat template to present tools", engine.ErrToolsUnsupported)
 	_, _, err := r.ReplyMessage(ctx, []chat.Message{user}, chat.GenOptions{Tools: []byte(weatherTools)}, nil)
 	var re *engine.RemoteError
 	if !errors.As(err, &re) || re.Status != http.StatusBadRequest || !errors.Is(err, engine.ErrServer) || !strings.Contains(re.Detail, "tool calling is not supported") {

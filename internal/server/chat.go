@@ -58,12 +58,7 @@ type chatCompletion struct {
 
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
-	if err := decode(r, &req); err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	if err := s.checkModel(req.Model); err != nil {
-		s.failModel(w, r, err)
+	if !s.readRequest(w, r, &req) {
 		return
 	}
 	msgs, err := req.chatMessages()

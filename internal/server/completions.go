@@ -26,12 +26,7 @@ type textCompletion struct {
 
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	var req completionRequest
-	if err := decode(r, &req); err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	if err := s.checkModel(req.Model); err != nil {
-		s.failModel(w, r, err)
+	if !s.readRequest(w, r, &req) {
 		return
 	}
 	prompt, err := req.promptText()

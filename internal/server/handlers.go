@@ -144,6 +144,20 @@ func (s *Server) checkModel(id string) error {
 	return fmt.Errorf("%w: %q (this server serves %q)", errNoModel, id, s.model.ID)
 }
 
+// readRequest decodes a generation request into req and checks the model
+// it names; on a failure it answers the client and reports false.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, req interface{ model() string }) bool {
+	if err := decode(r, req); err != nil {
+		s.failErr(w, r, err)
+		return false
+	}
+	if err := s.checkModel(req.model()); err != nil {
+		s.failModel(w, r, err)
+		return false
+	}
+	return true
+}
+
 func (s *Server) failModel(w http.ResponseWriter, r *http.Request, err error) {
 	s.logf("%s %s: 404 %v", r.Method, r.URL.Path, err)
 	writeError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model", err.Error())
@@ -192,8 +206,6 @@ func usageOf(st chat.Stats) *usage {
 // generation is what the chat and text handlers share: the job that runs
 // on the worker, and how to write its answer.
 type generation struct {
-	id, object string
-	created    int64
 	stream     bool
 	usage      bool // stream_options.include_usage
 	run        func(ctx context.Context, e engine.Engine, emit func(chat.Event)) (string, chat.Stats, error)
@@ -275,6 +287,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) 
 // first one so that errors before any output keep their status code.
 type sseWriter struct {
 	w       http.ResponseWriter
+	rc      *http.ResponseController
 	started bool
 }
 
@@ -287,6 +300,7 @@ func (s *sseWriter) start() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	s.w.WriteHeader(http.StatusOK)
+	s.rc = http.NewResponseController(s.w)
 	s.started = true
 }
 
@@ -294,13 +308,13 @@ func (s *sseWriter) send(v any) {
 	s.start()
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(s.w, "data: %s\n\n", b)
-	http.NewResponseController(s.w).Flush()
+	s.rc.Flush()
 }
 
 func (s *sseWriter) done() {
 	s.start()
 	fmt.Fprint(s.w, "data: [DONE]\n\n")
-	http.NewResponseController(s.w).Flush()
+	s.rc.Flush()
 }
 
 func unixNow() int64 { return time.Now().Unix() }

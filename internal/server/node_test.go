@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
@@ -70,9 +71,9 @@ func TestOpenAINodeClientTools(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai")); err != nil {
 		t.Skipf("no node_modules in %s: run `npm ci` there to enable the OpenAI Node client test", dir)
 	}
-	eng := &toolEngine{format: chat.ToolFormatHermes,
-		reply: "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
-		answer: func(msgs []chat.Message) string {
+	eng := &enginetest.ToolEngine{Format: chat.ToolFormatHermes,
+		Script: "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+		Answer: func(msgs []chat.Message) string {
 			res := msgs[len(msgs)-1]
 			return fmt.Sprintf("%s (call %s) said: %s", res.Name, res.ToolCallID, res.Content)
 		}}

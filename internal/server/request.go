@@ -113,6 +113,8 @@ type sampling struct {
 	N                   *int     `json:"n"`
 }
 
+func (p *sampling) model() string { return p.Model }
+
 type chatRequest struct {
 	sampling
 	Messages []message `json:"messages"`
@@ -195,16 +197,6 @@ func (p *sampling) options(ctx int) (chat.GenOptions, error) {
 		}
 		o.MaxTokens = min(*mt, ctx)
 	}
-	rng := func(name string, v *float64, lo, hi float64, dst *float32) error {
-		if v == nil {
-			return nil
-		}
-		if math.IsNaN(*v) || *v < lo || *v > hi {
-			return invalid(name, "%s must be between %g and %g, got %g", name, lo, hi, *v)
-		}
-		*dst = float32(*v)
-		return nil
-	}
 	s := &o.Sampler
 	for _, f := range []struct {
 		name   string
@@ -217,9 +209,13 @@ func (p *sampling) options(ctx int) (chat.GenOptions, error) {
 		{"presence_penalty", p.PresencePenalty, -2, 2, &s.PresencePenalty},
 		{"frequency_penalty", p.FrequencyPenalty, -2, 2, &s.FrequencyPenalty},
 	} {
-		if err := rng(f.name, f.v, f.lo, f.hi, f.dst); err != nil {
-			return o, err
+		if f.v == nil {
+			continue
 		}
+		if math.IsNaN(*f.v) || *f.v < f.lo || *f.v > f.hi {
+			return o, invalid(f.name, "%s must be between %g and %g, got %g", f.name, f.lo, f.hi, *f.v)
+		}
+		*f.dst = float32(*f.v)
 	}
 	if p.Seed != nil {
 		s.Seed = uint64(*p.Seed)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,68 +13,13 @@ import (
 
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 )
-
-// toolEngine answers every request with a fixed reply written in a
-// model's tool-call format, streamed in small pieces and parsed the way a
-// local engine parses it (chat.ToolStream), and records what it was asked.
-type toolEngine struct {
-	reply  string
-	format chat.ToolFormat
-	// answer, when set, writes the reply to a conversation whose last turn
-	// is a tool result (the second leg of a round trip).
-	answer func(msgs []chat.Message) string
-	msgs   []chat.Message
-	opts   chat.GenOptions
-}
-
-func (f *toolEngine) ReplyMessage(_ context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (chat.Message, chat.Stats, error) {
-	f.msgs, f.opts = msgs, opts
-	format := chat.ToolFormatNone
-	if opts.Tools != nil {
-		format = f.format
-	}
-	reply := f.reply
-	if f.answer != nil && len(msgs) > 0 && msgs[len(msgs)-1].Role == "tool" {
-		reply = f.answer(msgs)
-	}
-	s := chat.NewToolStream(format)
-	for i := 0; i < len(reply); i += 5 {
-		if t := s.Push(reply[i:min(i+5, len(reply))]); t != "" && emit != nil {
-			emit(chat.Event{Text: t})
-		}
-	}
-	res := s.Finish()
-	if res.Tail != "" && emit != nil {
-		emit(chat.Event{Text: res.Tail})
-	}
-	st := chat.Stats{PromptTokens: 12, Generated: 7, StopReason: chat.StopEOG}
-	msg := chat.Message{Role: "assistant", Content: res.Content, ToolCalls: res.Calls}
-	if len(res.Calls) > 0 {
-		st.StopReason = chat.StopToolCalls
-		msg.Content = strings.TrimSpace(res.Content)
-	}
-	return msg, st, nil
-}
-
-func (f *toolEngine) Reply(ctx context.Context, msgs []chat.Message, opts chat.GenOptions, emit func(chat.Event)) (string, chat.Stats, error) {
-	m, st, err := f.ReplyMessage(ctx, msgs, opts, emit)
-	return m.Content, st, err
-}
-
-func (f *toolEngine) Complete(context.Context, string, chat.GenOptions, func(chat.Event)) (string, chat.Stats, error) {
-	return "", chat.Stats{}, errors.New("not used")
-}
-func (f *toolEngine) Templated() bool { return true }
-func (f *toolEngine) Reset() error    { return nil }
-func (f *toolEngine) Where() string   { return "test" }
-
-var _ engine.Engine = (*toolEngine)(nil)
 
 const weatherTools = `[{"type": "function", "function": {"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
  {"type": "function", "function": {"name": "add", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}}]`
 
-func toolServer(t *testing.T, eng *toolEngine) (openai.Client, string) {
+func toolServer(t *testing.T, eng *enginetest.ToolEngine) (openai.Client, string) {
 	t.Helper()
 	s := New(Model{ID: "m", Ctx: 512, Exec: func(ctx context.Context, fn func(engine.Engine)) error { fn(eng); return nil }}, Config{})
 	ts := httptest.NewServer(s.Handler())
@@ -97,8 +41,8 @@ func rawJSON(t *testing.T, s string) any {
 // client's accumulator assembles the streamed calls); the text before the
 // call is the content.
 func TestChatCompletionToolCalls(t *testing.T) {
-	eng := &toolEngine{format: chat.ToolFormatHermes,
-		reply: "Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n</tool_call>"}
+	eng := &enginetest.ToolEngine{Format: chat.ToolFormatHermes,
+		Script: "Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n</tool_call>"}
 	client, _ := toolServer(t, eng)
 	ctx := context.Background()
 	params := openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Zürich?")}}
@@ -120,8 +64,8 @@ func TestChatCompletionToolCalls(t *testing.T) {
 		t.Errorf("call 1 %+v", tc)
 	}
 	var given []any
-	if err := json.Unmarshal(eng.opts.Tools, &given); err != nil || len(given) != 2 {
-		t.Errorf("tools given to the engine: %s", eng.opts.Tools)
+	if err := json.Unmarshal(eng.Opts.Tools, &given); err != nil || len(given) != 2 {
+		t.Errorf("tools given to the engine: %s", eng.Opts.Tools)
 	}
 
 	stream := client.Chat.Completions.NewStreaming(ctx, params, withTools)
@@ -153,7 +97,7 @@ func TestChatCompletionToolCalls(t *testing.T) {
 // one that looks like a call); a named function gives only that one;
 // "required" and "auto" give all of them.
 func TestToolChoice(t *testing.T) {
-	eng := &toolEngine{format: chat.ToolFormatHermes, reply: "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>"}
+	eng := &enginetest.ToolEngine{Format: chat.ToolFormatHermes, Script: "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>"}
 	client, _ := toolServer(t, eng)
 	ctx := context.Background()
 	params := openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("1+2?")}}
@@ -163,8 +107,8 @@ func TestToolChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eng.opts.Tools != nil || len(c.Choices[0].Message.ToolCalls) != 0 || c.Choices[0].FinishReason != "stop" {
-		t.Errorf("none: tools %s, choice %+v", eng.opts.Tools, c.Choices[0])
+	if eng.Opts.Tools != nil || len(c.Choices[0].Message.ToolCalls) != 0 || c.Choices[0].FinishReason != "stop" {
+		t.Errorf("none: tools %s, choice %+v", eng.Opts.Tools, c.Choices[0])
 	}
 	c, err = client.Chat.Completions.New(ctx, params, withTools, option.WithJSONSet("tool_choice", rawJSON(t, `{"type": "function", "function": {"name": "add"}}`)))
 	if err != nil {
@@ -173,15 +117,15 @@ func TestToolChoice(t *testing.T) {
 	var defs []struct {
 		Function struct{ Name string } `json:"function"`
 	}
-	json.Unmarshal(eng.opts.Tools, &defs)
+	json.Unmarshal(eng.Opts.Tools, &defs)
 	if len(defs) != 1 || defs[0].Function.Name != "add" || c.Choices[0].FinishReason != "tool_calls" {
-		t.Errorf("named: tools %s, finish %q", eng.opts.Tools, c.Choices[0].FinishReason)
+		t.Errorf("named: tools %s, finish %q", eng.Opts.Tools, c.Choices[0].FinishReason)
 	}
 	for _, choice := range []string{"auto", "required"} {
 		if _, err := client.Chat.Completions.New(ctx, params, withTools, option.WithJSONSet("tool_choice", choice)); err != nil {
 			t.Fatal(err)
 		}
-		json.Unmarshal(eng.opts.Tools, &defs)
+		json.Unmarshal(eng.Opts.Tools, &defs)
 		if len(defs) != 2 {
 			t.Errorf("%s: %d tools", choice, len(defs))
 		}
@@ -192,7 +136,7 @@ func TestToolChoice(t *testing.T) {
 // results reach the engine as chat messages (the tool's name filled in from
 // its call when the client leaves it out).
 func TestToolRoundTripMessages(t *testing.T) {
-	eng := &toolEngine{format: chat.ToolFormatHermes, reply: "It is 21 degrees."}
+	eng := &enginetest.ToolEngine{Format: chat.ToolFormatHermes, Script: "It is 21 degrees."}
 	client, _ := toolServer(t, eng)
 	msgs := rawJSON(t, `[
 		{"role": "user", "content": "Weather in Paris?"},
@@ -206,10 +150,10 @@ func TestToolRoundTripMessages(t *testing.T) {
 	if c.Choices[0].Message.Content != "It is 21 degrees." || c.Choices[0].FinishReason != "stop" {
 		t.Errorf("choice %+v", c.Choices[0])
 	}
-	if len(eng.msgs) != 3 {
-		t.Fatalf("engine got %d messages", len(eng.msgs))
+	if len(eng.Msgs) != 3 {
+		t.Fatalf("engine got %d messages", len(eng.Msgs))
 	}
-	call, result := eng.msgs[1], eng.msgs[2]
+	call, result := eng.Msgs[1], eng.Msgs[2]
 	if call.Role != "assistant" || call.Content != "" || len(call.ToolCalls) != 1 || call.ToolCalls[0].ID != "call_1" ||
 		call.ToolCalls[0].Function.Name != "get_weather" || call.ToolCalls[0].Function.Arguments != `{"city": "Paris"}` {
 		t.Errorf("assistant turn %+v", call)
@@ -220,7 +164,7 @@ func TestToolRoundTripMessages(t *testing.T) {
 }
 
 func TestToolRequestsRefused(t *testing.T) {
-	eng := &toolEngine{reply: "x"}
+	eng := &enginetest.ToolEngine{Script: "x"}
 	_, url := toolServer(t, eng)
 	for _, c := range []struct{ body, param string }{
 		{`{"model": "m", "messages": [{"role": "tool", "content": "r"}]}`, "messages[0].tool_call_id"},
@@ -249,19 +193,10 @@ func TestToolRequestsRefused(t *testing.T) {
 	}
 }
 
-// unsupportedEngine is a model that cannot take tools (no chat template).
-type unsupportedEngine struct{ toolEngine }
-
-func (u *unsupportedEngine) ReplyMessage(context.Context, []chat.Message, chat.GenOptions, func(chat.Event)) (chat.Message, chat.Stats, error) {
-	return chat.Message{}, chat.Stats{}, engine.ErrToolsUnsupported
-}
-
 func TestToolsToAModelWithoutTemplate(t *testing.T) {
-	eng := &unsupportedEngine{}
-	s := New(Model{ID: "m", Ctx: 512, Exec: func(ctx context.Context, fn func(engine.Engine)) error { fn(eng); return nil }}, Config{})
-	ts := httptest.NewServer(s.Handler())
-	defer func() { ts.Close(); s.Shutdown(context.Background()) }()
-	resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json",
+	// A model that cannot take tools (no chat template).
+	_, url := toolServer(t, &enginetest.ToolEngine{Err: engine.ErrToolsUnsupported})
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json",
 		strings.NewReader(`{"model": "m", "messages": [{"role": "user", "content": "q"}], "tools": `+weatherTools+`}`))
 	if err != nil {
 		t.Fatal(err)
