@@ -38,6 +38,7 @@ type Template struct {
 	source   string
 	bos, eos string
 	family   string // built-in family name, "" when unknown
+	tools    ToolFormat
 	builtin  bool   // true when the source is one of ours, not the model's
 	fallback string // built-in family to offer when this template fails
 	now      func() time.Time
@@ -64,6 +65,7 @@ func NewTemplate(src, bos, eos string) (*Template, error) {
 		bos:      bos,
 		eos:      eos,
 		family:   DetectFamily(src),
+		tools:    DetectToolFormat(src),
 		now:      time.Now,
 	}, nil
 }
