@@ -36,7 +36,7 @@ func SplitReasoning(text string) Reply {
 		reasoning, answer, closed := strings.Cut(rest, thinkClose)
 		if !closed {
 			// A streaming reply may end in part of "</think>": hold it back.
-			return Reply{Reasoning: strings.TrimSpace(reasoning[:len(reasoning)-partialSuffix(reasoning, thinkClose)]), Thinking: true}
+			return Reply{Reasoning: strings.TrimSpace(reasoning[:len(reasoning)-holdBack(reasoning, []string{thinkClose})]), Thinking: true}
 		}
 		return Reply{Reasoning: strings.TrimSpace(reasoning), Answer: strings.TrimLeft(answer, "\r\n")}
 	}

@@ -50,34 +50,23 @@ func (s *ToolStream) Push(delta string) string {
 			return ""
 		}
 	}
-	first, hold := -1, 0
-	for _, m := range s.format.markers() {
+	markers := s.format.markers()
+	first := -1
+	for _, m := range markers {
 		if k := strings.Index(pending, m); k >= 0 && (first < 0 || k < first) {
 			first = k
 		}
-		hold = max(hold, partialSuffix(pending, m))
 	}
-	out := pending
-	switch {
-	case first >= 0:
+	var out string
+	if first >= 0 {
 		out = pending[:first]
 		s.callAt = s.emitted + first
-	case hold > 0:
-		out = pending[:len(pending)-hold]
+	} else {
+		// A marker may be arriving piece by piece: hold its start back.
+		out = pending[:len(pending)-holdBack(pending, markers)]
 	}
 	s.emitted += len(out)
 	return out
-}
-
-// partialSuffix is the length of the longest proper prefix of marker that
-// text ends with.
-func partialSuffix(text, marker string) int {
-	for n := min(len(marker)-1, len(text)); n > 0; n-- {
-		if strings.HasSuffix(text, marker[:n]) {
-			return n
-		}
-	}
-	return 0
 }
 
 // ToolResult is a finished reply.
