@@ -140,7 +140,7 @@ func (t *Template) Render(msgs []Message, addGenerationPrompt bool) (string, err
 // toolsJSON, a JSON array of tool schemas. Key order inside the JSON is
 // kept, so templates that print tools with tojson reproduce it.
 func (t *Template) RenderWithTools(msgs []Message, toolsJSON []byte, addGenerationPrompt bool) (string, error) {
-	tools, err := decodeOrderedJSON(toolsJSON)
+	tools, err := jinja.FromJSON(toolsJSON) // key order and integers kept
 	if err != nil {
 		return "", fmt.Errorf("chat: tools JSON: %w", err)
 	}
@@ -278,7 +278,3 @@ func kindName(v jinja.Value) string {
 	}
 	return "unknown"
 }
-
-// decodeOrderedJSON decodes JSON into engine values, keeping object key
-// order and integers.
-func decodeOrderedJSON(data []byte) (jinja.Value, error) { return jinja.FromJSON(data) }
