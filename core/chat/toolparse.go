@@ -141,13 +141,10 @@ func parseRegion(f ToolFormat, region string) (calls []ToolCall, rest string, er
 		rest = strings.TrimPrefix(strings.TrimSpace(rest), "```")
 		return dropDirectAnswer(calls), rest, err
 	case ToolFormatCommandR7B:
-		body := strings.TrimPrefix(region, "<|START_ACTION|>")
-		if k := strings.Index(body, "<|END_ACTION|>"); k >= 0 {
-			calls, rest, err := jsonArrayCalls(body[:k], "tool_name", "parameters", "tool_call_id")
-			return dropDirectAnswer(calls), rest + body[k+len("<|END_ACTION|>"):], err
-		}
+		// The close tag is optional at the end of the reply.
+		body, after, _ := strings.Cut(strings.TrimPrefix(region, "<|START_ACTION|>"), "<|END_ACTION|>")
 		calls, rest, err := jsonArrayCalls(body, "tool_name", "parameters", "tool_call_id")
-		return dropDirectAnswer(calls), rest, err
+		return dropDirectAnswer(calls), rest + after, err
 	case ToolFormatFunctionary:
 		return parseFunctionary(region)
 	case ToolFormatFirefunction:
