@@ -467,35 +467,17 @@ func parseFunctionary(region string) ([]ToolCall, string, error) {
 		args, _ := json.Marshal(map[string]string{"code": code})
 		return []ToolCall{{ID: NewToolCallID(), Type: "function", Function: FunctionCall{Name: "python", Arguments: string(args)}}}, "", nil
 	}
-	var calls []ToolCall
-	rest := region
-	for {
-		trimmed := strings.TrimLeftFunc(rest, unicode.IsSpace)
-		if !strings.HasPrefix(trimmed, "<function=") {
-			break
+	return parseTagged(region, "<function=", "</function>", func(body string) (ToolCall, error) {
+		name, args, ok := strings.Cut(body, ">")
+		if !ok || name == "" {
+			return ToolCall{}, syntaxErr("<function= without a name")
 		}
-		inner := trimmed[len("<function="):]
-		gt := strings.IndexByte(inner, '>')
-		if gt <= 0 {
-			return nil, region, syntaxErr("<function= without a name")
-		}
-		name := inner[:gt]
-		inner = inner[gt+1:]
-		end := strings.Index(inner, "</function>")
-		next := ""
-		if end < 0 {
-			end = len(inner)
-		} else {
-			next = inner[end+len("</function>"):]
-		}
-		argText, err := argumentsText(json.RawMessage(strings.TrimSpace(inner[:end])))
+		argText, err := argumentsText(json.RawMessage(strings.TrimSpace(args)))
 		if err != nil {
-			return nil, region, err
+			return ToolCall{}, err
 		}
-		calls = append(calls, ToolCall{ID: NewToolCallID(), Type: "function", Function: FunctionCall{Name: name, Arguments: argText}})
-		rest = next
-	}
-	return calls, rest, nil
+		return ToolCall{ID: NewToolCallID(), Type: "function", Function: FunctionCall{Name: name, Arguments: argText}}, nil
+	})
 }
 
 // NewToolCallID returns a fresh call id of 9 letters or digits (Mistral's
