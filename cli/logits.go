@@ -90,18 +90,8 @@ func (l *loadFlags) withSession(e Env, fn func(ctx context.Context, s *core.Sess
 }
 
 // interruptible cancels ctx on Ctrl-C for the duration of a call.
-func interruptible() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
-	go func() {
-		select {
-		case <-ch:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 func runLogits(e Env, args []string) error {
