@@ -18,14 +18,23 @@ func init() {
 	register("logits", "run tokens as one batch and write every position's logits (float32 LE)", runLogits)
 }
 
-func parseTokens(s string) ([]int32, error) {
-	var out []int32
+// tokenIDs reads token ids separated by commas or spaces; bad is the first
+// field that is not an id below limit (ok false).
+func tokenIDs(s string, limit int64) (ids []int32, bad string, ok bool) {
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		v, err := strconv.ParseInt(f, 10, 32)
-		if err != nil || v < 0 {
-			return nil, usagef("--tokens: %q is not a token id", f)
+		if err != nil || v < 0 || v >= limit {
+			return nil, f, false
 		}
-		out = append(out, int32(v))
+		ids = append(ids, int32(v))
+	}
+	return ids, "", true
+}
+
+func parseTokens(s string) ([]int32, error) {
+	out, bad, ok := tokenIDs(s, math.MaxInt32+1)
+	if !ok {
+		return nil, usagef("--tokens: %q is not a token id", bad)
 	}
 	if len(out) == 0 {
 		return nil, usagef("--tokens: no token ids")
