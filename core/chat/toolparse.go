@@ -19,6 +19,7 @@ import (
 // calls, Finish gives it back as text: nothing the model wrote is lost.
 type ToolStream struct {
 	format  ToolFormat
+	markers []string        // format.markers(), looked up once
 	text    strings.Builder // everything pushed
 	emitted int             // bytes of text given out by Push
 	callAt  int             // start of the call region; -1 while none
@@ -26,7 +27,9 @@ type ToolStream struct {
 
 // NewToolStream returns a stream for one reply in format f (with
 // ToolFormatNone it passes everything through).
-func NewToolStream(f ToolFormat) *ToolStream { return &ToolStream{format: f, callAt: -1} }
+func NewToolStream(f ToolFormat) *ToolStream {
+	return &ToolStream{format: f, markers: f.markers(), callAt: -1}
+}
 
 // Push adds generated text and returns the part that is safe to show now.
 func (s *ToolStream) Push(delta string) string {
@@ -50,9 +53,8 @@ func (s *ToolStream) Push(delta string) string {
 			return ""
 		}
 	}
-	markers := s.format.markers()
 	first := -1
-	for _, m := range markers {
+	for _, m := range s.markers {
 		if k := strings.Index(pending, m); k >= 0 && (first < 0 || k < first) {
 			first = k
 		}
@@ -63,7 +65,7 @@ func (s *ToolStream) Push(delta string) string {
 		s.callAt = s.emitted + first
 	} else {
 		// A marker may be arriving piece by piece: hold its start back.
-		out = pending[:len(pending)-holdBack(pending, markers)]
+		out = pending[:len(pending)-holdBack(pending, s.markers)]
 	}
 	s.emitted += len(out)
 	return out
