@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/minfer/minfer/core"
@@ -78,26 +76,11 @@ func runSynth(e Env, args []string) error {
 		return usagef("-o FILE.gguf is required")
 	}
 	cfg.Type, cfg.Seed = t, *seed
-	tmp, err := os.CreateTemp(filepath.Dir(*out), ".synth-*")
+	b, err := synth.Build(cfg)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err := synth.Write(w, cfg); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), *out); err != nil {
+	if err := b.WriteFile(*out); err != nil { // a temporary beside it, renamed into place
 		return err
 	}
 	st, _ := os.Stat(*out)

@@ -226,13 +226,9 @@ func runTokenize(e Env, args []string) error {
 		return err
 	}
 	if *ids {
-		var out []int32
-		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' }) {
-			v, err := strconv.ParseInt(f, 10, 32)
-			if err != nil || v < 0 || int(v) >= tok.VocabSize() {
-				return usagef("%q is not a token id of this vocabulary (0..%d)", f, tok.VocabSize()-1)
-			}
-			out = append(out, int32(v))
+		out, bad, ok := tokenIDs(text, int64(tok.VocabSize()))
+		if !ok {
+			return usagef("%q is not a token id of this vocabulary (0..%d)", bad, tok.VocabSize()-1)
 		}
 		fmt.Fprintln(e.Stdout, tok.Decode(out))
 		return nil

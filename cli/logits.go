@@ -18,14 +18,23 @@ func init() {
 	register("logits", "run tokens as one batch and write every position's logits (float32 LE)", runLogits)
 }
 
-func parseTokens(s string) ([]int32, error) {
-	var out []int32
+// tokenIDs reads token ids separated by commas or spaces; bad is the first
+// field that is not an id below limit (ok false).
+func tokenIDs(s string, limit int64) (ids []int32, bad string, ok bool) {
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		v, err := strconv.ParseInt(f, 10, 32)
-		if err != nil || v < 0 {
-			return nil, usagef("--tokens: %q is not a token id", f)
+		if err != nil || v < 0 || v >= limit {
+			return nil, f, false
 		}
-		out = append(out, int32(v))
+		ids = append(ids, int32(v))
+	}
+	return ids, "", true
+}
+
+func parseTokens(s string) ([]int32, error) {
+	out, bad, ok := tokenIDs(s, math.MaxInt32+1)
+	if !ok {
+		return nil, usagef("--tokens: %q is not a token id", bad)
 	}
 	if len(out) == 0 {
 		return nil, usagef("--tokens: no token ids")
@@ -90,18 +99,8 @@ func (l *loadFlags) withSession(e Env, fn func(ctx context.Context, s *core.Sess
 }
 
 // interruptible cancels ctx on Ctrl-C for the duration of a call.
-func interruptible() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
-	go func() {
-		select {
-		case <-ch:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 func runLogits(e Env, args []string) error {

@@ -121,13 +121,7 @@ func modelTemplate(path string) (src, bos, eos string, err error) {
 		return "", "", "", fmt.Errorf("%s has no chat template: %w", path, err)
 	}
 	if tok, err := tokenizer.FromGGUF(&f.Meta); err == nil {
-		text := func(id int32) string {
-			if id < 0 || int(id) >= tok.VocabSize() {
-				return ""
-			}
-			return tok.TokenText(id)
-		}
-		bos, eos = text(tok.BOS()), text(tok.EOS())
+		bos, eos = tok.TokenText(tok.BOS()), tok.TokenText(tok.EOS()) // "" for no such token
 	}
 	return src, bos, eos, nil
 }

@@ -442,7 +442,8 @@ func cutAtStop(s string, stops []string) string {
 }
 
 // holdBack is the length of the longest suffix of s that is a proper
-// prefix of a stop string.
+// prefix of a stop string (or of a tag: ToolStream and SplitReasoning hold
+// back a partial marker with it too).
 func holdBack(s string, stops []string) int {
 	best := 0
 	for _, st := range stops {

@@ -126,7 +126,7 @@ func toolCallValue(tc ToolCall) jinja.Value {
 	fn := jinja.NewDict()
 	fn.AsDict().Set("name", jinja.NewString(tc.Function.Name))
 	args := jinja.NewString(tc.Function.Arguments)
-	if v, err := decodeOrderedJSON([]byte(tc.Function.Arguments)); err == nil && v.IsDict() {
+	if v, err := jinja.FromJSON([]byte(tc.Function.Arguments)); err == nil && v.IsDict() {
 		args = v
 	}
 	fn.AsDict().Set("arguments", args)

@@ -36,7 +36,7 @@ func SplitReasoning(text string) Reply {
 		reasoning, answer, closed := strings.Cut(rest, thinkClose)
 		if !closed {
 			// A streaming reply may end in part of "</think>": hold it back.
-			return Reply{Reasoning: strings.TrimSpace(trimPartialSuffix(reasoning, thinkClose)), Thinking: true}
+			return Reply{Reasoning: strings.TrimSpace(reasoning[:len(reasoning)-holdBack(reasoning, []string{thinkClose})]), Thinking: true}
 		}
 		return Reply{Reasoning: strings.TrimSpace(reasoning), Answer: strings.TrimLeft(answer, "\r\n")}
 	}
@@ -48,14 +48,4 @@ func SplitReasoning(text string) Reply {
 		return Reply{Reasoning: strings.TrimSpace(reasoning), Answer: strings.TrimLeft(answer, "\r\n")}
 	}
 	return Reply{Answer: text}
-}
-
-// trimPartialSuffix drops a suffix of s that is a proper prefix of tag.
-func trimPartialSuffix(s, tag string) string {
-	for n := min(len(tag)-1, len(s)); n > 0; n-- {
-		if strings.HasSuffix(s, tag[:n]) {
-			return s[:len(s)-n]
-		}
-	}
-	return s
 }

@@ -38,6 +38,7 @@ type Template struct {
 	source   string
 	bos, eos string
 	family   string // built-in family name, "" when unknown
+	tools    ToolFormat
 	builtin  bool   // true when the source is one of ours, not the model's
 	fallback string // built-in family to offer when this template fails
 	now      func() time.Time
@@ -64,6 +65,7 @@ func NewTemplate(src, bos, eos string) (*Template, error) {
 		bos:      bos,
 		eos:      eos,
 		family:   DetectFamily(src),
+		tools:    DetectToolFormat(src),
 		now:      time.Now,
 	}, nil
 }
@@ -138,7 +140,7 @@ func (t *Template) Render(msgs []Message, addGenerationPrompt bool) (string, err
 // toolsJSON, a JSON array of tool schemas. Key order inside the JSON is
 // kept, so templates that print tools with tojson reproduce it.
 func (t *Template) RenderWithTools(msgs []Message, toolsJSON []byte, addGenerationPrompt bool) (string, error) {
-	tools, err := decodeOrderedJSON(toolsJSON)
+	tools, err := jinja.FromJSON(toolsJSON) // key order and integers kept
 	if err != nil {
 		return "", fmt.Errorf("chat: tools JSON: %w", err)
 	}
@@ -276,7 +278,3 @@ func kindName(v jinja.Value) string {
 	}
 	return "unknown"
 }
-
-// decodeOrderedJSON decodes JSON into engine values, keeping object key
-// order and integers.
-func decodeOrderedJSON(data []byte) (jinja.Value, error) { return jinja.FromJSON(data) }

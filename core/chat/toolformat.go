@@ -63,7 +63,7 @@ func (t *Template) ToolFormat() ToolFormat {
 	if t == nil {
 		return ToolFormatNone
 	}
-	return DetectToolFormat(t.source)
+	return t.tools
 }
 
 // markers are the texts that open a tool-call region in a reply.

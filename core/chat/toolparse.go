@@ -19,6 +19,7 @@ import (
 // calls, Finish gives it back as text: nothing the model wrote is lost.
 type ToolStream struct {
 	format  ToolFormat
+	markers []string        // format.markers(), looked up once
 	text    strings.Builder // everything pushed
 	emitted int             // bytes of text given out by Push
 	callAt  int             // start of the call region; -1 while none
@@ -26,7 +27,9 @@ type ToolStream struct {
 
 // NewToolStream returns a stream for one reply in format f (with
 // ToolFormatNone it passes everything through).
-func NewToolStream(f ToolFormat) *ToolStream { return &ToolStream{format: f, callAt: -1} }
+func NewToolStream(f ToolFormat) *ToolStream {
+	return &ToolStream{format: f, markers: f.markers(), callAt: -1}
+}
 
 // Push adds generated text and returns the part that is safe to show now.
 func (s *ToolStream) Push(delta string) string {
@@ -50,34 +53,22 @@ func (s *ToolStream) Push(delta string) string {
 			return ""
 		}
 	}
-	first, hold := -1, 0
-	for _, m := range s.format.markers() {
+	first := -1
+	for _, m := range s.markers {
 		if k := strings.Index(pending, m); k >= 0 && (first < 0 || k < first) {
 			first = k
 		}
-		hold = max(hold, partialSuffix(pending, m))
 	}
-	out := pending
-	switch {
-	case first >= 0:
+	var out string
+	if first >= 0 {
 		out = pending[:first]
 		s.callAt = s.emitted + first
-	case hold > 0:
-		out = pending[:len(pending)-hold]
+	} else {
+		// A marker may be arriving piece by piece: hold its start back.
+		out = pending[:len(pending)-holdBack(pending, s.markers)]
 	}
 	s.emitted += len(out)
 	return out
-}
-
-// partialSuffix is the length of the longest proper prefix of marker that
-// text ends with.
-func partialSuffix(text, marker string) int {
-	for n := min(len(marker)-1, len(text)); n > 0; n-- {
-		if strings.HasSuffix(text, marker[:n]) {
-			return n
-		}
-	}
-	return 0
 }
 
 // ToolResult is a finished reply.
@@ -152,13 +143,10 @@ func parseRegion(f ToolFormat, region string) (calls []ToolCall, rest string, er
 		rest = strings.TrimPrefix(strings.TrimSpace(rest), "```")
 		return dropDirectAnswer(calls), rest, err
 	case ToolFormatCommandR7B:
-		body := strings.TrimPrefix(region, "<|START_ACTION|>")
-		if k := strings.Index(body, "<|END_ACTION|>"); k >= 0 {
-			calls, rest, err := jsonArrayCalls(body[:k], "tool_name", "parameters", "tool_call_id")
-			return dropDirectAnswer(calls), rest + body[k+len("<|END_ACTION|>"):], err
-		}
+		// The close tag is optional at the end of the reply.
+		body, after, _ := strings.Cut(strings.TrimPrefix(region, "<|START_ACTION|>"), "<|END_ACTION|>")
 		calls, rest, err := jsonArrayCalls(body, "tool_name", "parameters", "tool_call_id")
-		return dropDirectAnswer(calls), rest, err
+		return dropDirectAnswer(calls), rest + after, err
 	case ToolFormatFunctionary:
 		return parseFunctionary(region)
 	case ToolFormatFirefunction:
@@ -481,35 +469,17 @@ func parseFunctionary(region string) ([]ToolCall, string, error) {
 		args, _ := json.Marshal(map[string]string{"code": code})
 		return []ToolCall{{ID: NewToolCallID(), Type: "function", Function: FunctionCall{Name: "python", Arguments: string(args)}}}, "", nil
 	}
-	var calls []ToolCall
-	rest := region
-	for {
-		trimmed := strings.TrimLeftFunc(rest, unicode.IsSpace)
-		if !strings.HasPrefix(trimmed, "<function=") {
-			break
+	return parseTagged(region, "<function=", "</function>", func(body string) (ToolCall, error) {
+		name, args, ok := strings.Cut(body, ">")
+		if !ok || name == "" {
+			return ToolCall{}, syntaxErr("<function= without a name")
 		}
-		inner := trimmed[len("<function="):]
-		gt := strings.IndexByte(inner, '>')
-		if gt <= 0 {
-			return nil, region, syntaxErr("<function= without a name")
-		}
-		name := inner[:gt]
-		inner = inner[gt+1:]
-		end := strings.Index(inner, "</function>")
-		next := ""
-		if end < 0 {
-			end = len(inner)
-		} else {
-			next = inner[end+len("</function>"):]
-		}
-		argText, err := argumentsText(json.RawMessage(strings.TrimSpace(inner[:end])))
+		argText, err := argumentsText(json.RawMessage(strings.TrimSpace(args)))
 		if err != nil {
-			return nil, region, err
+			return ToolCall{}, err
 		}
-		calls = append(calls, ToolCall{ID: NewToolCallID(), Type: "function", Function: FunctionCall{Name: name, Arguments: argText}})
-		rest = next
-	}
-	return calls, rest, nil
+		return ToolCall{ID: NewToolCallID(), Type: "function", Function: FunctionCall{Name: name, Arguments: argText}}, nil
+	})
 }
 
 // NewToolCallID returns a fresh call id of 9 letters or digits (Mistral's

@@ -17,8 +17,9 @@ func (c *Conversation) keptControlText(opts GenOptions) map[int32]string {
 		return nil
 	}
 	keep := map[int32]string{}
-	markers := c.tmpl.ToolFormat().markers()
-	if c.tmpl.ToolFormat() == ToolFormatCommandR7B {
+	format := c.tmpl.ToolFormat()
+	markers := format.markers()
+	if format == ToolFormatCommandR7B {
 		markers = append(markers, "<|END_ACTION|>")
 	}
 	for _, m := range markers {

@@ -1,17 +1,17 @@
 package jinja
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // FromJSON decodes JSON text into a Value as Python's json.loads does:
 // objects keep their key order, integers stay integers.
 func FromJSON(data []byte) (Value, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := decodeJSONValue(dec, 0)
 	if err != nil {

@@ -160,17 +160,11 @@ func pyFloat(f float64) string {
 		}
 		return "0.0"
 	}
-	exp := int(math.Floor(math.Log10(math.Abs(f))))
-	// Log10 can be off by one near powers of ten; the 'e' form is exact.
-	if e := strconv.FormatFloat(f, 'e', -1, 64); true {
-		if k := strings.IndexByte(e, 'e'); k >= 0 {
-			if n, err := strconv.Atoi(e[k+1:]); err == nil {
-				exp = n
-			}
-		}
-		if exp < -4 || exp >= 16 {
-			return e
-		}
+	// The decimal exponent, read from the shortest 'e' form (exact, where
+	// Log10 can be off by one near powers of ten).
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	if exp, _ := strconv.Atoi(e[strings.LastIndexByte(e, 'e')+1:]); exp < -4 || exp >= 16 {
+		return e
 	}
 	s := strconv.FormatFloat(f, 'f', -1, 64)
 	if !strings.ContainsAny(s, ".") {

@@ -161,22 +161,22 @@ func estimateFilter(name string, args []Value, kwargs map[string]Value) int64 {
 		}
 		sep := int64(0)
 		if len(args) > 1 {
-			sep = int64(len(printValueCapped(args[1])))
+			sep = int64(len(printValue(args[1])))
 		}
 		if s, ok := kwargs["d"]; ok {
-			sep = int64(len(printValueCapped(s)))
+			sep = int64(len(printValue(s)))
 		}
 		return joinedSize(args[0].AsList().Items, sep)
 	case "replace":
 		if len(args) < 3 {
 			return -1
 		}
-		return replacedSize(printValueCapped(args[0]), printValueCapped(args[1]), printValueCapped(args[2]))
+		return replacedSize(printValue(args[0]), printValue(args[1]), printValue(args[2]))
 	case "indent":
 		if len(args) == 0 {
 			return -1
 		}
-		s := printValueCapped(args[0])
+		s := printValue(args[0])
 		width := int64(4)
 		if len(args) > 1 {
 			width = toInt64(args[1])
@@ -200,7 +200,7 @@ func joinedSize(items []Value, sep int64) int64 {
 		if it.IsString() {
 			total = satAdd(total, int64(len(it.AsString())))
 		} else {
-			total = satAdd(total, int64(len(printValueCapped(it))))
+			total = satAdd(total, int64(len(printValue(it))))
 		}
 		if total > hardMaxBytes {
 			return total
@@ -260,6 +260,3 @@ func (w *cappedWriter) WriteByte(c byte) error {
 	w.WriteString(string(c))
 	return nil
 }
-
-// printValueCapped is printValue for size estimates.
-func printValueCapped(v Value) string { return printValue(v) }

@@ -3,6 +3,7 @@ package jinja
 import (
 	"errors"
 	"fmt"
+	"html"
 	"math"
 	"strings"
 )
@@ -75,9 +76,9 @@ func (e *evaluator) arith(op string, a, b Value) (Value, error) {
 		if a.safe != b.safe {
 			// Markup + str escapes the str (and str + Markup alike).
 			if a.safe {
-				bs = htmlEscape(bs)
+				bs = html.EscapeString(bs)
 			} else {
-				as = htmlEscape(as)
+				as = html.EscapeString(as)
 			}
 		}
 		if err := e.budget.checkBytes(int64(len(as)) + int64(len(bs))); err != nil {
@@ -257,7 +258,8 @@ func (e *evaluator) callFilter(name string, fn Value, args []Value, kwargs map[s
 		if args[0].IsString() && args[0].safe {
 			return args[0], nil
 		}
-		return Value{kind: KindString, v: htmlEscape(printValue(args[0])), safe: true}, nil
+		// html.EscapeString writes markupsafe's entities (&#34;, &#39;).
+		return Value{kind: KindString, v: html.EscapeString(printValue(args[0])), safe: true}, nil
 	case "tojson":
 		if len(args) > 0 && args[0].gen {
 			return Undefined(), &TypeError{Message: "Object of type generator is not JSON serializable"}
@@ -270,13 +272,6 @@ func (e *evaluator) callFilter(name string, fn Value, args []Value, kwargs map[s
 	out.gen = generatorFilters[name] && out.IsList()
 	return out, nil
 }
-
-// htmlEscape is markupsafe.escape.
-func htmlEscape(s string) string {
-	return htmlReplacer.Replace(s)
-}
-
-var htmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
 
 // checkPrintable charges the work of printing a container.
 func (e *evaluator) checkPrintable(v Value) error {

@@ -68,8 +68,19 @@ func (c Config) Validate() error {
 // Write streams a model with normal(0, 0.02) weights to w; norm weights
 // are 1 + normal(0, 0.05). Memory use is a few rows, whatever the size.
 func Write(w io.Writer, c Config) error {
-	if err := c.Validate(); err != nil {
+	b, err := Build(c)
+	if err != nil {
 		return err
+	}
+	_, err = b.WriteTo(w)
+	return err
+}
+
+// Build is the model Write writes, as a builder whose tensors are filled
+// while it writes (Builder.WriteFile puts it at a path atomically).
+func Build(c Config) (*gguf.Builder, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
 	}
 	b := gguf.NewBuilder()
 	b.SetString("general.architecture", "llama")
@@ -112,10 +123,9 @@ func Write(w io.Writer, c Config) error {
 		add(p+"ffn_down.weight", c.Type, c.NFF, c.NEmbd, false)
 	}
 	if err := b.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := b.WriteTo(w)
-	return err
+	return b, nil
 }
 
 // chunkRows is how many rows one worker fills and quantizes at a time;
