@@ -313,5 +313,8 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 	}
 	r := sys(dv.d.launchKernel, f, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
 		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(smem), dv.stream, params, 0)
+	if int32(r) == 0 {
+		return nil // the call's name is built only on failure: this runs per kernel
+	}
 	return check("cuLaunchKernel("+fn+")", r)
 }
