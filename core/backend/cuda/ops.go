@@ -125,39 +125,30 @@ func attentionShared(headDim, kvLen int) int {
 	return 4 * (headDim + nkv + nkv/16 + 64*headDim)
 }
 
-// ptrOf is the device address of a node's bytes.
+// ptrOf is the device address of a node's bytes: a weight, or a part of
+// one (a fused tensor's Q rows, say) used in place, or a buffer window.
 func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
 	if n == nil {
 		return 0, nil
 	}
-	if n.Op == graph.OpView && n.Base().Op == graph.OpWeight {
-		// A part of a weight (a fused tensor's Q rows, say): used in place.
-		var off int64
-		for v := n; v.Op == graph.OpView; v = v.Src[0] {
-			off += v.ViewOff
-		}
-		base := n.Base()
-		b.mu.Lock()
-		w, ok := b.weights[base.Weight]
-		b.mu.Unlock()
-		if !ok {
-			return 0, fmt.Errorf("cuda: weight %q is not registered here", base.Weight)
-		}
-		if off < 0 || off+n.Bytes() > w.size {
-			return 0, fmt.Errorf("cuda: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, base.Weight)
-		}
-		return w.ptr + uintptr(off), nil
+	var off int64
+	base := n
+	for ; base.Op == graph.OpView; base = base.Src[0] {
+		off += base.ViewOff
 	}
-	if n.Op == graph.OpWeight {
-		b.mu.Lock()
-		w, ok := b.weights[n.Weight]
-		b.mu.Unlock()
-		if !ok {
-			return 0, fmt.Errorf("cuda: weight %q is not registered here", n.Weight)
-		}
-		return w.ptr, nil
+	if base.Op != graph.OpWeight {
+		return b.window(n.Buf)
 	}
-	return b.window(n.Buf)
+	b.mu.Lock()
+	w, ok := b.weights[base.Weight]
+	b.mu.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("cuda: weight %q is not registered here", base.Weight)
+	}
+	if n != base && (off < 0 || off+n.Bytes() > w.size) {
+		return 0, fmt.Errorf("cuda: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, base.Weight)
+	}
+	return w.ptr + uintptr(off), nil
 }
 
 func grid1(x int64) [3]uint32 { return [3]uint32{uint32(x), 1, 1} }
