@@ -94,7 +94,7 @@ func (dv *device) setup() (err error) {
 	if dv.drvVersion, err = d.driverVersion(); err != nil {
 		return err
 	}
-	if dv.ccMajor < 6 || dv.ccMajor == 6 && dv.ccMinor < 1 {
+	if !computeOK(dv.ccMajor, dv.ccMinor) {
 		return fmt.Errorf("cuda: %s has compute capability %d.%d; the kernels need 6.1 (dp4a): %w", dv.name, dv.ccMajor, dv.ccMinor, ErrNotSupported)
 	}
 	if err := check("cuDevicePrimaryCtxRetain", sys(d.primaryCtxRetain, uintptr(unsafe.Pointer(&dv.ctx)), uintptr(dev))); err != nil {
