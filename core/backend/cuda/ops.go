@@ -91,15 +91,11 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 		return isF32(n.Src[0]) && isF32(n.Src[1])
 	case graph.OpMatMulID:
 		w := n.Src[0]
-		_, ok := kernelSuffix[w.Type]
-		bs := w.Type.BlockSize()
-		return ok && isF32(n.Src[1]) && n.Src[2].Type == gguf.TypeI32 && bs > 0 && w.Shape[0]%int64(bs) == 0 &&
-			w.Shape[0] <= math.MaxInt32 && w.Shape[1] <= math.MaxInt32 && n.Shape[1]*n.Shape[2] <= 65535
+		return matVecWeight(w) && isF32(n.Src[1]) && n.Src[2].Type == gguf.TypeI32 &&
+			w.Shape[1] <= math.MaxInt32 && n.Shape[1]*n.Shape[2] <= 65535
 	case graph.OpMatMul:
 		w := n.Src[0]
-		_, ok := kernelSuffix[w.Type]
-		bs := w.Type.BlockSize()
-		return ok && isF32(n.Src[1]) && bs > 0 && w.Shape[0]%int64(bs) == 0 && w.Shape[0] <= math.MaxInt32 && w.Rows() <= math.MaxInt32
+		return matVecWeight(w) && isF32(n.Src[1]) && w.Rows() <= math.MaxInt32
 	case graph.OpRope:
 		p, err := graph.ParamsOf[graph.RopeParams](n)
 		return err == nil && isF32(n.Src[0]) && (n.Src[2] == nil || isF32(n.Src[2])) && p.Dims%2 == 0
@@ -115,6 +111,14 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 		return attentionShared(int(n.Src[0].Shape[0]), p.KVLen) <= b.dv.smemOptin-attentionStaticShared
 	}
 	return false
+}
+
+// matVecWeight reports whether the mat-vec kernels take weight w: a type
+// they compute, rows of whole blocks, and a row length that fits an int32.
+func matVecWeight(w *graph.Node) bool {
+	_, ok := kernelSuffix[w.Type]
+	bs := w.Type.BlockSize()
+	return ok && bs > 0 && w.Shape[0]%int64(bs) == 0 && w.Shape[0] <= math.MaxInt32
 }
 
 // attentionShared is the attention kernel's dynamic shared memory: q, the
