@@ -110,7 +110,7 @@ func (b *Backend) Name() string { return "CUDA " + b.dv.name }
 
 // Describe is e.g. "CUDA 13.0 driver, compute 9.0".
 func (b *Backend) Describe() string {
-	return fmt.Sprintf("CUDA %d.%d driver, compute %d.%d", b.dv.drvVersion/1000, b.dv.drvVersion%1000/10, b.dv.ccMajor, b.dv.ccMinor)
+	return fmt.Sprintf("CUDA %s driver, compute %d.%d", versionString(b.dv.drvVersion), b.dv.ccMajor, b.dv.ccMinor)
 }
 
 // OverheadBytes is what the context, modules and workspace took, measured

@@ -94,7 +94,7 @@ func (dv *device) setup() (err error) {
 	if dv.drvVersion, err = d.driverVersion(); err != nil {
 		return err
 	}
-	if dv.ccMajor < 6 || dv.ccMajor == 6 && dv.ccMinor < 1 {
+	if !computeOK(dv.ccMajor, dv.ccMinor) {
 		return fmt.Errorf("cuda: %s has compute capability %d.%d; the kernels need 6.1 (dp4a): %w", dv.name, dv.ccMajor, dv.ccMinor, ErrNotSupported)
 	}
 	if err := check("cuDevicePrimaryCtxRetain", sys(d.primaryCtxRetain, uintptr(unsafe.Pointer(&dv.ctx)), uintptr(dev))); err != nil {
@@ -313,5 +313,8 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 	}
 	r := sys(dv.d.launchKernel, f, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
 		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(smem), dv.stream, params, 0)
+	if int32(r) == 0 {
+		return nil // the call's name is built only on failure: this runs per kernel
+	}
 	return check("cuLaunchKernel("+fn+")", r)
 }

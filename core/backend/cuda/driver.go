@@ -118,6 +118,13 @@ func (d *driverAPI) driverVersion() (int, error) {
 	return int(v), nil
 }
 
+// versionString is e.g. "13.0" for driver version 13000.
+func versionString(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }
+
+// computeOK reports whether compute capability major.minor runs the
+// kernels: 6.1 or later (dp4a).
+func computeOK(major, minor int) bool { return major > 6 || major == 6 && minor >= 1 }
+
 // Device attributes Minfer reads (CUdevice_attribute).
 const (
 	attrMultiprocessors   = 16

@@ -17,6 +17,34 @@ var kernelSuffix = map[gguf.GGMLType]string{
 	gguf.TypeQ2_K: "q2_k", gguf.TypeQ3_K: "q3_k", gguf.TypeQ4_K: "q4_k", gguf.TypeQ5_K: "q5_k", gguf.TypeQ6_K: "q6_k",
 }
 
+// typeKernel holds the per-type kernel names, built once from kernelSuffix
+// so that launches do not concatenate them.
+type typeKernel struct{ getRows, matvec1, matvecB, matvecID string }
+
+var typeKernels = func() map[gguf.GGMLType]typeKernel {
+	m := make(map[gguf.GGMLType]typeKernel, len(kernelSuffix))
+	for t, s := range kernelSuffix {
+		m[t] = typeKernel{"get_rows_" + s, "matvec_" + s + "_1", "matvec_" + s + "_b", "matvec_id_" + s}
+	}
+	return m
+}()
+
+// f16f32Kernel is the F16 mat-vec over F32 activations (tinyBLAS);
+// f16MatVecID the mat-vec-id of F16 experts (the CPU's dotF16x512: ggml's
+// mul_mat_id has no tinyBLAS path).
+var f16f32Kernel = typeKernel{matvec1: "matvec_f16f32_1", matvecB: "matvec_f16f32_b"}
+
+const f16MatVecID = "matvec_id_f16x512"
+
+// blocksPerRow is how many quantization blocks a row of in weights of type
+// wt holds (in itself for the float types, whose kernels count elements).
+func blocksPerRow(wt gguf.GGMLType, in int64) int64 {
+	if wt == gguf.TypeF32 || wt == gguf.TypeF16 || wt == gguf.TypeBF16 {
+		return in
+	}
+	return in / int64(wt.BlockSize())
+}
+
 // batchTokens is how many tokens one pass of a batched mat-vec kernel
 // (matvec_*_b) takes: bat<T>::NTB in quant.cu (the lanes8 types run eight
 // chains per token, Q5_1 nine).
@@ -63,15 +91,11 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 		return isF32(n.Src[0]) && isF32(n.Src[1])
 	case graph.OpMatMulID:
 		w := n.Src[0]
-		_, ok := kernelSuffix[w.Type]
-		bs := w.Type.BlockSize()
-		return ok && isF32(n.Src[1]) && n.Src[2].Type == gguf.TypeI32 && bs > 0 && w.Shape[0]%int64(bs) == 0 &&
-			w.Shape[0] <= math.MaxInt32 && w.Shape[1] <= math.MaxInt32 && n.Shape[1]*n.Shape[2] <= 65535
+		return matVecWeight(w) && isF32(n.Src[1]) && n.Src[2].Type == gguf.TypeI32 &&
+			w.Shape[1] <= math.MaxInt32 && n.Shape[1]*n.Shape[2] <= 65535
 	case graph.OpMatMul:
 		w := n.Src[0]
-		_, ok := kernelSuffix[w.Type]
-		bs := w.Type.BlockSize()
-		return ok && isF32(n.Src[1]) && bs > 0 && w.Shape[0]%int64(bs) == 0 && w.Shape[0] <= math.MaxInt32 && w.Rows() <= math.MaxInt32
+		return matVecWeight(w) && isF32(n.Src[1]) && w.Rows() <= math.MaxInt32
 	case graph.OpRope:
 		p, err := graph.ParamsOf[graph.RopeParams](n)
 		return err == nil && isF32(n.Src[0]) && (n.Src[2] == nil || isF32(n.Src[2])) && p.Dims%2 == 0
@@ -89,6 +113,14 @@ func (b *Backend) SupportsNode(n *graph.Node) bool {
 	return false
 }
 
+// matVecWeight reports whether the mat-vec kernels take weight w: a type
+// they compute, rows of whole blocks, and a row length that fits an int32.
+func matVecWeight(w *graph.Node) bool {
+	_, ok := kernelSuffix[w.Type]
+	bs := w.Type.BlockSize()
+	return ok && bs > 0 && w.Shape[0]%int64(bs) == 0 && w.Shape[0] <= math.MaxInt32
+}
+
 // attentionShared is the attention kernel's dynamic shared memory: q, the
 // scores over the padded n_kv, their 16-block sums, and (F16 cache) the 64
 // lanes of every output element's dot product.
@@ -97,39 +129,30 @@ func attentionShared(headDim, kvLen int) int {
 	return 4 * (headDim + nkv + nkv/16 + 64*headDim)
 }
 
-// ptrOf is the device address of a node's bytes.
+// ptrOf is the device address of a node's bytes: a weight, or a part of
+// one (a fused tensor's Q rows, say) used in place, or a buffer window.
 func (b *Backend) ptrOf(n *graph.Node) (uintptr, error) {
 	if n == nil {
 		return 0, nil
 	}
-	if n.Op == graph.OpView && n.Base().Op == graph.OpWeight {
-		// A part of a weight (a fused tensor's Q rows, say): used in place.
-		var off int64
-		for v := n; v.Op == graph.OpView; v = v.Src[0] {
-			off += v.ViewOff
-		}
-		base := n.Base()
-		b.mu.Lock()
-		w, ok := b.weights[base.Weight]
-		b.mu.Unlock()
-		if !ok {
-			return 0, fmt.Errorf("cuda: weight %q is not registered here", base.Weight)
-		}
-		if off < 0 || off+n.Bytes() > w.size {
-			return 0, fmt.Errorf("cuda: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, base.Weight)
-		}
-		return w.ptr + uintptr(off), nil
+	var off int64
+	base := n
+	for ; base.Op == graph.OpView; base = base.Src[0] {
+		off += base.ViewOff
 	}
-	if n.Op == graph.OpWeight {
-		b.mu.Lock()
-		w, ok := b.weights[n.Weight]
-		b.mu.Unlock()
-		if !ok {
-			return 0, fmt.Errorf("cuda: weight %q is not registered here", n.Weight)
-		}
-		return w.ptr, nil
+	if base.Op != graph.OpWeight {
+		return b.window(n.Buf)
 	}
-	return b.window(n.Buf)
+	b.mu.Lock()
+	w, ok := b.weights[base.Weight]
+	b.mu.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("cuda: weight %q is not registered here", base.Weight)
+	}
+	if n != base && (off < 0 || off+n.Bytes() > w.size) {
+		return 0, fmt.Errorf("cuda: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, base.Weight)
+	}
+	return w.ptr + uintptr(off), nil
 }
 
 func grid1(x int64) [3]uint32 { return [3]uint32{uint32(x), 1, 1} }
@@ -187,7 +210,7 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return false, dv.launch(l, "get_rows_"+kernelSuffix[t], grid1(n.Src[1].Elements()), block1(256), 0,
+		return false, dv.launch(l, typeKernels[t].getRows, grid1(n.Src[1].Elements()), block1(256), 0,
 			src[0], src[1], out, i32(n.Src[0].Shape[0]), i64(rb), i32(n.Src[0].Rows()))
 	case graph.OpRMSNorm:
 		p, err := graph.ParamsOf[graph.NormParams](n)
@@ -349,9 +372,10 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 			return fmt.Errorf("%w: a row of %d activations outgrows the workspace", errUnsupported, in)
 		}
 	}
-	nblk := in
-	if bs := int64(wt.BlockSize()); wt != gguf.TypeF32 && wt != gguf.TypeF16 && wt != gguf.TypeBF16 {
-		nblk = in / bs
+	nblk := blocksPerRow(wt, in)
+	kn := typeKernels[wt]
+	if f16f32 {
+		kn = f16f32Kernel
 	}
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
@@ -368,15 +392,11 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
 		}
-		suffix := kernelSuffix[wt]
-		if f16f32 {
-			suffix = "f16f32"
-		}
-		fn := "matvec_" + suffix + "_1"
+		fn := kn.matvec1
 		gy := uint32(nt)
 		if nt > 1 {
 			nb := int64(batchTokens(wt))
-			fn = "matvec_" + suffix + "_b"
+			fn = kn.matvecB
 			gy = uint32((nt + nb - 1) / nb)
 		}
 		o := out + uintptr(t0*rows*4)
@@ -445,17 +465,14 @@ func (b *Backend) matMulID(n *graph.Node, w, x, ids, out uintptr) error {
 	if err != nil {
 		return err
 	}
-	nblk := in
-	if wt != gguf.TypeF32 && wt != gguf.TypeF16 && wt != gguf.TypeBF16 {
-		nblk = in / int64(wt.BlockSize())
-	}
+	nblk := blocksPerRow(wt, in)
 	sh := int32(0)
 	if shared {
 		sh = 1
 	}
-	fn := "matvec_id_" + kernelSuffix[wt]
+	fn := typeKernels[wt].matvecID
 	if wt == gguf.TypeF16 {
-		fn = "matvec_id_f16x512" // the CPU's dotF16x512 (ggml's mul_mat_id has no tinyBLAS path)
+		fn = f16MatVecID
 	}
 	return b.dv.launch(&b.l, fn, [3]uint32{uint32((rows + 3) / 4), uint32(T * k), 1}, block1(128), 0,
 		w, xq, out, i32(rows), i32(nblk), i64(wrb), i64(xrb), ids, i32(k), sh, i64(wrb*rows))

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
@@ -16,6 +15,7 @@ import (
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
 )
 
 func TestCallErrorsMatchSentinels(t *testing.T) {
@@ -123,7 +123,7 @@ func runCase(t *testing.T, be backend.Backend, c opCase, steps int) []float32 {
 			t.Fatal(err)
 		}
 		res = make([]float32, out.Buf.Len/4)
-		if err := be.ReadHostWindow(out.Buf, unsafe.Slice((*byte)(unsafe.Pointer(&res[0])), out.Buf.Len)); err != nil {
+		if err := be.ReadHostWindow(out.Buf, memview.Bytes(res)); err != nil {
 			t.Fatal(err)
 		}
 		graph.Release(g, ga)
@@ -154,14 +154,6 @@ func randF32(r *rand.Rand, n int, scale float32) []float32 {
 		v[i] = (r.Float32()*2 - 1) * scale
 	}
 	return v
-}
-
-func f32bytes(v []float32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
-}
-
-func i32bytes(v []int32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
 }
 
 func quantized(t *testing.T, wt gguf.GGMLType, cols, rows int, r *rand.Rand) tensor {
@@ -233,7 +225,7 @@ func TestMatMulEveryWeightType(t *testing.T) {
 				w := quantized(t, wt, cols, rows, r)
 				c := opCase{
 					weights: map[string]tensor{"w": w},
-					inputs:  map[string][]byte{"x": f32bytes(randF32(r, cols*T, 2))},
+					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 2))},
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 						return b.MatMul(wf("w"), b.Input("x", gguf.TypeF32, int64(cols), int64(T)), "y")
 					},
@@ -254,7 +246,7 @@ func TestGetRowsEveryWeightType(t *testing.T) {
 			ids := []int32{0, 36, 5, 5, 17}
 			compare(t, opCase{
 				weights: map[string]tensor{"emb": w},
-				inputs:  map[string][]byte{"ids": i32bytes(ids)},
+				inputs:  map[string][]byte{"ids": memview.Bytes(ids)},
 				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 					return b.GetRows(wf("emb"), b.Input("ids", gguf.TypeI32, int64(len(ids))), "rows")
 				},
@@ -270,9 +262,9 @@ func TestFloatOps(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, shape := range [][2]int{{4096, 1}, {257, 7}, {64, 3}} {
 		n, T := shape[0], shape[1]
-		x := f32bytes(randF32(r, n*T, 3))
-		y := f32bytes(randF32(r, n*T, 3))
-		norm := tensor{gguf.TypeF32, []int64{int64(n)}, f32bytes(randF32(r, n, 1))}
+		x := memview.Bytes(randF32(r, n*T, 3))
+		y := memview.Bytes(randF32(r, n*T, 3))
+		norm := tensor{gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))}
 		cases := map[string]func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node{
 			"rms_norm": func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 				return b.RMSNorm(b.Input("x", gguf.TypeF32, int64(n), int64(T)), 1e-5, "n")
@@ -340,8 +332,8 @@ func TestRope(t *testing.T) {
 					freqs[i] = 1 + r.Float32()*8
 				}
 				compare(t, opCase{
-					weights: map[string]tensor{"freqs": {gguf.TypeF32, []int64{int64(p.Dims / 2)}, f32bytes(freqs)}},
-					inputs:  map[string][]byte{"x": f32bytes(randF32(r, hd*heads*T, 2)), "pos": i32bytes(pos)},
+					weights: map[string]tensor{"freqs": {gguf.TypeF32, []int64{int64(p.Dims / 2)}, memview.Bytes(freqs)}},
+					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, hd*heads*T, 2)), "pos": memview.Bytes(pos)},
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 						var f *graph.Node
 						if withFreqs {
@@ -395,9 +387,9 @@ func TestStoreKVAndAttention(t *testing.T) {
 				c := opCase{
 					kv: map[string]int64{"k": rb * int64(ctx), "v": rb * int64(ctx)},
 					inputs: map[string][]byte{
-						"q": f32bytes(randF32(r, hd*heads*tc.T, 1)), "knew": f32bytes(randF32(r, rowLen*tc.T, 1)),
-						"vnew": f32bytes(randF32(r, rowLen*tc.T, 1)), "rows": i32bytes(rows), "mask": f32bytes(mask),
-						"kall": f32bytes(prevK), "vall": f32bytes(prevV), "allrows": i32bytes(allRows),
+						"q": memview.Bytes(randF32(r, hd*heads*tc.T, 1)), "knew": memview.Bytes(randF32(r, rowLen*tc.T, 1)),
+						"vnew": memview.Bytes(randF32(r, rowLen*tc.T, 1)), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
+						"kall": memview.Bytes(prevK), "vall": memview.Bytes(prevV), "allrows": memview.Bytes(allRows),
 					},
 					build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
 						kc := b.KV("k", kvt, int64(rowLen), int64(ctx))
@@ -490,8 +482,8 @@ func TestMoEOps(t *testing.T) {
 					}
 					compare(t, opCase{
 						weights: map[string]tensor{"exps": experts},
-						inputs: map[string][]byte{"logits": f32bytes(logits), "x": f32bytes(randF32(r, cols*nx, 1)),
-							"gate": f32bytes(randF32(r, T, 1))},
+						inputs: map[string][]byte{"logits": memview.Bytes(logits), "x": memview.Bytes(randF32(r, cols*nx, 1)),
+							"gate": memview.Bytes(randF32(r, T, 1))},
 						build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 							probs := b.SoftMax(b.Input("logits", gguf.TypeF32, nExp, int64(T)), "probs")
 							ids := b.TopK(probs, k, "ids")
@@ -526,7 +518,7 @@ func TestMatMulOverWeightRows(t *testing.T) {
 			rb, _ := wt.RowBytes(cols)
 			compare(t, opCase{
 				weights: map[string]tensor{"qkv": w},
-				inputs:  map[string][]byte{"x": f32bytes(randF32(r, cols*3, 1))},
+				inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*3, 1))},
 				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 					k := b.View(wf("qkv"), "k_rows", part*rb, cols, part)
 					return b.MatMul(k, b.Input("x", gguf.TypeF32, cols, 3), "k")
@@ -552,7 +544,7 @@ func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
 			}
 			compare(t, opCase{
 				weights: ws,
-				inputs:  map[string][]byte{"x": f32bytes(randF32(r, cols*T, 1))},
+				inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 1))},
 				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 					x := b.Input("x", gguf.TypeF32, cols, int64(T))
 					ya := b.MatMul(wf("a"), x, "ya")

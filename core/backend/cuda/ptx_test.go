@@ -62,6 +62,10 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 	for _, s := range kernelSuffix {
 		want = append(want, "get_rows_"+s, "matvec_"+s+"_1", "matvec_"+s+"_b", "matvec_id_"+s)
 	}
+	for _, k := range typeKernels {
+		want = append(want, k.getRows, k.matvec1, k.matvecB, k.matvecID)
+	}
+	want = append(want, f16f32Kernel.matvec1, f16f32Kernel.matvecB, f16MatVecID)
 	for _, n := range want {
 		if !have[n] {
 			t.Errorf("kernel %s missing from the PTX", n)

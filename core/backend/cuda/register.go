@@ -38,7 +38,7 @@ func Status() (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("CUDA compute: not usable: %v", err)
 	}
-	drv := fmt.Sprintf("CUDA %d.%d driver", v/1000, v%1000/10)
+	drv := "CUDA " + versionString(v) + " driver"
 	var n, dev int32
 	if err := check("cuDeviceGetCount", sys(d.deviceGetCount, uintptr(unsafe.Pointer(&n)))); err != nil || n == 0 {
 		if err == nil {
@@ -54,7 +54,7 @@ func Status() (bool, string) {
 	if err := errors.Join(err1, err2); err != nil {
 		return false, fmt.Sprintf("%s: not usable: %v", drv, err)
 	}
-	if major < 6 || major == 6 && minor < 1 {
+	if !computeOK(major, minor) {
 		return false, fmt.Sprintf("%s, compute %d.%d: not usable (the kernels need 6.1)", drv, major, minor)
 	}
 	return true, fmt.Sprintf("%s, compute %d.%d: usable", drv, major, minor)
@@ -71,9 +71,8 @@ func Query() devices.DeviceMemory {
 	if err != nil {
 		return devices.QueryFailed{Err: err}
 	}
-	v := dv.drvVersion
 	r := devices.Reported{Kind: devices.KindCUDA, Name: dv.name, Total: dv.total, Free: dv.freeAfterCtx,
-		Used: dv.total - dv.freeAfterCtx, CUDAVersion: fmt.Sprintf("%d.%d", v/1000, v%1000/10)}
+		Used: dv.total - dv.freeAfterCtx, CUDAVersion: versionString(dv.drvVersion)}
 	dv.t.stop(dv.teardown)
 	return r
 }
