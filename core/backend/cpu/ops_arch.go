@@ -163,22 +163,12 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 	in, rows, nExp := int(wn.Shape[0]), int(wn.Shape[1]), int(wn.Shape[2])
 	k, tokens := int(n.Shape[1]), int(n.Shape[2])
 	shared := n.Src[1].Shape[1] != int64(k) || n.Src[1].Shape[2] != int64(tokens) // x is [in, T]
-	if !quant.Supported(wt) {
-		return fmt.Errorf("%w: weight %q of type %s", quant.ErrUnsupported, wn.Name, wt)
-	}
-	vt := quant.VecDotType(wt)
-	xrb64, err := rowBytes(vt, int64(in))
+	kern, err := quant.NewKernel(wt, in)
 	if err != nil {
-		return err
-	}
-	wrb64, err := rowBytes(wt, int64(in))
-	if err != nil {
-		return err
-	}
-	xrb, wrb := int(xrb64), int(wrb64)
-	if err := quant.CheckVecDot(wt, in, wrb, xrb); err != nil {
 		return fmt.Errorf("weight %q: %w", wn.Name, err)
 	}
+	vt := quant.VecDotType(wt)
+	xrb, wrb := kern.ActRowBytes(), kern.WeightRowBytes()
 	if len(w) < wrb*rows*nExp {
 		return fmt.Errorf("weight %q has %d bytes, want %d", wn.Name, len(w), wrb*rows*nExp)
 	}
@@ -196,6 +186,7 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 			return err
 		}
 	}
+	f16 := wt == gguf.TypeF16
 	// Group the (token, slot) pairs by expert.
 	groups := make([][]int32, nExp)
 	for p, e := range ids[:tokens*k] {
@@ -218,11 +209,11 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 					if shared {
 						xr = int(p) / k
 					}
-					if wt == gguf.TypeF16 {
+					if f16 {
 						out[int(p)*rows+i] = dotF16x512(wr, xq[xr*xrb:(xr+1)*xrb], in)
 						continue
 					}
-					out[int(p)*rows+i] = quant.VecDot(wt, in, wr, xq[xr*xrb:(xr+1)*xrb])
+					out[int(p)*rows+i] = kern.Dot(wr, xq[xr*xrb:(xr+1)*xrb])
 				}
 			}
 		})
