@@ -47,34 +47,37 @@ func geluF32(x float32) float32 {
 	return float32(float32(0.5)*x) * float32(1+tanhf(inner))
 }
 
-var (
-	geluOnce  sync.Once
-	geluTable []float32 // ggml_table_gelu_f16, widened: index is the F16 bits of the input
-)
+// geluTable is ggml_table_gelu_f16, widened: the index is the F16 bits of
+// the input. Built on first use.
+var geluTable = sync.OnceValue(func() []float32 {
+	tab := make([]float32, 1<<16)
+	for i := range tab {
+		f := quant.F16ToF32(uint16(i))
+		tab[i] = quant.F16ToF32(quant.F32ToF16(geluF32(f)))
+	}
+	return tab
+})
 
 // gelu is ggml's GGML_GELU_FP16 path: inputs ≤ −10 give 0, ≥ 10 give the
 // input; the rest are rounded to F16 and read from a table of F16 results.
-func gelu(x float32) float32 {
-	geluOnce.Do(func() {
-		geluTable = make([]float32, 1<<16)
-		for i := range geluTable {
-			f := quant.F16ToF32(uint16(i))
-			geluTable[i] = quant.F16ToF32(quant.F32ToF16(geluF32(f)))
-		}
-	})
+func gelu(x float32) float32 { return geluFrom(geluTable(), x) }
+
+// geluFrom is gelu with the table already fetched.
+func geluFrom(tab []float32, x float32) float32 {
 	switch {
 	case x <= geluTableMin:
 		return 0
 	case x >= geluTableMax:
 		return x
 	}
-	return geluTable[quant.F32ToF16(x)]
+	return tab[quant.F32ToF16(x)]
 }
 
 func (c *CPU) gelu(out, x []float32) {
+	tab := geluTable()
 	c.w.For(len(x), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = gelu(x[i])
+			out[i] = geluFrom(tab, x[i])
 		}
 	})
 }
