@@ -190,15 +190,34 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 		}
 	}
 	f16 := wt == gguf.TypeF16
-	// Group the (token, slot) pairs by expert.
-	groups := make([][]int32, nExp)
-	for p, e := range ids[:tokens*k] {
+	// Group the (token, slot) pairs by expert, in pair order: a counting
+	// sort into buffers kept from step to step.
+	if cap(c.moeEnd) < nExp {
+		c.moeEnd = make([]int32, nExp)
+	}
+	if cap(c.moePairs) < tokens*k {
+		c.moePairs = make([]int32, tokens*k)
+	}
+	end, sorted := c.moeEnd[:nExp], c.moePairs[:tokens*k]
+	clear(end)
+	for _, e := range ids[:tokens*k] {
 		if e < 0 || int(e) >= nExp {
 			return fmt.Errorf("expert %d outside the %d experts of %q", e, nExp, wn.Name)
 		}
-		groups[e] = append(groups[e], int32(p))
+		end[e]++ // a count for now
 	}
-	for e, pairs := range groups {
+	var off int32
+	for e, n := range end {
+		end[e], off = off, off+n // each group's start, moved to its end below
+	}
+	for p, e := range ids[:tokens*k] {
+		sorted[end[e]] = int32(p)
+		end[e]++
+	}
+	var begin int32
+	for e, stop := range end {
+		pairs := sorted[begin:stop]
+		begin = stop
 		if len(pairs) == 0 {
 			continue
 		}
