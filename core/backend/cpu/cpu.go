@@ -47,6 +47,7 @@ type CPU struct {
 	// matMulID's (token, slot) pairs grouped by expert: expert e's end at
 	// moePairs[moeEnd[e]] and begin where expert e−1's end.
 	moeEnd, moePairs []int32
+	topIdx           []int32 // topK's index row
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).

@@ -117,7 +117,10 @@ func (c *CPU) softMax(out, x []float32, rowLen int) {
 // topK sorts each row's indices by descending value the way ggml_argsort
 // does (an exchange sort, so ties order as there) and keeps the first k.
 func (c *CPU) topK(out []int32, x []float32, rowLen, k int) {
-	idx := make([]int32, rowLen)
+	if cap(c.topIdx) < rowLen {
+		c.topIdx = make([]int32, rowLen)
+	}
+	idx := c.topIdx[:rowLen]
 	for r := 0; r < len(x)/rowLen; r++ {
 		xr := x[r*rowLen : (r+1)*rowLen]
 		for j := range idx {
