@@ -23,11 +23,16 @@ func DotF16F32(w []byte, x []float32) float32 {
 			acc[k] = FMA32(f16le(ww[2*k:]), xx[k], acc[k])
 		}
 	}
-	// _mm512_reduce_add_ps: upper 256 onto lower, upper 128 onto lower,
-	// lanes (0+2) and (1+3), then those two.
+	return ReduceAdd16(&acc)
+}
+
+// ReduceAdd16 is _mm512_reduce_add_ps as GCC and Clang expand it: the upper
+// 256 bits added to the lower, then the upper 128 to the lower, then lanes
+// (0+2) and (1+3), then those two.
+func ReduceAdd16(v *[16]float32) float32 {
 	var t3 [8]float32
 	for l := range t3 {
-		t3[l] = acc[8+l] + acc[l]
+		t3[l] = v[8+l] + v[l]
 	}
 	var t6 [4]float32
 	for l := range t6 {

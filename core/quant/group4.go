@@ -34,15 +34,21 @@ func (k *Kernel) PrepareGroup4(x, tab []byte) {
 	for b := 0; b < nb; b++ {
 		e := tab[b*group4Q8_0 : (b+1)*group4Q8_0]
 		for t := 0; t < 4; t++ {
-			xb := x[t*k.xrb+b*bytesQ80 : t*k.xrb+(b+1)*bytesQ80]
-			putF32(e[4*t:], f16le(xb))
-			var s int32
-			for _, q := range xb[2:bytesQ80] {
-				s += int32(int8(q))
-			}
-			binary.LittleEndian.PutUint32(e[16+4*t:], uint32(8*s))
+			d, s8 := q8_0Facts(x[t*k.xrb+b*bytesQ80 : t*k.xrb+(b+1)*bytesQ80])
+			putF32(e[4*t:], d)
+			binary.LittleEndian.PutUint32(e[16+4*t:], s8)
 		}
 	}
+}
+
+// q8_0Facts is one Q8_0 block's table entry: its d_x as float32 and
+// 8·Σq as the bits of an int32.
+func q8_0Facts(xb []byte) (d float32, s8 uint32) {
+	var s int32
+	for _, q := range xb[2:bytesQ80] {
+		s += int32(int8(q))
+	}
+	return f16le(xb), uint32(8 * s)
 }
 
 // Dot4T is Dot4 with the group's table from PrepareGroup4: the same bits.
@@ -84,13 +90,9 @@ func (k *Kernel) PrepareToken1(x, tab []byte) {
 	nb := k.n / qk
 	tab = tab[:nb*token1Q8_0]
 	for b := 0; b < nb; b++ {
-		xb := x[b*bytesQ80 : (b+1)*bytesQ80]
-		putF32(tab[b*token1Q8_0:], f16le(xb))
-		var s int32
-		for _, q := range xb[2:bytesQ80] {
-			s += int32(int8(q))
-		}
-		binary.LittleEndian.PutUint32(tab[b*token1Q8_0+4:], uint32(8*s))
+		d, s8 := q8_0Facts(x[b*bytesQ80 : (b+1)*bytesQ80])
+		putF32(tab[b*token1Q8_0:], d)
+		binary.LittleEndian.PutUint32(tab[b*token1Q8_0+4:], s8)
 	}
 }
 

@@ -44,6 +44,10 @@ type CPU struct {
 	ws      []scratch // per worker
 	tabs    []byte    // group tables of the quantized activations
 	tabs1   []byte    // token tables of the left-over tokens
+	// matMulID's (token, slot) pairs grouped by expert: expert e's end at
+	// moePairs[moeEnd[e]] and begin where expert e−1's end.
+	moeEnd, moePairs []int32
+	topIdx           []int32 // topK's index row
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).

@@ -1,6 +1,10 @@
 package cpu
 
-import "math"
+import (
+	"math"
+
+	"github.com/minfer/minfer/core/quant"
+)
 
 // The reference logits in testdata/ were computed by llama.cpp's CPU backend
 // built for x86-64 with AVX-512 (AVX512F and AVX512DQ). Where that build's
@@ -52,21 +56,6 @@ func expf16(x float32) float32 {
 // ulp, so the two agree but for rare halfway cases).
 func expfLibm(x float32) float32 { return float32(math.Exp(float64(x))) }
 
-// reduceAdd16 is _mm512_reduce_add_ps as GCC and Clang expand it: the upper
-// 256 bits added to the lower, then the upper 128 to the lower, then lanes
-// (0+2) and (1+3), then those two.
-func reduceAdd16(v *[16]float32) float32 {
-	var t3 [8]float32
-	for l := range t3 {
-		t3[l] = v[8+l] + v[l]
-	}
-	var t6 [4]float32
-	for l := range t6 {
-		t6[l] = t3[4+l] + t3[l]
-	}
-	return (t6[0] + t6[2]) + (t6[1] + t6[3])
-}
-
 // softmaxSum16 is ggml_vec_soft_max_f32 on AVX-512 over row[:n] (x − max
 // already subtracted by the caller into row): full 16-lane blocks through
 // expf16, each block's sum reduced in float32 and added in float64; the
@@ -80,7 +69,7 @@ func softmaxSum16(row []float32) float64 {
 		var blk [16]float32
 		expf16Lanes(blk[:], row[i:i+16])
 		copy(row[i:i+16], blk[:])
-		sum += float64(reduceAdd16(&blk))
+		sum += float64(quant.ReduceAdd16(&blk))
 	}
 	for ; i < len(row); i++ {
 		row[i] = expfLibm(row[i])
@@ -131,13 +120,13 @@ func (a *dotF16Acc) add(i, np int, p float32) {
 }
 
 // sum reduces like GGML_F32x16_REDUCE (acc0+=acc2, acc1+=acc3, acc0+=acc1,
-// then reduceAdd16) and adds the float64 tail.
+// then quant.ReduceAdd16) and adds the float64 tail.
 func (a *dotF16Acc) sum() float64 {
 	var v [16]float32
 	for l := range v {
 		v[l] = (a.lanes[l] + a.lanes[32+l]) + (a.lanes[16+l] + a.lanes[48+l])
 	}
-	return float64(reduceAdd16(&v)) + a.tail
+	return float64(quant.ReduceAdd16(&v)) + a.tail
 }
 
 // nkvPad is llama.cpp's n_kv for a step without flash attention: the used

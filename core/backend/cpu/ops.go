@@ -436,11 +436,11 @@ func (at *attnTask) run(worker, lo, hi int) {
 			var s float64
 			if f16 {
 				// ggml_vec_dot_f16 in the AVX-512 order: 64 lanes folded
-				// to 16 (DotF16Lanes64), reduceAdd16, the tail in float64.
+				// to 16 (DotF16Lanes64), ReduceAdd16, the tail in float64.
 				kr := k16[off : off+headDim]
 				if npK > 0 {
 					quant.DotF16Lanes64(qh, kr, &ws.lanes)
-					s = float64(reduceAdd16(&ws.lanes))
+					s = float64(quant.ReduceAdd16(&ws.lanes))
 				}
 				var tail float64
 				for d := npK; d < headDim; d++ {
@@ -506,7 +506,7 @@ func (at *attnTask) run(worker, lo, hi int) {
 				for l := range v {
 					v[l] = (vT[l*headDim+d] + vT[(32+l)*headDim+d]) + (vT[(16+l)*headDim+d] + vT[(48+l)*headDim+d])
 				}
-				or[d] = float32(float64(reduceAdd16(&v)) + vtail[d])
+				or[d] = float32(float64(quant.ReduceAdd16(&v)) + vtail[d])
 			}
 			continue
 		}

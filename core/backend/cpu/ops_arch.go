@@ -47,34 +47,37 @@ func geluF32(x float32) float32 {
 	return float32(float32(0.5)*x) * float32(1+tanhf(inner))
 }
 
-var (
-	geluOnce  sync.Once
-	geluTable []float32 // ggml_table_gelu_f16, widened: index is the F16 bits of the input
-)
+// geluTable is ggml_table_gelu_f16, widened: the index is the F16 bits of
+// the input. Built on first use.
+var geluTable = sync.OnceValue(func() []float32 {
+	tab := make([]float32, 1<<16)
+	for i := range tab {
+		f := quant.F16ToF32(uint16(i))
+		tab[i] = quant.F16ToF32(quant.F32ToF16(geluF32(f)))
+	}
+	return tab
+})
 
 // gelu is ggml's GGML_GELU_FP16 path: inputs ≤ −10 give 0, ≥ 10 give the
 // input; the rest are rounded to F16 and read from a table of F16 results.
-func gelu(x float32) float32 {
-	geluOnce.Do(func() {
-		geluTable = make([]float32, 1<<16)
-		for i := range geluTable {
-			f := quant.F16ToF32(uint16(i))
-			geluTable[i] = quant.F16ToF32(quant.F32ToF16(geluF32(f)))
-		}
-	})
+func gelu(x float32) float32 { return geluFrom(geluTable(), x) }
+
+// geluFrom is gelu with the table already fetched.
+func geluFrom(tab []float32, x float32) float32 {
 	switch {
 	case x <= geluTableMin:
 		return 0
 	case x >= geluTableMax:
 		return x
 	}
-	return geluTable[quant.F32ToF16(x)]
+	return tab[quant.F32ToF16(x)]
 }
 
 func (c *CPU) gelu(out, x []float32) {
+	tab := geluTable()
 	c.w.For(len(x), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = gelu(x[i])
+			out[i] = geluFrom(tab, x[i])
 		}
 	})
 }
@@ -114,7 +117,10 @@ func (c *CPU) softMax(out, x []float32, rowLen int) {
 // topK sorts each row's indices by descending value the way ggml_argsort
 // does (an exchange sort, so ties order as there) and keeps the first k.
 func (c *CPU) topK(out []int32, x []float32, rowLen, k int) {
-	idx := make([]int32, rowLen)
+	if cap(c.topIdx) < rowLen {
+		c.topIdx = make([]int32, rowLen)
+	}
+	idx := c.topIdx[:rowLen]
 	for r := 0; r < len(x)/rowLen; r++ {
 		xr := x[r*rowLen : (r+1)*rowLen]
 		for j := range idx {
@@ -163,22 +169,12 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 	in, rows, nExp := int(wn.Shape[0]), int(wn.Shape[1]), int(wn.Shape[2])
 	k, tokens := int(n.Shape[1]), int(n.Shape[2])
 	shared := n.Src[1].Shape[1] != int64(k) || n.Src[1].Shape[2] != int64(tokens) // x is [in, T]
-	if !quant.Supported(wt) {
-		return fmt.Errorf("%w: weight %q of type %s", quant.ErrUnsupported, wn.Name, wt)
-	}
-	vt := quant.VecDotType(wt)
-	xrb64, err := rowBytes(vt, int64(in))
+	kern, err := quant.NewKernel(wt, in)
 	if err != nil {
-		return err
-	}
-	wrb64, err := rowBytes(wt, int64(in))
-	if err != nil {
-		return err
-	}
-	xrb, wrb := int(xrb64), int(wrb64)
-	if err := quant.CheckVecDot(wt, in, wrb, xrb); err != nil {
 		return fmt.Errorf("weight %q: %w", wn.Name, err)
 	}
+	vt := quant.VecDotType(wt)
+	xrb, wrb := kern.ActRowBytes(), kern.WeightRowBytes()
 	if len(w) < wrb*rows*nExp {
 		return fmt.Errorf("weight %q has %d bytes, want %d", wn.Name, len(w), wrb*rows*nExp)
 	}
@@ -196,15 +192,35 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 			return err
 		}
 	}
-	// Group the (token, slot) pairs by expert.
-	groups := make([][]int32, nExp)
-	for p, e := range ids[:tokens*k] {
+	f16 := wt == gguf.TypeF16
+	// Group the (token, slot) pairs by expert, in pair order: a counting
+	// sort into buffers kept from step to step.
+	if cap(c.moeEnd) < nExp {
+		c.moeEnd = make([]int32, nExp)
+	}
+	if cap(c.moePairs) < tokens*k {
+		c.moePairs = make([]int32, tokens*k)
+	}
+	end, sorted := c.moeEnd[:nExp], c.moePairs[:tokens*k]
+	clear(end)
+	for _, e := range ids[:tokens*k] {
 		if e < 0 || int(e) >= nExp {
 			return fmt.Errorf("expert %d outside the %d experts of %q", e, nExp, wn.Name)
 		}
-		groups[e] = append(groups[e], int32(p))
+		end[e]++ // a count for now
 	}
-	for e, pairs := range groups {
+	var off int32
+	for e, n := range end {
+		end[e], off = off, off+n // each group's start, moved to its end below
+	}
+	for p, e := range ids[:tokens*k] {
+		sorted[end[e]] = int32(p)
+		end[e]++
+	}
+	var begin int32
+	for e, stop := range end {
+		pairs := sorted[begin:stop]
+		begin = stop
 		if len(pairs) == 0 {
 			continue
 		}
@@ -218,11 +234,11 @@ func (c *CPU) matMulID(n *graph.Node, out []float32, w []byte, x []float32, ids 
 					if shared {
 						xr = int(p) / k
 					}
-					if wt == gguf.TypeF16 {
+					if f16 {
 						out[int(p)*rows+i] = dotF16x512(wr, xq[xr*xrb:(xr+1)*xrb], in)
 						continue
 					}
-					out[int(p)*rows+i] = quant.VecDot(wt, in, wr, xq[xr*xrb:(xr+1)*xrb])
+					out[int(p)*rows+i] = kern.Dot(wr, xq[xr*xrb:(xr+1)*xrb])
 				}
 			}
 		})
