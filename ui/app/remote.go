@@ -68,12 +68,8 @@ func (c *Controller) applyRemote(ev any) {
 		}
 		c.connecting = false
 		c.connectCancel()
-		if c.loadCancel != nil {
-			c.loadCancel()
-			c.loadCancel = nil
-		}
-		c.loadID++
-		c.info, c.view, c.planErr, c.loaded, c.loadLog = nil, nil, nil, nil, nil
+		c.dropLoad()
+		c.info, c.view, c.planErr = nil, nil, nil
 		c.remote = &RemoteInfo{URL: e.remote.BaseURL, Model: e.remote.Model, Models: e.models, Where: e.remote.Where()}
 		c.phase = PhaseReady
 		c.PanelExpanded = false
