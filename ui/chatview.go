@@ -31,6 +31,10 @@ type messageView struct {
 	think     *widget.Accordion
 	thinkItem *widget.AccordionItem
 	thinkText *widget.Label
+	// thinking and reasoning are what the think item shows, so a token
+	// of the answer leaves it alone.
+	thinking  bool
+	reasoning string
 	note      *widget.Label
 	copyBtn   *widget.Button
 	regenBtn  *widget.Button
@@ -64,11 +68,11 @@ func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *mess
 		mv.who.Importance = widget.HighImportance
 		mv.body = widget.NewRichText()
 		mv.body.Wrapping = fyne.TextWrapWord
-		mv.thinkText = widget.NewLabel("")
-		mv.thinkText.Wrapping = fyne.TextWrapWord
+		mv.thinkText = wrapped("")
 		mv.thinkText.Importance = widget.LowImportance
 		mv.thinkItem = widget.NewAccordionItem("Reasoning", mv.thinkText)
 		mv.think = widget.NewAccordion(mv.thinkItem)
+		mv.think.Hide()
 		mv.showReply(m.Content)
 	} else {
 		mv.body = plainRichText(m.Content)
@@ -134,18 +138,21 @@ func (mv *messageView) setContent(s string) {
 // "Thinking…" while it streams — and the answer as Markdown.
 func (mv *messageView) showReply(s string) {
 	r := chat.SplitReasoning(s)
-	switch {
-	case r.Thinking:
-		mv.thinkItem.Title = "Thinking…"
-	case r.Reasoning != "":
-		mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
-	}
-	if r.Thinking || r.Reasoning != "" {
-		mv.thinkText.SetText(r.Reasoning)
-		mv.think.Show()
-		mv.think.Refresh()
-	} else {
-		mv.think.Hide()
+	if r.Thinking != mv.thinking || r.Reasoning != mv.reasoning {
+		mv.thinking, mv.reasoning = r.Thinking, r.Reasoning
+		switch {
+		case r.Thinking:
+			mv.thinkItem.Title = "Thinking…"
+		case r.Reasoning != "":
+			mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
+		}
+		if r.Thinking || r.Reasoning != "" {
+			mv.thinkText.SetText(r.Reasoning)
+			mv.think.Show()
+			mv.think.Refresh()
+		} else {
+			mv.think.Hide()
+		}
 	}
 	setMarkdown(mv.body, r.Answer)
 }
