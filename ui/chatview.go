@@ -62,7 +62,7 @@ func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *mess
 		mv.who.Importance = widget.LowImportance
 		mv.body = plainRichText("")
 		mv.body.Hide()
-		mv.result = widget.NewAccordion(widget.NewAccordionItem(toolResultTitle(m), monoText(prettyJSON(m.Content))))
+		mv.result = widget.NewAccordion(widget.NewAccordionItem(toolResultTitle(m), jsonText(m.Content)))
 	} else if m.Role == "assistant" {
 		mv.who.SetText("model")
 		mv.who.Importance = widget.HighImportance
@@ -202,18 +202,26 @@ func toolCallsView(calls []chat.ToolCall, results map[string]app.ChatMessage) *w
 	acc := widget.NewAccordion()
 	acc.MultiOpen = true
 	for _, c := range calls {
-		result := widget.NewLabel("(no result yet)")
-		result.Importance = widget.LowImportance
+		var result *widget.Label
 		if r, ok := results[c.ID]; ok && c.ID != "" {
-			result = monoText(prettyJSON(r.Content))
+			result = jsonText(r.Content)
+		} else {
+			result = widget.NewLabel("(no result yet)")
+			result.Importance = widget.LowImportance
 		}
-		detail := container.NewGridWithColumns(2,
-			container.NewVBox(widget.NewLabelWithStyle("arguments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), monoText(prettyJSON(c.Function.Arguments))),
-			container.NewVBox(widget.NewLabelWithStyle("result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), result))
+		detail := container.NewGridWithColumns(2, titled("arguments", jsonText(c.Function.Arguments)), titled("result", result))
 		acc.Append(widget.NewAccordionItem(toolCallTitle(c), detail))
 	}
 	return acc
 }
+
+// titled puts a bold name above o.
+func titled(name string, o fyne.CanvasObject) *fyne.Container {
+	return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), o)
+}
+
+// jsonText shows a tool call's arguments or a tool's result.
+func jsonText(s string) *widget.Label { return monoText(prettyJSON(s)) }
 
 // toolCallTitle is a call in one line: name(arguments), shortened.
 func toolCallTitle(c chat.ToolCall) string {
