@@ -146,12 +146,7 @@ func (c *Controller) RecentServers() []SavedServer {
 }
 
 func (c *Controller) addRecentServer(s SavedServer) {
-	list := []SavedServer{s}
-	for _, o := range c.RecentServers() {
-		if o.URL != s.URL && len(list) < recentMax {
-			list = append(list, o)
-		}
-	}
+	list := recentFirst(s, c.RecentServers(), func(o SavedServer) bool { return o.URL == s.URL })
 	b, _ := json.MarshalIndent(list, "", "  ")
 	if err := os.WriteFile(c.ServersPath(), b, 0o600); err != nil {
 		c.problem(StoreProblem{Err: err})
