@@ -148,7 +148,8 @@ func (c *Controller) RecentServers() []SavedServer {
 func (c *Controller) addRecentServer(s SavedServer) {
 	list := recentFirst(s, c.RecentServers(), func(o SavedServer) bool { return o.URL == s.URL })
 	b, _ := json.MarshalIndent(list, "", "  ")
-	if err := os.WriteFile(c.ServersPath(), b, 0o600); err != nil {
+	// writeFileAtomic's file is the user's only (0600), as a key needs.
+	if err := writeFileAtomic(c.ServersPath(), b); err != nil {
 		c.problem(StoreProblem{Err: err})
 	}
 }
