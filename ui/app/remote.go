@@ -181,7 +181,7 @@ func (c *Controller) StartServing(host string, port int, apiKey string) error {
 		Ctx: c.loaded.NCtx,
 		Exec: func(ctx context.Context, fn func(engine.Engine)) error {
 			done := make(chan error, 1)
-			w.send(execRequest{ctx: ctx, done: done, fn: func(l *engine.Local) { fn(l) }})
+			w.send(execRequest{ctx: ctx, done: done, fn: fn})
 			return <-done
 		},
 		Report: func(e engine.Engine) any {
