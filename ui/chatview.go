@@ -31,6 +31,10 @@ type messageView struct {
 	think     *widget.Accordion
 	thinkItem *widget.AccordionItem
 	thinkText *widget.Label
+	// thinking and reasoning are what the think item shows, so a token
+	// of the answer leaves it alone.
+	thinking  bool
+	reasoning string
 	note      *widget.Label
 	copyBtn   *widget.Button
 	regenBtn  *widget.Button
@@ -58,17 +62,17 @@ func newMessageView(m app.ChatMessage, results map[string]app.ChatMessage) *mess
 		mv.who.Importance = widget.LowImportance
 		mv.body = plainRichText("")
 		mv.body.Hide()
-		mv.result = widget.NewAccordion(widget.NewAccordionItem(toolResultTitle(m), monoText(prettyJSON(m.Content))))
+		mv.result = widget.NewAccordion(widget.NewAccordionItem(toolResultTitle(m), jsonText(m.Content)))
 	} else if m.Role == "assistant" {
 		mv.who.SetText("model")
 		mv.who.Importance = widget.HighImportance
 		mv.body = widget.NewRichText()
 		mv.body.Wrapping = fyne.TextWrapWord
-		mv.thinkText = widget.NewLabel("")
-		mv.thinkText.Wrapping = fyne.TextWrapWord
+		mv.thinkText = wrapped("")
 		mv.thinkText.Importance = widget.LowImportance
 		mv.thinkItem = widget.NewAccordionItem("Reasoning", mv.thinkText)
 		mv.think = widget.NewAccordion(mv.thinkItem)
+		mv.think.Hide()
 		mv.showReply(m.Content)
 	} else {
 		mv.body = plainRichText(m.Content)
@@ -134,18 +138,21 @@ func (mv *messageView) setContent(s string) {
 // "Thinking…" while it streams — and the answer as Markdown.
 func (mv *messageView) showReply(s string) {
 	r := chat.SplitReasoning(s)
-	switch {
-	case r.Thinking:
-		mv.thinkItem.Title = "Thinking…"
-	case r.Reasoning != "":
-		mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
-	}
-	if r.Thinking || r.Reasoning != "" {
-		mv.thinkText.SetText(r.Reasoning)
-		mv.think.Show()
-		mv.think.Refresh()
-	} else {
-		mv.think.Hide()
+	if r.Thinking != mv.thinking || r.Reasoning != mv.reasoning {
+		mv.thinking, mv.reasoning = r.Thinking, r.Reasoning
+		switch {
+		case r.Thinking:
+			mv.thinkItem.Title = "Thinking…"
+		case r.Reasoning != "":
+			mv.thinkItem.Title = fmt.Sprintf("Reasoning (%d words)", len(strings.Fields(r.Reasoning)))
+		}
+		if r.Thinking || r.Reasoning != "" {
+			mv.thinkText.SetText(r.Reasoning)
+			mv.think.Show()
+			mv.think.Refresh()
+		} else {
+			mv.think.Hide()
+		}
 	}
 	setMarkdown(mv.body, r.Answer)
 }
@@ -195,18 +202,26 @@ func toolCallsView(calls []chat.ToolCall, results map[string]app.ChatMessage) *w
 	acc := widget.NewAccordion()
 	acc.MultiOpen = true
 	for _, c := range calls {
-		result := widget.NewLabel("(no result yet)")
-		result.Importance = widget.LowImportance
+		var result *widget.Label
 		if r, ok := results[c.ID]; ok && c.ID != "" {
-			result = monoText(prettyJSON(r.Content))
+			result = jsonText(r.Content)
+		} else {
+			result = widget.NewLabel("(no result yet)")
+			result.Importance = widget.LowImportance
 		}
-		detail := container.NewGridWithColumns(2,
-			container.NewVBox(widget.NewLabelWithStyle("arguments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), monoText(prettyJSON(c.Function.Arguments))),
-			container.NewVBox(widget.NewLabelWithStyle("result", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), result))
+		detail := container.NewGridWithColumns(2, titled("arguments", jsonText(c.Function.Arguments)), titled("result", result))
 		acc.Append(widget.NewAccordionItem(toolCallTitle(c), detail))
 	}
 	return acc
 }
+
+// titled puts a bold name above o.
+func titled(name string, o fyne.CanvasObject) *fyne.Container {
+	return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), o)
+}
+
+// jsonText shows a tool call's arguments or a tool's result.
+func jsonText(s string) *widget.Label { return monoText(prettyJSON(s)) }
 
 // toolCallTitle is a call in one line: name(arguments), shortened.
 func toolCallTitle(c chat.ToolCall) string {

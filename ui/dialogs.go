@@ -153,6 +153,24 @@ func (v *view) showProblem(p app.Problem) {
 	}
 }
 
+// formError is a form dialog's error line, hidden until failed shows it.
+func formError() *widget.Label {
+	l := widget.NewLabel("")
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.DangerImportance
+	l.Hide()
+	return l
+}
+
+// failed shows msg under the form and the dialog again (its button closed
+// it), so the user can correct the entry.
+func (v *view) failed(sd *shownDialog, msg string) {
+	sd.errText.SetText(msg)
+	sd.errText.Show()
+	sd.d.Show()
+	v.dlg = sd
+}
+
 // showBudgetDialog asks for a GPU memory budget in MiB (MINFER_GPU_MEM).
 func (v *view) showBudgetDialog() {
 	entry := widget.NewEntry()
@@ -160,9 +178,7 @@ func (v *view) showBudgetDialog() {
 	if v.c.BudgetMiB() > 0 {
 		entry.SetText(strconv.Itoa(v.c.BudgetMiB()))
 	}
-	errLabel := widget.NewLabel("")
-	errLabel.Importance = widget.DangerImportance
-	errLabel.Hide()
+	errLabel := formError()
 	var sd *shownDialog
 	apply := func() {
 		n, err := strconv.Atoi(strings.TrimSpace(entry.Text))
@@ -173,10 +189,7 @@ func (v *view) showBudgetDialog() {
 			err = v.c.SetBudget(n)
 		}
 		if err != nil {
-			errLabel.SetText(fmt.Sprintf("%q is not a budget: use a whole number of MiB, e.g. 4096", entry.Text))
-			errLabel.Show()
-			sd.d.Show()
-			return
+			v.failed(sd, fmt.Sprintf("%q is not a budget: use a whole number of MiB, e.g. 4096", entry.Text))
 		}
 	}
 	form := container.NewVBox(widget.NewForm(widget.NewFormItem("GPU budget (MiB)", entry)), errLabel)
@@ -221,10 +234,7 @@ func (v *view) showSamplingDialog() {
 		item.HintText = f.hint
 		form.AppendItem(item)
 	}
-	errLabel := widget.NewLabel("")
-	errLabel.Wrapping = fyne.TextWrapWord
-	errLabel.Importance = widget.DangerImportance
-	errLabel.Hide()
+	errLabel := formError()
 	var sd *shownDialog
 	save := func() {
 		got, err := parseSampling(entries)
@@ -232,9 +242,7 @@ func (v *view) showSamplingDialog() {
 			err = v.c.SetSampling(got)
 		}
 		if err != nil {
-			errLabel.SetText(err.Error())
-			errLabel.Show()
-			sd.d.Show()
+			v.failed(sd, err.Error())
 		}
 	}
 	reset := func() {

@@ -163,8 +163,7 @@ func (v *view) buildLoadControls() {
 	v.progressText = widget.NewLabel("")
 	v.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), c.CancelLoad)
 	v.progressRow = container.NewBorder(nil, nil, nil, v.cancelBtn, container.NewVBox(v.progress, v.progressText))
-	v.reportLabel = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	v.reportLabel.Wrapping = fyne.TextWrapWord
+	v.reportLabel = monoText("")
 	v.details = widget.NewAccordion(widget.NewAccordionItem("Offload report (where the blocks landed)", v.reportLabel))
 }
 

@@ -126,10 +126,7 @@ func (v *view) showServeDialog() {
 	host.SetText("127.0.0.1")
 	port.SetText(strconv.Itoa(server.DefaultPort))
 	key.SetPlaceHolder("required for any address but 127.0.0.1")
-	errLabel := widget.NewLabel("")
-	errLabel.Importance = widget.DangerImportance
-	errLabel.Wrapping = fyne.TextWrapWord
-	errLabel.Hide()
+	errLabel := formError()
 	var sd *shownDialog
 	start := func() {
 		p, err := strconv.Atoi(strings.TrimSpace(port.Text))
@@ -139,10 +136,7 @@ func (v *view) showServeDialog() {
 			err = v.c.StartServing(strings.TrimSpace(host.Text), p, key.Text)
 		}
 		if err != nil {
-			errLabel.SetText(err.Error())
-			errLabel.Show()
-			sd.d.Show()
-			v.dlg = sd
+			v.failed(sd, err.Error())
 		}
 		v.refresh(app.ChangeLoad)
 	}

@@ -131,6 +131,9 @@ func (c *Controller) Close() {
 	if c.loadCancel != nil {
 		c.loadCancel()
 	}
+	if c.connecting {
+		c.endConnect()
+	}
 	c.worker.close()
 }
 

@@ -99,6 +99,17 @@ func (c *Controller) UseBlocks(n int) {
 	c.Load()
 }
 
+// dropLoad forgets the loaded model and any load in flight (its events
+// are stale from here on): a new file or a server replaces it.
+func (c *Controller) dropLoad() {
+	if c.loadCancel != nil {
+		c.loadCancel()
+		c.loadCancel = nil
+	}
+	c.loadID++
+	c.loaded, c.loadLog = nil, nil
+}
+
 // CancelLoad stops a load in progress; the model stays planned.
 func (c *Controller) CancelLoad() {
 	if c.phase == PhaseLoading && c.loadCancel != nil {

@@ -47,15 +47,11 @@ func (c *Controller) OpenFile(path string) {
 	c.StopServing()
 	c.remote = nil
 	c.cancelGeneration()
-	if c.loadCancel != nil {
-		c.loadCancel()
-		c.loadCancel = nil
-	}
-	if c.loaded != nil || c.phase == PhaseLoading || c.phase == PhaseReady {
+	hadModel := c.loaded != nil || c.phase == PhaseLoading || c.phase == PhaseReady
+	c.dropLoad()
+	if hadModel {
 		c.worker.send(unloadRequest{})
 	}
-	c.loadID++
-	c.loaded, c.loadLog = nil, nil
 	c.progressDone, c.progressTotal = 0, 0
 	c.info = info
 	c.phase = PhasePlanned

@@ -34,11 +34,18 @@ func (c *Controller) addRecent(path string) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	list := []string{path}
-	for _, p := range c.cfg.Prefs.StringList(recentKey) {
-		if p != path && len(list) < recentMax {
-			list = append(list, p)
+	c.cfg.Prefs.SetStringList(recentKey, recentFirst(path, c.cfg.Prefs.StringList(recentKey), func(p string) bool { return p == path }))
+}
+
+// recentFirst puts x before the entries of old that are not the same
+// as it, keeping at most recentMax (the recent models and the saved
+// servers).
+func recentFirst[T any](x T, old []T, same func(T) bool) []T {
+	list := []T{x}
+	for _, o := range old {
+		if !same(o) && len(list) < recentMax {
+			list = append(list, o)
 		}
 	}
-	c.cfg.Prefs.SetStringList(recentKey, list)
+	return list
 }

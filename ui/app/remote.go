@@ -50,10 +50,12 @@ func (c *Controller) ConnectServer(url, key, model string) {
 	}
 	c.StopServing()
 	c.cancelGeneration()
+	if c.connecting {
+		c.endConnect() // a newer attempt replaces it
+	}
 	c.connectID++
 	c.connecting = true
 	c.pendingKey = key
-	c.remoteKey = key
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	c.connectCancel = cancel
 	c.worker.send(connectRequest{id: c.connectID, ctx: ctx, url: base, key: key, model: model})
@@ -66,30 +68,32 @@ func (c *Controller) applyRemote(ev any) {
 		if e.id != c.connectID {
 			return
 		}
-		c.connecting = false
-		c.connectCancel()
-		if c.loadCancel != nil {
-			c.loadCancel()
-			c.loadCancel = nil
-		}
-		c.loadID++
-		c.info, c.view, c.planErr, c.loaded, c.loadLog = nil, nil, nil, nil, nil
+		key := c.endConnect()
+		c.dropLoad()
+		c.info, c.view, c.planErr = nil, nil, nil
 		c.remote = &RemoteInfo{URL: e.remote.BaseURL, Model: e.remote.Model, Models: e.models, Where: e.remote.Where()}
 		c.phase = PhaseReady
 		c.PanelExpanded = false
-		c.addRecentServer(SavedServer{URL: e.remote.BaseURL, Model: e.remote.Model, Key: c.pendingKey})
-		c.pendingKey = ""
+		c.remoteKey = key
+		c.addRecentServer(SavedServer{URL: e.remote.BaseURL, Model: e.remote.Model, Key: key})
 		c.changed(ChangeModel | ChangePlan | ChangeLoad | ChangeChat | ChangeRecent)
 	case connectFailedEvent:
 		if e.id != c.connectID {
 			return
 		}
-		c.connecting = false
-		c.connectCancel()
-		c.pendingKey = ""
+		c.endConnect()
 		c.changed(ChangeLoad)
 		c.problem(RemoteProblem{Err: e.err})
 	}
+}
+
+// endConnect ends the connection attempt in flight and hands back its
+// key (kept as remoteKey only once the server answers).
+func (c *Controller) endConnect() (key string) {
+	key = c.pendingKey
+	c.connecting, c.pendingKey = false, ""
+	c.connectCancel()
+	return key
 }
 
 // SetRemoteModel switches the connected server's model (one of those it
@@ -142,14 +146,10 @@ func (c *Controller) RecentServers() []SavedServer {
 }
 
 func (c *Controller) addRecentServer(s SavedServer) {
-	list := []SavedServer{s}
-	for _, o := range c.RecentServers() {
-		if o.URL != s.URL && len(list) < recentMax {
-			list = append(list, o)
-		}
-	}
+	list := recentFirst(s, c.RecentServers(), func(o SavedServer) bool { return o.URL == s.URL })
 	b, _ := json.MarshalIndent(list, "", "  ")
-	if err := os.WriteFile(c.ServersPath(), b, 0o600); err != nil {
+	// writeFileAtomic's file is the user's only (0600), as a key needs.
+	if err := writeFileAtomic(c.ServersPath(), b); err != nil {
 		c.problem(StoreProblem{Err: err})
 	}
 }
@@ -181,7 +181,7 @@ func (c *Controller) StartServing(host string, port int, apiKey string) error {
 		Ctx: c.loaded.NCtx,
 		Exec: func(ctx context.Context, fn func(engine.Engine)) error {
 			done := make(chan error, 1)
-			w.send(execRequest{ctx: ctx, done: done, fn: func(l *engine.Local) { fn(l) }})
+			w.send(execRequest{ctx: ctx, done: done, fn: fn})
 			return <-done
 		},
 		Report: func(e engine.Engine) any {

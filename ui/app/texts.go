@@ -2,9 +2,9 @@ package app
 
 import (
 	"fmt"
-	"github.com/minfer/minfer/core"
 	"strings"
 
+	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 )

@@ -279,7 +279,7 @@ func (w *worker) doConnect(r connectRequest) {
 // owner).
 type execRequest struct {
 	ctx  context.Context
-	fn   func(*engine.Local)
+	fn   func(engine.Engine) // given the loaded model's *engine.Local
 	done chan error
 }
 
