@@ -8,9 +8,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/planjson"
 )
 

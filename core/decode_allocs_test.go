@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 

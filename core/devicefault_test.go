@@ -8,13 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend/cuda"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/coretest"
 	"github.com/minfer/minfer/internal/ggtest"
 )

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/devices"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/coretest"
 	"github.com/minfer/minfer/internal/ggtest"
 )

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // DefaultCtx is the context length when none is asked for (or the trained

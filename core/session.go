@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/graph"
@@ -16,6 +15,7 @@ import (
 	"github.com/minfer/minfer/core/tokenizer"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/memview"
 	"github.com/minfer/minfer/internal/units"
 )

@@ -9,7 +9,7 @@ import (
 // Report is what `minfer devices` shows: every GPU's outcome, the one the
 // memory policy uses, and the host's memory. It marshals to JSON with an
 // "outcome" field on each device ("reported", "query_failed", "no_device").
-// It holds no budget: the CLI adds core/alloc's.
+// It holds no budget: the CLI adds internal/alloc's.
 type Report struct {
 	// FakeDevice is MINFER_FAKE_DEVICE when set, so a bug report shows that
 	// its numbers were simulated.

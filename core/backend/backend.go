@@ -7,9 +7,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // Backend is a device that holds buffers and weights and executes nodes.

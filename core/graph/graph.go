@@ -6,8 +6,8 @@ package graph
 import (
 	"fmt"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // Op is a node's operation.

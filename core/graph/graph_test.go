@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 type fakeBuffers struct {

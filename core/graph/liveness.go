@@ -3,7 +3,7 @@ package graph
 import (
 	"fmt"
 
-	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // owner is the node whose buffer n's bytes live in: views and in-place

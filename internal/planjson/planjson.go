@@ -4,8 +4,8 @@ package planjson
 
 import (
 	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // Plan is the plan report as JSON (`minfer plan --json`, the server's

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 func (c *Controller) apply(ev any) {

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/core/offload"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // LoadedModel is what the worker reported after a load.

@@ -1,6 +1,6 @@
 package app
 
-import "github.com/minfer/minfer/core/alloc"
+import "github.com/minfer/minfer/internal/alloc"
 
 // Phase is where the window is in the open → plan → load → chat path.
 type Phase int

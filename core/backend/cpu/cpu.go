@@ -8,11 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/memview"
 )
 

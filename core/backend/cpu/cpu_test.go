@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // TestBufRefLenIsTheLogicalLength: an input in a class-sized buffer is

@@ -23,10 +23,10 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 var (

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minfer/minfer/core/alloc"
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
 	"github.com/minfer/minfer/internal/memview"
 )
 
