@@ -130,7 +130,7 @@ __device__ __forceinline__ float expf_libm(float x) { return (float)exp((double)
 // tanhf of the CPU: tanh in double, rounded once.
 __device__ __forceinline__ float cpu_tanhf(float x) { return (float)tanh((double)x); }
 
-// _mm512_reduce_add_ps as the CPU's reduceAdd16 writes it.
+// _mm512_reduce_add_ps as the CPU's quant.ReduceAdd16 writes it.
 __device__ __forceinline__ float reduce_add16(const float* v) {
     float t3[8], t6[4];
 #pragma unroll

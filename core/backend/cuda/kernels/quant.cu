@@ -618,7 +618,7 @@ MATVEC(q2_k, Q2_K) MATVEC(q3_k, Q3_K) MATVEC(q4_k, Q4_K) MATVEC(q5_k, Q5_K) MATV
 //   F16:  activations rounded to F16, 32 lanes, reduceHadd, float64 tail.
 //   BF16: likewise with reduceMovehl.
 //   F16F32 (rows a multiple of 16): F32 activations, 16 lanes of fma32,
-//         reduceAdd16 (tinyBLAS).
+//         quant.ReduceAdd16 (tinyBLAS).
 enum { RED_HADD = 0, RED_MOVEHL = 1 };
 
 template <int NT, typename L, bool TAIL64, int RED>
