@@ -23,7 +23,7 @@ func dotQ6_KQ8_K(w, x []byte) float32 { return cur.dotQ6_KQ8_K(w, x) }
 // genericKernels is the Generic level's set: the Go bodies, the four-token
 // forms looping over the one-token ones.
 func genericKernels() *kernelSet {
-	return &kernelSet{
+	ks := &kernelSet{
 		dotQ4_0Q8_0:   dotQ4_0Q8_0Generic,
 		dotQ8_0Q8_0:   dotQ8_0Q8_0Generic,
 		dotQ4_KQ8_K:   dotQ4_KQ8_KGeneric,
@@ -40,6 +40,9 @@ func genericKernels() *kernelSet {
 		quantizeQ8_0:  quantizeRowQ8_0Generic,
 		quantizeQ8_K:  quantizeRowQ8_KGeneric,
 	}
+	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic
+	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0Generic
+	return ks
 }
 
 // loop4 makes a four-token kernel out of a one-token one.

@@ -21,6 +21,8 @@ func init() {
 	ks.dot4TQ4_0Q8_0 = dot4TQ4_0Q8_0AVX2
 	ks.dotR4TQ4_0Q8_0 = dotR4TQ4_0Q8_0AVX2
 	ks.dotR4Q8_0Q8_0 = dotR4Q8_0Q8_0AVX2
+	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0AVX2
+	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0AVX2
 	ks.dotQ4_KQ8_K = dotQ4_KQ8_KAVX2
 	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
 	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2

@@ -55,6 +55,12 @@ type kernelSet struct {
 	dotR4TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[4]float32)
 	dotR4Q8_0Q8_0  func(w []byte, wstride int, x []byte, out *[4]float32)
 
+	// Four-row eight-token twins (tile8.go): four weight rows at w,
+	// w+wstride, … against an eight-token tile; out[8·r+t] is row r's dot
+	// with token t.
+	dotR4x8Q4_0Q8_0 func(w []byte, wstride int, tile []byte, out *[32]float32)
+	dotR4x8Q8_0Q8_0 func(w []byte, wstride int, tile []byte, out *[32]float32)
+
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)
 }

@@ -44,6 +44,7 @@ type CPU struct {
 	ws      []scratch // per worker
 	tabs    []byte    // group tables of the quantized activations
 	tabs1   []byte    // token tables of the left-over tokens
+	tiles   []byte    // eight-token tiles of the quantized activations
 	// matMulID's (token, slot) pairs grouped by expert: expert e's end at
 	// moePairs[moeEnd[e]] and begin where expert e−1's end.
 	moeEnd, moePairs []int32
@@ -61,6 +62,7 @@ type CPU struct {
 	rt ropeTask
 	at attnTask
 	gt gluTask
+	pt tileTask
 }
 
 // WeightBytesRead is the weight bytes read by mat-muls since the backend

@@ -129,15 +129,22 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		c.w.run(tokens-1, 4, &c.qt)
 	}
 	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens}
-	if tb := k.Group4TableBytes(); tb > 0 && tokens >= 4 {
-		// Per-block facts of each group of four tokens, once per matmul.
-		groups := tokens / 4
+	if tb := k.Tile8Bytes(); tb > 0 && tokens >= 8 && rows%4 == 0 {
+		// Eight-token tiles (tile8.go) for all whole groups of eight.
+		c.packTiles8(&k, xq, tokens/8, tb)
+		c.mt.t8 = tokens &^ 7
+	}
+	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
+		// Per-block facts of each group of four tokens after the tiles,
+		// once per matmul.
+		groups := (tokens - c.mt.t8) / 4
 		if cap(c.tabs) < groups*tb {
 			c.tabs = make([]byte, groups*tb)
 		}
 		c.mt.tabs, c.mt.tb = c.tabs[:groups*tb], tb
 		for g := 0; g < groups; g++ {
-			k.PrepareGroup4(xq[4*g*xrb:4*(g+1)*xrb], c.mt.tabs[g*tb:(g+1)*tb])
+			x4 := xq[c.mt.t8*xrb:]
+			k.PrepareGroup4(x4[4*g*xrb:4*(g+1)*xrb], c.mt.tabs[g*tb:(g+1)*tb])
 		}
 	}
 	if tb := k.Token1TableBytes(); tb > 0 {
@@ -185,8 +192,13 @@ type matTask struct {
 	w, xq        []byte
 	out          []float32
 	rows, tokens int
+	// t8 is the number of tokens in eight-token tiles (tiles, tb8 bytes
+	// each), 0 when the kernel has none or there are fewer than eight.
+	t8    int
+	tiles []byte
+	tb8   int
 	// tabs holds the group table (tb bytes) of each group of four tokens
-	// when the kernel takes one.
+	// after the tiles when the kernel takes one.
 	tabs []byte
 	tb   int
 	// tabs1 holds the token table (tb1 bytes) of each token after the
@@ -212,11 +224,16 @@ func (t *matTask) run(worker, lo, hi int) {
 	}
 	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	tok := 0
+	if t.t8 > 0 {
+		t.runTiles8(worker, lo, hi)
+		tok = t.t8
+	}
 	for ; tok+4 <= t.tokens; tok += 4 {
 		x := t.xq[tok*xrb : (tok+4)*xrb]
 		out := t.out[tok*rows : (tok+4)*rows]
 		if t.tabs != nil {
-			tab := t.tabs[tok/4*t.tb : (tok/4+1)*t.tb]
+			g := (tok - t.t8) / 4
+			tab := t.tabs[g*t.tb : (g+1)*t.tb]
 			for i := lo; i < hi; i++ {
 				t.k.Dot4T(t.w[i*wrb:(i+1)*wrb], x, tab, o)
 				out[i], out[rows+i], out[2*rows+i], out[3*rows+i] = o[0], o[1], o[2], o[3]

@@ -1,0 +1,66 @@
+package cpu
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+)
+
+// TestMatMulMatchesVecDot: the mat-mul's paths (eight-token tiles, groups
+// of four, four rows against one token, single rows) give every (row,
+// token) the bits of quant.VecDot on that row and the token's quantized
+// activations, for token counts around the group sizes, row counts with
+// and without a multiple of four, at every kernel level.
+func TestMatMulMatchesVecDot(t *testing.T) {
+	c := New(2)
+	defer c.Close()
+	r := rand.New(rand.NewSource(12))
+	for _, lvl := range quant.Levels() {
+		restore := quant.ForceLevel(lvl)
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			in := 96
+			if wt.BlockSize() == 256 {
+				in = 512
+			}
+			for _, rows := range []int{20, 22, 68} {
+				rb, _ := wt.RowBytes(int64(in))
+				w := make([]byte, int(rb)*rows)
+				wf := randRow(r, in*rows, 0.1)
+				for row := 0; row < rows; row++ {
+					if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
+					x := randRow(r, in*tokens, 1)
+					n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
+						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
+							{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
+					got := make([]float32, rows*tokens)
+					if err := c.matMul(n, got, w, x); err != nil {
+						t.Fatal(err)
+					}
+					vt := quant.VecDotType(wt)
+					xrb, _ := vt.RowBytes(int64(in))
+					xq := make([]byte, xrb)
+					for tok := 0; tok < tokens; tok++ {
+						if err := quant.QuantizeRow(vt, x[tok*in:(tok+1)*in], xq); err != nil {
+							t.Fatal(err)
+						}
+						for i := 0; i < rows; i++ {
+							want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+							if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
+								t.Fatalf("%s %s rows %d tokens %d: token %d row %d = %g, VecDot %g", lvl, wt, rows, tokens, tok, i, g, want)
+							}
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}

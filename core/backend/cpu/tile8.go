@@ -1,0 +1,57 @@
+package cpu
+
+import "github.com/minfer/minfer/core/quant"
+
+// The prefill GEMM's eight-token path: the quantized activations of each
+// whole group of eight tokens are packed once per mat-mul into a tile
+// (quant.Kernel.PackTile8), then each chunk of rows runs four rows at a
+// time against every tile, so a weight block is read once per eight tokens
+// and the tokens share each multiply (quant.Kernel.Dot4RowsTile8).
+
+// packTiles8 packs the first groups·8 quantized activation rows of xq into
+// c.tiles (tb bytes each), the groups spread over the pool, and hands them
+// to c.mt.
+func (c *CPU) packTiles8(k *quant.Kernel, xq []byte, groups, tb int) {
+	if cap(c.tiles) < groups*tb {
+		c.tiles = make([]byte, groups*tb)
+	}
+	c.pt = tileTask{k: k, xq: xq, tiles: c.tiles[:groups*tb], tb: tb, xrb: k.ActRowBytes()}
+	c.w.run(groups, 1, &c.pt)
+	c.pt = tileTask{}
+	c.mt.tiles, c.mt.tb8 = c.tiles[:groups*tb], tb
+}
+
+// tileTask packs tiles lo..hi-1.
+type tileTask struct {
+	k       *quant.Kernel
+	xq      []byte
+	tiles   []byte
+	tb, xrb int
+}
+
+func (t *tileTask) run(_, lo, hi int) {
+	for g := lo; g < hi; g++ {
+		t.k.PackTile8(t.xq[8*g*t.xrb:8*(g+1)*t.xrb], t.tiles[g*t.tb:(g+1)*t.tb])
+	}
+}
+
+// runTiles8 computes rows lo..hi-1 (a multiple of four of them) for the
+// t.t8 tiled tokens: four rows at a time against every tile, so the four
+// rows stay in L1 while the tiles stream past.
+func (t *matTask) runTiles8(worker, lo, hi int) {
+	wrb, rows := t.k.WeightRowBytes(), t.rows
+	o := &t.c.ws[worker].tile8
+	groups := t.t8 / 8
+	for i := lo; i+4 <= hi; i += 4 {
+		w4 := t.w[i*wrb : (i+4)*wrb]
+		for g := 0; g < groups; g++ {
+			t.k.Dot4RowsTile8(w4, t.tiles[g*t.tb8:(g+1)*t.tb8], o)
+			out := t.out[8*g*rows : 8*(g+1)*rows]
+			for r := 0; r < 4; r++ {
+				for tok := 0; tok < 8; tok++ {
+					out[tok*rows+i+r] = o[8*r+tok]
+				}
+			}
+		}
+	}
+}

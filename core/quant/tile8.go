@@ -1,0 +1,141 @@
+package quant
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// Eight-token tiles for the prefill GEMM of Q4_0 and Q8_0 weights.
+//
+// A tile holds eight Q8_0 activation rows rearranged once per mat-mul so
+// that a kernel can put the eight tokens in the eight lanes of a vector:
+// per block, a 320-byte entry
+//
+//	  0: d_x of the eight tokens, float32
+//	 32: 8·Σq of the eight tokens, int32 (Q4_0's nibble offset, exact)
+//	 64: the quants, 8 chunks of 32 bytes: chunk c holds quants 4c..4c+3
+//	     of token 0, then of token 1, …, of token 7
+//
+// A weight row's four quants of chunk c, broadcast to every lane, then meet
+// the eight tokens' matching quants in one multiply. The weights stay in
+// the GGUF layout. Each output lane still runs the one-token sequence of
+// its (row, token) pair block by block, so results are bit-identical to
+// the one-token kernels.
+
+const (
+	tile8Block = 320 // bytes per block of an eight-token tile
+	tile8Quant = 64  // offset of the quants in a tile block
+)
+
+// Tile8Bytes is the size of one eight-token tile (PackTile8), 0 when this
+// kernel has no eight-token form.
+func (k *Kernel) Tile8Bytes() int {
+	if k.rows4x8 == nil {
+		return 0
+	}
+	return k.n / qk * tile8Block
+}
+
+// PackTile8 fills tile (Tile8Bytes long) from the eight activation rows in
+// x (ActRowBytes apart).
+func (k *Kernel) PackTile8(x, tile []byte) {
+	if k.rows4x8 == nil {
+		return
+	}
+	packTile8Q8_0(x[:8*k.xrb:8*k.xrb], k.xrb, k.n/qk, tile[:k.n/qk*tile8Block])
+}
+
+func packTile8Q8_0(x []byte, xrb, nb int, tile []byte) {
+	for b := 0; b < nb; b++ {
+		e := tile[b*tile8Block : (b+1)*tile8Block]
+		for t := 0; t < 8; t++ {
+			xb := x[t*xrb+b*bytesQ80 : t*xrb+(b+1)*bytesQ80]
+			d, s8 := q8_0Facts(xb)
+			putF32(e[4*t:], d)
+			binary.LittleEndian.PutUint32(e[32+4*t:], s8)
+			for c := 0; c < 8; c++ {
+				copy(e[tile8Quant+32*c+4*t:tile8Quant+32*c+4*t+4], xb[2+4*c:2+4*c+4])
+			}
+		}
+	}
+}
+
+// Dot4RowsTile8 is Dot of four consecutive weight rows (WeightRowBytes
+// apart in w) against the eight tokens of tile: out[8·r+t] is row r's dot
+// with token t, bit-identical to Dot on the token's row.
+func (k *Kernel) Dot4RowsTile8(w, tile []byte, out *[32]float32) {
+	nb := k.n / qk
+	k.rows4x8(w[:4*k.wrb:4*k.wrb], k.wrb, tile[:nb*tile8Block], out)
+}
+
+// tile8For is the level's four-row eight-token kernel for t, if any.
+func (ks *kernelSet) tile8For(t gguf.GGMLType) func(w []byte, wstride int, tile []byte, out *[32]float32) {
+	switch t {
+	case gguf.TypeQ4_0:
+		return ks.dotR4x8Q4_0Q8_0
+	case gguf.TypeQ8_0:
+		return ks.dotR4x8Q8_0Q8_0
+	}
+	return nil
+}
+
+// tile8Facts reads token t's d_x and 8·Σq from a tile block.
+func tile8Facts(e []byte, t int) (float32, int32) {
+	return math.Float32frombits(binary.LittleEndian.Uint32(e[4*t:])), int32(binary.LittleEndian.Uint32(e[32+4*t:]))
+}
+
+// tile8Quant reads token t's quant j (0..31) from a tile block.
+func tile8Q(e []byte, t, j int) int32 {
+	return int32(int8(e[tile8Quant+32*(j/4)+4*t+j%4]))
+}
+
+// dotR4x8Q4_0Q8_0Generic is the Go twin of the four-row eight-token Q4_0
+// kernel, working from the tile as the assembly does: unsigned nibbles
+// against the quants, minus 8·Σq, then sum += sumi·(d_w·d_x).
+func dotR4x8Q4_0Q8_0Generic(w []byte, wstride int, tile []byte, out *[32]float32) {
+	nb := len(tile) / tile8Block
+	for r := 0; r < 4; r++ {
+		wr := w[r*wstride : r*wstride+nb*bytesQ4]
+		for t := 0; t < 8; t++ {
+			var sum float32
+			for b := 0; b < nb; b++ {
+				wb := wr[b*bytesQ4 : (b+1)*bytesQ4]
+				e := tile[b*tile8Block : (b+1)*tile8Block]
+				dx, s8 := tile8Facts(e, t)
+				var sumi int32
+				for j := 0; j < 16; j++ {
+					sumi += int32(wb[2+j]&0xf) * tile8Q(e, t, j)
+					sumi += int32(wb[2+j]>>4) * tile8Q(e, t, j+16)
+				}
+				sumi -= s8
+				sum += float32(float32(sumi) * (f16le(wb) * dx))
+			}
+			out[8*r+t] = sum
+		}
+	}
+}
+
+// dotR4x8Q8_0Q8_0Generic is the Go twin of the four-row eight-token Q8_0
+// kernel: sum = fma(sumi, d_w·d_x, sum) per block.
+func dotR4x8Q8_0Q8_0Generic(w []byte, wstride int, tile []byte, out *[32]float32) {
+	nb := len(tile) / tile8Block
+	for r := 0; r < 4; r++ {
+		wr := w[r*wstride : r*wstride+nb*bytesQ80]
+		for t := 0; t < 8; t++ {
+			var sum float32
+			for b := 0; b < nb; b++ {
+				wb := wr[b*bytesQ80 : (b+1)*bytesQ80]
+				e := tile[b*tile8Block : (b+1)*tile8Block]
+				dx, _ := tile8Facts(e, t)
+				var sumi int32
+				for j := 0; j < 32; j++ {
+					sumi += int32(int8(wb[2+j])) * tile8Q(e, t, j)
+				}
+				sum = fma32(float32(sumi), f16le(wb)*dx, sum)
+			}
+			out[8*r+t] = sum
+		}
+	}
+}
