@@ -56,10 +56,11 @@ type kernelSet struct {
 	dotR4Q8_0Q8_0  func(w []byte, wstride int, x []byte, out *[4]float32)
 
 	// Four-row eight-token twins (tile8.go): four weight rows at w,
-	// w+wstride, … against an eight-token tile; out[8·r+t] is row r's dot
-	// with token t.
-	dotR4x8Q4_0Q8_0 func(w []byte, wstride int, tile []byte, out *[32]float32)
-	dotR4x8Q8_0Q8_0 func(w []byte, wstride int, tile []byte, out *[32]float32)
+	// w+wstride, … (Q4_0: their nibbles unpacked into u by unpack4Q4_0)
+	// against an eight-token tile; out[8·r+t] is row r's dot with token t.
+	dotR4x8Q4_0Q8_0 func(w []byte, wstride int, u, tile []byte, out *[32]float32)
+	dotR4x8Q8_0Q8_0 func(w []byte, wstride int, u, tile []byte, out *[32]float32)
+	unpack4Q4_0     func(w []byte, wstride int, u []byte)
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)

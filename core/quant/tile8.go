@@ -49,36 +49,62 @@ func (k *Kernel) PackTile8(x, tile []byte) {
 
 func packTile8Q8_0(x []byte, xrb, nb int, tile []byte) {
 	for b := 0; b < nb; b++ {
-		e := tile[b*tile8Block : (b+1)*tile8Block]
+		e := tile[b*tile8Block : (b+1)*tile8Block : (b+1)*tile8Block]
 		for t := 0; t < 8; t++ {
-			xb := x[t*xrb+b*bytesQ80 : t*xrb+(b+1)*bytesQ80]
+			xb := x[t*xrb+b*bytesQ80 : t*xrb+(b+1)*bytesQ80 : t*xrb+(b+1)*bytesQ80]
 			d, s8 := q8_0Facts(xb)
 			putF32(e[4*t:], d)
 			binary.LittleEndian.PutUint32(e[32+4*t:], s8)
 			for c := 0; c < 8; c++ {
-				copy(e[tile8Quant+32*c+4*t:tile8Quant+32*c+4*t+4], xb[2+4*c:2+4*c+4])
+				binary.LittleEndian.PutUint32(e[tile8Quant+32*c+4*t:], binary.LittleEndian.Uint32(xb[2+4*c:]))
 			}
 		}
 	}
 }
 
-// Dot4RowsTile8 is Dot of four consecutive weight rows (WeightRowBytes
-// apart in w) against the eight tokens of tile: out[8·r+t] is row r's dot
-// with token t, bit-identical to Dot on the token's row.
-func (k *Kernel) Dot4RowsTile8(w, tile []byte, out *[32]float32) {
-	nb := k.n / qk
-	k.rows4x8(w[:4*k.wrb:4*k.wrb], k.wrb, tile[:nb*tile8Block], out)
+// Prep4Bytes is the size of the four-row weight preparation Prep4 fills
+// for Dot4RowsTile8 (Q4_0: the nibbles unpacked to bytes, 128 bytes per
+// block), 0 when the kernel takes none.
+func (k *Kernel) Prep4Bytes() int {
+	if k.prep4 == nil {
+		return 0
+	}
+	return k.n / qk * prep4Q4_0
 }
 
-// tile8For is the level's four-row eight-token kernel for t, if any.
-func (ks *kernelSet) tile8For(t gguf.GGMLType) func(w []byte, wstride int, tile []byte, out *[32]float32) {
+// Prep4 fills u (Prep4Bytes long) for the four consecutive weight rows in w.
+func (k *Kernel) Prep4(w, u []byte) {
+	if k.prep4 == nil {
+		return
+	}
+	k.prep4(w[:4*k.wrb:4*k.wrb], k.wrb, u[:k.n/qk*prep4Q4_0])
+}
+
+// Dot4RowsTile8 is Dot of four consecutive weight rows (WeightRowBytes
+// apart in w, prepared into u by Prep4) against the eight tokens of tile:
+// out[8·r+t] is row r's dot with token t, bit-identical to Dot on the
+// token's row.
+func (k *Kernel) Dot4RowsTile8(w, u, tile []byte, out *[32]float32) {
+	nb := k.n / qk
+	if k.prep4 != nil {
+		u = u[:nb*prep4Q4_0]
+	}
+	k.rows4x8(w[:4*k.wrb:4*k.wrb], k.wrb, u, tile[:nb*tile8Block], out)
+}
+
+// prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows.
+const prep4Q4_0 = 128
+
+// tile8For is the level's four-row eight-token kernel for t and the weight
+// preparation it takes, if any.
+func (ks *kernelSet) tile8For(t gguf.GGMLType) (func(w []byte, wstride int, u, tile []byte, out *[32]float32), func(w []byte, wstride int, u []byte)) {
 	switch t {
 	case gguf.TypeQ4_0:
-		return ks.dotR4x8Q4_0Q8_0
+		return ks.dotR4x8Q4_0Q8_0, ks.unpack4Q4_0
 	case gguf.TypeQ8_0:
-		return ks.dotR4x8Q8_0Q8_0
+		return ks.dotR4x8Q8_0Q8_0, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // tile8Facts reads token t's d_x and 8·Σq from a tile block.
@@ -86,31 +112,47 @@ func tile8Facts(e []byte, t int) (float32, int32) {
 	return math.Float32frombits(binary.LittleEndian.Uint32(e[4*t:])), int32(binary.LittleEndian.Uint32(e[32+4*t:]))
 }
 
-// tile8Quant reads token t's quant j (0..31) from a tile block.
+// tile8Q reads token t's quant j (0..31) from a tile block.
 func tile8Q(e []byte, t, j int) int32 {
 	return int32(int8(e[tile8Quant+32*(j/4)+4*t+j%4]))
 }
 
+// unpack4Q4_0Generic unpacks the nibbles of four Q4_0 rows (wstride
+// apart) to bytes: per block, row r's 32 at 32·r in element order.
+func unpack4Q4_0Generic(w []byte, wstride int, u []byte) {
+	nb := len(u) / prep4Q4_0
+	for r := 0; r < 4; r++ {
+		for b := 0; b < nb; b++ {
+			qs := w[r*wstride+b*bytesQ4+2 : r*wstride+(b+1)*bytesQ4]
+			ub := u[b*prep4Q4_0+32*r : b*prep4Q4_0+32*r+32]
+			for j := 0; j < 16; j++ {
+				ub[j] = qs[j] & 0xf
+				ub[j+16] = qs[j] >> 4
+			}
+		}
+	}
+}
+
 // dotR4x8Q4_0Q8_0Generic is the Go twin of the four-row eight-token Q4_0
-// kernel, working from the tile as the assembly does: unsigned nibbles
-// against the quants, minus 8·Σq, then sum += sumi·(d_w·d_x).
-func dotR4x8Q4_0Q8_0Generic(w []byte, wstride int, tile []byte, out *[32]float32) {
+// kernel, working from the unpacked nibbles and the tile as the assembly
+// does: unsigned nibbles against the quants, minus 8·Σq, then
+// sum += sumi·(d_w·d_x).
+func dotR4x8Q4_0Q8_0Generic(w []byte, wstride int, u, tile []byte, out *[32]float32) {
 	nb := len(tile) / tile8Block
 	for r := 0; r < 4; r++ {
-		wr := w[r*wstride : r*wstride+nb*bytesQ4]
 		for t := 0; t < 8; t++ {
 			var sum float32
 			for b := 0; b < nb; b++ {
-				wb := wr[b*bytesQ4 : (b+1)*bytesQ4]
+				dw := f16le(w[r*wstride+b*bytesQ4:])
+				ub := u[b*prep4Q4_0+32*r : b*prep4Q4_0+32*r+32]
 				e := tile[b*tile8Block : (b+1)*tile8Block]
 				dx, s8 := tile8Facts(e, t)
 				var sumi int32
-				for j := 0; j < 16; j++ {
-					sumi += int32(wb[2+j]&0xf) * tile8Q(e, t, j)
-					sumi += int32(wb[2+j]>>4) * tile8Q(e, t, j+16)
+				for j := 0; j < 32; j++ {
+					sumi += int32(ub[j]) * tile8Q(e, t, j)
 				}
 				sumi -= s8
-				sum += float32(float32(sumi) * (f16le(wb) * dx))
+				sum += float32(float32(sumi) * (dw * dx))
 			}
 			out[8*r+t] = sum
 		}
@@ -118,8 +160,8 @@ func dotR4x8Q4_0Q8_0Generic(w []byte, wstride int, tile []byte, out *[32]float32
 }
 
 // dotR4x8Q8_0Q8_0Generic is the Go twin of the four-row eight-token Q8_0
-// kernel: sum = fma(sumi, d_w·d_x, sum) per block.
-func dotR4x8Q8_0Q8_0Generic(w []byte, wstride int, tile []byte, out *[32]float32) {
+// kernel (u is unused): sum = fma(sumi, d_w·d_x, sum) per block.
+func dotR4x8Q8_0Q8_0Generic(w []byte, wstride int, _, tile []byte, out *[32]float32) {
 	nb := len(tile) / tile8Block
 	for r := 0; r < 4; r++ {
 		wr := w[r*wstride : r*wstride+nb*bytesQ80]

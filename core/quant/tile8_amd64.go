@@ -3,22 +3,26 @@
 package quant
 
 //go:noescape
-func q4_0q8_0r4x8AVX2(w *byte, wstride int, tile *byte, nb int, out *[32]float32)
+func q4_0q8_0r4x8AVX2(w *byte, wstride int, u, tile *byte, nb int, out *[32]float32)
 
 //go:noescape
 func q8_0q8_0r4x8AVX2(w *byte, wstride int, tile *byte, nb int, out *[32]float32)
 
-func dotR4x8Q4_0Q8_0AVX2(w []byte, wstride int, tile []byte, out *[32]float32) {
+//go:noescape
+func unpack4Q4_0AVX2asm(w *byte, wstride int, nb int, u *byte)
+
+func dotR4x8Q4_0Q8_0AVX2(w []byte, wstride int, u, tile []byte, out *[32]float32) {
 	nb := len(tile) / tile8Block
 	if nb == 0 {
 		*out = [32]float32{}
 		return
 	}
 	_ = w[3*wstride+nb*bytesQ4-1]
-	q4_0q8_0r4x8AVX2(&w[0], wstride, &tile[0], nb, out)
+	_ = u[nb*prep4Q4_0-1]
+	q4_0q8_0r4x8AVX2(&w[0], wstride, &u[0], &tile[0], nb, out)
 }
 
-func dotR4x8Q8_0Q8_0AVX2(w []byte, wstride int, tile []byte, out *[32]float32) {
+func dotR4x8Q8_0Q8_0AVX2(w []byte, wstride int, _, tile []byte, out *[32]float32) {
 	nb := len(tile) / tile8Block
 	if nb == 0 {
 		*out = [32]float32{}
@@ -26,4 +30,13 @@ func dotR4x8Q8_0Q8_0AVX2(w []byte, wstride int, tile []byte, out *[32]float32) {
 	}
 	_ = w[3*wstride+nb*bytesQ80-1]
 	q8_0q8_0r4x8AVX2(&w[0], wstride, &tile[0], nb, out)
+}
+
+func unpack4Q4_0AVX2(w []byte, wstride int, u []byte) {
+	nb := len(u) / prep4Q4_0
+	if nb == 0 {
+		return
+	}
+	_ = w[3*wstride+nb*bytesQ4-1]
+	unpack4Q4_0AVX2asm(&w[0], wstride, nb, &u[0])
 }

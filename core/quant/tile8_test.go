@@ -48,9 +48,21 @@ func TestTile8MatchesGeneric(t *testing.T) {
 							}
 							tile := make([]byte, k.Tile8Bytes())
 							k.PackTile8(xs, tile)
+							// The weight preparation at this level and in Go.
+							var u, ug []byte
+							genDot, genPrep := gen.tile8For(typ)
+							if k.prep4 != nil {
+								u = make([]byte, k.Prep4Bytes())
+								ug = make([]byte, k.Prep4Bytes())
+								k.prep4(buf, stride, u)
+								genPrep(buf, stride, ug)
+								if string(u) != string(ug) {
+									t.Fatalf("%s %s n=%d kind %d: unpacked rows differ from the Go twin's", lvl, typ, n, kind)
+								}
+							}
 							var out, twin [32]float32
-							k.rows4x8(buf, stride, tile, &out)
-							gen.tile8For(typ)(buf, stride, tile, &twin)
+							k.rows4x8(buf, stride, u, tile, &out)
+							genDot(buf, stride, ug, tile, &twin)
 							for i := range ws {
 								for tok := 0; tok < 8; tok++ {
 									x := xs[tok*k.ActRowBytes() : (tok+1)*k.ActRowBytes()]
@@ -68,8 +80,10 @@ func TestTile8MatchesGeneric(t *testing.T) {
 							}
 							// Adjacent rows through the Kernel method.
 							w4 := append(append(append(append([]byte(nil), ws[0]...), ws[1]...), ws[2]...), ws[3]...)
+							u2 := make([]byte, k.Prep4Bytes())
+							k.Prep4(w4, u2)
 							var o2 [32]float32
-							k.Dot4RowsTile8(w4, tile, &o2)
+							k.Dot4RowsTile8(w4, u2, tile, &o2)
 							for i := range o2 {
 								if !sameBits(o2[i], out[i]) {
 									t.Fatalf("%s %s n=%d: Dot4RowsTile8 differs from the strided call at %d", lvl, typ, n, i)
@@ -106,11 +120,13 @@ func BenchmarkTile8(b *testing.B) {
 			}
 			tile := make([]byte, k.Tile8Bytes())
 			k.PackTile8(xs, tile)
+			u := make([]byte, k.Prep4Bytes())
+			k.Prep4(w, u)
 			var out [32]float32
 			b.Run(lvl.String()+"/"+typ.String(), func(b *testing.B) {
 				b.SetBytes(int64(4 * k.WeightRowBytes()))
 				for b.Loop() {
-					k.Dot4RowsTile8(w, tile, &out)
+					k.Dot4RowsTile8(w, u, tile, &out)
 				}
 			})
 		}

@@ -36,16 +36,23 @@ func (t *tileTask) run(_, lo, hi int) {
 }
 
 // runTiles8 computes rows lo..hi-1 (a multiple of four of them) for the
-// t.t8 tiled tokens: four rows at a time against every tile, so the four
-// rows stay in L1 while the tiles stream past.
+// t.t8 tiled tokens: four rows at a time, prepared once (Kernel.Prep4,
+// in the worker's scratch) and used against every tile, so they stay in
+// L1 while the tiles stream past.
 func (t *matTask) runTiles8(worker, lo, hi int) {
 	wrb, rows := t.k.WeightRowBytes(), t.rows
-	o := &t.c.ws[worker].tile8
+	ws := &t.c.ws[worker]
+	o := &ws.tile8
+	if cap(ws.prep) < t.k.Prep4Bytes() {
+		ws.prep = make([]byte, t.k.Prep4Bytes())
+	}
+	u := ws.prep[:t.k.Prep4Bytes()]
 	groups := t.t8 / 8
 	for i := lo; i+4 <= hi; i += 4 {
 		w4 := t.w[i*wrb : (i+4)*wrb]
+		t.k.Prep4(w4, u)
 		for g := 0; g < groups; g++ {
-			t.k.Dot4RowsTile8(w4, t.tiles[g*t.tb8:(g+1)*t.tb8], o)
+			t.k.Dot4RowsTile8(w4, u, t.tiles[g*t.tb8:(g+1)*t.tb8], o)
 			out := t.out[8*g*rows : 8*(g+1)*rows]
 			for r := 0; r < 4; r++ {
 				for tok := 0; tok < 8; tok++ {
