@@ -18,8 +18,7 @@ type Kernel struct {
 	rows4    func(w []byte, wstride int, x []byte, out *[4]float32)
 	fourT    func(w, x []byte, stride int, tab []byte, out *[4]float32)
 	rows4T   func(w []byte, wstride int, x, tab []byte, out *[4]float32)
-	rows4x8  func(w []byte, wstride int, u, tile []byte, out *[32]float32)
-	prep4    func(w []byte, wstride int, u []byte)
+	t8       tile8Kernel
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -39,7 +38,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	k := Kernel{t: t, n: n, wrb: wrb, xrb: xrb}
 	k.one, k.four = cur.forType(t)
 	k.fourT = cur.fourTFor(t)
-	k.rows4x8, k.prep4 = cur.tile8For(t)
+	k.t8 = cur.tile8For(t)
 	if t == gguf.TypeQ4_0 {
 		k.rows4T = cur.dotR4TQ4_0Q8_0
 	}

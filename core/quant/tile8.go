@@ -29,22 +29,37 @@ const (
 	tile8Quant = 64  // offset of the quants in a tile block
 )
 
+// tile8Kernel is one weight type's eight-token tile form at a level.
+type tile8Kernel struct {
+	// dot: four weight rows (wstride apart; prepared into u by prep where
+	// prep is set) against a tile; out[8·r+t] is row r's dot with token t.
+	dot func(w []byte, wstride int, u, tile []byte, out *[32]float32)
+	// prep prepares four weight rows for dot (nil: dot reads w alone).
+	prep func(w []byte, wstride int, u []byte)
+	// pack builds a tile from eight activation rows (xrb apart) of nb
+	// blocks.
+	pack func(x []byte, xrb, nb int, tile []byte)
+	// Block sizes: elements of a weight block, tile and prep bytes per block.
+	qk, tileBlock, prepBlock int
+}
+
 // Tile8Bytes is the size of one eight-token tile (PackTile8), 0 when this
 // kernel has no eight-token form.
 func (k *Kernel) Tile8Bytes() int {
-	if k.rows4x8 == nil {
+	if k.t8.dot == nil {
 		return 0
 	}
-	return k.n / qk * tile8Block
+	return k.n / k.t8.qk * k.t8.tileBlock
 }
 
 // PackTile8 fills tile (Tile8Bytes long) from the eight activation rows in
 // x (ActRowBytes apart).
 func (k *Kernel) PackTile8(x, tile []byte) {
-	if k.rows4x8 == nil {
+	if k.t8.dot == nil {
 		return
 	}
-	packTile8Q8_0(x[:8*k.xrb:8*k.xrb], k.xrb, k.n/qk, tile[:k.n/qk*tile8Block])
+	nb := k.n / k.t8.qk
+	k.t8.pack(x[:8*k.xrb:8*k.xrb], k.xrb, nb, tile[:nb*k.t8.tileBlock])
 }
 
 func packTile8Q8_0(x []byte, xrb, nb int, tile []byte) {
@@ -63,21 +78,20 @@ func packTile8Q8_0(x []byte, xrb, nb int, tile []byte) {
 }
 
 // Prep4Bytes is the size of the four-row weight preparation Prep4 fills
-// for Dot4RowsTile8 (Q4_0: the nibbles unpacked to bytes, 128 bytes per
-// block), 0 when the kernel takes none.
+// for Dot4RowsTile8, 0 when the kernel takes none.
 func (k *Kernel) Prep4Bytes() int {
-	if k.prep4 == nil {
+	if k.t8.prep == nil {
 		return 0
 	}
-	return k.n / qk * prep4Q4_0
+	return k.n / k.t8.qk * k.t8.prepBlock
 }
 
 // Prep4 fills u (Prep4Bytes long) for the four consecutive weight rows in w.
 func (k *Kernel) Prep4(w, u []byte) {
-	if k.prep4 == nil {
+	if k.t8.prep == nil {
 		return
 	}
-	k.prep4(w[:4*k.wrb:4*k.wrb], k.wrb, u[:k.n/qk*prep4Q4_0])
+	k.t8.prep(w[:4*k.wrb:4*k.wrb], k.wrb, u[:k.n/k.t8.qk*k.t8.prepBlock])
 }
 
 // Dot4RowsTile8 is Dot of four consecutive weight rows (WeightRowBytes
@@ -85,26 +99,33 @@ func (k *Kernel) Prep4(w, u []byte) {
 // out[8·r+t] is row r's dot with token t, bit-identical to Dot on the
 // token's row.
 func (k *Kernel) Dot4RowsTile8(w, u, tile []byte, out *[32]float32) {
-	nb := k.n / qk
-	if k.prep4 != nil {
-		u = u[:nb*prep4Q4_0]
+	nb := k.n / k.t8.qk
+	if k.t8.prep != nil {
+		u = u[:nb*k.t8.prepBlock]
 	}
-	k.rows4x8(w[:4*k.wrb:4*k.wrb], k.wrb, u, tile[:nb*tile8Block], out)
+	k.t8.dot(w[:4*k.wrb:4*k.wrb], k.wrb, u, tile[:nb*k.t8.tileBlock], out)
 }
 
 // prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows.
 const prep4Q4_0 = 128
 
-// tile8For is the level's four-row eight-token kernel for t and the weight
-// preparation it takes, if any.
-func (ks *kernelSet) tile8For(t gguf.GGMLType) (func(w []byte, wstride int, u, tile []byte, out *[32]float32), func(w []byte, wstride int, u []byte)) {
+// tile8For is the level's eight-token tile kernel for t; its dot is nil
+// where there is none.
+func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
-		return ks.dotR4x8Q4_0Q8_0, ks.unpack4Q4_0
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
+			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
-		return ks.dotR4x8Q8_0Q8_0, nil
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
+	case gguf.TypeQ4_K:
+		if ks.dotR4x8Q4_KQ8_K == nil {
+			return tile8Kernel{}
+		}
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, prep: prep4Q4_K, pack: packTile8Q8_K,
+			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	}
-	return nil, nil
+	return tile8Kernel{}
 }
 
 // tile8Facts reads token t's d_x and 8·Σq from a tile block.

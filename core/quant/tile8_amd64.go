@@ -40,3 +40,16 @@ func unpack4Q4_0AVX2(w []byte, wstride int, u []byte) {
 	_ = w[3*wstride+nb*bytesQ4-1]
 	unpack4Q4_0AVX2asm(&w[0], wstride, nb, &u[0])
 }
+
+//go:noescape
+func q4_Kq8_Kr4x8AVX2(u, tile *byte, nb int, out *[32]float32)
+
+func dotR4x8Q4_KQ8_KAVX2(_ []byte, _ int, u, tile []byte, out *[32]float32) {
+	nb := len(tile) / tile8KBlock
+	if nb == 0 {
+		*out = [32]float32{}
+		return
+	}
+	_ = u[nb*prep4Q4_KBlock-1]
+	q4_Kq8_Kr4x8AVX2(&u[0], &tile[0], nb, out)
+}

@@ -14,11 +14,10 @@ import (
 func TestTile8MatchesGeneric(t *testing.T) {
 	gen := genericKernels()
 	for _, lvl := range Levels() {
-		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-			one := gen.dotQ4_0Q8_0
-			if typ == gguf.TypeQ8_0 {
-				one = gen.dotQ8_0Q8_0
-			}
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+			one := map[gguf.GGMLType]func(w, x []byte) float32{
+				gguf.TypeQ4_0: gen.dotQ4_0Q8_0, gguf.TypeQ8_0: gen.dotQ8_0Q8_0, gguf.TypeQ4_K: gen.dotQ4_KQ8_K,
+			}[typ]
 			for _, n := range twinSizes(typ) {
 				for kind := edgeRandom; kind <= edgeMixed; kind++ {
 					func() {
@@ -27,7 +26,7 @@ func TestTile8MatchesGeneric(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if k.Tile8Bytes() != n/32*tile8Block {
+						if k.Tile8Bytes() != n/k.t8.qk*k.t8.tileBlock || k.Tile8Bytes() == 0 && n > 0 {
 							t.Fatalf("%s %s: Tile8Bytes %d", lvl, typ, k.Tile8Bytes())
 						}
 						r := rand.New(rand.NewPCG(uint64(n)+5, uint64(kind)))
@@ -50,18 +49,19 @@ func TestTile8MatchesGeneric(t *testing.T) {
 							k.PackTile8(xs, tile)
 							// The weight preparation at this level and in Go.
 							var u, ug []byte
-							genDot, genPrep := gen.tile8For(typ)
-							if k.prep4 != nil {
+							gt := gen.tile8For(typ)
+							genDot, genPrep := gt.dot, gt.prep
+							if k.t8.prep != nil {
 								u = make([]byte, k.Prep4Bytes())
 								ug = make([]byte, k.Prep4Bytes())
-								k.prep4(buf, stride, u)
+								k.t8.prep(buf, stride, u)
 								genPrep(buf, stride, ug)
 								if string(u) != string(ug) {
 									t.Fatalf("%s %s n=%d kind %d: unpacked rows differ from the Go twin's", lvl, typ, n, kind)
 								}
 							}
 							var out, twin [32]float32
-							k.rows4x8(buf, stride, u, tile, &out)
+							k.t8.dot(buf, stride, u, tile, &out)
 							genDot(buf, stride, ug, tile, &twin)
 							for i := range ws {
 								for tok := 0; tok < 8; tok++ {
@@ -102,7 +102,7 @@ func TestTile8MatchesGeneric(t *testing.T) {
 func BenchmarkTile8(b *testing.B) {
 	r := rand.New(rand.NewPCG(41, 42))
 	const n = 4096
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K} {
 		for _, lvl := range Levels() {
 			restore := ForceLevel(lvl)
 			k, err := NewKernel(typ, n)
