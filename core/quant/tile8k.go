@@ -8,11 +8,11 @@ import (
 // Eight-token tiles of Q8_K activations, for Q4_K weights (see tile8.go).
 // Per super-block a tile holds 2208 bytes:
 //
-//	   0: d_x of the eight tokens, float32
-//	  32: for each pair p of sub-blocks of 32 (0..3), per token the two
-//	      int16 sums of its quants over sub-blocks 2p and 2p+1
-//	 160: the quants, 64 chunks of 32 bytes: chunk c holds quants
-//	      4c..4c+3 of token 0, then of token 1, …, of token 7
+//	  0: d_x of the eight tokens, float32
+//	 32: for each pair p of sub-blocks of 32 (0..3), per token the two
+//	     int16 sums of its quants over sub-blocks 2p and 2p+1
+//	160: the quants, 64 chunks of 32 bytes: chunk c holds quants
+//	     4c..4c+3 of token 0, then of token 1, …, of token 7
 //
 // Four Q4_K rows are prepared once per row quad (prep4Q4_K), 1248 bytes per
 // super-block:
