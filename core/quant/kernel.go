@@ -19,6 +19,7 @@ type Kernel struct {
 	fourT    func(w, x []byte, stride int, tab []byte, out *[4]float32)
 	rows4T   func(w []byte, wstride int, x, tab []byte, out *[4]float32)
 	t8       tile8Kernel
+	rows8T   func(w []byte, wstride int, x, tab []byte, out *[8]float32)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -41,6 +42,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	k.t8 = cur.tile8For(t)
 	if t == gguf.TypeQ4_0 {
 		k.rows4T = cur.dotR4TQ4_0Q8_0
+		if k.rows4T != nil { // the token table exists only with rows4T
+			k.rows8T = cur.dotR8TQ4_0Q8_0
+		}
 	}
 	switch t {
 	case gguf.TypeQ4_0:

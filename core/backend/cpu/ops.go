@@ -163,7 +163,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	if tokens == 1 {
 		// Decode: enough chunks to balance two threads on a busy machine,
 		// big enough that claiming one is noise.
-		grain = max(16, rows/(8*c.w.n)) &^ 3
+		grain = max(16, rows/(8*c.w.n)) &^ 7
 	}
 	c.weightReads.Add(int64(wrb * rows))
 	c.w.run(rows, grain, &c.mt)
@@ -253,6 +253,11 @@ func (t *matTask) run(worker, lo, hi int) {
 		if t.tabs1 != nil {
 			r := tok - t.tokens&^3
 			tab := t.tabs1[r*t.tb1 : (r+1)*t.tb1]
+			o8 := &t.c.ws[worker].dot8
+			for ; i+8 <= hi; i += 8 {
+				t.k.Dot8RowsT(t.w[i*wrb:(i+8)*wrb], x, tab, o8)
+				copy(out[i:i+8], o8[:])
+			}
 			for ; i+4 <= hi; i += 4 {
 				t.k.Dot4RowsT(t.w[i*wrb:(i+4)*wrb], x, tab, o)
 				out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]

@@ -231,6 +231,7 @@ type scratch struct {
 	vT             []float32
 	lanes          [16]float32
 	dot4           [4]float32
+	dot8           [8]float32
 	tile8          [32]float32
 	prep           []byte   // four weight rows prepared for the tile kernel
 	_              [64]byte // keep workers' scratch headers on separate cache lines
