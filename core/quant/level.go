@@ -67,6 +67,8 @@ type kernelSet struct {
 	// dotR8TQ4_0Q8_0: eight Q4_0 rows against one token with its table
 	// (rows8.go).
 	dotR8TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[8]float32)
+	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
+	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)
