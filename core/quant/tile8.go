@@ -39,6 +39,9 @@ type tile8Kernel struct {
 	// pack builds a tile from eight activation rows (xrb apart) of nb
 	// blocks.
 	pack func(x []byte, xrb, nb int, tile []byte)
+	// pair, where set: two weight rows (wstride apart) against two tiles,
+	// row r's results for ta at out[8r:8r+8], for tb at out[32+8r:32+8r+8].
+	pair func(w []byte, wstride int, ta, tb []byte, out []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
 }
@@ -106,6 +109,24 @@ func (k *Kernel) Dot4RowsTile8(w, u, tile []byte, out *[32]float32) {
 	k.t8.dot(w[:4*k.wrb:4*k.wrb], k.wrb, u, tile[:nb*k.t8.tileBlock], out)
 }
 
+// Dot4RowsTiles8 is Dot4RowsTile8 against the n consecutive tiles in
+// tiles (Tile8Bytes each): tile g's results go to out[32g:32g+32].
+func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
+	tb := k.Tile8Bytes()
+	g := 0
+	if k.t8.pair != nil {
+		w = w[: 4*k.wrb : 4*k.wrb]
+		for ; g+2 <= n; g += 2 {
+			ta, tbb := tiles[g*tb:(g+1)*tb], tiles[(g+1)*tb:(g+2)*tb]
+			k.t8.pair(w, k.wrb, ta, tbb, out[32*g:32*g+64])
+			k.t8.pair(w[2*k.wrb:], k.wrb, ta, tbb, out[32*g+16:32*g+64])
+		}
+	}
+	for ; g < n; g++ {
+		k.Dot4RowsTile8(w, u, tiles[g*tb:(g+1)*tb], (*[32]float32)(out[32*g:32*g+32]))
+	}
+}
+
 // prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows.
 const prep4Q4_0 = 128
 
@@ -117,7 +138,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}

@@ -53,3 +53,19 @@ func dotR4x8Q4_KQ8_KAVX2(_ []byte, _ int, u, tile []byte, out *[32]float32) {
 	_ = u[nb*prep4Q4_KBlock-1]
 	q4_Kq8_Kr4x8AVX2(&u[0], &tile[0], nb, out)
 }
+
+//go:noescape
+func q8_0q8_0r2x16AVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8Block
+	_ = out[48-1]
+	if nb == 0 {
+		clear(out[:16])
+		clear(out[32:48])
+		return
+	}
+	_ = w[wstride+nb*bytesQ80-1]
+	_ = tb[nb*tile8Block-1]
+	q8_0q8_0r2x16AVX2(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+}

@@ -129,6 +129,73 @@ func BenchmarkTile8(b *testing.B) {
 					k.Dot4RowsTile8(w, u, tile, &out)
 				}
 			})
+			// Two tiles in one call (Q8_0: the sixteen-token kernel).
+			tiles := append(append([]byte(nil), tile...), tile...)
+			out2 := make([]float32, 64)
+			b.Run(lvl.String()+"/"+typ.String()+"/x2", func(b *testing.B) {
+				b.SetBytes(int64(8 * k.WeightRowBytes()))
+				for b.Loop() {
+					k.Dot4RowsTiles8(w, u, tiles, 2, out2)
+				}
+			})
+		}
+	}
+}
+
+// TestTiles8MatchGeneric: Dot4RowsTiles8 over one to three tiles (the Q8_0
+// two-row sixteen-token kernel for pairs, the four-row one for the odd
+// tile) gives every (row, token) the one-token generic bits.
+func TestTiles8MatchGeneric(t *testing.T) {
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+			one := map[gguf.GGMLType]func(w, x []byte) float32{
+				gguf.TypeQ4_0: gen.dotQ4_0Q8_0, gguf.TypeQ8_0: gen.dotQ8_0Q8_0, gguf.TypeQ4_K: gen.dotQ4_KQ8_K,
+			}[typ]
+			for _, n := range twinSizes(typ)[1:] {
+				for kind := edgeRandom; kind <= edgeMixed; kind++ {
+					func() {
+						defer ForceLevel(lvl)()
+						k, err := NewKernel(typ, n)
+						if err != nil {
+							t.Fatal(err)
+						}
+						r := rand.New(rand.NewPCG(uint64(n)+23, uint64(kind)))
+						var w4 []byte
+						for i := 0; i < 4; i++ {
+							wi, _ := twinRows(t, r, typ, n, kind)
+							w4 = append(w4, wi...)
+						}
+						u := make([]byte, k.Prep4Bytes())
+						k.Prep4(w4, u)
+						for tiles := 1; tiles <= 3; tiles++ {
+							xs := make([]byte, 0, 8*tiles*k.ActRowBytes())
+							for i := 0; i < 8*tiles; i++ {
+								_, x := twinRows(t, r, typ, n, kind)
+								xs = append(xs, x...)
+							}
+							tb := k.Tile8Bytes()
+							buf := make([]byte, tiles*tb)
+							for g := 0; g < tiles; g++ {
+								k.PackTile8(xs[8*g*k.ActRowBytes():], buf[g*tb:(g+1)*tb])
+							}
+							out := make([]float32, 32*tiles)
+							k.Dot4RowsTiles8(w4, u, buf, tiles, out)
+							for g := 0; g < tiles; g++ {
+								for i := 0; i < 4; i++ {
+									for tok := 0; tok < 8; tok++ {
+										x := xs[(8*g+tok)*k.ActRowBytes() : (8*g+tok+1)*k.ActRowBytes()]
+										want := one(w4[i*k.WeightRowBytes():(i+1)*k.WeightRowBytes()], x)
+										if got := out[32*g+8*i+tok]; !sameBits(got, want) {
+											t.Fatalf("%s %s n=%d kind %d tiles %d: tile %d row %d token %d = %g, generic %g", lvl, typ, n, kind, tiles, g, i, tok, got, want)
+										}
+									}
+								}
+							}
+						}
+					}()
+				}
+			}
 		}
 	}
 }

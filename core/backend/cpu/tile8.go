@@ -36,28 +36,30 @@ func (t *tileTask) run(_, lo, hi int) {
 }
 
 // runTiles8 computes rows lo..hi-1 (a multiple of four of them) for the
-// t.t8 tiled tokens: four rows at a time, prepared once (Kernel.Prep4,
-// in the worker's scratch) and used against every tile, so they stay in
-// L1 while the tiles stream past.
+// t.t8 tiled tokens: four rows at a time, prepared once (Kernel.Prep4, in
+// the worker's scratch) and run against every tile in one call, so they
+// stay in L1 while the tiles stream past.
 func (t *matTask) runTiles8(worker, lo, hi int) {
 	wrb, rows := t.k.WeightRowBytes(), t.rows
 	ws := &t.c.ws[worker]
-	o := &ws.tile8
+	groups := t.t8 / 8
 	if cap(ws.prep) < t.k.Prep4Bytes() {
 		ws.prep = make([]byte, t.k.Prep4Bytes())
 	}
-	u := ws.prep[:t.k.Prep4Bytes()]
-	groups := t.t8 / 8
+	if cap(ws.tileOut) < 32*groups {
+		ws.tileOut = make([]float32, 32*groups)
+	}
+	u, o := ws.prep[:t.k.Prep4Bytes()], ws.tileOut[:32*groups]
 	for i := lo; i+4 <= hi; i += 4 {
 		w4 := t.w[i*wrb : (i+4)*wrb]
 		t.k.Prep4(w4, u)
+		t.k.Dot4RowsTiles8(w4, u, t.tiles, groups, o)
 		for g := 0; g < groups; g++ {
-			t.k.Dot4RowsTile8(w4, u, t.tiles[g*t.tb8:(g+1)*t.tb8], o)
+			og := o[32*g : 32*g+32]
 			out := t.out[8*g*rows : 8*(g+1)*rows]
-			for r := 0; r < 4; r++ {
-				for tok := 0; tok < 8; tok++ {
-					out[tok*rows+i+r] = o[8*r+tok]
-				}
+			for tok := 0; tok < 8; tok++ {
+				ot := out[tok*rows+i : tok*rows+i+4]
+				ot[0], ot[1], ot[2], ot[3] = og[tok], og[8+tok], og[16+tok], og[24+tok]
 			}
 		}
 	}

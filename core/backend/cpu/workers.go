@@ -232,9 +232,9 @@ type scratch struct {
 	lanes          [16]float32
 	dot4           [4]float32
 	dot8           [8]float32
-	tile8          [32]float32
-	prep           []byte   // four weight rows prepared for the tile kernel
-	_              [64]byte // keep workers' scratch headers on separate cache lines
+	tileOut        []float32 // four rows' results against every tile
+	prep           []byte    // four weight rows prepared for the tile kernel
+	_              [64]byte  // keep workers' scratch headers on separate cache lines
 }
 
 // scratchFor is worker w's scratch; each worker touches only its own.
