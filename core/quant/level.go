@@ -60,9 +60,11 @@ type kernelSet struct {
 	// against an eight-token tile; out[8·r+t] is row r's dot with token t.
 	dotR4x8Q4_0Q8_0 func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	dotR4x8Q8_0Q8_0 func(w []byte, wstride int, u, tile []byte, out *[32]float32)
-	// dotR2x16Q8_0Q8_0: two Q8_0 rows against two tiles (tile8Kernel.pair);
-	// nil where the level has none.
-	dotR2x16Q8_0Q8_0 func(w []byte, wstride int, ta, tb []byte, out []float32)
+	// Two rows against two tiles (tile8Kernel.pair); nil where the level
+	// has none.
+	dotR2x16Q4_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	dotR2x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	dotR2x16Q4_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	unpack4Q4_0      func(w []byte, wstride int, u []byte)
 	// dotR4x8Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K
 	// (tile8k.go); nil where the level has none.

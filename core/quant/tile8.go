@@ -39,9 +39,10 @@ type tile8Kernel struct {
 	// pack builds a tile from eight activation rows (xrb apart) of nb
 	// blocks.
 	pack func(x []byte, xrb, nb int, tile []byte)
-	// pair, where set: two weight rows (wstride apart) against two tiles,
-	// row r's results for ta at out[8r:8r+8], for tb at out[32+8r:32+8r+8].
-	pair func(w []byte, wstride int, ta, tb []byte, out []float32)
+	// pair, where set: rows r0 and r0+1 of the four (wstride apart,
+	// prepared in u) against two tiles, row r0+i's results for ta at
+	// out[8i:8i+8], for tb at out[32+8i:32+8i+8].
+	pair func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
 }
@@ -116,10 +117,14 @@ func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 	g := 0
 	if k.t8.pair != nil {
 		w = w[: 4*k.wrb : 4*k.wrb]
+		nb := k.n / k.t8.qk
+		if k.t8.prep != nil {
+			u = u[:nb*k.t8.prepBlock]
+		}
 		for ; g+2 <= n; g += 2 {
 			ta, tbb := tiles[g*tb:(g+1)*tb], tiles[(g+1)*tb:(g+2)*tb]
-			k.t8.pair(w, k.wrb, ta, tbb, out[32*g:32*g+64])
-			k.t8.pair(w[2*k.wrb:], k.wrb, ta, tbb, out[32*g+16:32*g+64])
+			k.t8.pair(w, k.wrb, u, 0, ta, tbb, out[32*g:32*g+64])
+			k.t8.pair(w, k.wrb, u, 2, ta, tbb, out[32*g+16:32*g+64])
 		}
 	}
 	for ; g < n; g++ {
@@ -135,7 +140,7 @@ const prep4Q4_0 = 128
 func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
 		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
@@ -143,7 +148,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, prep: prep4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, prep: prep4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	}
 	return tile8Kernel{}

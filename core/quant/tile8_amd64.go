@@ -57,7 +57,9 @@ func dotR4x8Q4_KQ8_KAVX2(_ []byte, _ int, u, tile []byte, out *[32]float32) {
 //go:noescape
 func q8_0q8_0r2x16AVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 
-func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, ta, tb []byte, out []float32) {
+// dotR2x16Q8_0Q8_0AVX2 runs rows r0, r0+1 of the four rows in w against
+// tiles ta and tb.
+func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, _ []byte, r0 int, ta, tb []byte, out []float32) {
 	nb := len(ta) / tile8Block
 	_ = out[48-1]
 	if nb == 0 {
@@ -65,7 +67,44 @@ func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, ta, tb []byte, out []float32) {
 		clear(out[32:48])
 		return
 	}
-	_ = w[wstride+nb*bytesQ80-1]
+	_ = w[(r0+1)*wstride+nb*bytesQ80-1]
 	_ = tb[nb*tile8Block-1]
-	q8_0q8_0r2x16AVX2(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+	q8_0q8_0r2x16AVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+}
+
+//go:noescape
+func q4_0q8_0r2x16AVX2(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_Kq8_Kr2x16AVX2(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
+
+// dotR2x16Q4_0Q8_0AVX2 runs rows r0, r0+1 of the four rows in w (u their
+// unpacked nibbles) against tiles ta and tb.
+func dotR2x16Q4_0Q8_0AVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8Block
+	_ = out[48-1]
+	if nb == 0 {
+		clear(out[:16])
+		clear(out[32:48])
+		return
+	}
+	_ = w[(r0+1)*wstride+nb*bytesQ4-1]
+	_ = u[nb*prep4Q4_0-1]
+	_ = tb[nb*tile8Block-1]
+	q4_0q8_0r2x16AVX2(&w[r0*wstride], wstride, &u[32*r0], &ta[0], &tb[0], nb, &out[0])
+}
+
+// dotR2x16Q4_KQ8_KAVX2 runs rows r0, r0+1 of the four rows prepared in u
+// against tiles ta and tb.
+func dotR2x16Q4_KQ8_KAVX2(_ []byte, _ int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8KBlock
+	_ = out[48-1]
+	if nb == 0 {
+		clear(out[:16])
+		clear(out[32:48])
+		return
+	}
+	_ = u[nb*prep4Q4_KBlock-1]
+	_ = tb[nb*tile8KBlock-1]
+	q4_Kq8_Kr2x16AVX2(&u[0], r0, &ta[0], &tb[0], nb, &out[0])
 }
