@@ -8,6 +8,8 @@
 // lanes are reduced together by VPHADDDs, and the float epilogue runs in
 // the lanes of one XMM register, lane r doing row r's scalar sequence:
 // bit-identical to the one-row kernels. Scales of row r go to 16r(SP).
+// Each row prefetches its super-block of the row four further on: the
+// next call's rows.
 TEXT ·q4_Kq8_Kr4AVX2(SB), NOSPLIT, $64-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
@@ -18,8 +20,9 @@ TEXT ·q4_Kq8_Kr4AVX2(SB), NOSPLIT, $64-40
 	VXORPS X14, X14, X14
 q4kr4loop:
 	LEAQ (SI), R13
-	PREFETCHT0 576(R13)
-	PREFETCHT0 640(R13)
+	PREFETCHT0 (R13)(R8*4)
+	PREFETCHT0 64(R13)(R8*4)
+	PREFETCHT0 128(R13)(R8*4)
 	MOVL 4(R13), AX; MOVL 8(R13), BX; MOVL 12(R13), DX
 	MOVL AX, R10; ANDL $0x3f3f3f3f, R10
 	MOVL DX, R11; ANDL $0x0f0f0f0f, R11
@@ -79,8 +82,9 @@ q4kr4loop:
 	VPADDD Y8, Y0, Y0
 	VPADDD Y9, Y0, Y0
 	LEAQ (SI)(R8*1), R13
-	PREFETCHT0 576(R13)
-	PREFETCHT0 640(R13)
+	PREFETCHT0 (R13)(R8*4)
+	PREFETCHT0 64(R13)(R8*4)
+	PREFETCHT0 128(R13)(R8*4)
 	MOVL 4(R13), AX; MOVL 8(R13), BX; MOVL 12(R13), DX
 	MOVL AX, R10; ANDL $0x3f3f3f3f, R10
 	MOVL DX, R11; ANDL $0x0f0f0f0f, R11
@@ -140,8 +144,9 @@ q4kr4loop:
 	VPADDD Y8, Y1, Y1
 	VPADDD Y9, Y1, Y1
 	LEAQ (SI)(R8*2), R13
-	PREFETCHT0 576(R13)
-	PREFETCHT0 640(R13)
+	PREFETCHT0 (R13)(R8*4)
+	PREFETCHT0 64(R13)(R8*4)
+	PREFETCHT0 128(R13)(R8*4)
 	MOVL 4(R13), AX; MOVL 8(R13), BX; MOVL 12(R13), DX
 	MOVL AX, R10; ANDL $0x3f3f3f3f, R10
 	MOVL DX, R11; ANDL $0x0f0f0f0f, R11
@@ -201,8 +206,9 @@ q4kr4loop:
 	VPADDD Y8, Y2, Y2
 	VPADDD Y9, Y2, Y2
 	LEAQ (SI)(R9*1), R13
-	PREFETCHT0 576(R13)
-	PREFETCHT0 640(R13)
+	PREFETCHT0 (R13)(R8*4)
+	PREFETCHT0 64(R13)(R8*4)
+	PREFETCHT0 128(R13)(R8*4)
 	MOVL 4(R13), AX; MOVL 8(R13), BX; MOVL 12(R13), DX
 	MOVL AX, R10; ANDL $0x3f3f3f3f, R10
 	MOVL DX, R11; ANDL $0x0f0f0f0f, R11
