@@ -35,31 +35,46 @@ func (t *tileTask) run(_, lo, hi int) {
 	}
 }
 
+// tileBlockBytes bounds the tiles one pass of runTiles8 runs against, so
+// they stay in L2 while every row quad of the chunk uses them.
+const tileBlockBytes = 256 << 10
+
 // runTiles8 computes rows lo..hi-1 (a multiple of four of them) for the
-// t.t8 tiled tokens: four rows at a time, prepared once (Kernel.Prep4, in
-// the worker's scratch) and run against every tile in one call, so they
-// stay in L1 while the tiles stream past.
+// t.t8 tiled tokens. Each row quad is prepared once (Kernel.Prep4, in the
+// worker's scratch); then, a block of tiles at a time, every quad runs
+// against the block's tiles in one call: a quad's rows stay in L1 while
+// the tiles stream past, and the block stays in L2 for the next quad.
 func (t *matTask) runTiles8(worker, lo, hi int) {
 	wrb, rows := t.k.WeightRowBytes(), t.rows
 	ws := &t.c.ws[worker]
 	groups := t.t8 / 8
-	if cap(ws.prep) < t.k.Prep4Bytes() {
-		ws.prep = make([]byte, t.k.Prep4Bytes())
+	quads := (hi - lo) / 4
+	pb, tb := t.k.Prep4Bytes(), t.k.Tile8Bytes()
+	if cap(ws.prep) < quads*pb {
+		ws.prep = make([]byte, quads*pb)
 	}
-	if cap(ws.tileOut) < 32*groups {
-		ws.tileOut = make([]float32, 32*groups)
+	per := max(2, tileBlockBytes/tb) &^ 1 // whole pairs of tiles
+	if cap(ws.tileOut) < 32*per {
+		ws.tileOut = make([]float32, 32*per)
 	}
-	u, o := ws.prep[:t.k.Prep4Bytes()], ws.tileOut[:32*groups]
-	for i := lo; i+4 <= hi; i += 4 {
-		w4 := t.w[i*wrb : (i+4)*wrb]
-		t.k.Prep4(w4, u)
-		t.k.Dot4RowsTiles8(w4, u, t.tiles, groups, o)
-		for g := 0; g < groups; g++ {
-			og := o[32*g : 32*g+32]
-			out := t.out[8*g*rows : 8*(g+1)*rows]
-			for tok := 0; tok < 8; tok++ {
-				ot := out[tok*rows+i : tok*rows+i+4]
-				ot[0], ot[1], ot[2], ot[3] = og[tok], og[8+tok], og[16+tok], og[24+tok]
+	prep := ws.prep[:quads*pb]
+	for q := 0; q < quads; q++ {
+		i := lo + 4*q
+		t.k.Prep4(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+	}
+	for g0 := 0; g0 < groups; g0 += per {
+		g1 := min(groups, g0+per)
+		o := ws.tileOut[:32*(g1-g0)]
+		for q := 0; q < quads; q++ {
+			i := lo + 4*q
+			t.k.Dot4RowsTiles8(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
+			for g := g0; g < g1; g++ {
+				og := o[32*(g-g0) : 32*(g-g0)+32]
+				out := t.out[8*g*rows : 8*(g+1)*rows]
+				for tok := 0; tok < 8; tok++ {
+					ot := out[tok*rows+i : tok*rows+i+4]
+					ot[0], ot[1], ot[2], ot[3] = og[tok], og[8+tok], og[16+tok], og[24+tok]
+				}
 			}
 		}
 	}
