@@ -129,7 +129,15 @@ func BenchmarkTile8(b *testing.B) {
 					k.Dot4RowsTile8(w, u, tile, &out)
 				}
 			})
-			// Two tiles in one call (Q8_0: the sixteen-token kernel).
+			if len(u) > 0 {
+				b.Run(lvl.String()+"/"+typ.String()+"/prep", func(b *testing.B) {
+					b.SetBytes(int64(4 * k.WeightRowBytes()))
+					for b.Loop() {
+						k.Prep4(w, u)
+					}
+				})
+			}
+			// Two tiles in one call (the sixteen-token kernels).
 			tiles := append(append([]byte(nil), tile...), tile...)
 			out2 := make([]float32, 64)
 			b.Run(lvl.String()+"/"+typ.String()+"/x2", func(b *testing.B) {

@@ -53,10 +53,17 @@ func prep4Q4_K(w []byte, wstride int, u []byte) {
 			wb := w[r*wstride+b*bytesQ4K : r*wstride+(b+1)*bytesQ4K : r*wstride+(b+1)*bytesQ4K]
 			putF32(e[1216+4*r:], f16le(wb))
 			putF32(e[1232+4*r:], f16le(wb[2:]))
+			// The 6-bit scales and mins of the eight sub-blocks, four bytes
+			// at a time (scaleMinK4 for all of them).
+			a := binary.LittleEndian.Uint32(wb[4:])
+			bb := binary.LittleEndian.Uint32(wb[8:])
+			c := binary.LittleEndian.Uint32(wb[12:])
+			scs := uint64(a&0x3f3f3f3f) | uint64(c&0x0f0f0f0f|(a>>6&0x03030303)<<4)<<32
+			mins := uint64(bb&0x3f3f3f3f) | uint64(c>>4&0x0f0f0f0f|(bb>>6&0x03030303)<<4)<<32
 			for s := 0; s < 8; s++ {
-				sc, m := scaleMinK4(s, wb[4:16])
-				binary.LittleEndian.PutUint32(e[1024+16*s+4*r:], uint32(sc)|uint32(sc)<<16)
-				binary.LittleEndian.PutUint16(e[1152+16*(s/2)+4*r+2*(s%2):], uint16(m))
+				sc := uint32(scs >> (8 * s) & 0xff)
+				binary.LittleEndian.PutUint32(e[1024+16*s+4*r:], sc|sc<<16)
+				binary.LittleEndian.PutUint16(e[1152+16*(s/2)+4*r+2*(s%2):], uint16(mins>>(8*s)&0xff))
 			}
 			for j := 0; j < 4; j++ {
 				// Group j's 32 bytes: low nibbles are sub-block 2j, high 2j+1.
