@@ -30,6 +30,7 @@ func init() {
 	ks.dotR2x16Q8_0Q8_0 = dotR2x16Q8_0Q8_0AVX2
 	ks.dotR2x16Q4_0Q8_0 = dotR2x16Q4_0Q8_0AVX2
 	ks.dotR2x16Q4_KQ8_K = dotR2x16Q4_KQ8_KAVX2
+	ks.prep4Q4_K = prep4Q4_KAVX2
 	ks.dotQ4_KQ8_K = dotQ4_KQ8_KAVX2
 	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
 	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2

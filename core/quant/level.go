@@ -69,6 +69,7 @@ type kernelSet struct {
 	// dotR4x8Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K
 	// (tile8k.go); nil where the level has none.
 	dotR4x8Q4_KQ8_K func(w []byte, wstride int, u, tile []byte, out *[32]float32)
+	prep4Q4_K       func(w []byte, wstride int, u []byte)
 	// dotR8TQ4_0Q8_0: eight Q4_0 rows against one token with its table
 	// (rows8.go).
 	dotR8TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[8]float32)

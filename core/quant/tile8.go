@@ -148,7 +148,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, prep: prep4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	}
 	return tile8Kernel{}

@@ -108,3 +108,15 @@ func dotR2x16Q4_KQ8_KAVX2(_ []byte, _ int, u []byte, r0 int, ta, tb []byte, out 
 	_ = tb[nb*tile8KBlock-1]
 	q4_Kq8_Kr2x16AVX2(&u[0], r0, &ta[0], &tb[0], nb, &out[0])
 }
+
+//go:noescape
+func prep4Q4_KAVX2asm(w *byte, wstride int, nb int, u *byte)
+
+func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
+	nb := len(u) / prep4Q4_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = w[3*wstride+nb*bytesQ4K-1]
+	prep4Q4_KAVX2asm(&w[0], wstride, nb, &u[0])
+}

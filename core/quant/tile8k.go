@@ -18,8 +18,8 @@ import (
 // super-block:
 //
 //	   0: per sub-block s (0..7), per row r, its 32 nibbles as bytes
-//	1024: per sub-block s, per row r, the 6-bit scale twice as int16
-//	1152: per pair p, per row r, the mins of sub-blocks 2p and 2p+1 as int16
+//	1024: per row r, per sub-block s, the 6-bit scale twice as int16
+//	1152: per row r, the mins of its eight sub-blocks as int16
 //	1216: per row d, then at 1232 per row dmin, float32
 const (
 	tile8KBlock    = 2208
@@ -44,8 +44,9 @@ func packTile8Q8_K(x []byte, xrb, nb int, tile []byte) {
 	}
 }
 
-// prep4Q4_K prepares four Q4_K rows (wstride apart) for the tile kernel.
-func prep4Q4_K(w []byte, wstride int, u []byte) {
+// prep4Q4_KGeneric prepares four Q4_K rows (wstride apart) for the tile
+// kernel.
+func prep4Q4_KGeneric(w []byte, wstride int, u []byte) {
 	nb := len(u) / prep4Q4_KBlock
 	for b := 0; b < nb; b++ {
 		e := u[b*prep4Q4_KBlock : (b+1)*prep4Q4_KBlock : (b+1)*prep4Q4_KBlock]
@@ -62,8 +63,8 @@ func prep4Q4_K(w []byte, wstride int, u []byte) {
 			mins := uint64(bb&0x3f3f3f3f) | uint64(c>>4&0x0f0f0f0f|(bb>>6&0x03030303)<<4)<<32
 			for s := 0; s < 8; s++ {
 				sc := uint32(scs >> (8 * s) & 0xff)
-				binary.LittleEndian.PutUint32(e[1024+16*s+4*r:], sc|sc<<16)
-				binary.LittleEndian.PutUint16(e[1152+16*(s/2)+4*r+2*(s%2):], uint16(mins>>(8*s)&0xff))
+				binary.LittleEndian.PutUint32(e[1024+32*r+4*s:], sc|sc<<16)
+				binary.LittleEndian.PutUint16(e[1152+16*r+2*s:], uint16(mins>>(8*s)&0xff))
 			}
 			for j := 0; j < 4; j++ {
 				// Group j's 32 bytes: low nibbles are sub-block 2j, high 2j+1.
@@ -94,8 +95,8 @@ func dotR4x8Q4_KQ8_KGeneric(_ []byte, _ int, u, tile []byte, out *[32]float32) {
 				p := u[b*prep4Q4_KBlock : (b+1)*prep4Q4_KBlock]
 				var isum, summs int32
 				for s := 0; s < 8; s++ {
-					sc := int32(int16(binary.LittleEndian.Uint16(p[1024+16*s+4*r:])))
-					m := int32(int16(binary.LittleEndian.Uint16(p[1152+16*(s/2)+4*r+2*(s%2):])))
+					sc := int32(int16(binary.LittleEndian.Uint16(p[1024+32*r+4*s:])))
+					m := int32(int16(binary.LittleEndian.Uint16(p[1152+16*r+2*s:])))
 					bs := int32(int16(binary.LittleEndian.Uint16(e[32+32*(s/2)+4*t+2*(s%2):])))
 					var si int32
 					for l := 0; l < 32; l++ {
