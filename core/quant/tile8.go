@@ -7,7 +7,8 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// Eight-token tiles for the prefill GEMM of Q4_0 and Q8_0 weights.
+// Eight-token tiles for the prefill GEMM of Q4_0, Q8_0 and Q4_K weights
+// (Q4_K's tiles of Q8_K activations: tile8k.go).
 //
 // A tile holds eight Q8_0 activation rows rearranged once per mat-mul so
 // that a kernel can put the eight tokens in the eight lanes of a vector:
@@ -20,9 +21,12 @@ import (
 //
 // A weight row's four quants of chunk c, broadcast to every lane, then meet
 // the eight tokens' matching quants in one multiply. The weights stay in
-// the GGUF layout. Each output lane still runs the one-token sequence of
-// its (row, token) pair block by block, so results are bit-identical to
-// the one-token kernels.
+// the GGUF layout; Q4_0 and Q4_K rows are prepared four at a time
+// (nibbles unpacked to bytes, K-quant scales decoded) into a small scratch
+// that serves every tile, so the preparation is paid once per row and
+// mat-mul, and no repacked copy of the model is kept. Each output lane
+// still runs the one-token sequence of its (row, token) pair block by
+// block, so results are bit-identical to the one-token kernels.
 
 const (
 	tile8Block = 320 // bytes per block of an eight-token tile

@@ -14,8 +14,8 @@ import (
 //	160: the quants, 64 chunks of 32 bytes: chunk c holds quants
 //	     4c..4c+3 of token 0, then of token 1, …, of token 7
 //
-// Four Q4_K rows are prepared once per row quad (prep4Q4_K), 1248 bytes per
-// super-block:
+// Four Q4_K rows are prepared once per row quad (prep4Q4_KGeneric and its
+// AVX2 twin), 1248 bytes per super-block:
 //
 //	   0: per sub-block s (0..7), per row r, its 32 nibbles as bytes
 //	1024: per row r, per sub-block s, the 6-bit scale twice as int16

@@ -5,8 +5,12 @@ import "github.com/minfer/minfer/core/quant"
 // The prefill GEMM's eight-token path: the quantized activations of each
 // whole group of eight tokens are packed once per mat-mul into a tile
 // (quant.Kernel.PackTile8), then each chunk of rows runs four rows at a
-// time against every tile, so a weight block is read once per eight tokens
-// and the tokens share each multiply (quant.Kernel.Dot4RowsTile8).
+// time against the tiles (quant.Kernel.Dot4RowsTiles8), so a weight block
+// is read from memory once per mat-mul and each broadcast weight chunk
+// serves eight or sixteen tokens. Tiles (about 1.2× the quantized
+// activations) and the prepared rows are backend-internal scratch, reused
+// from call to call, like the quantized activations: no copy of the
+// weights is made.
 
 // packTiles8 packs the first groups·8 quantized activation rows of xq into
 // c.tiles (tb bytes each), the groups spread over the pool, and hands them
