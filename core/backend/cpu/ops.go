@@ -131,7 +131,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens}
 	if tb := k.Tile8Bytes(); tb > 0 && tokens >= 8 && rows%4 == 0 {
 		// Eight-token tiles (tile8.go) for all whole groups of eight.
-		c.packTiles8(&k, xq, tokens/8, tb)
+		c.packTiles8(k, xq, tokens/8, tb)
 		c.mt.t8 = tokens &^ 7
 	}
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {

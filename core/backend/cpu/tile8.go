@@ -15,7 +15,7 @@ import "github.com/minfer/minfer/core/quant"
 // packTiles8 packs the first groups·8 quantized activation rows of xq into
 // c.tiles (tb bytes each), the groups spread over the pool, and hands them
 // to c.mt.
-func (c *CPU) packTiles8(k *quant.Kernel, xq []byte, groups, tb int) {
+func (c *CPU) packTiles8(k quant.Kernel, xq []byte, groups, tb int) {
 	if cap(c.tiles) < groups*tb {
 		c.tiles = make([]byte, groups*tb)
 	}
@@ -27,7 +27,7 @@ func (c *CPU) packTiles8(k *quant.Kernel, xq []byte, groups, tb int) {
 
 // tileTask packs tiles lo..hi-1.
 type tileTask struct {
-	k       *quant.Kernel
+	k       quant.Kernel // a copy: a pointer to matMul's would escape
 	xq      []byte
 	tiles   []byte
 	tb, xrb int
