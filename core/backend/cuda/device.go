@@ -31,7 +31,8 @@ type device struct {
 	ringOff   int
 
 	work     uintptr // device workspace (quantized activations)
-	workSize int64
+	workSize int64   // its bytes the kernels may use from work on
+	counters uintptr // the split attention's per-head counters (zeroed; the workspace's tail)
 
 	// memory measured around the setup (cuMemGetInfo).
 	freeAfterCtx, freeAfterSetup, total uint64
@@ -40,6 +41,7 @@ type device struct {
 const (
 	pinnedSize    = 64 << 20
 	workspaceSize = 64 << 20
+	counterBytes  = 4096 // one uint32 per attention head: maxDecodeHeads
 )
 
 // hostSlice views driver-allocated host memory as a byte slice.
@@ -146,7 +148,14 @@ func (dv *device) setup() (err error) {
 	if err := check("cuMemAlloc(workspace)", sys(d.memAlloc, uintptr(unsafe.Pointer(&dv.work)), workspaceSize)); err != nil {
 		return err
 	}
-	dv.workSize = workspaceSize
+	// The workspace's last counterBytes hold the split attention's
+	// per-head completion counters: zero now, and each use leaves them
+	// zero.
+	dv.workSize = workspaceSize - counterBytes
+	dv.counters = dv.work + uintptr(dv.workSize)
+	if err := dv.memset(dv.counters, counterBytes); err != nil {
+		return err
+	}
 	if dv.freeAfterSetup, _, err = d.memInfo(); err != nil {
 		return err
 	}

@@ -66,6 +66,16 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 		want = append(want, k.getRows, k.matvec1, k.matvecB, k.matvecID)
 	}
 	want = append(want, f16f32Kernel.matvec1, f16f32Kernel.matvecB, f16MatVecID)
+	// decode.go's kernels.
+	want = append(want, "norm_quant", "swiglu_quant", "rope_pair", "store_kv_pair")
+	for _, f := range fastMatVec {
+		want = append(want, f.one, f.batch)
+	}
+	for _, ty := range []string{"f16", "f32"} {
+		for _, e := range []string{"_2", "_3", "_4", "_8"} {
+			want = append(want, "attn_scores_"+ty+e, "attn_values_"+ty+e)
+		}
+	}
 	for _, n := range want {
 		if !have[n] {
 			t.Errorf("kernel %s missing from the PTX", n)
