@@ -298,7 +298,8 @@ const maxDecodeHeads = counterBytes / 4
 // split kernels (attn_scores_*, attn_values_*) when its head size is one
 // they take (32·E, E ∈ {2, 3, 4, 8}), the caches are 16-byte aligned and
 // the scores fit the workspace. It reports whether it did.
-func (b *Backend) decodeAttention(n *graph.Node, p graph.AttentionParams, src [4]uintptr, out uintptr) (bool, error) {
+func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionParams, src [4]uintptr, out uintptr) (bool, error) {
+	n := nodes[i]
 	q := n.Src[0]
 	hd, heads := q.Shape[0], q.Shape[1]
 	if q.Shape[2] != 1 || heads > maxDecodeHeads || p.KVLen < 1 || p.KVHeads < 1 || heads%int64(p.KVHeads) != 0 {
@@ -333,7 +334,14 @@ func (b *Backend) decodeAttention(n *graph.Node, p graph.AttentionParams, src [4
 		nsp = (kvLen + chunk - 1) / chunk
 	}
 	dv := b.dv
-	sOff := int64(256)
+	// The last block of each head quantizes its part of the output row for
+	// the mat-mul after the attention (q8_0/q8_1: blocks inside a head)
+	// into the workspace's start; the scores, stats and partials follow.
+	qt, _, vt := b.quantTarget(nodes, i+1, n)
+	if qt != qtQ8_0 && qt != qtQ8_1 {
+		qt = qtNone
+	}
+	sOff := (heads*hd/32*36 + 511) &^ 255
 	stOff := sOff + (heads*kvLen*4+255)&^255
 	pOff := stOff + (heads*nsp*8+255)&^255
 	if pOff+heads*nsp*hd*4 > dv.workSize {
@@ -345,6 +353,12 @@ func (b *Backend) decodeAttention(n *graph.Node, p graph.AttentionParams, src [4
 		src[0], src[1], src[3], S, stats, i32(heads), i32(p.KVHeads), i32(kvLen), i32(chunk), p.Scale, p.SoftCap); err != nil {
 		return false, err
 	}
-	return true, dv.launch(&b.l, "attn_values_"+ty+suffix, grid, block1(128), 0,
-		S, stats, src[2], part, dv.counters, out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(chunk))
+	if err := dv.launch(&b.l, "attn_values_"+ty+suffix, grid, block1(128), 0,
+		S, stats, src[2], part, dv.counters, out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(chunk), dv.work, qt); err != nil {
+		return false, err
+	}
+	if qt != qtNone {
+		b.lastQuant, b.lastVT = n, vt
+	}
+	return true, nil
 }

@@ -327,7 +327,7 @@ func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
 		if smem > dv.smemOptin-attentionStaticShared {
 			return fmt.Errorf("%w: attention over %d positions needs %d bytes of shared memory, the device has %d", errUnsupported, p.KVLen, smem, dv.smemOptin)
 		}
-		if ok, err := b.decodeAttention(n, p, src, out); err != nil || ok {
+		if ok, err := b.decodeAttention(nodes, i, p, src, out); err != nil || ok {
 			return err
 		}
 		fn := "attention_f32"

@@ -666,3 +666,43 @@ func TestRopePair(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeAttentionFeedsMatMul: one token's split attention whose last
+// blocks also quantize the output row for the mat-mul after it (q8_0 for
+// Q4_0, q8_1 for Q5_1; Q4_K takes q8_K, quantized apart), against the CPU.
+func TestDecodeAttentionFeedsMatMul(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(21, 22))
+	const hd, heads, kvHeads, ctx, past = 128, 8, 2, 256, 150
+	rowLen := hd * kvHeads
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ5_1, gguf.TypeQ4_K} {
+		t.Run(wt.String(), func(t *testing.T) {
+			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+			mask := make([]float32, ctx)
+			for j := past + 1; j < ctx; j++ {
+				mask[j] = float32(math.Inf(-1))
+			}
+			allRows := make([]int32, ctx)
+			for i := range allRows {
+				allRows[i] = int32(i)
+			}
+			compare(t, opCase{
+				kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
+				weights: map[string]tensor{"wo": quantized(t, wt, hd*heads, 96, r)},
+				inputs: map[string][]byte{
+					"q": memview.Bytes(randF32(r, hd*heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+					"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+				},
+				bound: quantBound,
+				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+					all := b.Input("allrows", gguf.TypeI32, ctx)
+					kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+					vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+					q := b.Input("q", gguf.TypeF32, hd, heads, 1)
+					att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, ctx, 1), graph.AttentionParams{Scale: 0.088, KVHeads: kvHeads, KVLen: ctx}, "att")
+					return b.MatMul(wf("wo"), att, "o")
+				},
+			}, g, 3)
+		})
+	}
+}

@@ -410,7 +410,8 @@ extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, co
 // positions by exp(s−M)/L (rounded to F16 with an F16 cache, as the CPU
 // rounds them) and sums the V rows into a partial; the last block of a
 // head to finish (a counter) adds the partials in split order into out and
-// resets the counter. Masked positions (−Inf) are skipped.
+// resets the counter, quantizing the row (qt: q8_0 or q8_1) for the
+// mat-mul after it. Masked positions (−Inf) are skipped.
 
 template <int E, bool F16C>
 __device__ __forceinline__ void load_row(const void* base, long long off, float* v) {
@@ -496,7 +497,7 @@ __device__ void attn_scores(const float* q, const void* kc, const float* mask, f
 
 template <int E, bool F16C>
 __device__ void attn_values(const float* S, const float2* stats, const void* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
-                            int kvLen, int chunk) {
+                            int kvLen, int chunk, uint8_t* q, int qt) {
     __shared__ float red[4][32 * E];
     __shared__ float sML[2];
     __shared__ bool last;
@@ -546,10 +547,14 @@ __device__ void attn_values(const float* S, const float2* stats, const void* vc,
     if (!last) return;
     __threadfence();
     const volatile float* Ph = part + (long long)h * nsp * hd;
+    // hd is a multiple of 32: each warp's elements are one q8_0/q8_1 block.
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
         float a = 0.f;
         for (int k = 0; k < nsp; k++) a = __fadd_rn(a, Ph[(long long)k * hd + d]);
-        out[(long long)h * hd + d] = a;
+        long long e = (long long)h * hd + d;
+        out[e] = a;
+        if (qt == QT_Q8_0) q8_0_warp(a, q + (e / 32) * 34, lane);
+        else if (qt == QT_Q8_1) q8_1_warp(a, q + (e / 32) * 36, lane);
     }
     if (threadIdx.x == 0) counters[h] = 0;
 }
@@ -561,8 +566,8 @@ __device__ void attn_values(const float* S, const float2* stats, const void* vc,
     }                                                                                                                                                 \
     extern "C" __global__ void __launch_bounds__(128) attn_values_##ty##_##E(const float* S, const float2* stats, const void* vc, float* part,         \
                                                                              unsigned* counters, float* out, int heads, int kvHeads, int kvLen,        \
-                                                                             int chunk) {                                                             \
-        attn_values<E, F16C>(S, stats, vc, part, counters, out, heads, kvHeads, kvLen, chunk);                                                        \
+                                                                             int chunk, uint8_t* q, int qt) {                                         \
+        attn_values<E, F16C>(S, stats, vc, part, counters, out, heads, kvHeads, kvLen, chunk, q, qt);                                                 \
     }
 ATTN_DEC(2, f16, true) ATTN_DEC(3, f16, true) ATTN_DEC(4, f16, true) ATTN_DEC(8, f16, true)
 ATTN_DEC(2, f32, false) ATTN_DEC(3, f32, false) ATTN_DEC(4, f32, false) ATTN_DEC(8, f32, false)
