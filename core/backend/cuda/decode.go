@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"math"
+	"strings"
 
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
@@ -13,6 +14,26 @@ import (
 // attention for one query token, and the fusions of neighbouring nodes
 // (residual add + rms_norm + weight mul + activation quantization, swiglu +
 // quantization, the q/k rope pair, the k/v store pair).
+
+// decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
+// comma-separated list of mv, attn, quant, addnorm, rope, store, or all),
+// for comparisons and diagnosis; each then runs as the node-by-node
+// kernels do.
+type decodeOff struct{ mv, attn, quant, addNorm, rope, store bool }
+
+func parseDecodeOff(v string) decodeOff {
+	var o decodeOff
+	for _, f := range strings.Split(v, ",") {
+		all := f == "all"
+		o.mv = o.mv || all || f == "mv"
+		o.attn = o.attn || all || f == "attn"
+		o.quant = o.quant || all || f == "quant"
+		o.addNorm = o.addNorm || all || f == "addnorm"
+		o.rope = o.rope || all || f == "rope"
+		o.store = o.store || all || f == "store"
+	}
+	return o
+}
 
 // fastMatVec names the mvf_* kernels (one token, batch of eight) of the
 // weight types that have them, with the address alignment their loads need.
@@ -29,8 +50,8 @@ var fastMatVec = map[gguf.GGMLType]struct {
 // matVecKernel is the kernel name for nt tokens of weight type wt at w
 // with rows of wrb bytes: the mvf_* form where there is one and the
 // weight's alignment allows it, else kn's.
-func matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb int64, nt int64) string {
-	if f, ok := fastMatVec[wt]; ok && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
+func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb int64, nt int64) string {
+	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if nt > 1 {
 			return f.batch
 		}
@@ -59,7 +80,7 @@ const fuseQuantMaxT = 16
 // would take it from the workspace in one piece: the kernel's qt code and
 // the activation row bytes.
 func (b *Backend) quantTarget(nodes []*graph.Node, j int, src *graph.Node) (int32, int64, gguf.GGMLType) {
-	if j >= len(nodes) {
+	if j >= len(nodes) || b.off.quant {
 		return qtNone, 0, 0
 	}
 	m := nodes[j]
@@ -170,9 +191,9 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 
 // addFeedsNorm reports whether nodes[i], an add, is a plain (same-shape)
 // residual add whose next node is the rms_norm of its sum.
-func addFeedsNorm(nodes []*graph.Node, i int) bool {
+func (b *Backend) addFeedsNorm(nodes []*graph.Node, i int) bool {
 	a := nodes[i]
-	if i+1 >= len(nodes) || !isF32(a.Src[0]) || !isF32(a.Src[1]) || !sameRows(a, a.Src[0]) || !sameRows(a, a.Src[1]) {
+	if b.off.addNorm || i+1 >= len(nodes) || !isF32(a.Src[0]) || !isF32(a.Src[1]) || !sameRows(a, a.Src[0]) || !sameRows(a, a.Src[1]) {
 		return false
 	}
 	n := nodes[i+1]
@@ -207,7 +228,7 @@ func (b *Backend) ropeFast(nodes []*graph.Node, i int) (int, error) {
 		return 0, err
 	}
 	hd := n.Shape[0]
-	if hd%2 != 0 || int64(p.Dims) > hd {
+	if b.off.rope || hd%2 != 0 || int64(p.Dims) > hd {
 		return 0, nil
 	}
 	var n2 *graph.Node
@@ -227,6 +248,21 @@ func (b *Backend) ropeFast(nodes []*graph.Node, i int) (int, error) {
 	out, err := b.ptrOf(n)
 	if err != nil {
 		return 0, err
+	}
+	if n2 != nil {
+		// The two run at once: neither may write what the other reads (k's
+		// output may take q's input's dead bytes).
+		x2, err := b.ptrOf(n2.Src[0])
+		if err != nil {
+			return 0, err
+		}
+		out2, err := b.ptrOf(n2)
+		if err != nil {
+			return 0, err
+		}
+		if overlaps(out, n.Bytes(), x2, n2.Src[0].Bytes()) || overlaps(out2, n2.Bytes(), x, n.Src[0].Bytes()) || overlaps(out, n.Bytes(), out2, n2.Bytes()) {
+			n2 = nil
+		}
 	}
 	pos, err := b.ptrOf(n.Src[1])
 	if err != nil {
@@ -262,7 +298,7 @@ func (b *Backend) ropeFast(nodes []*graph.Node, i int) (int, error) {
 // different caches of one type and shape (k and v). It reports whether it
 // did.
 func (b *Backend) storePair(nodes []*graph.Node, i int) (bool, error) {
-	if i+1 >= len(nodes) {
+	if b.off.store || i+1 >= len(nodes) {
 		return false, nil
 	}
 	n, m := nodes[i], nodes[i+1]
@@ -291,70 +327,62 @@ func (b *Backend) storePair(nodes []*graph.Node, i int) (bool, error) {
 		c1, x1, c2, x2, rows, i32(n.Src[0].Shape[0]), i32(n.Src[0].Shape[1]), f16)
 }
 
+// overlaps reports whether the byte ranges [a, a+na) and [b, b+nb) meet.
+func overlaps(a uintptr, na int64, b uintptr, nb int64) bool {
+	return a < b+uintptr(nb) && b < a+uintptr(na)
+}
+
 // maxDecodeHeads is how many heads the split attention's counters cover.
 const maxDecodeHeads = counterBytes / 4
 
-// decodeAttention encodes an attention node of one query token as the
-// split kernels (attn_scores_*, attn_values_*) when its head size is one
-// they take (32·E, E ∈ {2, 3, 4, 8}), the caches are 16-byte aligned and
-// the scores fit the workspace. It reports whether it did.
+// decodeHeadDims are the head sizes the split attention kernels take.
+var decodeHeadDims = map[int64]string{64: "_64", 96: "_96", 128: "_128", 256: "_256"}
+
+// decodeValuesShared is attn_x_values's dynamic shared memory: the row's
+// weights over the padded n_kv and their 16-block sums.
+func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
+
+// decodeAttention encodes an attention node of one query token over an F16
+// cache as the split kernels (attn_x_scores_*, attn_x_values_*) when its
+// head size is one they take, the cache is 16-byte aligned and the
+// scores, partials and weights fit the workspace and shared memory; the
+// last blocks also quantize the output for a q8_0/q8_1 mat-mul after it.
+// It reports whether it did.
 func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionParams, src [4]uintptr, out uintptr) (bool, error) {
 	n := nodes[i]
 	q := n.Src[0]
 	hd, heads := q.Shape[0], q.Shape[1]
-	if q.Shape[2] != 1 || heads > maxDecodeHeads || p.KVLen < 1 || p.KVHeads < 1 || heads%int64(p.KVHeads) != 0 {
+	suffix, ok := decodeHeadDims[hd]
+	if !ok || b.off.attn || q.Shape[2] != 1 || n.Src[1].Type != gguf.TypeF16 || heads > maxDecodeHeads || p.KVLen < 1 || p.KVHeads < 1 ||
+		heads%int64(p.KVHeads) != 0 || src[1]%16 != 0 || src[2]%16 != 0 {
 		return false, nil
-	}
-	var suffix string
-	switch hd {
-	case 64:
-		suffix = "_2"
-	case 96:
-		suffix = "_3"
-	case 128:
-		suffix = "_4"
-	case 256:
-		suffix = "_8"
-	default:
-		return false, nil
-	}
-	if src[1]%16 != 0 || src[2]%16 != 0 {
-		return false, nil
-	}
-	ty := "f32"
-	if n.Src[1].Type == gguf.TypeF16 {
-		ty = "f16"
-	}
-	kvLen := int64(p.KVLen)
-	chunk := int64(64)
-	nsp := (kvLen + chunk - 1) / chunk
-	if heads*nsp > 1024 {
-		nsp = max(1, 1024/heads)
-		chunk = (kvLen + nsp - 1) / nsp
-		nsp = (kvLen + chunk - 1) / chunk
 	}
 	dv := b.dv
-	// The last block of each head quantizes its part of the output row for
-	// the mat-mul after the attention (q8_0/q8_1: blocks inside a head)
-	// into the workspace's start; the scores, stats and partials follow.
+	kvLen := int64(p.KVLen)
+	nkvMax := max(32, (kvLen+31)/32*32)
+	smem := decodeValuesShared(nkvMax)
+	if smem > int64(dv.smemOptin-attentionStaticShared) {
+		return false, nil
+	}
+	// The workspace: the quantized output row first (the mat-mul after
+	// reads it there), then n_kv, the scores and the 64 lanes' partials.
+	infoOff := (heads*hd/32*36 + 511) &^ 255
+	sOff := infoOff + 256
+	pOff := sOff + (heads*nkvMax*4+255)&^255
+	if pOff+heads*64*hd*4 > dv.workSize {
+		return false, nil
+	}
 	qt, _, vt := b.quantTarget(nodes, i+1, n)
 	if qt != qtQ8_0 && qt != qtQ8_1 {
 		qt = qtNone
 	}
-	sOff := (heads*hd/32*36 + 511) &^ 255
-	stOff := sOff + (heads*kvLen*4+255)&^255
-	pOff := stOff + (heads*nsp*8+255)&^255
-	if pOff+heads*nsp*hd*4 > dv.workSize {
-		return false, nil
-	}
-	S, stats, part := dv.work+uintptr(sOff), dv.work+uintptr(stOff), dv.work+uintptr(pOff)
-	grid := [3]uint32{uint32(heads), uint32(nsp), 1}
-	if err := dv.launch(&b.l, "attn_scores_"+ty+suffix, grid, block1(128), 0,
-		src[0], src[1], src[3], S, stats, i32(heads), i32(p.KVHeads), i32(kvLen), i32(chunk), p.Scale, p.SoftCap); err != nil {
+	info, S, part := dv.work+uintptr(infoOff), dv.work+uintptr(sOff), dv.work+uintptr(pOff)
+	if err := dv.launch(&b.l, "attn_x_scores"+suffix, [3]uint32{uint32(heads), uint32((nkvMax + 127) / 128), 1}, block1(128), 0,
+		src[0], src[1], src[3], S, info, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap); err != nil {
 		return false, err
 	}
-	if err := dv.launch(&b.l, "attn_values_"+ty+suffix, grid, block1(128), 0,
-		S, stats, src[2], part, dv.counters, out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(chunk), dv.work, qt); err != nil {
+	if err := dv.launch(&b.l, "attn_x_values"+suffix, [3]uint32{uint32(heads), uint32(hd / 2), 1}, block1(128), uint32(smem),
+		S, info, src[2], part, dv.counters, out, i32(heads), i32(p.KVHeads), i32(nkvMax), dv.work, qt); err != nil {
 		return false, err
 	}
 	if qt != qtNone {

@@ -193,7 +193,7 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 	case graph.OpRMSNorm:
 		return b.normChain(nodes, i)
 	case graph.OpAdd:
-		if addFeedsNorm(nodes, i) {
+		if b.addFeedsNorm(nodes, i) {
 			return b.normChain(nodes, i)
 		}
 	case graph.OpRope:
@@ -398,7 +398,7 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
 		}
-		fn := matVecKernel(wt, kn, w, wrb, nt)
+		fn := b.matVecKernel(wt, kn, w, wrb, nt)
 		gy := uint32(nt)
 		if nt > 1 {
 			nb := int64(batchTokens(wt))

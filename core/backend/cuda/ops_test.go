@@ -606,12 +606,10 @@ func TestDecodeChains(t *testing.T) {
 						"w1": quantized(t, wt, n, n, r), "w2": quantized(t, wt, n, n, r),
 						"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
 					}
-					inputs := map[string][]byte{
-						"x": memview.Bytes(randF32(r, n*T, 2)), "res": memview.Bytes(randF32(r, n*T, 2)),
-						"g": memview.Bytes(randF32(r, n*T, 3)), "u": memview.Bytes(randF32(r, n*T, 3)),
-					}
+					normIn := map[string][]byte{"x": memview.Bytes(randF32(r, n*T, 2)), "res": memview.Bytes(randF32(r, n*T, 2))}
+					swiIn := map[string][]byte{"g": memview.Bytes(randF32(r, n*T, 3)), "u": memview.Bytes(randF32(r, n*T, 3))}
 					t.Run("norm", func(t *testing.T) {
-						compare(t, opCase{weights: ws, inputs: inputs, bound: quantBound,
+						compare(t, opCase{weights: ws, inputs: normIn, bound: quantBound,
 							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 								sum := b.Add(b.Input("x", gguf.TypeF32, int64(n), int64(T)), b.Input("res", gguf.TypeF32, int64(n), int64(T)), "sum")
 								m := b.Mul(b.RMSNorm(sum, 1e-5, "nrm"), wf("norm"), "m")
@@ -621,7 +619,7 @@ func TestDecodeChains(t *testing.T) {
 							}}, g, 3)
 					})
 					t.Run("swiglu", func(t *testing.T) {
-						compare(t, opCase{weights: ws, inputs: inputs, bound: quantBound,
+						compare(t, opCase{weights: map[string]tensor{"w1": ws["w1"]}, inputs: swiIn, bound: quantBound,
 							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 								s := b.SwiGLU(b.Input("g", gguf.TypeF32, int64(n), int64(T)), b.Input("u", gguf.TypeF32, int64(n), int64(T)), "s")
 								return b.Add(b.MatMul(wf("w1"), s, "y"), s, "out")

@@ -71,10 +71,8 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 	for _, f := range fastMatVec {
 		want = append(want, f.one, f.batch)
 	}
-	for _, ty := range []string{"f16", "f32"} {
-		for _, e := range []string{"_2", "_3", "_4", "_8"} {
-			want = append(want, "attn_scores_"+ty+e, "attn_values_"+ty+e)
-		}
+	for _, e := range decodeHeadDims {
+		want = append(want, "attn_x_scores"+e, "attn_x_values"+e)
 	}
 	for _, n := range want {
 		if !have[n] {

@@ -1,10 +1,8 @@
 // Decode-shaped kernels: mat-vecs laid out for bandwidth, attention split
 // over the KV length, and the fused norm/quantize, swiglu/quantize, rope
-// and store kernels of a decode step. Unlike ops.cu and quant.cu these do
-// not follow the CPU's float order: the integer block sums are exact and
-// the activations are quantized exactly as the CPU quantizes them, but the
-// float sums run in a parallel order (the op tests bound the difference by
-// NMSE against the CPU backend).
+// and store kernels of a decode step. They compute what ops.cu and
+// quant.cu compute (the CPU backend's arithmetic, in its order where the
+// result depends on it), arranged for a GPU.
 #include "common.cuh"
 
 // f16a: a half at a 2-aligned address.
@@ -12,12 +10,17 @@ __device__ __forceinline__ float f16a(const uint8_t* p) { return __half2float(*(
 __device__ __forceinline__ float f32a(const uint8_t* p) { return *(const float*)p; }
 
 // ------------------------------------------------------------ mat-vecs
-// out[t][row] = W[row] · X[t] for NT tokens: one warp per weight row, four
-// rows per block of 128 threads. The lanes of a warp split each weight
-// block's bytes into 4-byte words (consecutive lanes, consecutive words)
-// so a warp's loads cover few cache lines; each lane keeps its own float
-// sum per token, reduced by shuffles at the end. grid (ceil(rows/4),
-// ceil(T/NT)); the arguments are the matvec_* kernels' of quant.cu.
+// out[t][row] = W[row] · X[t] for NT tokens, core/quant's vec-dot bit for
+// bit: one warp per weight row, four rows per block of 128 threads. The
+// lanes of a warp split each weight block's bytes into 4-byte words
+// (consecutive lanes, consecutive words) so a warp's loads cover few cache
+// lines; the block's integer sums are exact whatever the order (integer
+// shuffles), and the float chain over the blocks runs in the CPU's order
+// on every lane (each block's value shuffled from the lane that made it).
+// A float reorder here would be tiny, but the next activation
+// quantization can round it to a different int8 and so to a visible
+// difference in the logits. grid (ceil(rows/4), ceil(T/NT)); the
+// arguments are the matvec_* kernels' of quant.cu.
 
 #define MV_HEAD                                                                                   \
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;                                         \
@@ -29,56 +32,98 @@ __device__ __forceinline__ float f32a(const uint8_t* p) { return *(const float*)
     _Pragma("unroll") for (int i = 0; i < NT; i++) acc[i] = 0.f;
 
 #define MV_TAIL                                                                                   \
-    _Pragma("unroll") for (int i = 0; i < NT; i++) {                                              \
-        if (i < nt) {                                                                             \
-            float r = warp_sum(acc[i]);                                                           \
-            if (lane == 0) out[(long long)(t0 + i) * rows + row] = r;                             \
-        }                                                                                         \
+    if (lane == 0) {                                                                              \
+        _Pragma("unroll") for (int i = 0; i < NT; i++) if (i < nt) out[(long long)(t0 + i) * rows + row] = acc[i]; \
     }
 
+__device__ __forceinline__ int warp_sum_i32(int v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
 // Q4_0 × q8_0: four lanes per block (word p of the nibbles: elements
-// 4p..4p+3 and 16+4p..16+4p+3), eight blocks per warp step.
+// 4p..4p+3 and 16+4p..16+4p+3), eight blocks per warp step; chain
+// sum += float(sumi)·(d_w·d_x).
 template <int NT>
 __device__ __forceinline__ void mv_q4_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
     const int g = lane >> 2, p = lane & 3;
-#pragma unroll 4
-    for (int b = g; b < nblk; b += 8) {
+#pragma unroll 2
+    for (int b0 = 0; b0 < nblk; b0 += 8) {
+        const int b = b0 + g, nb = min(8, nblk - b0);
+        const bool ok = b < nblk;
         const uint8_t* wb = w + (long long)b * 18;
-        const int q = ld32h(wb + 2 + 4 * p);
-        const float dw = f16a(wb);
+        int q = 0;
+        float dw = 0.f;
+        if (ok) {
+            q = ld32h(wb + 2 + 4 * p);
+            dw = f16a(wb);
+        }
         const int qlo = q & 0x0f0f0f0f, qhi = (q >> 4) & 0x0f0f0f0f;
 #pragma unroll
         for (int i = 0; i < NT; i++) {
             if (i < nt) {
-                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
-                const int x0 = ld32h(xb + 2 + 4 * p), x1 = ld32h(xb + 18 + 4 * p);
-                const int s = __dp4a(qlo, x0, __dp4a(qhi, x1, 0)) - 8 * __dp4a(0x01010101, x0, __dp4a(0x01010101, x1, 0));
-                acc[i] = fma32((float)s, __fmul_rn(dw, f16a(xb)), acc[i]);
+                int s = 0;
+                float dd = 0.f;
+                if (ok) {
+                    const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
+                    const int x0 = ld32h(xb + 2 + 4 * p), x1 = ld32h(xb + 18 + 4 * p);
+                    s = __dp4a(qlo, x0, __dp4a(qhi, x1, 0)) - 8 * __dp4a(0x01010101, x0, __dp4a(0x01010101, x1, 0));
+                    dd = __fmul_rn(dw, f16a(xb));
+                }
+                s += __shfl_xor_sync(0xffffffffu, s, 1);
+                s += __shfl_xor_sync(0xffffffffu, s, 2);
+                const float v = __fmul_rn((float)s, dd);
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    const float vk = __shfl_sync(0xffffffffu, v, 4 * k);
+                    if (k < nb) acc[i] = __fadd_rn(acc[i], vk);
+                }
             }
         }
     }
     MV_TAIL
 }
 
-// Q8_0 × q8_0: eight lanes per block (one word each), four blocks per step.
+// Q8_0 × q8_0: eight lanes per block (one word each), four blocks per
+// step; chain sum = fma(float(sumi), d_w·d_x, sum).
 template <int NT>
 __device__ __forceinline__ void mv_q8_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
     const int g = lane >> 3, p = lane & 7;
-#pragma unroll 4
-    for (int b = g; b < nblk; b += 4) {
+#pragma unroll 2
+    for (int b0 = 0; b0 < nblk; b0 += 4) {
+        const int b = b0 + g, nb = min(4, nblk - b0);
+        const bool ok = b < nblk;
         const uint8_t* wb = w + (long long)b * 34;
-        const int q = ld32h(wb + 2 + 4 * p);
-        const float dw = f16a(wb);
+        int q = 0;
+        float dw = 0.f;
+        if (ok) {
+            q = ld32h(wb + 2 + 4 * p);
+            dw = f16a(wb);
+        }
 #pragma unroll
         for (int i = 0; i < NT; i++) {
             if (i < nt) {
-                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
-                const int s = __dp4a(q, ld32h(xb + 2 + 4 * p), 0);
-                acc[i] = fma32((float)s, __fmul_rn(dw, f16a(xb)), acc[i]);
+                int s = 0;
+                float dd = 0.f;
+                if (ok) {
+                    const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
+                    s = __dp4a(q, ld32h(xb + 2 + 4 * p), 0);
+                    dd = __fmul_rn(dw, f16a(xb));
+                }
+                s += __shfl_xor_sync(0xffffffffu, s, 1);
+                s += __shfl_xor_sync(0xffffffffu, s, 2);
+                s += __shfl_xor_sync(0xffffffffu, s, 4);
+                const float fs = (float)s;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const float sk = __shfl_sync(0xffffffffu, fs, 8 * k), dk = __shfl_sync(0xffffffffu, dd, 8 * k);
+                    if (k < nb) acc[i] = fma32(sk, dk, acc[i]);
+                }
             }
         }
     }
@@ -87,17 +132,18 @@ __device__ __forceinline__ void mv_q8_0(const uint8_t* __restrict__ W, const uin
 
 // Q4_K × q8_K: a warp per block, lane l one word of the 128 nibble bytes
 // (sub-blocks 2j and 2j+1, j = l/8); the mins are taken against the lane's
-// own activation sums (the same integers as the block's bsums).
+// own activation sums (the block's bsums are the same integers). Chain
+// sum += d·float(isum) − dmin·float(summs).
 template <int NT>
 __device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
     const int j = lane >> 3, r = (lane & 7) * 4;
-#pragma unroll 4
+#pragma unroll 2
     for (int b = 0; b < nblk; b++) {
         const uint8_t* wb = w + (long long)b * 144;
         const int qq = ld32a(wb + 16 + 32 * j + r);
-        const float d = f16a(wb), dmin = f16a(wb + 2);
+        const float fd = f16a(wb), fdmin = f16a(wb + 2);
         int sc0, m0, sc1, m1;
         scale_min_k4(2 * j, wb + 4, &sc0, &m0);
         scale_min_k4(2 * j + 1, wb + 4, &sc1, &m1);
@@ -107,10 +153,11 @@ __device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uin
             if (i < nt) {
                 const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 292;
                 const int x0 = ld32a(xb + 4 + 64 * j + r), x1 = ld32a(xb + 36 + 64 * j + r);
-                const int is = sc0 * __dp4a(qlo, x0, 0) + sc1 * __dp4a(qhi, x1, 0);
-                const int im = m0 * __dp4a(0x01010101, x0, 0) + m1 * __dp4a(0x01010101, x1, 0);
+                const int is = warp_sum_i32(sc0 * __dp4a(qlo, x0, 0) + sc1 * __dp4a(qhi, x1, 0));
+                const int im = warp_sum_i32(m0 * __dp4a(0x01010101, x0, 0) + m1 * __dp4a(0x01010101, x1, 0));
                 const float dx = f32a(xb);
-                acc[i] = fma32(__fmul_rn(dx, d), (float)is, fma32(-__fmul_rn(dx, dmin), (float)im, acc[i]));
+                const float d = __fmul_rn(dx, fd), dmin = __fmul_rn(dx, fdmin);
+                acc[i] = __fadd_rn(acc[i], __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im)));
             }
         }
     }
@@ -119,13 +166,14 @@ __device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uin
 
 // Q6_K × q8_K: a warp per block. Lane l takes half h = (l/8)&1, four
 // positions l4 = 4(l%8) of that half's 32, and quarters s and s+2
-// (s = l/16): one word of ql, one of qh, 8 elements.
+// (s = l/16): one word of ql, one of qh, 8 elements. Chain
+// sum += (d·d_x)·float(isum).
 template <int NT>
 __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
     const int s = lane >> 4, h = (lane >> 3) & 1, l4 = (lane & 7) * 4, is = l4 >> 4;
-#pragma unroll 4
+#pragma unroll 2
     for (int b = 0; b < nblk; b++) {
         const uint8_t* wb = w + (long long)b * 210;
         const int a = ld32h(wb + 64 * h + 32 * s + l4), hh = ld32h(wb + 128 + 32 * h + l4);
@@ -138,8 +186,9 @@ __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uin
             if (i < nt) {
                 const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 292;
                 const int xa = ld32a(xb + 4 + 128 * h + 32 * s + l4), xc = ld32a(xb + 4 + 128 * h + 32 * (s + 2) + l4);
-                const int v = slo * (__dp4a(qlo, xa, 0) - 32 * __dp4a(0x01010101, xa, 0)) + shi * (__dp4a(qhi, xc, 0) - 32 * __dp4a(0x01010101, xc, 0));
-                acc[i] = fma32(__fmul_rn(d, f32a(xb)), (float)v, acc[i]);
+                const int v = warp_sum_i32(slo * (__dp4a(qlo, xa, 0) - 32 * __dp4a(0x01010101, xa, 0)) +
+                                           shi * (__dp4a(qhi, xc, 0) - 32 * __dp4a(0x01010101, xc, 0)));
+                acc[i] = __fadd_rn(acc[i], __fmul_rn(__fmul_rn(d, f32a(xb)), (float)v));
             }
         }
     }
@@ -400,174 +449,178 @@ extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, co
 }
 
 // ----------------------------------------------------- decode attention
-// One query token, split over the KV length (flash-decoding). Pass 1
-// (attn_scores): grid (heads, splits) of 128 threads; each warp scores
-// positions of its split (lane l holds E = headDim/32 consecutive elements
-// of q and of each K row, the dot reduced by shuffles), soft-capped,
-// scaled and masked, into S; the block's max and Σexp(s−max) to
-// stats[h][split]. Pass 2 (attn_values): the same grid; each block merges
-// every split's stats into the row's max M and sum L, weights its
-// positions by exp(s−M)/L (rounded to F16 with an F16 cache, as the CPU
-// rounds them) and sums the V rows into a partial; the last block of a
-// head to finish (a counter) adds the partials in split order into out and
-// resets the counter, quantizing the row (qt: q8_0 or q8_1) for the
-// mat-mul after it. Masked positions (−Inf) are skipped.
+// One query token over an F16 cache, the attention of ops.cu (the CPU's
+// arithmetic and order) spread over many blocks. Pass 1 (attn_x_scores):
+// grid (heads, ceil(nkvMax/128)), a thread per position: the score as the
+// CPU's 64-lane ggml_vec_dot_f16 (q rounded to F16, lane x the chain over
+// elements x, x+64, ..., GGML_F32x16_REDUCE, the tail in double), soft-
+// capped, scaled and masked, into S; the cells in use (which fix
+// llama.cpp's padded n_kv) found from the mask by every block, block
+// (0, 0) storing n_kv for pass 2. Pass 2 (attn_x_values): grid (heads,
+// HD/2) of 128 threads; every block redoes the softmax of its head's row
+// (max; expf16 per position; each 16-block's sum reduced in float32, the
+// blocks added in double in order; weights times float(1/sum), rounded to
+// F16), then each thread runs one of the CPU's 64·HD output chains (lane
+// m, element d: positions m, m+64, ... < n_kv&~63) into a partial; the
+// last block of a head to finish (a counter) reduces each element's 64
+// lanes as the CPU does, adds the tail in double, writes the row (and its
+// q8_0/q8_1 quantization for the mat-mul after it) and resets the counter.
 
-template <int E, bool F16C>
-__device__ __forceinline__ void load_row(const void* base, long long off, float* v) {
-    if (F16C) {
-        const __half* p = (const __half*)base + off;
-        if (E == 2) {
-            __half2 a = *(const __half2*)p;
-            v[0] = __low2float(a);
-            v[1] = __high2float(a);
-        } else if (E == 4) {
-            uint2 u = *(const uint2*)p;
-            __half2 a = *(__half2*)&u.x, b = *(__half2*)&u.y;
-            v[0] = __low2float(a);
-            v[1] = __high2float(a);
-            v[2] = __low2float(b);
-            v[3] = __high2float(b);
-        } else if (E == 8) {
-            uint4 u = *(const uint4*)p;
-            const __half2* hp = (const __half2*)&u;
+// nkv_of: llama.cpp's padded n_kv from the mask row (the last entry that
+// is not −Inf, plus one, rounded up to 32; at least 32). All threads.
+__device__ int nkv_of(const float* mask, int kvLen, int* red) {
+    int mine = 0;
+    for (int j = threadIdx.x; j < kvLen; j += blockDim.x) {
+        float m = mask[j];
+        if (!(isinf(m) && m < 0)) mine = j + 1;
+    }
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                v[2 * k] = __low2float(hp[k]);
-                v[2 * k + 1] = __high2float(hp[k]);
+    for (int o = 16; o > 0; o >>= 1) mine = max(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = mine;
+    __syncthreads();
+    int used = 0;
+    for (int k = 0; k < (int)(blockDim.x >> 5); k++) used = max(used, red[k]);
+    __syncthreads();
+    return max(32, (used + 31) / 32 * 32);
+}
+
+template <int HD>
+__device__ void attn_x_scores(const float* q, const __half* kc, const float* mask, float* S, int* info, int heads, int kvHeads, int kvLen, int nkvMax,
+                              float scale, float softCap) {
+    __shared__ float qh[HD];
+    __shared__ int red[4];
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads);
+    for (int d = threadIdx.x; d < HD; d += blockDim.x) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
+    const int nkv = nkv_of(mask, kvLen, red); // (synchronizes qh too)
+    if (h == 0 && blockIdx.y == 0 && threadIdx.x == 0) info[0] = nkv;
+    const int j = blockIdx.y * blockDim.x + threadIdx.x;
+    if (j >= nkv) return;
+    float* Sh = S + (long long)h * nkvMax;
+    if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
+        Sh[j] = -INFINITY;
+        return;
+    }
+    constexpr int NPK = HD & ~63;
+    const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
+    float A[64];
+#pragma unroll
+    for (int x = 0; x < 64; x++) A[x] = 0.f;
+#pragma unroll
+    for (int c = 0; c < NPK; c += 64) {
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            uint4 raw = *(const uint4*)(kr + c + 8 * u);
+            const __half2* hp = (const __half2*)&raw;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float2 f = __half22float2(hp[e]);
+                int x = 8 * u + 2 * e;
+                A[x] = __fadd_rn(A[x], __fmul_rn(qh[c + x], f.x));
+                A[x + 1] = __fadd_rn(A[x + 1], __fmul_rn(qh[c + x + 1], f.y));
             }
-        } else {
-#pragma unroll
-            for (int k = 0; k < E; k++) v[k] = __half2float(p[k]);
         }
-    } else {
-        const float* p = (const float*)base + off;
-#pragma unroll
-        for (int k = 0; k < E; k++) v[k] = p[k];
     }
+    float v16[16];
+#pragma unroll
+    for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(A[l], A[l + 32]), __fadd_rn(A[l + 16], A[l + 48]));
+    double sd = (double)reduce_add16(v16);
+#pragma unroll
+    for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(qh[d], __half2float(kr[d]));
+    float v = (float)sd;
+    if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, __fdiv_rn(1.f, softCap))), softCap);
+    Sh[j] = __fadd_rn(__fmul_rn(v, scale), mask[j]);
 }
 
-template <int E, bool F16C>
-__device__ void attn_scores(const float* q, const void* kc, const float* mask, float* S, float2* stats, int heads, int kvHeads, int kvLen, int chunk,
-                            float scale, float softCap) {
-    __shared__ float2 ws[4];
-    const int hd = 32 * E;
-    int h = blockIdx.x, sp = blockIdx.y, nsp = gridDim.y, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    int kvh = h / (heads / kvHeads);
-    long long kvRow = (long long)hd * kvHeads;
-    float qv[E];
-#pragma unroll
-    for (int k = 0; k < E; k++) {
-        float v = q[(long long)h * hd + lane * E + k];
-        qv[k] = F16C ? __half2float(__float2half_rn(v)) : v;
-    }
-    int j0 = sp * chunk, j1 = min(kvLen, j0 + chunk);
-    float m = -INFINITY, l = 0.f;
-    float* Sh = S + (long long)h * kvLen;
-    for (int j = j0 + warp; j < j1; j += 4) {
-        float mk = mask[j];
-        if (isinf(mk) && mk < 0) {
-            if (lane == 0) Sh[j] = -INFINITY;
-            continue;
-        }
-        float kv[E];
-        load_row<E, F16C>(kc, j * kvRow + (long long)kvh * hd + lane * E, kv);
-        float d = 0.f;
-#pragma unroll
-        for (int k = 0; k < E; k++) d = fma32(qv[k], kv[k], d);
-        d = warp_sum(d);
-        if (softCap > 0.f) d = __fmul_rn(cpu_tanhf(__fmul_rn(d, __fdiv_rn(1.f, softCap))), softCap);
-        float v = __fadd_rn(__fmul_rn(d, scale), mk);
-        if (lane == 0) Sh[j] = v;
-        float mn = fmaxf(m, v);
-        l = __fadd_rn(__fmul_rn(l, expf(__fsub_rn(m, mn))), expf(__fsub_rn(v, mn)));
-        m = mn;
-    }
-    if (lane == 0) ws[warp] = make_float2(m, l);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float M = fmaxf(fmaxf(ws[0].x, ws[1].x), fmaxf(ws[2].x, ws[3].x));
-        float L = 0.f;
-        if (M != -INFINITY)
-            for (int k = 0; k < 4; k++)
-                if (ws[k].x != -INFINITY) L = __fadd_rn(L, __fmul_rn(ws[k].y, expf(__fsub_rn(ws[k].x, M))));
-        stats[(long long)h * nsp + sp] = make_float2(M, L);
-    }
-}
-
-template <int E, bool F16C>
-__device__ void attn_values(const float* S, const float2* stats, const void* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
-                            int kvLen, int chunk, uint8_t* q, int qt) {
-    __shared__ float red[4][32 * E];
-    __shared__ float sML[2];
+template <int HD>
+__device__ void attn_x_values(const float* S, const int* info, const __half* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
+                              int nkvMax, uint8_t* q8, int qt) {
+    extern __shared__ float W[]; // nkvMax weights, then nkvMax/16 block sums
+    float* bs = W + nkvMax;
+    __shared__ float red[4];
+    __shared__ double sum0;
     __shared__ bool last;
-    const int hd = 32 * E;
-    int h = blockIdx.x, sp = blockIdx.y, nsp = gridDim.y, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    int kvh = h / (heads / kvHeads);
-    long long kvRow = (long long)hd * kvHeads;
-    if (threadIdx.x == 0) {
-        const float2* st = stats + (long long)h * nsp;
-        float M = -INFINITY;
-        for (int k = 0; k < nsp; k++) M = fmaxf(M, st[k].x);
-        float L = 0.f;
-        for (int k = 0; k < nsp; k++)
-            if (st[k].x != -INFINITY) L = __fadd_rn(L, __fmul_rn(st[k].y, expf(__fsub_rn(st[k].x, M))));
-        sML[0] = M;
-        sML[1] = 1.f / L;
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31;
+    const int nkv = info[0];
+    const float* Sh = S + (long long)h * nkvMax;
+    float mx = -INFINITY;
+    for (int j = tid; j < nkv; j += blockDim.x) mx = fmaxf(mx, Sh[j]);
+    mx = warp_max(mx);
+    if (lane == 0) red[tid >> 5] = mx;
+    __syncthreads();
+    mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
+    // softmaxSum16: nkv is a multiple of 32, so every entry is in a full 16-block.
+    for (int b = tid; b < nkv / 16; b += blockDim.x) {
+        float e[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(Sh[16 * b + l], mx));
+            W[16 * b + l] = e[l];
+        }
+        bs[b] = reduce_add16(e);
     }
     __syncthreads();
-    const float M = sML[0], invL = sML[1];
-    float o[E];
-#pragma unroll
-    for (int k = 0; k < E; k++) o[k] = 0.f;
-    const float* Sh = S + (long long)h * kvLen;
-    int j0 = sp * chunk, j1 = min(kvLen, j0 + chunk);
-    for (int j = j0 + warp; j < j1; j += 4) {
-        float s = Sh[j];
-        if (s == -INFINITY) continue;
-        float wgt = __fmul_rn(expf(__fsub_rn(s, M)), invL);
-        if (F16C) wgt = __half2float(__float2half_rn(wgt));
-        float vv[E];
-        load_row<E, F16C>(vc, j * kvRow + (long long)kvh * hd + lane * E, vv);
-#pragma unroll
-        for (int k = 0; k < E; k++) o[k] = fma32(wgt, vv[k], o[k]);
+    if (tid == 0) {
+        double s = 0;
+        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
+        sum0 = s;
     }
-#pragma unroll
-    for (int k = 0; k < E; k++) red[warp][lane * E + k] = o[k];
     __syncthreads();
-    float* P = part + ((long long)h * nsp + sp) * hd;
-    for (int d = threadIdx.x; d < hd; d += blockDim.x) P[d] = __fadd_rn(__fadd_rn(red[0][d], red[1][d]), __fadd_rn(red[2][d], red[3][d]));
+    const float inv = (float)(1.0 / sum0);
+    for (int j = tid; j < nkv; j += blockDim.x) {
+        float w = W[j];
+        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
+    }
+    __syncthreads();
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    const int npV = nkv & ~63;
+    const int item = blockIdx.y * blockDim.x + tid, m = item / HD, d = item % HD;
+    float a = 0.f;
+    for (int j = m; j < npV; j += 64) {
+        float w = W[j];
+        if (w == 0.f) continue;
+        a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+    }
+    float* P = part + (long long)h * 64 * HD;
+    P[m * HD + d] = a;
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (tid == 0) {
         unsigned done = atomicAdd(&counters[h], 1u);
-        last = done == (unsigned)nsp - 1;
+        last = done == gridDim.y - 1;
     }
     __syncthreads();
     if (!last) return;
     __threadfence();
-    const volatile float* Ph = part + (long long)h * nsp * hd;
-    // hd is a multiple of 32: each warp's elements are one q8_0/q8_1 block.
-    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-        float a = 0.f;
-        for (int k = 0; k < nsp; k++) a = __fadd_rn(a, Ph[(long long)k * hd + d]);
-        long long e = (long long)h * hd + d;
-        out[e] = a;
-        if (qt == QT_Q8_0) q8_0_warp(a, q + (e / 32) * 34, lane);
-        else if (qt == QT_Q8_1) q8_1_warp(a, q + (e / 32) * 36, lane);
+    const volatile float* L = P;
+    // HD is a multiple of 32: each warp's elements are one q8_0/q8_1 block.
+    for (int dd = tid; dd < HD; dd += blockDim.x) {
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++)
+            v16[l] = __fadd_rn(__fadd_rn(L[l * HD + dd], L[(32 + l) * HD + dd]), __fadd_rn(L[(16 + l) * HD + dd], L[(48 + l) * HD + dd]));
+        double tail = 0;
+        for (int j = npV; j < nkv; j++) {
+            float w = W[j];
+            if (w == 0.f) continue;
+            tail += (double)__fmul_rn(w, __half2float(vc[j * kvRow + vbase + dd]));
+        }
+        float o = (float)((double)reduce_add16(v16) + tail);
+        long long e = (long long)h * HD + dd;
+        out[e] = o;
+        if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
+        else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
     }
-    if (threadIdx.x == 0) counters[h] = 0;
+    if (tid == 0) counters[h] = 0;
 }
 
-#define ATTN_DEC(E, ty, F16C)                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(128) attn_scores_##ty##_##E(const float* q, const void* kc, const float* mask, float* S, float2* stats, \
-                                                                             int heads, int kvHeads, int kvLen, int chunk, float scale, float softCap) {   \
-        attn_scores<E, F16C>(q, kc, mask, S, stats, heads, kvHeads, kvLen, chunk, scale, softCap);                                                    \
-    }                                                                                                                                                 \
-    extern "C" __global__ void __launch_bounds__(128) attn_values_##ty##_##E(const float* S, const float2* stats, const void* vc, float* part,         \
-                                                                             unsigned* counters, float* out, int heads, int kvHeads, int kvLen,        \
-                                                                             int chunk, uint8_t* q, int qt) {                                         \
-        attn_values<E, F16C>(S, stats, vc, part, counters, out, heads, kvHeads, kvLen, chunk, q, qt);                                                 \
+#define ATTN_X(HD)                                                                                                                                 \
+    extern "C" __global__ void __launch_bounds__(128) attn_x_scores_##HD(const float* q, const __half* kc, const float* mask, float* S, int* info,  \
+                                                                         int heads, int kvHeads, int kvLen, int nkvMax, float scale, float softCap) { \
+        attn_x_scores<HD>(q, kc, mask, S, info, heads, kvHeads, kvLen, nkvMax, scale, softCap);                                                   \
+    }                                                                                                                                              \
+    extern "C" __global__ void __launch_bounds__(128) attn_x_values_##HD(const float* S, const int* info, const __half* vc, float* part,           \
+                                                                         unsigned* counters, float* out, int heads, int kvHeads, int nkvMax,      \
+                                                                         uint8_t* q8, int qt) {                                                  \
+        attn_x_values<HD>(S, info, vc, part, counters, out, heads, kvHeads, nkvMax, q8, qt);                                                      \
     }
-ATTN_DEC(2, f16, true) ATTN_DEC(3, f16, true) ATTN_DEC(4, f16, true) ATTN_DEC(8, f16, true)
-ATTN_DEC(2, f32, false) ATTN_DEC(3, f32, false) ATTN_DEC(4, f32, false) ATTN_DEC(8, f32, false)
+ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
