@@ -179,7 +179,9 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	if qt != qtNone {
 		q = b.dv.work
 	}
-	if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(256), 0,
+	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
+	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))
+	if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
 		x, y, sum, out, w, out2, q, i32(norm.Shape[0]), wrows, p.Eps, qt, xrb); err != nil {
 		return 0, err
 	}
@@ -289,7 +291,7 @@ func (b *Backend) ropeFast(nodes []*graph.Node, i int) (int, error) {
 	}
 	// The CPU computes theta_scale once, in float64 then rounded.
 	thetaScale := float32(math.Pow(float64(p.FreqBase), -2.0/float64(p.Dims)))
-	return used, b.dv.launch(&b.l, "rope_pair", [3]uint32{uint32(n.Shape[2]), gy, 1}, block1(128), uint32(p.Dims*4),
+	return used, b.dv.launch(&b.l, "rope_pair", [3]uint32{uint32(n.Shape[2]), gy, 1}, block1(512), uint32(p.Dims*4),
 		x, out, i32(n.Shape[1]), x2, out2, heads2, pos, freqs, i32(hd), i32(p.Dims), neox, p.FreqScale, thetaScale)
 }
 
@@ -369,7 +371,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	infoOff := (heads*hd/32*36 + 511) &^ 255
 	sOff := infoOff + 256
 	pOff := sOff + (heads*nkvMax*4+255)&^255
-	if pOff+heads*64*hd*4 > dv.workSize {
+	if pOff+heads*128*hd*4 > dv.workSize {
 		return false, nil
 	}
 	qt, _, vt := b.quantTarget(nodes, i+1, n)

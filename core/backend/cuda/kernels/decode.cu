@@ -42,44 +42,55 @@ __device__ __forceinline__ int warp_sum_i32(int v) {
     return v;
 }
 
+// Each warp step first issues the loads of U steps (U = 8 for one token,
+// 1 for a batch), so a row's bytes are in flight together, then runs the
+// integer sums and the chain.
+
 // Q4_0 × q8_0: four lanes per block (word p of the nibbles: elements
-// 4p..4p+3 and 16+4p..16+4p+3), eight blocks per warp step; chain
+// 4p..4p+3 and 16+4p..16+4p+3), eight blocks per step; chain
 // sum += float(sumi)·(d_w·d_x).
 template <int NT>
 __device__ __forceinline__ void mv_q4_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
     const int g = lane >> 2, p = lane & 3;
-#pragma unroll 2
-    for (int b0 = 0; b0 < nblk; b0 += 8) {
-        const int b = b0 + g, nb = min(8, nblk - b0);
-        const bool ok = b < nblk;
-        const uint8_t* wb = w + (long long)b * 18;
-        int q = 0;
-        float dw = 0.f;
-        if (ok) {
-            q = ld32h(wb + 2 + 4 * p);
-            dw = f16a(wb);
+    for (int b0 = 0; b0 < nblk; b0 += 8 * U) {
+        int q[U], x0[NT][U], x1[NT][U];
+        float dw[U], dx[NT][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + 8 * u + g;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 18;
+            q[u] = ok ? ld32h(wb + 2 + 4 * p) : 0;
+            dw[u] = ok ? f16a(wb) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
+                const bool in = ok && i < nt;
+                x0[i][u] = in ? ld32h(xb + 2 + 4 * p) : 0;
+                x1[i][u] = in ? ld32h(xb + 18 + 4 * p) : 0;
+                dx[i][u] = in ? f16a(xb) : 0.f;
+            }
         }
-        const int qlo = q & 0x0f0f0f0f, qhi = (q >> 4) & 0x0f0f0f0f;
 #pragma unroll
-        for (int i = 0; i < NT; i++) {
-            if (i < nt) {
-                int s = 0;
-                float dd = 0.f;
-                if (ok) {
-                    const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
-                    const int x0 = ld32h(xb + 2 + 4 * p), x1 = ld32h(xb + 18 + 4 * p);
-                    s = __dp4a(qlo, x0, __dp4a(qhi, x1, 0)) - 8 * __dp4a(0x01010101, x0, __dp4a(0x01010101, x1, 0));
-                    dd = __fmul_rn(dw, f16a(xb));
-                }
-                s += __shfl_xor_sync(0xffffffffu, s, 1);
-                s += __shfl_xor_sync(0xffffffffu, s, 2);
-                const float v = __fmul_rn((float)s, dd);
+        for (int u = 0; u < U; u++) {
+            const int nb = min(8, nblk - (b0 + 8 * u));
+            if (nb <= 0) break;
+            const int qlo = q[u] & 0x0f0f0f0f, qhi = (q[u] >> 4) & 0x0f0f0f0f;
 #pragma unroll
-                for (int k = 0; k < 8; k++) {
-                    const float vk = __shfl_sync(0xffffffffu, v, 4 * k);
-                    if (k < nb) acc[i] = __fadd_rn(acc[i], vk);
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    int s = __dp4a(qlo, x0[i][u], __dp4a(qhi, x1[i][u], 0)) - 8 * __dp4a(0x01010101, x0[i][u], __dp4a(0x01010101, x1[i][u], 0));
+                    s += __shfl_xor_sync(0xffffffffu, s, 1);
+                    s += __shfl_xor_sync(0xffffffffu, s, 2);
+                    const float v = __fmul_rn((float)s, __fmul_rn(dw[u], dx[i][u]));
+#pragma unroll
+                    for (int k = 0; k < 8; k++) {
+                        const float vk = __shfl_sync(0xffffffffu, v, 4 * k);
+                        if (k < nb) acc[i] = __fadd_rn(acc[i], vk);
+                    }
                 }
             }
         }
@@ -93,36 +104,43 @@ template <int NT>
 __device__ __forceinline__ void mv_q8_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
     const int g = lane >> 3, p = lane & 7;
-#pragma unroll 2
-    for (int b0 = 0; b0 < nblk; b0 += 4) {
-        const int b = b0 + g, nb = min(4, nblk - b0);
-        const bool ok = b < nblk;
-        const uint8_t* wb = w + (long long)b * 34;
-        int q = 0;
-        float dw = 0.f;
-        if (ok) {
-            q = ld32h(wb + 2 + 4 * p);
-            dw = f16a(wb);
+    for (int b0 = 0; b0 < nblk; b0 += 4 * U) {
+        int q[U], xq[NT][U];
+        float dw[U], dx[NT][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + 4 * u + g;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 34;
+            q[u] = ok ? ld32h(wb + 2 + 4 * p) : 0;
+            dw[u] = ok ? f16a(wb) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
+                const bool in = ok && i < nt;
+                xq[i][u] = in ? ld32h(xb + 2 + 4 * p) : 0;
+                dx[i][u] = in ? f16a(xb) : 0.f;
+            }
         }
 #pragma unroll
-        for (int i = 0; i < NT; i++) {
-            if (i < nt) {
-                int s = 0;
-                float dd = 0.f;
-                if (ok) {
-                    const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
-                    s = __dp4a(q, ld32h(xb + 2 + 4 * p), 0);
-                    dd = __fmul_rn(dw, f16a(xb));
-                }
-                s += __shfl_xor_sync(0xffffffffu, s, 1);
-                s += __shfl_xor_sync(0xffffffffu, s, 2);
-                s += __shfl_xor_sync(0xffffffffu, s, 4);
-                const float fs = (float)s;
+        for (int u = 0; u < U; u++) {
+            const int nb = min(4, nblk - (b0 + 4 * u));
+            if (nb <= 0) break;
 #pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const float sk = __shfl_sync(0xffffffffu, fs, 8 * k), dk = __shfl_sync(0xffffffffu, dd, 8 * k);
-                    if (k < nb) acc[i] = fma32(sk, dk, acc[i]);
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    int s = __dp4a(q[u], xq[i][u], 0);
+                    s += __shfl_xor_sync(0xffffffffu, s, 1);
+                    s += __shfl_xor_sync(0xffffffffu, s, 2);
+                    s += __shfl_xor_sync(0xffffffffu, s, 4);
+                    const float fs = (float)s, dd = __fmul_rn(dw[u], dx[i][u]);
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        const float sk = __shfl_sync(0xffffffffu, fs, 8 * k), dk = __shfl_sync(0xffffffffu, dd, 8 * k);
+                        if (k < nb) acc[i] = fma32(sk, dk, acc[i]);
+                    }
                 }
             }
         }
@@ -138,26 +156,57 @@ template <int NT>
 __device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
     const int j = lane >> 3, r = (lane & 7) * 4;
-#pragma unroll 2
-    for (int b = 0; b < nblk; b++) {
-        const uint8_t* wb = w + (long long)b * 144;
-        const int qq = ld32a(wb + 16 + 32 * j + r);
-        const float fd = f16a(wb), fdmin = f16a(wb + 2);
-        int sc0, m0, sc1, m1;
-        scale_min_k4(2 * j, wb + 4, &sc0, &m0);
-        scale_min_k4(2 * j + 1, wb + 4, &sc1, &m1);
-        const int qlo = qq & 0x0f0f0f0f, qhi = (qq >> 4) & 0x0f0f0f0f;
+    for (int b0 = 0; b0 < nblk; b0 += U) {
+        int qq[U], sc[U], x0[NT][U], x1[NT][U];
+        uint32_t hd[U];
+        float dx[NT][U];
 #pragma unroll
-        for (int i = 0; i < NT; i++) {
-            if (i < nt) {
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + u;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 144;
+            qq[u] = ok ? ld32a(wb + 16 + 32 * j + r) : 0;
+            hd[u] = ok ? (uint32_t)ld32a(wb) : 0u;
+            // the lane's scale bytes: word (lane&3) of the 12 (lanes 3, 7, ... unused)
+            sc[u] = ok && (lane & 3) < 3 ? ld32a(wb + 4 + 4 * (lane & 3)) : 0;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
                 const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 292;
-                const int x0 = ld32a(xb + 4 + 64 * j + r), x1 = ld32a(xb + 36 + 64 * j + r);
-                const int is = warp_sum_i32(sc0 * __dp4a(qlo, x0, 0) + sc1 * __dp4a(qhi, x1, 0));
-                const int im = warp_sum_i32(m0 * __dp4a(0x01010101, x0, 0) + m1 * __dp4a(0x01010101, x1, 0));
-                const float dx = f32a(xb);
-                const float d = __fmul_rn(dx, fd), dmin = __fmul_rn(dx, fdmin);
-                acc[i] = __fadd_rn(acc[i], __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im)));
+                const bool in = ok && i < nt;
+                x0[i][u] = in ? ld32a(xb + 4 + 64 * j + r) : 0;
+                x1[i][u] = in ? ld32a(xb + 36 + 64 * j + r) : 0;
+                dx[i][u] = in ? f32a(xb) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (b0 + u >= nblk) break;
+            // The 12 scale bytes from lanes 0..2, then scaleMinK4 of sub-blocks 2j, 2j+1.
+            const uint32_t w0 = (uint32_t)__shfl_sync(0xffffffffu, sc[u], 0), w1 = (uint32_t)__shfl_sync(0xffffffffu, sc[u], 1),
+                           w2 = (uint32_t)__shfl_sync(0xffffffffu, sc[u], 2);
+            auto sb = [&](int k) -> int { return (int)(((k < 4 ? w0 : (k < 8 ? w1 : w2)) >> (8 * (k & 3))) & 0xffu); };
+            int sc0, m0, sc1, m1;
+            if (j < 2) {
+                sc0 = sb(2 * j) & 63, m0 = sb(2 * j + 4) & 63;
+                sc1 = sb(2 * j + 1) & 63, m1 = sb(2 * j + 5) & 63;
+            } else {
+                const int k0 = 2 * j, k1 = 2 * j + 1;
+                sc0 = (sb(k0 + 4) & 0xf) | ((sb(k0 - 4) >> 6) << 4), m0 = (sb(k0 + 4) >> 4) | ((sb(k0) >> 6) << 4);
+                sc1 = (sb(k1 + 4) & 0xf) | ((sb(k1 - 4) >> 6) << 4), m1 = (sb(k1 + 4) >> 4) | ((sb(k1) >> 6) << 4);
+            }
+            const float fd = __half2float(__ushort_as_half((unsigned short)(hd[u] & 0xffffu)));
+            const float fdmin = __half2float(__ushort_as_half((unsigned short)(hd[u] >> 16)));
+            const int qlo = qq[u] & 0x0f0f0f0f, qhi = (qq[u] >> 4) & 0x0f0f0f0f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    const int is = warp_sum_i32(sc0 * __dp4a(qlo, x0[i][u], 0) + sc1 * __dp4a(qhi, x1[i][u], 0));
+                    const int im = warp_sum_i32(m0 * __dp4a(0x01010101, x0[i][u], 0) + m1 * __dp4a(0x01010101, x1[i][u], 0));
+                    const float d = __fmul_rn(dx[i][u], fd), dmin = __fmul_rn(dx[i][u], fdmin);
+                    acc[i] = __fadd_rn(acc[i], __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im)));
+                }
             }
         }
     }
@@ -172,23 +221,43 @@ template <int NT>
 __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
                                         long long wrb, long long xrb, int ntok, int t0) {
     MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
     const int s = lane >> 4, h = (lane >> 3) & 1, l4 = (lane & 7) * 4, is = l4 >> 4;
-#pragma unroll 2
-    for (int b = 0; b < nblk; b++) {
-        const uint8_t* wb = w + (long long)b * 210;
-        const int a = ld32h(wb + 64 * h + 32 * s + l4), hh = ld32h(wb + 128 + 32 * h + l4);
-        const int qlo = (a & 0x0f0f0f0f) | (((hh >> (2 * s)) & 0x03030303) << 4);
-        const int qhi = ((a >> 4) & 0x0f0f0f0f) | (((hh >> (2 * s + 4)) & 0x03030303) << 4);
-        const int slo = (int8_t)wb[192 + 8 * h + is + 2 * s], shi = (int8_t)wb[192 + 8 * h + is + 2 * (s + 2)];
-        const float d = f16a(wb + 208);
+    for (int b0 = 0; b0 < nblk; b0 += U) {
+        int qa[U], qh[U], sl[U], sh[U], xa[NT][U], xc[NT][U];
+        float d[U], dx[NT][U];
 #pragma unroll
-        for (int i = 0; i < NT; i++) {
-            if (i < nt) {
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + u;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 210;
+            qa[u] = ok ? ld32h(wb + 64 * h + 32 * s + l4) : 0;
+            qh[u] = ok ? ld32h(wb + 128 + 32 * h + l4) : 0;
+            sl[u] = ok ? (int8_t)wb[192 + 8 * h + is + 2 * s] : 0;
+            sh[u] = ok ? (int8_t)wb[192 + 8 * h + is + 2 * (s + 2)] : 0;
+            d[u] = ok ? f16a(wb + 208) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
                 const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 292;
-                const int xa = ld32a(xb + 4 + 128 * h + 32 * s + l4), xc = ld32a(xb + 4 + 128 * h + 32 * (s + 2) + l4);
-                const int v = warp_sum_i32(slo * (__dp4a(qlo, xa, 0) - 32 * __dp4a(0x01010101, xa, 0)) +
-                                           shi * (__dp4a(qhi, xc, 0) - 32 * __dp4a(0x01010101, xc, 0)));
-                acc[i] = __fadd_rn(acc[i], __fmul_rn(__fmul_rn(d, f32a(xb)), (float)v));
+                const bool in = ok && i < nt;
+                xa[i][u] = in ? ld32a(xb + 4 + 128 * h + 32 * s + l4) : 0;
+                xc[i][u] = in ? ld32a(xb + 4 + 128 * h + 32 * (s + 2) + l4) : 0;
+                dx[i][u] = in ? f32a(xb) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (b0 + u >= nblk) break;
+            const int a = qa[u], hh = qh[u];
+            const int qlo = (a & 0x0f0f0f0f) | (((hh >> (2 * s)) & 0x03030303) << 4);
+            const int qhi = ((a >> 4) & 0x0f0f0f0f) | (((hh >> (2 * s + 4)) & 0x03030303) << 4);
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    const int v = warp_sum_i32(sl[u] * (__dp4a(qlo, xa[i][u], 0) - 32 * __dp4a(0x01010101, xa[i][u], 0)) +
+                                               sh[u] * (__dp4a(qhi, xc[i][u], 0) - 32 * __dp4a(0x01010101, xc[i][u], 0)));
+                    acc[i] = __fadd_rn(acc[i], __fmul_rn(__fmul_rn(d[u], dx[i][u]), (float)v));
+                }
             }
         }
     }
@@ -239,11 +308,12 @@ struct q8k_sh {
     int i[8];
     int bs[16];
 };
-// q8k_block: quantize_row_q8_K_ref over the 256 values of the block's
-// threads (all 256 call it). The extreme is the first element of largest
-// magnitude.
-__device__ void q8k_block(float v, uint8_t* b, q8k_sh* sh) {
-    int t = threadIdx.x, lane = t & 31, w = t >> 5;
+// q8k_block: quantize_row_q8_K_ref over the 256 values of each group of
+// 256 threads (every thread of the block calls it; sh is the group's
+// scratch, valid whether the group's block exists). The extreme is the
+// first element of largest magnitude.
+__device__ void q8k_block(float v, uint8_t* b, q8k_sh* sh, bool valid) {
+    int t = threadIdx.x & 255, lane = t & 31, w = t >> 5;
     sh->v[t] = v;
     float a = fabsf(v);
     int idx = t;
@@ -274,17 +344,17 @@ __device__ void q8k_block(float v, uint8_t* b, q8k_sh* sh) {
         q = __float2int_rn(iscale * v);
         if (q > 127) q = 127;
     }
-    b[4 + t] = (uint8_t)(int8_t)q;
+    if (valid) b[4 + t] = (uint8_t)(int8_t)q;
     int s = q;
     for (int o = 8; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
     if ((t & 15) == 0) sh->bs[t >> 4] = s;
     __syncthreads();
-    if (t < 16) {
+    if (valid && t < 16) {
         int16_t bs = (int16_t)sh->bs[t];
         b[260 + 2 * t] = (uint16_t)bs & 0xff;
         b[261 + 2 * t] = (uint16_t)bs >> 8;
     }
-    if (t == 0) {
+    if (valid && t == 0) {
         uint32_t d = amax != 0.f ? __float_as_uint(1.f / iscale) : 0u;
         b[0] = d & 0xff;
         b[1] = (d >> 8) & 0xff;
@@ -299,7 +369,7 @@ enum { QT_NONE = 0, QT_Q8_0 = 1, QT_Q8_1 = 2, QT_Q8_K = 3 };
 // quantize_at: value v of element i (the thread's; the callers step so a
 // warp holds whole q8_0/q8_1 blocks and a 256-thread block whole q8_K
 // blocks) into row r's activation blocks at q.
-__device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long long xrb, long long r, int e, bool warpIn, q8k_sh* sh) {
+__device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long long xrb, long long r, int e, bool warpIn, q8k_sh* sh, bool groupIn) {
     uint8_t* row = q + r * xrb;
     int lane = threadIdx.x & 31;
     if (qt == QT_Q8_0) {
@@ -307,28 +377,29 @@ __device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long lo
     } else if (qt == QT_Q8_1) {
         if (warpIn) q8_1_warp(v, row + (e / 32) * 36, lane);
     } else if (qt == QT_Q8_K) {
-        q8k_block(v, row + (e / 256) * 292, sh);
+        q8k_block(v, row + (e / 256) * 292, sh, groupIn);
     }
 }
 
 // norm_quant: rms_norm of a row of x (or of x+y, the residual add, whose
 // sum goes to sum), the norm to out, times w (wrows rows) to out2, and the
-// result quantized (qt) into q for the mat-mul that reads it. One block of
-// 256 threads per row; n a multiple of 32 (q8_0/q8_1) or 256 (q8_K).
-// The sum of squares is accumulated in double and the scale computed as
-// the CPU computes it.
-extern "C" __global__ void __launch_bounds__(256) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
-                                                             uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) {
-    __shared__ double part[8];
+// result quantized (qt) into q for the mat-mul that reads it. One block
+// per row of 256, 512 or 1024 threads; n a multiple of 32 (q8_0/q8_1) or
+// 256 (q8_K). The sum of squares is accumulated in double (any order
+// gives the CPU's float mean) and the scale computed as the CPU does.
+extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
+                                                              uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) {
+    __shared__ double part[32];
     __shared__ float sscale;
-    __shared__ q8k_sh sh;
+    __shared__ q8k_sh sh[4];
     long long r = blockIdx.x;
     const float* xr = x + r * n;
     const float* yr = y ? y + r * n : nullptr;
     float* sr = sum ? sum + r * n : nullptr;
     int tid = threadIdx.x;
     double s = 0;
-    for (int i = tid; i < n; i += 256) {
+    const int nth = blockDim.x;
+    for (int i = tid; i < n; i += nth) {
         float v = xr[i];
         if (yr) {
             v = __fadd_rn(v, yr[i]);
@@ -341,7 +412,7 @@ extern "C" __global__ void __launch_bounds__(256) norm_quant(const float* x, con
     __syncthreads();
     if (tid == 0) {
         double t = 0;
-        for (int k = 0; k < 8; k++) t += part[k];
+        for (int k = 0; k < nth / 32; k++) t += part[k];
         float mean = (float)(t / (double)n);
         sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
@@ -349,9 +420,10 @@ extern "C" __global__ void __launch_bounds__(256) norm_quant(const float* x, con
     const float scale = sscale;
     const float* src = sr ? sr : xr;
     const float* wr = w ? w + (long long)(r % wrows) * n : nullptr;
-    for (int i0 = 0; i0 < n; i0 += 256) {
+    for (int i0 = 0; i0 < n; i0 += nth) {
         int i = i0 + tid;
         bool warpIn = i0 + (tid & ~31) < n;
+        bool groupIn = i0 + (tid & ~255) < n;
         float v = 0.f;
         if (i < n) {
             v = __fmul_rn(src[i], scale);
@@ -361,7 +433,7 @@ extern "C" __global__ void __launch_bounds__(256) norm_quant(const float* x, con
                 out2[r * n + i] = v;
             }
         }
-        quantize_at(qt, v, q, xrb, r, i, warpIn, &sh);
+        quantize_at(qt, v, q, xrb, r, i, warpIn, &sh[tid >> 8], groupIn);
     }
 }
 
@@ -385,7 +457,7 @@ extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, c
             v = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), u[i]);
             out[i] = v;
         }
-        quantize_at(qt, v, q, xrb, r, e, warpIn, &sh);
+        quantize_at(qt, v, q, xrb, r, e, warpIn, &sh, true);
     }
 }
 
@@ -461,9 +533,10 @@ extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, co
 // (max; expf16 per position; each 16-block's sum reduced in float32, the
 // blocks added in double in order; weights times float(1/sum), rounded to
 // F16), then each thread runs one of the CPU's 64·HD output chains (lane
-// m, element d: positions m, m+64, ... < n_kv&~63) into a partial; the
-// last block of a head to finish (a counter) reduces each element's 64
-// lanes as the CPU does, adds the tail in double, writes the row (and its
+// m, element d: positions m, m+64, ... < n_kv&~63) into a partial, and
+// the product of tail position n_kv&~63 + m; the last block of a head to
+// finish (a counter) reduces each element's 64 lanes as the CPU does, adds
+// the tail's products in double in order, writes the row (and its
 // q8_0/q8_1 quantization for the mat-mul after it) and resets the counter.
 
 // nkv_of: llama.cpp's padded n_kv from the mask row (the last entry that
@@ -575,13 +648,19 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
     const int npV = nkv & ~63;
     const int item = blockIdx.y * blockDim.x + tid, m = item / HD, d = item % HD;
     float a = 0.f;
+#pragma unroll 4
     for (int j = m; j < npV; j += 64) {
         float w = W[j];
         if (w == 0.f) continue;
         a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
     }
-    float* P = part + (long long)h * 64 * HD;
+    // Lane m also makes the tail's product of position npV+m (0 where the
+    // CPU skips it: adding +0 to the double sum changes nothing).
+    float tp = 0.f;
+    if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(vc[(npV + m) * kvRow + vbase + d]));
+    float* P = part + (long long)h * 128 * HD;
     P[m * HD + d] = a;
+    P[(64 + m) * HD + d] = tp;
     __threadfence();
     __syncthreads();
     if (tid == 0) {
@@ -599,11 +678,7 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
         for (int l = 0; l < 16; l++)
             v16[l] = __fadd_rn(__fadd_rn(L[l * HD + dd], L[(32 + l) * HD + dd]), __fadd_rn(L[(16 + l) * HD + dd], L[(48 + l) * HD + dd]));
         double tail = 0;
-        for (int j = npV; j < nkv; j++) {
-            float w = W[j];
-            if (w == 0.f) continue;
-            tail += (double)__fmul_rn(w, __half2float(vc[j * kvRow + vbase + dd]));
-        }
+        for (int k = 0; k < nkv - npV; k++) tail += (double)L[(64 + k) * HD + dd];
         float o = (float)((double)reduce_add16(v16) + tail);
         long long e = (long long)h * HD + dd;
         out[e] = o;
