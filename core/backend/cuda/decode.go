@@ -16,16 +16,18 @@ import (
 // quantization, the q/k rope pair, the k/v store pair).
 
 // decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
-// comma-separated list of mv, attn, quant, addnorm, rope, store, or all),
+// comma-separated list of mv, multi, attn, quant, addnorm, rope, store, or
+// all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, attn, quant, addNorm, rope, store bool }
+type decodeOff struct{ mv, multi, attn, quant, addNorm, rope, store bool }
 
 func parseDecodeOff(v string) decodeOff {
 	var o decodeOff
 	for _, f := range strings.Split(v, ",") {
 		all := f == "all"
 		o.mv = o.mv || all || f == "mv"
+		o.multi = o.multi || all || f == "multi"
 		o.attn = o.attn || all || f == "attn"
 		o.quant = o.quant || all || f == "quant"
 		o.addNorm = o.addNorm || all || f == "addnorm"
@@ -38,13 +40,78 @@ func parseDecodeOff(v string) decodeOff {
 // fastMatVec names the mvf_* kernels (one token, batch of eight) of the
 // weight types that have them, with the address alignment their loads need.
 var fastMatVec = map[gguf.GGMLType]struct {
-	one, batch string
-	align      uintptr
+	one, batch, multi string
+	align             uintptr
 }{
-	gguf.TypeQ4_0: {"mvf_q4_0_1", "mvf_q4_0_b", 2},
-	gguf.TypeQ8_0: {"mvf_q8_0_1", "mvf_q8_0_b", 2},
-	gguf.TypeQ4_K: {"mvf_q4_k_1", "mvf_q4_k_b", 4},
-	gguf.TypeQ6_K: {"mvf_q6_k_1", "mvf_q6_k_b", 2},
+	gguf.TypeQ4_0: {"mvf_q4_0_1", "mvf_q4_0_b", "mvf_q4_0_m", 2},
+	gguf.TypeQ8_0: {"mvf_q8_0_1", "mvf_q8_0_b", "mvf_q8_0_m", 2},
+	gguf.TypeQ4_K: {"mvf_q4_k_1", "mvf_q4_k_b", "mvf_q4_k_m", 4},
+	gguf.TypeQ6_K: {"mvf_q6_k_1", "mvf_q6_k_b", "mvf_q6_k_m", 2},
+}
+
+// multiMatVec encodes nodes[i] and the one or two mat-muls right after it
+// that read the same one-token input with weights of the same type and
+// row length (q, k and v; gate and up) as one mvf_*_m launch, quantizing
+// the input once. It reports how many nodes it took (0: not this shape).
+func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
+	n := nodes[i]
+	x, wt, in := n.Src[1], n.Src[0].Type, n.Src[0].Shape[0]
+	f, ok := fastMatVec[wt]
+	if !ok || b.off.mv || b.off.multi || x.Rows() != 1 {
+		return 0, nil
+	}
+	k := i
+	for k < len(nodes) && k-i < 3 {
+		m := nodes[k]
+		if m.Op != graph.OpMatMul || m.Src[1] != x || m.Backend != n.Backend || m.Src[0].Type != wt || m.Src[0].Shape[0] != in ||
+			m.Src[0].Rows() > math.MaxInt32 {
+			break
+		}
+		k++
+	}
+	if k-i < 2 {
+		return 0, nil
+	}
+	wrb, err := wt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	var ws, outs [3]uintptr
+	var rows [3]int32
+	for j := i; j < k; j++ {
+		m := nodes[j]
+		if ws[j-i], err = b.ptrOf(m.Src[0]); err != nil {
+			return 0, err
+		}
+		if outs[j-i], err = b.ptrOf(m); err != nil {
+			return 0, err
+		}
+		if ws[j-i]%f.align != 0 || uintptr(wrb)%f.align != 0 {
+			return 0, nil
+		}
+		rows[j-i] = i32(m.Src[0].Rows())
+	}
+	vt := quant.VecDotType(wt)
+	xrb, err := vt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	if xrb > b.dv.workSize {
+		return 0, nil
+	}
+	if b.lastQuant != x || b.lastVT != vt {
+		xp, err := b.ptrOf(x)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
+			return 0, err
+		}
+		b.lastQuant, b.lastVT = x, vt
+	}
+	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
+	return k - i, b.dv.launch(&b.l, f.multi, grid1((total+3)/4), block1(128), 0,
+		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], i32(blocksPerRow(wt, in)), i64(wrb), b.dv.work)
 }
 
 // matVecKernel is the kernel name for nt tokens of weight type wt at w

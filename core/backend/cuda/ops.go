@@ -204,6 +204,10 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 		if ok, err := b.storePair(nodes, i); err != nil || ok {
 			return 2, err
 		}
+	case graph.OpMatMul:
+		if used, err := b.multiMatVec(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
 	}
 	return 1, b.encodeNode(nodes, i)
 }

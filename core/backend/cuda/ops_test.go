@@ -704,3 +704,35 @@ func TestDecodeAttentionFeedsMatMul(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiMatVec: three one-token mat-muls of one input with weights of
+// one type (q, k, v) as one launch whose rows run through the three
+// weights (37 rows each: the boundaries fall inside a block of four rows),
+// and two (gate, up), against the CPU.
+func TestMultiMatVec(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(23, 24))
+	const cols, rows = 512, 37
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		for _, k := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%s/%d", wt, k), func(t *testing.T) {
+				ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, rows, r), "c": quantized(t, wt, cols, rows, r)}
+				compare(t, opCase{
+					weights: ws,
+					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols, 1))},
+					bound:   quantBound,
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, cols, 1)
+						y := b.MatMul(wf("a"), x, "ya")
+						y2 := b.MatMul(wf("b"), x, "yb")
+						if k == 2 {
+							return b.Add(y, y2, "sum")
+						}
+						y3 := b.MatMul(wf("c"), x, "yc")
+						return b.Add(b.Add(y, y2, "ab"), y3, "sum")
+					},
+				}, g, 3)
+			})
+		}
+	}
+}

@@ -69,7 +69,7 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 	// decode.go's kernels.
 	want = append(want, "norm_quant", "swiglu_quant", "rope_pair", "store_kv_pair")
 	for _, f := range fastMatVec {
-		want = append(want, f.one, f.batch)
+		want = append(want, f.one, f.batch, f.multi)
 	}
 	for _, e := range decodeHeadDims {
 		want = append(want, "attn_x_scores"+e, "attn_x_values"+e)

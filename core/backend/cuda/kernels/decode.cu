@@ -23,9 +23,7 @@ __device__ __forceinline__ float f32a(const uint8_t* p) { return *(const float*)
 // arguments are the matvec_* kernels' of quant.cu.
 
 #define MV_HEAD                                                                                   \
-    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;                                         \
-    int row = blockIdx.x * 4 + warp;                                                              \
-    if (row >= rows) return;                                                                      \
+    const int lane = threadIdx.x & 31;                                                            \
     const uint8_t* w = W + (long long)row * wrb;                                                  \
     const int nt = min(NT, ntok - t0);                                                            \
     float acc[NT];                                                                                \
@@ -51,7 +49,7 @@ __device__ __forceinline__ int warp_sum_i32(int v) {
 // sum += float(sumi)·(d_w·d_x).
 template <int NT>
 __device__ __forceinline__ void mv_q4_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
-                                        long long wrb, long long xrb, int ntok, int t0) {
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
     MV_HEAD
     constexpr int U = NT == 1 ? 8 : 1;
     const int g = lane >> 2, p = lane & 3;
@@ -102,7 +100,7 @@ __device__ __forceinline__ void mv_q4_0(const uint8_t* __restrict__ W, const uin
 // step; chain sum = fma(float(sumi), d_w·d_x, sum).
 template <int NT>
 __device__ __forceinline__ void mv_q8_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
-                                        long long wrb, long long xrb, int ntok, int t0) {
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
     MV_HEAD
     constexpr int U = NT == 1 ? 8 : 1;
     const int g = lane >> 3, p = lane & 7;
@@ -154,7 +152,7 @@ __device__ __forceinline__ void mv_q8_0(const uint8_t* __restrict__ W, const uin
 // sum += d·float(isum) − dmin·float(summs).
 template <int NT>
 __device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
-                                        long long wrb, long long xrb, int ntok, int t0) {
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
     MV_HEAD
     constexpr int U = NT == 1 ? 8 : 1;
     const int j = lane >> 3, r = (lane & 7) * 4;
@@ -219,7 +217,7 @@ __device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uin
 // sum += (d·d_x)·float(isum).
 template <int NT>
 __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
-                                        long long wrb, long long xrb, int ntok, int t0) {
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
     MV_HEAD
     constexpr int U = NT == 1 ? 8 : 1;
     const int s = lane >> 4, h = (lane >> 3) & 1, l4 = (lane & 7) * 4, is = l4 >> 4;
@@ -267,11 +265,30 @@ __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uin
 #define MVF(name)                                                                                                                                   \
     extern "C" __global__ void __launch_bounds__(128) mvf_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, \
                                                                      long long xrb, int ntok) {                                                    \
-        mv_##name<1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y);                                                                           \
+        const int row = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                       \
+        if (row < rows) mv_##name<1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y, row);                                                      \
     }                                                                                                                                               \
     extern "C" __global__ void __launch_bounds__(128) mvf_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, \
                                                                      long long xrb, int ntok) {                                                    \
-        mv_##name<8>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * 8);                                                                       \
+        const int row = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                       \
+        if (row < rows) mv_##name<8>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * 8, row);                                                  \
+    }                                                                                                                                               \
+    /* Up to three mat-vecs of one token over the same activations (q, k, v; gate, up) in one launch: */                                           \
+    /* the grid's rows run through W0's, then W1's, then W2's.                                        */                                           \
+    extern "C" __global__ void __launch_bounds__(128) mvf_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1,   \
+                                                                     float* o2, int r0, int r1, int r2, int nblk, long long wrb, const uint8_t* X) { \
+        int r = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                               \
+        const uint8_t* W = W0;                                                                                                                      \
+        float* o = o0;                                                                                                                              \
+        int rows = r0;                                                                                                                              \
+        if (r >= r0) {                                                                                                                              \
+            r -= r0, W = W1, o = o1, rows = r1;                                                                                                     \
+            if (r >= r1) {                                                                                                                          \
+                r -= r1, W = W2, o = o2, rows = r2;                                                                                                 \
+                if (r >= r2) return;                                                                                                                \
+            }                                                                                                                                       \
+        }                                                                                                                                           \
+        mv_##name<1>(W, X, o, rows, nblk, wrb, 0, 1, 0, r);                                                                                        \
     }
 MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
 
