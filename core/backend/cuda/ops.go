@@ -345,6 +345,9 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 // vec-dot format (as the CPU does), then runs the mat-vec kernel: one warp
 // per weight row, one token per pass for decode, eight for a batch.
 func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
+	if useMMQ(n) {
+		return b.mmqMatMul(n, w, x, out)
+	}
 	dv, l := b.dv, &b.l
 	wt := n.Src[0].Type
 	in := n.Src[0].Shape[0]
