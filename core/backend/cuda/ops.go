@@ -318,6 +318,9 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if b.useFlash(n) {
+			return false, b.flashAttention(n, p, src, out)
+		}
 		q := n.Src[0]
 		hd := int(q.Shape[0])
 		smem := attentionShared(hd, p.KVLen)
