@@ -47,15 +47,65 @@ func useMMQ(n *graph.Node) bool {
 	return ok
 }
 
-// mmqMatMul runs n = W·x on the tensor cores: the activations go to the
-// workspace (int8 rows of kp bytes, then per 16 elements a float scale and
-// a float scaled sum), in chunks of tokens when they outgrow it.
-func (b *Backend) mmqMatMul(n *graph.Node, w, x, out uintptr) error {
+// mmqGroupMax is how many mat-muls of one input one launch takes.
+const mmqGroupMax = 3
+
+// mmqGroup encodes nodes[0] and the mat-muls right after it that multiply
+// the same activations by weights of the same type and row length (q/k/v,
+// gate/up) as one quantization and one launch. It returns how many nodes
+// it encoded: 0 when nodes[0] is not a tensor-core mat-mul.
+func (b *Backend) mmqGroup(nodes []*graph.Node) (int, error) {
+	n0 := nodes[0]
+	if n0.Op != graph.OpMatMul || !useMMQ(n0) {
+		return 0, nil
+	}
+	k := 1
+	for k < len(nodes) && k < mmqGroupMax {
+		n := nodes[k]
+		if n.Op != graph.OpMatMul || n.Src[1] != n0.Src[1] || n.Src[0].Type != n0.Src[0].Type ||
+			n.Src[0].Shape[0] != n0.Src[0].Shape[0] || n.Backend != n0.Backend {
+			break
+		}
+		k++
+	}
+	group := nodes[:k]
+	var ws, outs [mmqGroupMax]uintptr
+	var rows [mmqGroupMax]int64
+	for i, n := range group {
+		var err error
+		if ws[i], err = b.ptrOf(n.Src[0]); err != nil {
+			return 0, fmt.Errorf("cuda: %s: %w", n, err)
+		}
+		if outs[i], err = b.ptrOf(n); err != nil {
+			return 0, fmt.Errorf("cuda: %s: %w", n, err)
+		}
+		rows[i] = n.Src[0].Rows()
+	}
+	x, err := b.ptrOf(n0.Src[1])
+	if err != nil {
+		return 0, fmt.Errorf("cuda: %s: %w", n0, err)
+	}
+	if err := b.mmqMatMul(group, ws[:k], x, outs[:k]); err != nil {
+		return 0, fmt.Errorf("cuda: %s: %w", n0, err)
+	}
+	return k, nil
+}
+
+// mmqMatMul runs the mat-muls of group (one input x, weights ws of one
+// type and row length, outputs outs) on the tensor cores: the activations
+// go to the workspace (int8 rows of kp bytes, then per 16 elements a float
+// scale and a float scaled sum), in chunks of tokens when they outgrow it.
+func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs []uintptr) error {
 	dv, l := b.dv, &b.l
+	n := group[0]
 	wt := n.Src[0].Type
 	in := n.Src[0].Shape[0]
-	rows := n.Src[0].Rows()
 	T := n.Src[1].Rows()
+	for _, g := range group[1:] {
+		if g.Src[0].Type != wt || g.Src[0].Shape[0] != in || g.Src[1].Rows() != T {
+			return fmt.Errorf("%w: mat-muls of one launch differ in weights or tokens", errUnsupported)
+		}
+	}
 	wrb, err := wt.RowBytes(in)
 	if err != nil {
 		return err
@@ -69,6 +119,18 @@ func (b *Backend) mmqMatMul(n *graph.Node, w, x, out uintptr) error {
 	chunk := min(T, dv.workSize/perTok)
 	if chunk < 1 {
 		return fmt.Errorf("%w: a row of %d activations outgrows the workspace", errUnsupported, in)
+	}
+	// Up to three weights: the row tiles of each, one after the other.
+	var w3, o3 [mmqGroupMax]uintptr
+	var rows3 [mmqGroupMax]int32
+	var tiles [mmqGroupMax + 1]int64
+	for i, g := range group {
+		rows := g.Src[0].Rows()
+		w3[i], rows3[i] = ws[i], i32(rows)
+		tiles[i+1] = tiles[i] + (rows+63)/64
+	}
+	for i := len(group) + 1; i <= mmqGroupMax; i++ {
+		tiles[i] = tiles[i-1]
 	}
 	fn := mmqKernels[wt]
 	for t0 := int64(0); t0 < T; t0 += chunk {
@@ -84,7 +146,7 @@ func (b *Backend) mmqMatMul(n *graph.Node, w, x, out uintptr) error {
 				if vt == gguf.TypeQ8_1 {
 					sum = 1
 				}
-				err = dv.launch(l, "mmq_act_q8", [3]uint32{uint32(kp / 32), uint32(nt), 1}, block1(32), 0, xin, qx, xs, xm, i32(in), i32(kp), sum)
+				err = dv.launch(l, "mmq_act_q8", [3]uint32{uint32((kp/32 + 7) / 8), uint32(nt), 1}, block1(256), 0, xin, qx, xs, xm, i32(in), i32(kp), sum)
 			case gguf.TypeQ8_K:
 				err = dv.launch(l, "mmq_act_q8k", [3]uint32{uint32(kp / 256), uint32(nt), 1}, block1(256), 0, xin, qx, xs, xm, i32(in), i32(kp))
 			default:
@@ -98,9 +160,12 @@ func (b *Backend) mmqMatMul(n *graph.Node, w, x, out uintptr) error {
 				b.lastQuant, b.lastVT = n.Src[1], mmqLayout|vt
 			}
 		}
-		o := out + uintptr(t0*rows*4)
-		grid := [3]uint32{uint32((rows + 63) / 64), uint32((nt + 63) / 64), 1}
-		if err := dv.launch(l, fn, grid, block1(128), 0, w, qx, xs, xm, o, i32(rows), i32(in), i32(kp), i64(wrb), i32(nt)); err != nil {
+		for i := range group {
+			o3[i] = outs[i] + uintptr(t0*int64(rows3[i])*4)
+		}
+		grid := [3]uint32{uint32(tiles[mmqGroupMax]), uint32((nt + 63) / 64), 1}
+		if err := dv.launch(l, fn, grid, block1(128), 0, w3[0], w3[1], w3[2], o3[0], o3[1], o3[2], rows3[0], rows3[1], rows3[2],
+			i32(tiles[1]), i32(tiles[2]), qx, xs, xm, i32(in), i32(kp), i64(wrb), i32(nt)); err != nil {
 			return err
 		}
 	}

@@ -173,6 +173,14 @@ func (b *Backend) encode(nodes []*graph.Node) error {
 			// other kernel may write the workspace or the input's bytes.
 			b.lastQuant = nil
 		}
+		// Mat-muls of one input on the tensor cores: one launch.
+		if k, err := b.mmqGroup(nodes[i:]); err != nil || k > 0 {
+			if err != nil {
+				return err
+			}
+			i += k - 1
+			continue
+		}
 		var next *graph.Node
 		if i+1 < len(nodes) {
 			next = nodes[i+1]
@@ -349,7 +357,7 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 // per weight row, one token per pass for decode, eight for a batch.
 func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 	if useMMQ(n) {
-		return b.mmqMatMul(n, w, x, out)
+		return b.mmqMatMul([]*graph.Node{n}, []uintptr{w}, x, []uintptr{out})
 	}
 	dv, l := b.dv, &b.l
 	wt := n.Src[0].Type
