@@ -127,3 +127,43 @@ func TestMMQOverWeightRowsAndSharedInput(t *testing.T) {
 		},
 	}, g, 3, nmseQuantized)
 }
+
+// TestMMQGroupsMatMulsOfOneInput: consecutive tensor-core mat-muls of one
+// input and weight type run as one launch (q/k/v, gate/up): three Q4_K
+// weights of different row counts (tiles of each end part way), a fourth
+// that starts the next launch, then two Q6_K and two Q4_0 weights. Each
+// product is projected by an F32 weight to a common size and summed.
+func TestMMQGroupsMatMulsOfOneInput(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(27, 28))
+	const cols, T, common = 512, 96, 48
+	names := []string{"q", "k", "v", "o", "gate", "up", "a", "b"}
+	types := []gguf.GGMLType{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, gguf.TypeQ6_K, gguf.TypeQ4_0, gguf.TypeQ4_0}
+	rows := []int{200, 72, 65, 130, 333, 333, 64, 100}
+	ws := map[string]tensor{}
+	for i, name := range names {
+		ws[name] = quantized(t, types[i], cols, rows[i], r)
+		ws["p"+name] = tensor{gguf.TypeF32, []int64{int64(rows[i]), common}, memview.Bytes(randF32(r, rows[i]*common, 0.1))}
+	}
+	compareWithin(t, opCase{
+		weights: ws,
+		inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 1))},
+		build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+			x := b.Input("x", gguf.TypeF32, cols, T)
+			ys := make([]*graph.Node, len(names))
+			for i, name := range names {
+				ys[i] = b.MatMul(wf(name), x, "y"+name)
+			}
+			var sum *graph.Node
+			for i, name := range names {
+				z := b.MatMul(wf("p"+name), ys[i], "z"+name)
+				if sum == nil {
+					sum = z
+				} else {
+					sum = b.Add(sum, z, "s"+name)
+				}
+			}
+			return sum
+		},
+	}, g, 3, nmseQuantized)
+}
