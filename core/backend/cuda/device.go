@@ -130,10 +130,10 @@ func (dv *device) setup() (err error) {
 			dv.fns[fn] = f
 		}
 	}
-	// Attention keeps its scores in shared memory, flash attention its
-	// tiles: allow the device's most.
+	// Attention keeps its scores in shared memory, flash attention and the
+	// pipelined mat-muls their tiles: allow the device's most.
 	for fn, f := range dv.fns {
-		if fn == "attention_f16" || fn == "attention_f32" || isFlashKernel(fn) {
+		if fn == "attention_f16" || fn == "attention_f32" || wantsLargeShared(fn) {
 			const maxDynamicShared = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, maxDynamicShared, uintptr(dv.smemOptin-attentionStaticShared))); err != nil {
 				return err

@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/gguf"
@@ -24,10 +23,6 @@ var fattnDisabled = os.Getenv("MINFER_CUDA_FATTN") == "0"
 
 // fattnRows is the query rows one block takes (FA_ROWS in fattn.cu).
 const fattnRows = 64
-
-// isFlashKernel reports whether a kernel is one of fattn.cu's, whose
-// dynamic shared memory may go past the default 48 KiB.
-func isFlashKernel(name string) bool { return strings.HasPrefix(name, "fattn_") }
 
 // fattnShared is the kernels' dynamic shared memory for head size hd: q
 // (64 rows, F16), a K tile (64 rows padded by one half2), a V tile, and

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/minfer/minfer/core/graph"
 	"github.com/minfer/minfer/core/quant"
@@ -29,14 +30,54 @@ var mmqKernels = map[gguf.GGMLType]string{
 	gguf.TypeQ2_K: "mmq_q2_k", gguf.TypeQ3_K: "mmq_q3_k", gguf.TypeQ4_K: "mmq_q4_k", gguf.TypeQ5_K: "mmq_q5_k", gguf.TypeQ6_K: "mmq_q6_k",
 }
 
+// mmqpKernels names the pipelined kernels (mmqp_*) of the same types.
+var mmqpKernels = func() map[gguf.GGMLType]string {
+	m := make(map[gguf.GGMLType]string, len(mmqKernels))
+	for t, fn := range mmqKernels {
+		m[t] = "mmqp" + strings.TrimPrefix(fn, "mmq")
+	}
+	return m
+}()
+
 // mmqLayout marks, in Backend.lastVT, activations the workspace holds in
 // the mmq layout rather than in vec-dot blocks: no real type carries this
 // bit, so the mat-vec path never takes them for its own.
 const mmqLayout gguf.GGMLType = 1 << 30
 
-// mmqDisabled turns the tensor-core path off (MINFER_CUDA_MMQ=0), for
-// comparisons with the batched mat-vec.
-var mmqDisabled = os.Getenv("MINFER_CUDA_MMQ") == "0"
+// MINFER_CUDA_MMQ picks the tensor-core kernels, for comparisons: "0"
+// turns them off (the batched mat-vec), "plain" takes the kernels that
+// load each k-step before decoding it (mmq_*) instead of the pipelined
+// ones (mmqp_*).
+var (
+	mmqDisabled = os.Getenv("MINFER_CUDA_MMQ") == "0"
+	mmqPlain    = os.Getenv("MINFER_CUDA_MMQ") == "plain"
+)
+
+// mmqpRawBytes is the bytes of weight blocks one k-step of a pipelined
+// kernel copies per row (rawf<T> in mma.cu: four 32-blocks, or the
+// super-block holding the k-step).
+var mmqpRawBytes = map[gguf.GGMLType]int{
+	gguf.TypeQ4_0: 4 * 18, gguf.TypeQ4_1: 4 * 20, gguf.TypeQ5_0: 4 * 22, gguf.TypeQ5_1: 4 * 24, gguf.TypeQ8_0: 4 * 34,
+	gguf.TypeQ2_K: 84, gguf.TypeQ3_K: 110, gguf.TypeQ4_K: 144, gguf.TypeQ5_K: 176, gguf.TypeQ6_K: 210,
+}
+
+// mmqpShared is a pipelined kernel's dynamic shared memory (mmqpmem<T> in
+// mma.cu): the decoded weight tile, two stages of activations and of raw
+// weight rows (one word more than the blocks for a 2-byte misalignment),
+// the weights' scales, two stages of the activations' scales and sums,
+// and d and dmin per row.
+func mmqpShared(t gguf.GGMLType) int {
+	const bm, bn, ld, ngp, ng = 64, 64, mmqKC + 16, mmqKC/16 + 1, mmqKC / 16
+	rw := (mmqpRawBytes[t] + 2 + 3) / 4
+	return bm*ld + 2*bn*ld + 2*bm*rw*4 + 2*bm*ngp*4 + 4*bn*ng*4 + 2*bm*4
+}
+
+// wantsLargeShared reports whether a kernel may be given more than the
+// default 48 KiB of dynamic shared memory (flash attention, pipelined
+// mat-muls).
+func wantsLargeShared(name string) bool {
+	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_")
+}
 
 // useMMQ reports whether the mat-mul n runs on the tensor-core kernels.
 func useMMQ(n *graph.Node) bool {
@@ -132,7 +173,10 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 	for i := len(group) + 1; i <= mmqGroupMax; i++ {
 		tiles[i] = tiles[i-1]
 	}
-	fn := mmqKernels[wt]
+	fn, smem := mmqpKernels[wt], uint32(mmqpShared(wt))
+	if mmqPlain || int(smem) > dv.smemOptin-attentionStaticShared {
+		fn, smem = mmqKernels[wt], 0
+	}
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
 		qx := dv.work
@@ -164,7 +208,7 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 			o3[i] = outs[i] + uintptr(t0*int64(rows3[i])*4)
 		}
 		grid := [3]uint32{uint32(tiles[mmqGroupMax]), uint32((nt + 63) / 64), 1}
-		if err := dv.launch(l, fn, grid, block1(128), 0, w3[0], w3[1], w3[2], o3[0], o3[1], o3[2], rows3[0], rows3[1], rows3[2],
+		if err := dv.launch(l, fn, grid, block1(128), smem, w3[0], w3[1], w3[2], o3[0], o3[1], o3[2], rows3[0], rows3[1], rows3[2],
 			i32(tiles[1]), i32(tiles[2]), qx, xs, xm, i32(in), i32(kp), i64(wrb), i32(nt)); err != nil {
 			return err
 		}

@@ -282,13 +282,71 @@ __device__ __forceinline__ void mma_k16_acc(int* c, const int* a, int b) {
         : "r"(a[0]), "r"(a[1]), "r"(b));
 }
 
-// mmq<T>: out[t][row] = W[row] · x[t] for a tile of BM rows × BN tokens.
-// Up to three weights of one type and row length that multiply the same
-// activations (q/k/v, gate/up) share a launch: blocks below tiles0 take
-// W0, below tiles01 W1, the rest W2. W rows of wrb bytes hold n elements;
-// qx rows kp bytes (kp: n rounded up to KC, zero-padded), xs/xm kp/16
-// floats per token. grid (tiles of all weights, ceil(ntok/BN)), 128
-// threads.
+// One k-step of a tile in shared memory: the decoded weights (BM rows of
+// LD bytes), their per-16 scales (float for the 32-element types; for the
+// K-quants integer scales and mins spread to four bytes, and per row d and
+// dmin), the activations (BN tokens of LD bytes) and their per-16 scales
+// and scaled sums (xstride floats per token).
+struct Tile {
+    int8_t (*W)[LD];
+    float (*Ws)[NGP];
+    float (*Wm)[NGP];
+    float *D, *Dm;
+    int8_t (*X)[LD];
+    const float *Xs, *Xm;
+    int xstride;
+};
+
+// decode_step<T>: this thread's two 32-element groups of row dr for
+// elements k0.. of n into the tile. row holds the row's blocks from
+// element ebase on (the whole row, or a k-step's blocks copied to shared
+// memory); rowOK: a row of the weight.
+template <int T>
+__device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, int ebase, bool rowOK, int dr, int half, int k0, int n) {
+    constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
+    int(*sSc)[NGP] = (int(*)[NGP])s.Ws;
+    int(*sMn)[NGP] = (int(*)[NGP])s.Wm;
+#pragma unroll
+    for (int gi = 0; gi < 2; gi++) {
+        int gg = half * 2 + gi, e = k0 + 32 * gg;
+        uint32_t q[8];
+        bool ok = rowOK && e < n;
+        if (KQ) {
+            int sc[2] = {0, 0}, mn[2] = {0, 0};
+            float d = 0.f, dm = 0.f;
+            if (ok) deck32<T>(row, e - ebase, q, sc, mn, &d, &dm);
+            sSc[dr][2 * gg] = sc[0];
+            sSc[dr][2 * gg + 1] = sc[1];
+            if (MINS) {
+                sMn[dr][2 * gg] = mn[0] * 0x01010101;
+                sMn[dr][2 * gg + 1] = mn[1] * 0x01010101;
+            }
+            if (gg == 0) {
+                s.D[dr] = d;
+                s.Dm[dr] = dm;
+            }
+        } else {
+            float sw[2] = {0.f, 0.f}, mw[2] = {0.f, 0.f};
+            if (ok) dec32<T>(row, e - ebase, q, sw, mw);
+            s.Ws[dr][2 * gg] = sw[0];
+            s.Ws[dr][2 * gg + 1] = sw[1];
+            if (MINS) {
+                s.Wm[dr][2 * gg] = mw[0];
+                s.Wm[dr][2 * gg + 1] = mw[1];
+            }
+        }
+        if (!ok) {
+#pragma unroll
+            for (int i = 0; i < 8; i++) q[i] = 0;
+        }
+        uint4* d4 = (uint4*)&s.W[dr][32 * gg];
+        d4[0] = make_uint4(q[0], q[1], q[2], q[3]);
+        d4[1] = make_uint4(q[4], q[5], q[6], q[7]);
+    }
+}
+
+// compute_step<T>: a warp's 32 rows (from wr) × 32 tokens (from wt) of one
+// k-step into acc.
 //
 // The 32-element types scale each k-step's exact integer sums in float
 // (d_w·d_x per 32). The K-quants keep a k-step's sums in int32 times
@@ -296,28 +354,185 @@ __device__ __forceinline__ void mma_k16_acc(int* c, const int* a, int b) {
 // whose weights are the mins spread over their sub-block, and apply d,
 // dmin and d_x once per KC elements (one super-block's d for all of them).
 template <int T>
+__device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4], int wr, int wt, int g, int t4) {
+    constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
+    constexpr int SB = mq<T>::SB;
+    int(*sSc)[NGP] = (int(*)[NGP])s.Ws;
+    int(*sMn)[NGP] = (int(*)[NGP])s.Wm;
+    int isum[2][4][4], imin[2][4][4];
+    if (KQ) {
+#pragma unroll
+        for (int a = 0; a < 2; a++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) isum[a][b][c] = imin[a][b][c] = 0;
+    }
+#pragma unroll
+    for (int st = 0; st < KC / SB; st++) {
+        int a[2][4], bf[4][2];
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++) {
+            const int8_t* p = &s.W[wr + 16 * mt + g][SB * st + 4 * t4];
+            a[mt][0] = *(const int*)p;
+            a[mt][1] = *(const int*)(p + 8 * LD);
+            if (SB == 32) {
+                a[mt][2] = *(const int*)(p + 16);
+                a[mt][3] = *(const int*)(p + 8 * LD + 16);
+            }
+        }
+#pragma unroll
+        for (int nt = 0; nt < 4; nt++) {
+            const int8_t* p = &s.X[wt + 8 * nt + g][SB * st + 4 * t4];
+            bf[nt][0] = *(const int*)p;
+            if (SB == 32) bf[nt][1] = *(const int*)(p + 16);
+        }
+        int gs = SB == 32 ? 2 * st : st; // the 16-group whose scales apply
+        if (KQ) {
+            int sc[2][2], am[2][4];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                sc[mt][0] = sSc[wr + 16 * mt + g][gs];
+                sc[mt][1] = sSc[wr + 16 * mt + g + 8][gs];
+                if (MINS) {
+                    am[mt][0] = am[mt][2] = sMn[wr + 16 * mt + g][gs];
+                    am[mt][1] = am[mt][3] = sMn[wr + 16 * mt + g + 8][gs];
+                }
+            }
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (int nt = 0; nt < 4; nt++) {
+                    int c[4];
+                    if (SB == 32) mma_k32(c, a[mt], bf[nt]);
+                    else mma_k16(c, a[mt], bf[nt][0]);
+#pragma unroll
+                    for (int i = 0; i < 4; i++) isum[mt][nt][i] += c[i] * sc[mt][i >> 1];
+                    if (MINS) {
+                        if (SB == 32) mma_k32_acc(imin[mt][nt], am[mt], bf[nt]);
+                        else mma_k16_acc(imin[mt][nt], am[mt], bf[nt][0]);
+                    }
+                }
+        } else {
+            float ws[2][2], xsc[4][2];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                ws[mt][0] = s.Ws[wr + 16 * mt + g][gs];
+                ws[mt][1] = s.Ws[wr + 16 * mt + g + 8][gs];
+            }
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++) {
+                xsc[nt][0] = s.Xs[(wt + 8 * nt + 2 * t4) * s.xstride + gs];
+                xsc[nt][1] = s.Xs[(wt + 8 * nt + 2 * t4 + 1) * s.xstride + gs];
+            }
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (int nt = 0; nt < 4; nt++) {
+                    int c[4];
+                    if (SB == 32) mma_k32(c, a[mt], bf[nt]);
+                    else mma_k16(c, a[mt], bf[nt][0]);
+#pragma unroll
+                    for (int i = 0; i < 4; i++) acc[mt][nt][i] += (float)c[i] * (ws[mt][i >> 1] * xsc[nt][i & 1]);
+                }
+        }
+    }
+    if (KQ) {
+        float dw[2][2], dmw[2][2], dx[4][2];
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                dw[mt][h] = s.D[wr + 16 * mt + g + 8 * h];
+                dmw[mt][h] = MINS ? s.Dm[wr + 16 * mt + g + 8 * h] : 0.f;
+            }
+#pragma unroll
+        for (int nt = 0; nt < 4; nt++) {
+            dx[nt][0] = s.Xs[(wt + 8 * nt + 2 * t4) * s.xstride];
+            dx[nt][1] = s.Xs[(wt + 8 * nt + 2 * t4 + 1) * s.xstride];
+        }
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    float v = dw[mt][i >> 1] * (float)isum[mt][nt][i];
+                    if (MINS) v -= dmw[mt][i >> 1] * (float)imin[mt][nt][i];
+                    acc[mt][nt][i] += dx[nt][i & 1] * v;
+                }
+    } else if (MINS) {
+        // Q4_1 / Q5_1: the mins times the activations' sums (q8_1's s, in
+        // the first 16-group of each 32).
+#pragma unroll
+        for (int st = 0; st < NG; st += 2) {
+            float wm[2][2], xmv[4][2];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                wm[mt][0] = s.Wm[wr + 16 * mt + g][st];
+                wm[mt][1] = s.Wm[wr + 16 * mt + g + 8][st];
+            }
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++) {
+                xmv[nt][0] = s.Xm[(wt + 8 * nt + 2 * t4) * s.xstride + st];
+                xmv[nt][1] = s.Xm[(wt + 8 * nt + 2 * t4 + 1) * s.xstride + st];
+            }
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (int nt = 0; nt < 4; nt++)
+#pragma unroll
+                    for (int i = 0; i < 4; i++) acc[mt][nt][i] += wm[mt][i >> 1] * xmv[nt][i & 1];
+        }
+    }
+}
+
+// The launch's weight for this block: blocks below tiles0 take W0, below
+// tiles01 W1, the rest W2 (bx becomes the row tile within it).
+struct Target {
+    const uint8_t* W;
+    float* out;
+    int rows, bx;
+};
+__device__ __forceinline__ Target target(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, float* out2, int rows0,
+                                         int rows1, int rows2, int tiles0, int tiles01) {
+    int bx = blockIdx.x;
+    if (bx >= tiles01) return Target{W2, out2, rows2, bx - tiles01};
+    if (bx >= tiles0) return Target{W1, out1, rows1, bx - tiles0};
+    return Target{W0, out0, rows0, bx};
+}
+
+__device__ __forceinline__ void store_tile(const Target& tg, const float (&acc)[2][4][4], int row0, int tok0, int wr, int wt, int g, int t4, int ntok) {
+#pragma unroll
+    for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (int nt = 0; nt < 4; nt++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                int r = row0 + wr + 16 * mt + g + 8 * (i >> 1);
+                int tk = tok0 + wt + 8 * nt + 2 * t4 + (i & 1);
+                if (r < tg.rows && tk < ntok) tg.out[(long long)tk * tg.rows + r] = acc[mt][nt][i];
+            }
+}
+
+// mmq<T>: out[t][row] = W[row] · x[t] for a tile of BM rows × BN tokens.
+// Up to three weights of one type and row length that multiply the same
+// activations (q/k/v, gate/up) share a launch (see target). W rows of wrb
+// bytes hold n elements; qx rows kp bytes (kp: n rounded up to KC,
+// zero-padded), xs/xm kp/16 floats per token. grid (tiles of all weights,
+// ceil(ntok/BN)), 128 threads. Each k-step loads, decodes, then multiplies.
+template <int T>
 __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, float* out2, int rows0, int rows1, int rows2,
                     int tiles0, int tiles01, const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) {
     __shared__ __align__(16) int8_t sW[BM][LD];
     __shared__ __align__(16) int8_t sX[BN][LD];
     __shared__ float sWs[BM][NGP], sWm[BM][NGP], sXs[BN][NGP], sXm[BN][NGP];
-    __shared__ float sD[BM], sDm[BM], sDx[BN];
-    constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
-    constexpr int SB = mq<T>::SB;
-    int(*sSc)[NGP] = (int(*)[NGP])sWs; // K-quants: integer scales and mins
-    int(*sMn)[NGP] = (int(*)[NGP])sWm;
-    int bx = blockIdx.x;
-    const uint8_t* W = W0;
-    float* out = out0;
-    int rows = rows0;
-    if (bx >= tiles01) {
-        W = W2, out = out2, rows = rows2, bx -= tiles01;
-    } else if (bx >= tiles0) {
-        W = W1, out = out1, rows = rows1, bx -= tiles0;
-    }
+    __shared__ float sD[BM], sDm[BM];
+    Target tg = target(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01);
+    Tile s{sW, sWs, sWm, sD, sDm, sX, &sXs[0][0], &sXm[0][0], NGP};
     int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
     int wr = (warp & 1) * 32, wt = (warp >> 1) * 32;
-    int row0 = bx * BM, tok0 = blockIdx.y * BN;
+    int row0 = tg.bx * BM, tok0 = blockIdx.y * BN;
     int ngk = kp / 16;
     float acc[2][4][4];
 #pragma unroll
@@ -327,49 +542,11 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
 #pragma unroll
             for (int c = 0; c < 4; c++) acc[a][b][c] = 0.f;
     int dr = tid >> 1; // the row this thread decodes
-    const uint8_t* wrow = W + (long long)min(row0 + dr, rows - 1) * wrb;
-    bool rowOK = row0 + dr < rows;
+    const uint8_t* wrow = tg.W + (long long)min(row0 + dr, tg.rows - 1) * wrb;
+    bool rowOK = row0 + dr < tg.rows;
 
     for (int k0 = 0; k0 < n; k0 += KC) {
-        // Decode: two 32-element groups of one row per thread.
-#pragma unroll
-        for (int gi = 0; gi < 2; gi++) {
-            int gg = (tid & 1) * 2 + gi, e = k0 + 32 * gg;
-            uint32_t q[8];
-            bool ok = rowOK && e < n;
-            if (KQ) {
-                int sc[2] = {0, 0}, mn[2] = {0, 0};
-                float d = 0.f, dm = 0.f;
-                if (ok) deck32<T>(wrow, e, q, sc, mn, &d, &dm);
-                sSc[dr][2 * gg] = sc[0];
-                sSc[dr][2 * gg + 1] = sc[1];
-                if (MINS) {
-                    sMn[dr][2 * gg] = mn[0] * 0x01010101;
-                    sMn[dr][2 * gg + 1] = mn[1] * 0x01010101;
-                }
-                if (gg == 0) {
-                    sD[dr] = d;
-                    sDm[dr] = dm;
-                }
-            } else {
-                float sw[2] = {0.f, 0.f}, mw[2] = {0.f, 0.f};
-                if (ok) dec32<T>(wrow, e, q, sw, mw);
-                sWs[dr][2 * gg] = sw[0];
-                sWs[dr][2 * gg + 1] = sw[1];
-                if (MINS) {
-                    sWm[dr][2 * gg] = mw[0];
-                    sWm[dr][2 * gg + 1] = mw[1];
-                }
-            }
-            if (!ok) {
-#pragma unroll
-                for (int i = 0; i < 8; i++) q[i] = 0;
-            }
-            uint4* d4 = (uint4*)&sW[dr][32 * gg];
-            d4[0] = make_uint4(q[0], q[1], q[2], q[3]);
-            d4[1] = make_uint4(q[4], q[5], q[6], q[7]);
-        }
-        // Activations: BN tokens × KC bytes, 16 bytes per load.
+        decode_step<T>(s, wrow, 0, rowOK, dr, tid & 1, k0, n);
 #pragma unroll
         for (int i = 0; i < BN * KC / 16 / 128; i++) {
             int idx = tid + 128 * i, tk = idx / (KC / 16), c = idx % (KC / 16);
@@ -378,164 +555,162 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
             if (tt < ntok) v = *(const uint4*)(qx + (long long)tt * kp + k0 + 16 * c);
             *(uint4*)&sX[tk][16 * c] = v;
         }
-        if (KQ) {
-            if (tid < BN) sDx[tid] = tok0 + tid < ntok ? xs[(long long)(tok0 + tid) * ngk + k0 / 16] : 0.f;
-        } else {
 #pragma unroll
-            for (int i = 0; i < BN * NG / 128; i++) {
-                int idx = tid + 128 * i, tk = idx / NG, c = idx % NG;
-                int tt = tok0 + tk;
-                long long o = (long long)tt * ngk + k0 / 16 + c;
-                sXs[tk][c] = tt < ntok ? xs[o] : 0.f;
-                if (MINS) sXm[tk][c] = tt < ntok ? xm[o] : 0.f;
-            }
+        for (int i = 0; i < BN * NG / 128; i++) {
+            int idx = tid + 128 * i, tk = idx / NG, c = idx % NG;
+            int tt = tok0 + tk;
+            long long o = (long long)tt * ngk + k0 / 16 + c;
+            sXs[tk][c] = tt < ntok ? xs[o] : 0.f;
+            if (mq<T>::MINS && !isK<T>::V) sXm[tk][c] = tt < ntok ? xm[o] : 0.f;
         }
         __syncthreads();
-
-        int isum[2][4][4], imin[2][4][4];
-        if (KQ) {
-#pragma unroll
-            for (int a = 0; a < 2; a++)
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++) isum[a][b][c] = imin[a][b][c] = 0;
-        }
-#pragma unroll
-        for (int s = 0; s < KC / SB; s++) {
-            int a[2][4], bf[4][2];
-#pragma unroll
-            for (int mt = 0; mt < 2; mt++) {
-                const int8_t* p = &sW[wr + 16 * mt + g][SB * s + 4 * t4];
-                a[mt][0] = *(const int*)p;
-                a[mt][1] = *(const int*)(p + 8 * LD);
-                if (SB == 32) {
-                    a[mt][2] = *(const int*)(p + 16);
-                    a[mt][3] = *(const int*)(p + 8 * LD + 16);
-                }
-            }
-#pragma unroll
-            for (int nt = 0; nt < 4; nt++) {
-                const int8_t* p = &sX[wt + 8 * nt + g][SB * s + 4 * t4];
-                bf[nt][0] = *(const int*)p;
-                if (SB == 32) bf[nt][1] = *(const int*)(p + 16);
-            }
-            int gs = SB == 32 ? 2 * s : s; // the 16-group whose scales apply
-            if (KQ) {
-                int sc[2][2], am[2][4];
-#pragma unroll
-                for (int mt = 0; mt < 2; mt++) {
-                    sc[mt][0] = sSc[wr + 16 * mt + g][gs];
-                    sc[mt][1] = sSc[wr + 16 * mt + g + 8][gs];
-                    if (MINS) {
-                        am[mt][0] = am[mt][2] = sMn[wr + 16 * mt + g][gs];
-                        am[mt][1] = am[mt][3] = sMn[wr + 16 * mt + g + 8][gs];
-                    }
-                }
-#pragma unroll
-                for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-                    for (int nt = 0; nt < 4; nt++) {
-                        int c[4];
-                        if (SB == 32) mma_k32(c, a[mt], bf[nt]);
-                        else mma_k16(c, a[mt], bf[nt][0]);
-#pragma unroll
-                        for (int i = 0; i < 4; i++) isum[mt][nt][i] += c[i] * sc[mt][i >> 1];
-                        if (MINS) {
-                            if (SB == 32) mma_k32_acc(imin[mt][nt], am[mt], bf[nt]);
-                            else mma_k16_acc(imin[mt][nt], am[mt], bf[nt][0]);
-                        }
-                    }
-            } else {
-                float ws[2][2], xsc[4][2];
-#pragma unroll
-                for (int mt = 0; mt < 2; mt++) {
-                    ws[mt][0] = sWs[wr + 16 * mt + g][gs];
-                    ws[mt][1] = sWs[wr + 16 * mt + g + 8][gs];
-                }
-#pragma unroll
-                for (int nt = 0; nt < 4; nt++) {
-                    xsc[nt][0] = sXs[wt + 8 * nt + 2 * t4][gs];
-                    xsc[nt][1] = sXs[wt + 8 * nt + 2 * t4 + 1][gs];
-                }
-#pragma unroll
-                for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-                    for (int nt = 0; nt < 4; nt++) {
-                        int c[4];
-                        if (SB == 32) mma_k32(c, a[mt], bf[nt]);
-                        else mma_k16(c, a[mt], bf[nt][0]);
-#pragma unroll
-                        for (int i = 0; i < 4; i++) acc[mt][nt][i] += (float)c[i] * (ws[mt][i >> 1] * xsc[nt][i & 1]);
-                    }
-            }
-        }
-        if (KQ) {
-            float dw[2][2], dmw[2][2], dx[4][2];
-#pragma unroll
-            for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    dw[mt][h] = sD[wr + 16 * mt + g + 8 * h];
-                    dmw[mt][h] = MINS ? sDm[wr + 16 * mt + g + 8 * h] : 0.f;
-                }
-#pragma unroll
-            for (int nt = 0; nt < 4; nt++) {
-                dx[nt][0] = sDx[wt + 8 * nt + 2 * t4];
-                dx[nt][1] = sDx[wt + 8 * nt + 2 * t4 + 1];
-            }
-#pragma unroll
-            for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (int nt = 0; nt < 4; nt++)
-#pragma unroll
-                    for (int i = 0; i < 4; i++) {
-                        float v = dw[mt][i >> 1] * (float)isum[mt][nt][i];
-                        if (MINS) v -= dmw[mt][i >> 1] * (float)imin[mt][nt][i];
-                        acc[mt][nt][i] += dx[nt][i & 1] * v;
-                    }
-        } else if (MINS) {
-            // Q4_1 / Q5_1: the mins times the activations' sums (q8_1's s, in
-            // the first 16-group of each 32).
-#pragma unroll
-            for (int s = 0; s < NG; s += 2) {
-                float wm[2][2], xmv[4][2];
-#pragma unroll
-                for (int mt = 0; mt < 2; mt++) {
-                    wm[mt][0] = sWm[wr + 16 * mt + g][s];
-                    wm[mt][1] = sWm[wr + 16 * mt + g + 8][s];
-                }
-#pragma unroll
-                for (int nt = 0; nt < 4; nt++) {
-                    xmv[nt][0] = sXm[wt + 8 * nt + 2 * t4][s];
-                    xmv[nt][1] = sXm[wt + 8 * nt + 2 * t4 + 1][s];
-                }
-#pragma unroll
-                for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-                    for (int nt = 0; nt < 4; nt++)
-#pragma unroll
-                        for (int i = 0; i < 4; i++) acc[mt][nt][i] += wm[mt][i >> 1] * xmv[nt][i & 1];
-            }
-        }
+        compute_step<T>(s, acc, wr, wt, g, t4);
         __syncthreads();
     }
+    store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
+}
+
+// ------------------------------------------------------ pipelined (mmqp)
+// The same tiles with the next k-step's bytes in flight while this one is
+// decoded and multiplied: cp.async copies the raw weight blocks of the
+// tile's rows, the activations and their scales into a second stage of
+// shared memory. The raw bytes of a row's k-step start at a 2-aligned
+// address for some types: the copy starts at the 4-aligned address below
+// (RW words a row) and the decoder reads past the offset.
+template <int T> struct rawf;
+template <> struct rawf<Q4_0> { enum { WB = 18, BPS = 4 }; };
+template <> struct rawf<Q4_1> { enum { WB = 20, BPS = 4 }; };
+template <> struct rawf<Q5_0> { enum { WB = 22, BPS = 4 }; };
+template <> struct rawf<Q5_1> { enum { WB = 24, BPS = 4 }; };
+template <> struct rawf<Q8_0> { enum { WB = 34, BPS = 4 }; };
+template <> struct rawf<Q2_K> { enum { WB = 84, BPS = 1 }; };
+template <> struct rawf<Q3_K> { enum { WB = 110, BPS = 1 }; };
+template <> struct rawf<Q4_K> { enum { WB = 144, BPS = 1 }; };
+template <> struct rawf<Q5_K> { enum { WB = 176, BPS = 1 }; };
+template <> struct rawf<Q6_K> { enum { WB = 210, BPS = 1 }; };
+// RW: 32-bit words of a row's raw k-step (BPS blocks: the k-step's four
+// 32-blocks, or the super-block holding the k-step's half), plus one for
+// a 2-byte misalignment.
+template <int T> struct rawsz { enum { RW = (rawf<T>::BPS * rawf<T>::WB + 2 + 3) / 4 }; };
+
+// mmqpShared(T) mirrors this in mma.go.
+template <int T> struct mmqpmem {
+    enum {
+        W = BM * LD, X = BN * LD, RAW = BM * rawsz<T>::RW * 4, SC = BM * NGP * 4, XS = BN * NG * 4,
+        TOTAL = W + 2 * X + 2 * RAW + 2 * SC + 4 * XS + 2 * BM * 4
+    };
+};
+
+// cp_async4n copies the first n (1..4) bytes of a 4-aligned word, zeros
+// after them: a row's last word reads nothing past its blocks.
+__device__ __forceinline__ void cp_async4n(void* dst, const void* src, int n) {
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(d), "l"(src), "r"(n));
+}
+// cp_async16z copies 16 bytes, or fills 16 zeros when !ok (nothing read).
+__device__ __forceinline__ void cp_async16z(void* dst, const void* src, bool ok) {
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    int n = ok ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(n));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
+__device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+
+template <int T>
+__device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, float* out2, int rows0, int rows1, int rows2,
+                     int tiles0, int tiles01, const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) {
+    constexpr int RW = rawsz<T>::RW, WB = rawf<T>::WB, BPS = rawf<T>::BPS, EPB = KC / BPS > 32 ? 256 : 32; // elements a raw block
+    constexpr bool XM = mq<T>::MINS && !isK<T>::V;
+    typedef mmqpmem<T> M;
+    extern __shared__ __align__(16) uint8_t mmq_smem[];
+    // Offsets in the dynamic shared memory (stage st adds st·size).
+    constexpr int OW = 0, OX = OW + M::W, ORAW = OX + 2 * M::X, OWS = ORAW + 2 * M::RAW, OWM = OWS + M::SC, OXS = OWM + M::SC,
+                  OXM = OXS + 2 * M::XS, OD = OXM + 2 * M::XS, ODM = OD + BM * 4;
+
+    Target tg = target(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01);
+    int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+    int wr = (warp & 1) * 32, wt = (warp >> 1) * 32;
+    int row0 = tg.bx * BM, tok0 = blockIdx.y * BN;
+    int ngk = kp / 16, nblk = n / EPB;
+    uint32_t dsz;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dsz));
+    if (dsz < (uint32_t)M::TOTAL) {
+        // Launched with less shared memory than the tiles take (the host's
+        // mmqpShared disagrees): NaN outputs, which no test lets pass.
+        for (int i = tid; i < BM * BN; i += 128) {
+            int r = row0 + i % BM, tk = tok0 + i / BM;
+            if (r < tg.rows && tk < ntok) tg.out[(long long)tk * tg.rows + r] = __int_as_float(0x7fc00000);
+        }
+        return;
+    }
+    float acc[2][4][4];
 #pragma unroll
-    for (int mt = 0; mt < 2; mt++)
+    for (int a = 0; a < 2; a++)
 #pragma unroll
-        for (int nt = 0; nt < 4; nt++)
+        for (int b = 0; b < 4; b++)
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                int r = row0 + wr + 16 * mt + g + 8 * (i >> 1);
-                int tk = tok0 + wt + 8 * nt + 2 * t4 + (i & 1);
-                if (r < rows && tk < ntok) out[(long long)tk * rows + r] = acc[mt][nt][i];
-            }
+            for (int c = 0; c < 4; c++) acc[a][b][c] = 0.f;
+
+    // Each thread copies the raw words of its decode row dr with parity
+    // tid&1, then decodes that row.
+    int dr = tid >> 1;
+    bool rowOK = row0 + dr < tg.rows;
+    const uint8_t* wrow = tg.W + (long long)min(row0 + dr, tg.rows - 1) * wrb;
+    // issue queues the copies of k-step k0 into stage st.
+    auto issue = [&](int k0, int st) {
+        int b0 = (k0 / KC) * KC / EPB; // first raw block of the step (K: the super-block)
+        int nb = min(BPS, nblk - b0);
+        const uint8_t* src = wrow + (long long)b0 * WB;
+        const uint8_t* a0 = (const uint8_t*)((uintptr_t)src & ~(uintptr_t)3);
+        int bytes = rowOK ? (int)(src - a0) + nb * WB : 0, words = (bytes + 3) / 4;
+        uint32_t* dst = (uint32_t*)(mmq_smem + ORAW + st * M::RAW) + dr * RW;
+#pragma unroll 4
+        for (int w = tid & 1; w < words; w += 2) cp_async4n(dst + w, a0 + 4 * w, min(4, bytes - 4 * w));
+        int8_t(*sx)[LD] = (int8_t(*)[LD])(mmq_smem + OX + st * M::X);
+#pragma unroll
+        for (int i = 0; i < BN * KC / 16 / 128; i++) {
+            int idx = tid + 128 * i, tk = idx / (KC / 16), c = idx % (KC / 16), tt = tok0 + tk;
+            cp_async16z(&sx[tk][16 * c], qx + (long long)min(tt, ntok - 1) * kp + k0 + 16 * c, tt < ntok);
+        }
+        // scales: 8 floats a token, two 16-byte copies (xm too for Q4_1/Q5_1).
+        int tk = tid >> 1, h = tid & 1, tt = tok0 + tk;
+        long long o = (long long)min(tt, ntok - 1) * ngk + k0 / 16 + 4 * h;
+        cp_async16z(mmq_smem + OXS + st * M::XS + 4 * (tk * NG + 4 * h), xs + o, tt < ntok);
+        if (XM) cp_async16z(mmq_smem + OXM + st * M::XS + 4 * (tk * NG + 4 * h), xm + o, tt < ntok);
+    };
+
+    issue(0, 0);
+    cp_async_commit();
+    int it = 0;
+    for (int k0 = 0; k0 < n; k0 += KC, it++) {
+        int st = it & 1;
+        if (k0 + KC < n) issue(k0 + KC, st ^ 1);
+        cp_async_commit();
+        cp_async_wait1();
+        __syncthreads();
+        // The row's raw bytes in this stage: its blocks from b0 on.
+        int b0 = (k0 / KC) * KC / EPB;
+        int off = (int)((uintptr_t)(wrow + (long long)b0 * WB) & 3);
+        const uint8_t* rowp = mmq_smem + ORAW + st * M::RAW + dr * RW * 4 + off;
+        Tile s{(int8_t(*)[LD])(mmq_smem + OW), (float(*)[NGP])(mmq_smem + OWS), (float(*)[NGP])(mmq_smem + OWM), (float*)(mmq_smem + OD),
+               (float*)(mmq_smem + ODM), (int8_t(*)[LD])(mmq_smem + OX + st * M::X), (const float*)(mmq_smem + OXS + st * M::XS),
+               (const float*)(mmq_smem + OXM + st * M::XS), NG};
+        decode_step<T>(s, rowp, b0 * EPB, rowOK, dr, tid & 1, k0, n);
+        __syncthreads();
+        compute_step<T>(s, acc, wr, wt, g, t4);
+        __syncthreads();
+    }
+    store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
 }
 
 #define MMQ(name, T) \
     extern "C" __global__ void __launch_bounds__(128) mmq_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
                                                                float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
                                                                const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { \
-        mmq<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
+        mmq<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); } \
+    extern "C" __global__ void __launch_bounds__(128) mmqp_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
+                                                                float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
+                                                                const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { \
+        mmqp<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
 MMQ(q4_0, Q4_0) MMQ(q4_1, Q4_1) MMQ(q5_0, Q5_0) MMQ(q5_1, Q5_1) MMQ(q8_0, Q8_0)
 MMQ(q2_k, Q2_K) MMQ(q3_k, Q3_K) MMQ(q4_k, Q4_K) MMQ(q5_k, Q5_K) MMQ(q6_k, Q6_K)
