@@ -25,10 +25,10 @@ var fattnDisabled = os.Getenv("MINFER_CUDA_FATTN") == "0"
 const fattnRows = 64
 
 // fattnShared is the kernels' dynamic shared memory for head size hd: q
-// (64 rows, F16), a K tile (64 rows padded by one half2), a V tile, and
-// each warp's 8×64 weights.
+// (64 rows, as float), a K tile (64 rows as float, padded by four), a V
+// tile (F16), and each warp's 8×64 weights.
 func fattnShared(hd int) int {
-	return fattnRows*hd*2 + 64*(hd/2+1)*4 + 64*hd*2 + 8*8*64*4
+	return fattnRows*hd*4 + 64*(hd+4)*4 + 64*hd*2 + 8*8*64*4
 }
 
 // useFlash reports whether attention node n runs on the flash kernels.

@@ -16,16 +16,17 @@
 
 // fattn<HD>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
 // mask [T][kvLen]; out like q. grid (ceil(T·group/64), kvHeads), 256
-// threads; dynamic shared memory fattnShared(HD) (mirrored in fattn.go).
+// threads; dynamic shared memory fattnShared(HD) (mirrored in fattn.go):
+// q and a K tile as float, a V tile as F16, each warp's weights.
 template <int HD>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int T, int heads, int kvHeads, int kvLen,
                       float scale, float softCap) {
-    constexpr int H2 = HD / 2, KS = H2 + 1, ND = HD / 32;
+    constexpr int KS = HD + 4, ND = HD / 32;
     extern __shared__ __align__(16) uint8_t fa_smem[];
-    __half2* sQ = (__half2*)fa_smem;                    // [64][H2]
-    __half2* sK = sQ + FA_ROWS * H2;                    // [64][KS] (padded: lanes read distinct banks)
-    __half* sV = (__half*)(sK + FA_KV * KS);            // [64][HD]
-    float* sP = (float*)(sV + FA_KV * HD);              // [8 warps][8 rows][64]
+    float* sQ = (float*)fa_smem;               // [64][HD], q rounded to F16
+    float* sK = sQ + FA_ROWS * HD;             // [64][KS] (padded: 16-byte reads of a quarter warp hit distinct banks)
+    __half* sV = (__half*)(sK + FA_KV * KS);   // [64][HD]
+    float* sP = (float*)(sV + FA_KV * HD);     // [8 warps][8 rows][64]
     int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     int group = heads / kvHeads, kvh = blockIdx.y;
     int flat0 = blockIdx.x * FA_ROWS;
@@ -33,13 +34,13 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     const __half* kbase = kc + (long long)kvh * HD;
     const __half* vbase = vc + (long long)kvh * HD;
 
-    for (int i = tid; i < FA_ROWS * H2; i += blockDim.x) {
-        int r = i / H2, d2 = i % H2, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
+    for (int i = tid; i < FA_ROWS * HD / 2; i += blockDim.x) {
+        int r = i / (HD / 2), d2 = i % (HD / 2), flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
         float2 v = make_float2(0.f, 0.f);
         if (t < T) v = *(const float2*)(q + ((long long)t * heads + h) * HD + 2 * d2);
-        sQ[i] = __floats2half2_rn(v.x, v.y);
+        *(float2*)(sQ + r * HD + 2 * d2) = __half22float2(__floats2half2_rn(v.x, v.y));
     }
-    // This warp's 8 rows: token, mask row, validity.
+    // This warp's 8 rows: token, validity.
     int tok[8];
     bool ok[8];
 #pragma unroll
@@ -73,14 +74,14 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 }
             }
             if (!__syncthreads_or(seen)) continue;
-            for (int i = tid; i < FA_KV * H2; i += blockDim.x) {
-                int kk = i / H2, d2 = i % H2, j = j0 + kk;
+            for (int i = tid; i < FA_KV * HD / 2; i += blockDim.x) {
+                int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
                 __half2 kv2 = __floats2half2_rn(0.f, 0.f), vv2 = kv2;
                 if (j < kvLen) {
                     kv2 = *(const __half2*)(kbase + j * kvRow + 2 * d2);
                     if (pass) vv2 = *(const __half2*)(vbase + j * kvRow + 2 * d2);
                 }
-                sK[kk * KS + d2] = kv2;
+                *(float2*)(sK + kk * KS + 2 * d2) = __half22float2(kv2);
                 if (pass) *(__half2*)(sV + kk * HD + 2 * d2) = vv2;
             }
             __syncthreads();
@@ -88,15 +89,15 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             float s[8][2];
 #pragma unroll
             for (int r = 0; r < 8; r++) s[r][0] = s[r][1] = 0.f;
-            const __half2* q2 = sQ + warp * 8 * H2;
-#pragma unroll 4
-            for (int d2 = 0; d2 < H2; d2++) {
-                float2 k0 = __half22float2(sK[lane * KS + d2]), k1 = __half22float2(sK[(lane + 32) * KS + d2]);
+            const float* q8 = sQ + warp * 8 * HD;
+#pragma unroll 2
+            for (int d = 0; d < HD; d += 4) {
+                float4 k0 = *(const float4*)(sK + lane * KS + d), k1 = *(const float4*)(sK + (lane + 32) * KS + d);
 #pragma unroll
                 for (int r = 0; r < 8; r++) {
-                    float2 qq = __half22float2(q2[r * H2 + d2]);
-                    s[r][0] += qq.x * k0.x + qq.y * k0.y;
-                    s[r][1] += qq.x * k1.x + qq.y * k1.y;
+                    float4 qq = *(const float4*)(q8 + r * HD + d);
+                    s[r][0] += qq.x * k0.x + qq.y * k0.y + qq.z * k0.z + qq.w * k0.w;
+                    s[r][1] += qq.x * k1.x + qq.y * k1.y + qq.z * k1.z + qq.w * k1.w;
                 }
             }
 #pragma unroll
@@ -132,15 +133,22 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                         P[r * FA_KV + lane + 32 * c] = p;
                     }
                 __syncwarp();
-                for (int kk = 0; kk < FA_KV; kk++) {
-                    float vv[ND];
+#pragma unroll 2
+                for (int kk = 0; kk < FA_KV; kk += 4) {
+                    float4 p4[8];
 #pragma unroll
-                    for (int i = 0; i < ND; i++) vv[i] = __half2float(sV[kk * HD + lane + 32 * i]);
+                    for (int r = 0; r < 8; r++) p4[r] = *(const float4*)(P + r * FA_KV + kk);
 #pragma unroll
-                    for (int r = 0; r < 8; r++) {
-                        float p = P[r * FA_KV + kk];
+                    for (int jj = 0; jj < 4; jj++) {
+                        float vv[ND];
 #pragma unroll
-                        for (int i = 0; i < ND; i++) o[r][i] += p * vv[i];
+                        for (int i = 0; i < ND; i++) vv[i] = __half2float(sV[(kk + jj) * HD + lane + 32 * i]);
+#pragma unroll
+                        for (int r = 0; r < 8; r++) {
+                            float pr = jj == 0 ? p4[r].x : jj == 1 ? p4[r].y : jj == 2 ? p4[r].z : p4[r].w;
+#pragma unroll
+                            for (int i = 0; i < ND; i++) o[r][i] += pr * vv[i];
+                        }
                     }
                 }
             }
