@@ -132,9 +132,10 @@ func (dv *device) setup() (err error) {
 			dv.fns[fn] = f
 		}
 	}
-	// Attention keeps its scores in shared memory: allow the device's most.
-	for _, fn := range []string{"attention_f16", "attention_f32", "attn_x_values_64", "attn_x_values_96", "attn_x_values_128", "attn_x_values_256"} {
-		if f, ok := dv.fns[fn]; ok {
+	// Attention keeps its scores in shared memory, flash attention and the
+	// pipelined mat-muls their tiles: allow the device's most.
+	for fn, f := range dv.fns {
+		if fn == "attention_f16" || fn == "attention_f32" || strings.HasPrefix(fn, "attn_x_values_") || wantsLargeShared(fn) {
 			const maxDynamicShared = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, maxDynamicShared, uintptr(dv.smemOptin-attentionStaticShared))); err != nil {
 				return err

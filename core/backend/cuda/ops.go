@@ -205,6 +205,10 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 			return 2, err
 		}
 	case graph.OpMatMul:
+		// Mat-muls of one input on the tensor cores: one launch.
+		if used, err := b.mmqGroup(nodes[i:]); err != nil || used > 0 {
+			return used, err
+		}
 		if used, err := b.multiMatVec(nodes, i); err != nil || used > 0 {
 			return used, err
 		}
@@ -325,6 +329,9 @@ func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
 		if err != nil {
 			return err
 		}
+		if b.useFlash(n) {
+			return b.flashAttention(n, p, src, out)
+		}
 		q := n.Src[0]
 		hd := int(q.Shape[0])
 		smem := attentionShared(hd, p.KVLen)
@@ -355,6 +362,9 @@ func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
 // vec-dot format (as the CPU does), then runs the mat-vec kernel: one warp
 // per weight row, one token per pass for decode, eight for a batch.
 func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
+	if useMMQ(n) {
+		return b.mmqMatMul([]*graph.Node{n}, []uintptr{w}, x, []uintptr{out})
+	}
 	dv, l := b.dv, &b.l
 	wt := n.Src[0].Type
 	in := n.Src[0].Shape[0]
