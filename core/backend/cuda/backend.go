@@ -73,6 +73,8 @@ type Backend struct {
 	noGraphs bool
 	// off: the decode paths switched off (MINFER_CUDA_DECODE).
 	off decodeOff
+	// mvV1 keeps the unstaged mvf_* mat-vecs (MINFER_CUDA_MV=v1).
+	mvV1 bool
 }
 
 // Options tune Open.
@@ -96,6 +98,7 @@ func Open(o Options) (*Backend, error) {
 	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
 	b.off = parseDecodeOff(os.Getenv("MINFER_CUDA_DECODE"))
+	b.mvV1 = mvV1FromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

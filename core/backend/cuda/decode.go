@@ -110,24 +110,43 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 		b.lastQuant, b.lastVT = x, vt
 	}
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
+	nblk := i32(blocksPerRow(wt, in))
+	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
+		if smem, ok := stagedFits(wrb, xrb, 1, b.stagedLimit(), ws[:k-i]...); ok {
+			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+stagedRows-1)/stagedRows), block1(32*stagedRows), uint32(smem),
+				ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb))
+		}
+	}
 	return k - i, b.dv.launch(&b.l, f.multi, grid1((total+3)/4), block1(128), 0,
-		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], i32(blocksPerRow(wt, in)), i64(wrb), b.dv.work)
+		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work)
 }
 
-// matVecKernel is the kernel name for nt tokens of weight type wt at w
-// with rows of wrb bytes: the mvf_* form where there is one and the
-// weight's alignment allows it, else kn's.
-func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb int64, nt int64) string {
+// matVecKernel is the launch for nt tokens of weight type wt at w with
+// rows of wrb bytes and activation rows of xrb bytes: the staged mvs_*
+// form where there is one and the alignment and shared memory allow it
+// (unless MINFER_CUDA_MV=v1), else the mvf_* form where the weight's
+// alignment allows it, else kn's; the last two take four rows per block
+// of 128 threads.
+func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
-		if nt > 1 {
-			return f.batch
+		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
+			if smem, ok := stagedFits(wrb, xrb, nt, b.stagedLimit(), w); ok {
+				fn := s.one
+				if nt > 1 {
+					fn = s.batch
+				}
+				return mvLaunch{fn, stagedRows, 32 * stagedRows, uint32(smem)}
+			}
 		}
-		return f.one
+		if nt > 1 {
+			return mvLaunch{f.batch, 4, 128, 0}
+		}
+		return mvLaunch{f.one, 4, 128, 0}
 	}
 	if nt > 1 {
-		return kn.matvecB
+		return mvLaunch{kn.matvecB, 4, 128, 0}
 	}
-	return kn.matvec1
+	return mvLaunch{kn.matvec1, 4, 128, 0}
 }
 
 // Activation formats the fused kernels write (QT_* in decode.cu).

@@ -278,6 +278,9 @@ func (dv *device) memset(p uintptr, n int64) error {
 type launcher struct {
 	slots []uint64
 	ptrs  []uintptr
+	// counts, when not nil, counts the launches of each kernel (tests:
+	// which mat-vec family ran).
+	counts map[string]int
 }
 
 func (l *launcher) reset(n int) {
@@ -302,6 +305,9 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 		return fmt.Errorf("cuda: no kernel %q in the embedded PTX", fn)
 	}
 	l.reset(len(args))
+	if l.counts != nil {
+		l.counts[fn]++
+	}
 	for i, a := range args {
 		switch v := a.(type) {
 		case int32:

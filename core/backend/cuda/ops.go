@@ -412,14 +412,14 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
 		}
-		fn := b.matVecKernel(wt, kn, w, wrb, nt)
+		ml := b.matVecKernel(wt, kn, w, wrb, xrb, nt)
 		gy := uint32(nt)
 		if nt > 1 {
 			nb := int64(batchTokens(wt))
 			gy = uint32((nt + nb - 1) / nb)
 		}
 		o := out + uintptr(t0*rows*4)
-		if err := dv.launch(l, fn, [3]uint32{uint32((rows + 3) / 4), gy, 1}, block1(128), 0,
+		if err := dv.launch(l, ml.fn, [3]uint32{uint32((rows + ml.rows - 1) / ml.rows), gy, 1}, block1(ml.threads), ml.smem,
 			w, xq, o, i32(rows), i32(nblk), i64(wrb), i64(xrb), i32(nt)); err != nil {
 			return err
 		}

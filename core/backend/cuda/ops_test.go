@@ -46,6 +46,40 @@ func gpu(t *testing.T) *Backend {
 	return b
 }
 
+// mvVariants runs run once per mat-vec family, each on a backend of its
+// own: "staged" (the mvs_* kernels, the default) and "v1" (the mvf_*
+// kernels, MINFER_CUDA_MV=v1). Afterwards it requires that the staged run
+// launched an mvs_* kernel (when want says the shapes allow one) and the
+// v1 run none, so neither passes by running the other's kernels.
+func mvVariants(t *testing.T, wantStaged bool, run func(t *testing.T, g *Backend, v1 bool)) {
+	t.Helper()
+	for _, v1 := range []bool{false, true} {
+		name := "staged"
+		if v1 {
+			name = "v1"
+		}
+		t.Run(name, func(t *testing.T) {
+			g := gpu(t)
+			g.mvV1 = v1
+			g.l.counts = map[string]int{}
+			run(t, g, v1)
+			staged := 0
+			for fn, n := range g.l.counts {
+				if strings.HasPrefix(fn, "mvs_") {
+					staged += n
+				}
+			}
+			t.Logf("%d launches of staged mat-vecs", staged)
+			if v1 && staged > 0 {
+				t.Errorf("MINFER_CUDA_MV=v1 ran %d staged mat-vecs", staged)
+			}
+			if !v1 && wantStaged && staged == 0 && !t.Failed() && !t.Skipped() {
+				t.Errorf("no staged mat-vec ran: %v", g.l.counts)
+			}
+		})
+	}
+}
+
 // opCase is one small graph: the builder makes it, the inputs fill it.
 type opCase struct {
 	name    string
@@ -238,28 +272,32 @@ func compare(t *testing.T, c opCase, gpuB *Backend, steps int) {
 // several passes (11264 = 44 K-blocks, 352 small blocks), float
 // rows with a tail (520: not a multiple of 32 or 16).
 func TestMatMulEveryWeightType(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, wt := range weightTypes {
-		for _, shape := range [][2]int{{512, 1}, {512, 3}, {512, 17}, {2816, 1}, {2816, 9}, {520, 1}, {520, 5}, {11264, 1}, {11264, 3}} {
-			cols, T, rows := shape[0], shape[1], 333
-			if cols%wt.BlockSize() != 0 {
-				continue
+	mvVariants(t, true, func(t *testing.T, g *Backend, v1 bool) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for _, wt := range weightTypes {
+			if _, fast := fastMatVec[wt]; v1 && !fast {
+				continue // the same kernels as in the staged run
 			}
-			t.Run(fmt.Sprintf("%s/%dx%d", wt, cols, T), func(t *testing.T) {
-				w := quantized(t, wt, cols, rows, r)
-				c := opCase{
-					weights: map[string]tensor{"w": w},
-					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 2))},
-					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-						return b.MatMul(wf("w"), b.Input("x", gguf.TypeF32, int64(cols), int64(T)), "y")
-					},
-					bound: boundFor(wt),
+			for _, shape := range [][2]int{{512, 1}, {512, 3}, {512, 17}, {2816, 1}, {2816, 9}, {520, 1}, {520, 5}, {11264, 1}, {11264, 3}, {2048, 1}, {2048, 5}} {
+				cols, T, rows := shape[0], shape[1], 333
+				if cols%wt.BlockSize() != 0 {
+					continue
 				}
-				compare(t, c, g, 3) // three steps: eager, captured, replayed
-			})
+				t.Run(fmt.Sprintf("%s/%dx%d", wt, cols, T), func(t *testing.T) {
+					w := quantized(t, wt, cols, rows, r)
+					c := opCase{
+						weights: map[string]tensor{"w": w},
+						inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 2))},
+						build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+							return b.MatMul(wf("w"), b.Input("x", gguf.TypeF32, int64(cols), int64(T)), "y")
+						},
+						bound: boundFor(wt),
+					}
+					compare(t, c, g, 3) // three steps: eager, captured, replayed
+				})
+			}
 		}
-	}
+	})
 }
 
 // TestGetRowsEveryWeightType: embedding rows dequantized on the device.
@@ -541,24 +579,25 @@ func TestMoEOps(t *testing.T) {
 // place (phi3's attn_qkv, the device's fused forms): a view of the
 // registered weight, at an offset.
 func TestMatMulOverWeightRows(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(13, 14))
-	for _, wt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ4_K} {
-		t.Run(wt.String(), func(t *testing.T) {
-			const cols, part = 512, 96
-			w := quantized(t, wt, cols, 3*part, r)
-			rb, _ := wt.RowBytes(cols)
-			compare(t, opCase{
-				weights: map[string]tensor{"qkv": w},
-				inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*3, 1))},
-				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-					k := b.View(wf("qkv"), "k_rows", part*rb, cols, part)
-					return b.MatMul(k, b.Input("x", gguf.TypeF32, cols, 3), "k")
-				},
-				bound: boundFor(wt),
-			}, g, 2)
-		})
-	}
+	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, wt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+			t.Run(wt.String(), func(t *testing.T) {
+				const cols, part = 512, 96
+				w := quantized(t, wt, cols, 3*part, r)
+				rb, _ := wt.RowBytes(cols)
+				compare(t, opCase{
+					weights: map[string]tensor{"qkv": w},
+					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*3, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						k := b.View(wf("qkv"), "k_rows", part*rb, cols, part)
+						return b.MatMul(k, b.Input("x", gguf.TypeF32, cols, 3), "k")
+					},
+					bound: boundFor(wt),
+				}, g, 2)
+			})
+		}
+	})
 }
 
 // TestMatMulsOfOneInputShareItsQuantization: back-to-back mat-muls of one
@@ -566,30 +605,31 @@ func TestMatMulOverWeightRows(t *testing.T) {
 // in between re-quantizes. The sum of the products must still match the
 // CPU's, eager and replayed.
 func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(15, 16))
-	const cols, rows = 512, 64
-	for _, T := range []int{1, 4} {
-		t.Run(fmt.Sprintf("T%d", T), func(t *testing.T) {
-			ws := map[string]tensor{
-				"a": quantized(t, gguf.TypeQ4_0, cols, rows, r), "b": quantized(t, gguf.TypeQ8_0, cols, rows, r),
-				"c": quantized(t, gguf.TypeQ4_K, cols, rows, r), "d": quantized(t, gguf.TypeQ5_0, cols, rows, r),
-			}
-			compare(t, opCase{
-				weights: ws,
-				inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 1))},
-				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-					x := b.Input("x", gguf.TypeF32, cols, int64(T))
-					ya := b.MatMul(wf("a"), x, "ya")
-					yb := b.MatMul(wf("b"), x, "yb")
-					yc := b.MatMul(wf("c"), x, "yc")
-					yd := b.MatMul(wf("d"), x, "yd")
-					return b.Add(b.Add(b.Add(ya, yb, "ab"), yc, "abc"), yd, "abcd")
-				},
-				bound: quantBound,
-			}, g, 3)
-		})
-	}
+	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+		r := rand.New(rand.NewPCG(15, 16))
+		const cols, rows = 512, 64
+		for _, T := range []int{1, 4} {
+			t.Run(fmt.Sprintf("T%d", T), func(t *testing.T) {
+				ws := map[string]tensor{
+					"a": quantized(t, gguf.TypeQ4_0, cols, rows, r), "b": quantized(t, gguf.TypeQ8_0, cols, rows, r),
+					"c": quantized(t, gguf.TypeQ4_K, cols, rows, r), "d": quantized(t, gguf.TypeQ5_0, cols, rows, r),
+				}
+				compare(t, opCase{
+					weights: ws,
+					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, cols, int64(T))
+						ya := b.MatMul(wf("a"), x, "ya")
+						yb := b.MatMul(wf("b"), x, "yb")
+						yc := b.MatMul(wf("c"), x, "yc")
+						yd := b.MatMul(wf("d"), x, "yd")
+						return b.Add(b.Add(b.Add(ya, yb, "ab"), yc, "abc"), yd, "abcd")
+					},
+					bound: quantBound,
+				}, g, 3)
+			})
+		}
+	})
 }
 
 // TestDecodeChains: the decode block's fused kernels against the CPU's
@@ -600,39 +640,40 @@ func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
 // swiglu product are part of the output, so a fused kernel that skipped
 // writing them fails.
 func TestDecodeChains(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(17, 18))
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ5_1, gguf.TypeQ4_K, gguf.TypeQ6_K} {
-		for _, n := range []int{512, 2048} {
-			for _, T := range []int{1, 3} {
-				t.Run(fmt.Sprintf("%s/n%d/T%d", wt, n, T), func(t *testing.T) {
-					ws := map[string]tensor{
-						"w1": quantized(t, wt, n, n, r), "w2": quantized(t, wt, n, n, r),
-						"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
-					}
-					normIn := map[string][]byte{"x": memview.Bytes(randF32(r, n*T, 2)), "res": memview.Bytes(randF32(r, n*T, 2))}
-					swiIn := map[string][]byte{"g": memview.Bytes(randF32(r, n*T, 3)), "u": memview.Bytes(randF32(r, n*T, 3))}
-					t.Run("norm", func(t *testing.T) {
-						compare(t, opCase{weights: ws, inputs: normIn, bound: quantBound,
-							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-								sum := b.Add(b.Input("x", gguf.TypeF32, int64(n), int64(T)), b.Input("res", gguf.TypeF32, int64(n), int64(T)), "sum")
-								m := b.Mul(b.RMSNorm(sum, 1e-5, "nrm"), wf("norm"), "m")
-								y1 := b.MatMul(wf("w1"), m, "y1")
-								y2 := b.MatMul(wf("w2"), m, "y2")
-								return b.Add(b.Add(y1, y2, "y12"), sum, "out")
-							}}, g, 3)
+	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+		r := rand.New(rand.NewPCG(17, 18))
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ5_1, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			for _, n := range []int{512, 2048} {
+				for _, T := range []int{1, 3} {
+					t.Run(fmt.Sprintf("%s/n%d/T%d", wt, n, T), func(t *testing.T) {
+						ws := map[string]tensor{
+							"w1": quantized(t, wt, n, n, r), "w2": quantized(t, wt, n, n, r),
+							"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
+						}
+						normIn := map[string][]byte{"x": memview.Bytes(randF32(r, n*T, 2)), "res": memview.Bytes(randF32(r, n*T, 2))}
+						swiIn := map[string][]byte{"g": memview.Bytes(randF32(r, n*T, 3)), "u": memview.Bytes(randF32(r, n*T, 3))}
+						t.Run("norm", func(t *testing.T) {
+							compare(t, opCase{weights: ws, inputs: normIn, bound: quantBound,
+								build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+									sum := b.Add(b.Input("x", gguf.TypeF32, int64(n), int64(T)), b.Input("res", gguf.TypeF32, int64(n), int64(T)), "sum")
+									m := b.Mul(b.RMSNorm(sum, 1e-5, "nrm"), wf("norm"), "m")
+									y1 := b.MatMul(wf("w1"), m, "y1")
+									y2 := b.MatMul(wf("w2"), m, "y2")
+									return b.Add(b.Add(y1, y2, "y12"), sum, "out")
+								}}, g, 3)
+						})
+						t.Run("swiglu", func(t *testing.T) {
+							compare(t, opCase{weights: map[string]tensor{"w1": ws["w1"]}, inputs: swiIn, bound: quantBound,
+								build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+									s := b.SwiGLU(b.Input("g", gguf.TypeF32, int64(n), int64(T)), b.Input("u", gguf.TypeF32, int64(n), int64(T)), "s")
+									return b.Add(b.MatMul(wf("w1"), s, "y"), s, "out")
+								}}, g, 3)
+						})
 					})
-					t.Run("swiglu", func(t *testing.T) {
-						compare(t, opCase{weights: map[string]tensor{"w1": ws["w1"]}, inputs: swiIn, bound: quantBound,
-							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-								s := b.SwiGLU(b.Input("g", gguf.TypeF32, int64(n), int64(T)), b.Input("u", gguf.TypeF32, int64(n), int64(T)), "s")
-								return b.Add(b.MatMul(wf("w1"), s, "y"), s, "out")
-							}}, g, 3)
-					})
-				})
+				}
 			}
 		}
-	}
+	})
 }
 
 // TestRopePair: the q and k ropes of a block (different head counts, the
@@ -673,40 +714,41 @@ func TestRopePair(t *testing.T) {
 // blocks also quantize the output row for the mat-mul after it (q8_0 for
 // Q4_0, q8_1 for Q5_1; Q4_K takes q8_K, quantized apart), against the CPU.
 func TestDecodeAttentionFeedsMatMul(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(21, 22))
-	const hd, heads, kvHeads, ctx, past = 128, 8, 2, 256, 150
-	rowLen := hd * kvHeads
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ5_1, gguf.TypeQ4_K} {
-		t.Run(wt.String(), func(t *testing.T) {
-			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
-			mask := make([]float32, ctx)
-			for j := past + 1; j < ctx; j++ {
-				mask[j] = float32(math.Inf(-1))
-			}
-			allRows := make([]int32, ctx)
-			for i := range allRows {
-				allRows[i] = int32(i)
-			}
-			compare(t, opCase{
-				kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
-				weights: map[string]tensor{"wo": quantized(t, wt, hd*heads, 96, r)},
-				inputs: map[string][]byte{
-					"q": memview.Bytes(randF32(r, hd*heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
-					"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-				},
-				bound: quantBound,
-				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-					all := b.Input("allrows", gguf.TypeI32, ctx)
-					kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-					vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
-					q := b.Input("q", gguf.TypeF32, hd, heads, 1)
-					att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, ctx, 1), graph.AttentionParams{Scale: 0.088, KVHeads: kvHeads, KVLen: ctx}, "att")
-					return b.MatMul(wf("wo"), att, "o")
-				},
-			}, g, 3)
-		})
-	}
+	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+		r := rand.New(rand.NewPCG(21, 22))
+		const hd, heads, kvHeads, ctx, past = 128, 8, 2, 256, 150
+		rowLen := hd * kvHeads
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ5_1, gguf.TypeQ4_K} {
+			t.Run(wt.String(), func(t *testing.T) {
+				rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+				mask := make([]float32, ctx)
+				for j := past + 1; j < ctx; j++ {
+					mask[j] = float32(math.Inf(-1))
+				}
+				allRows := make([]int32, ctx)
+				for i := range allRows {
+					allRows[i] = int32(i)
+				}
+				compare(t, opCase{
+					kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
+					weights: map[string]tensor{"wo": quantized(t, wt, hd*heads, 96, r)},
+					inputs: map[string][]byte{
+						"q": memview.Bytes(randF32(r, hd*heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+						"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+					},
+					bound: quantBound,
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						all := b.Input("allrows", gguf.TypeI32, ctx)
+						kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+						vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+						q := b.Input("q", gguf.TypeF32, hd, heads, 1)
+						att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, ctx, 1), graph.AttentionParams{Scale: 0.088, KVHeads: kvHeads, KVLen: ctx}, "att")
+						return b.MatMul(wf("wo"), att, "o")
+					},
+				}, g, 3)
+			})
+		}
+	})
 }
 
 // TestMultiMatVec: three one-token mat-muls of one input with weights of
@@ -714,29 +756,30 @@ func TestDecodeAttentionFeedsMatMul(t *testing.T) {
 // weights (37 rows each: the boundaries fall inside a block of four rows),
 // and two (gate, up), against the CPU.
 func TestMultiMatVec(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(23, 24))
-	const cols, rows = 512, 37
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
-		for _, k := range []int{2, 3} {
-			t.Run(fmt.Sprintf("%s/%d", wt, k), func(t *testing.T) {
-				ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, rows, r), "c": quantized(t, wt, cols, rows, r)}
-				compare(t, opCase{
-					weights: ws,
-					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols, 1))},
-					bound:   quantBound,
-					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-						x := b.Input("x", gguf.TypeF32, cols, 1)
-						y := b.MatMul(wf("a"), x, "ya")
-						y2 := b.MatMul(wf("b"), x, "yb")
-						if k == 2 {
-							return b.Add(y, y2, "sum")
-						}
-						y3 := b.MatMul(wf("c"), x, "yc")
-						return b.Add(b.Add(y, y2, "ab"), y3, "sum")
-					},
-				}, g, 3)
-			})
+	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+		r := rand.New(rand.NewPCG(23, 24))
+		const cols, rows = 512, 37
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			for _, k := range []int{2, 3} {
+				t.Run(fmt.Sprintf("%s/%d", wt, k), func(t *testing.T) {
+					ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, rows, r), "c": quantized(t, wt, cols, rows, r)}
+					compare(t, opCase{
+						weights: ws,
+						inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols, 1))},
+						bound:   quantBound,
+						build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+							x := b.Input("x", gguf.TypeF32, cols, 1)
+							y := b.MatMul(wf("a"), x, "ya")
+							y2 := b.MatMul(wf("b"), x, "yb")
+							if k == 2 {
+								return b.Add(y, y2, "sum")
+							}
+							y3 := b.MatMul(wf("c"), x, "yc")
+							return b.Add(b.Add(y, y2, "ab"), y3, "sum")
+						},
+					}, g, 3)
+				})
+			}
 		}
-	}
+	})
 }

@@ -71,6 +71,9 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 	for _, f := range fastMatVec {
 		want = append(want, f.one, f.batch, f.multi)
 	}
+	for _, f := range stagedMatVec {
+		want = append(want, f.one, f.batch, f.multi)
+	}
 	for _, e := range decodeHeadDims {
 		want = append(want, "attn_x_scores"+e, "attn_x_values"+e)
 	}

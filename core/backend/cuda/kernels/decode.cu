@@ -292,6 +292,86 @@ __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uin
     }
 MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
 
+// ------------------------------------------------ staged mat-vecs (v2)
+// The mvs_* kernels compute exactly what the mvf_* ones do (the same
+// mv_* bodies: the same per-block integer sums and the same float chain
+// over a row's blocks), but from shared memory: each warp first copies
+// its weight row there with 16-byte cp.async loads (the whole row in
+// flight at once), the block's threads copy the activation row(s) once
+// for its MVS_ROWS rows, and only then do the lanes run the 16- and 32-bit
+// reads of the 18-, 34-, 144- and 210-byte blocks, which from global
+// memory cost several L1 wavefronts per useful word. MVS_ROWS warps, a
+// row each, per block of 32·MVS_ROWS threads; the dynamic shared memory is
+// MVS_ROWS·wrb bytes of weights, then the activations (decode.go's
+// stagedShared). The caller guarantees 16-byte alignment of the weights,
+// the row length wrb and the activations (and, for the batch, xrb), and
+// that the 16-byte round-up of one token's activations stays inside the
+// buffer (the workspace).
+#define MVS_ROWS 8
+
+__device__ __forceinline__ void cp_async16(uint8_t* s, const uint8_t* g) {
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+// stage16 issues the copy of n bytes (a multiple of 16) from g to s by the
+// threads tid = 0..step-1 of a group, all loads before any wait.
+__device__ __forceinline__ void stage16(uint8_t* s, const uint8_t* g, long long n, int tid, int step) {
+    for (long long k = 16LL * tid; k < n; k += 16LL * step) cp_async16(s + k, g + k);
+}
+__device__ __forceinline__ long long round16(long long n) { return (n + 15) & ~15LL; }
+
+#define MVS(name)                                                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
+                                                                                long long wrb, long long xrb, int ntok) {                           \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        const int wi = threadIdx.x >> 5, row = blockIdx.x * MVS_ROWS + wi;                                                                         \
+        uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
+        uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
+        if (row < rows) stage16(ws, W + (long long)row * wrb, wrb, threadIdx.x & 31, 32);                                                          \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        if (row < rows) mv_##name<1>(ws, xs, out + row, rows, nblk, wrb, xrb, 1, 0, 0);                                                            \
+    }                                                                                                                                               \
+    /* eight tokens per grid row (blockIdx.y), their activation rows staged together. */                                                          \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
+                                                                                long long wrb, long long xrb, int ntok) {                           \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        const int wi = threadIdx.x >> 5, row = blockIdx.x * MVS_ROWS + wi, t0 = blockIdx.y * 8, nt = min(8, ntok - t0);                           \
+        uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
+        uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
+        if (row < rows) stage16(ws, W + (long long)row * wrb, wrb, threadIdx.x & 31, 32);                                                          \
+        stage16(xs, X + (long long)t0 * xrb, (long long)nt * xrb, threadIdx.x, blockDim.x);                                                         \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        if (row < rows) mv_##name<8>(ws, xs, out + (long long)t0 * rows + row, rows, nblk, wrb, xrb, nt, 0, 0);                                   \
+    }                                                                                                                                               \
+    /* mvf_*_m staged: the grid's rows run through W0's, W1's, W2's; a block may straddle two weights. */                                         \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0,    \
+                                                                                float* o1, float* o2, int r0, int r1, int r2, int nblk,             \
+                                                                                long long wrb, const uint8_t* X, long long xrb) {                    \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        const int wi = threadIdx.x >> 5;                                                                                                            \
+        int r = blockIdx.x * MVS_ROWS + wi;                                                                                                         \
+        const uint8_t* W = W0;                                                                                                                      \
+        float* o = o0;                                                                                                                              \
+        int rows = r0;                                                                                                                              \
+        if (r >= r0) {                                                                                                                              \
+            r -= r0, W = W1, o = o1, rows = r1;                                                                                                     \
+            if (r >= r1) r -= r1, W = W2, o = o2, rows = r2;                                                                                        \
+        }                                                                                                                                           \
+        const bool mine = r < rows;                                                                                                                 \
+        uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
+        uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
+        if (mine) stage16(ws, W + (long long)r * wrb, wrb, threadIdx.x & 31, 32);                                                                  \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        if (mine) mv_##name<1>(ws, xs, o + r, rows, nblk, wrb, xrb, 1, 0, 0);                                                                      \
+    }
+MVS(q4_0) MVS(q8_0) MVS(q4_k) MVS(q6_k)
+
 // ------------------------------------------------- activation quantizers
 // The quantizers of quant.cu on values already in registers: a warp holds
 // one 32-element q8_0/q8_1 block, a block of 256 threads one q8_K block.

@@ -1,0 +1,77 @@
+package cuda
+
+import (
+	"os"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// The staged mat-vecs (decode.cu's mvs_* kernels, the default): the
+// mvf_* kernels' arithmetic, bit for bit, over weight rows and
+// activations first copied to shared memory with 16-byte loads.
+// MINFER_CUDA_MV=v1 keeps the mvf_* kernels (comparisons, diagnosis).
+
+// mvV1FromEnv reports whether MINFER_CUDA_MV asks for the v1 (unstaged)
+// mat-vecs.
+func mvV1FromEnv() bool { return os.Getenv("MINFER_CUDA_MV") == "v1" }
+
+// stagedMatVec names the mvs_* kernels of each weight type of fastMatVec.
+var stagedMatVec = map[gguf.GGMLType]struct{ one, batch, multi string }{
+	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m"},
+	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m"},
+	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m"},
+	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m"},
+}
+
+const (
+	// stagedRows is MVS_ROWS of decode.cu: rows (warps) per block.
+	stagedRows = 8
+	// stagedBatch is the tokens of one grid row of an mvs_*_b launch.
+	stagedBatch = 8
+)
+
+// stagedShared is the dynamic shared memory of an mvs_* launch over rows
+// of wrb bytes and activation rows of xrb bytes for nt tokens: the
+// stagedRows weight rows, then one token's activations rounded up to 16
+// bytes, or a batch's up to stagedBatch rows.
+func stagedShared(wrb, xrb, nt int64) int64 {
+	if nt > 1 {
+		return stagedRows*wrb + min(nt, stagedBatch)*xrb
+	}
+	return stagedRows*wrb + (xrb+15)&^15
+}
+
+// stagedFits reports whether the staged kernels take a mat-vec with
+// weights at w (every weight's address for a multi launch) in rows of wrb
+// bytes and nt tokens of activations of xrb bytes in the workspace, with
+// limit bytes of dynamic shared memory per block, and how much they use.
+// The 16-byte copies need the weights, the row length and (for a batch,
+// whose tokens' rows are copied as one span) the activation row length
+// 16-byte aligned; the workspace itself is. Only half the limit is taken,
+// so that two blocks share an SM and one's copies overlap the other's
+// sums.
+func stagedFits(wrb, xrb, nt int64, limit int64, ws ...uintptr) (int64, bool) {
+	if wrb%16 != 0 || (nt > 1 && xrb%16 != 0) {
+		return 0, false
+	}
+	for _, w := range ws {
+		if w%16 != 0 {
+			return 0, false
+		}
+	}
+	smem := stagedShared(wrb, xrb, nt)
+	return smem, smem <= limit/2
+}
+
+// mvLaunch is the kernel and block shape of one mat-vec launch.
+type mvLaunch struct {
+	fn string
+	// rows: weight rows per block; threads per block; smem: dynamic
+	// shared memory bytes.
+	rows    int64
+	threads int
+	smem    uint32
+}
+
+// stagedLimit is the dynamic shared memory an mvs_* launch may ask for.
+func (b *Backend) stagedLimit() int64 { return int64(b.dv.smemOptin - attentionStaticShared) }
