@@ -34,7 +34,7 @@ func (f fakeGPU) SupportsNode(n *graph.Node) bool {
 
 // newFakeGPU returns a stand-in device the test closes (an injected
 // backend stays the caller's).
-func newFakeGPU(t *testing.T, threads int, refuse gguf.GGMLType) fakeGPU {
+func newFakeGPU(t testing.TB, threads int, refuse gguf.GGMLType) fakeGPU {
 	c := cpu.NewNamed("FAKEGPU", threads)
 	t.Cleanup(func() { c.Close() })
 	return fakeGPU{CPU: c, refuse: refuse}
