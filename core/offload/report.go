@@ -67,6 +67,30 @@ func (r Report) String() string {
 	return b.String()
 }
 
+// Where is the one-line answer for a stats line: "22/22 blocks on CUDA
+// NVIDIA H200", "11/22 blocks on CUDA NVIDIA H200, 11 on CPU", "22/22
+// blocks + output on …", or, when nothing runs on a device, "22/22 blocks
+// on CPU" (" (GPU fallback)" when a device was planned but not usable).
+func (r Report) Where() string {
+	plan := r.Plan.clamped()
+	if r.Fallback != "" || plan.DeviceBlocks() == 0 && !plan.DeviceHoldsUnblocked() {
+		s := fmt.Sprintf("%d/%d blocks on CPU", plan.NLayers, plan.NLayers)
+		if r.Fallback != "" {
+			s += " (GPU fallback)"
+		}
+		return s
+	}
+	device := r.Backend
+	if device == "" {
+		device = r.deviceLabel()
+	}
+	s := placement(plan, device)
+	if n := plan.NLayers - plan.DeviceBlocks(); n > 0 {
+		s += fmt.Sprintf(", %d on CPU", n)
+	}
+	return s
+}
+
 func (r Report) deviceLabel() string {
 	switch {
 	case r.Backend != "" && r.DeviceName != "":

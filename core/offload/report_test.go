@@ -115,3 +115,20 @@ func TestFormatBytes(t *testing.T) {
 		})
 	}
 }
+
+func TestReportWhere(t *testing.T) {
+	for _, c := range []struct {
+		r    Report
+		want string
+	}{
+		{Report{Plan: Plan{22, 22}, Backend: "CUDA NVIDIA H200", DeviceName: "NVIDIA H200"}, "22/22 blocks on CUDA NVIDIA H200"},
+		{Report{Plan: Plan{23, 22}, Backend: "CUDA NVIDIA H200"}, "22/22 blocks + output on CUDA NVIDIA H200"},
+		{Report{Plan: Plan{11, 22}, Backend: "CUDA NVIDIA H200"}, "11/22 blocks on CUDA NVIDIA H200, 11 on CPU"},
+		{Report{Plan: Plan{0, 22}}, "22/22 blocks on CPU"},
+		{Report{Plan: Plan{11, 22}, DeviceName: "Apple M2", Fallback: "no GPU compute backend"}, "22/22 blocks on CPU (GPU fallback)"},
+	} {
+		if got := c.r.Where(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r.Plan, got, c.want)
+		}
+	}
+}
