@@ -328,3 +328,32 @@ type closeCounter struct {
 func (c *closeCounter) Close() error { c.closed++; return c.CPU.Close() }
 
 func fmtSscan(s string, l *int) (int, error) { return fmt.Sscan(s, l) }
+
+// memGPU is a stand-in device that answers the memory question, as CUDA's
+// cuMemGetInfo does.
+type memGPU struct {
+	fakeGPU
+	free, total uint64
+}
+
+func (m memGPU) MemInfo() (free, total uint64, err error) { return m.free, m.total, nil }
+
+// TestOffloadReportShowsMeasuredDeviceMemory: a device that measures its
+// memory has its answer, taken after the load, in the offload report.
+func TestOffloadReportShowsMeasuredDeviceMemory(t *testing.T) {
+	path := ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf")
+	o := withDevice(1, newFakeGPU(t, 1, 0))
+	o.DeviceBackend = memGPU{fakeGPU: o.DeviceBackend.(fakeGPU), free: 3 << 30, total: 8 << 30}
+	s, err := Load(context.Background(), path, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep := s.OffloadReport()
+	if rep.DeviceFree != 3<<30 || rep.DeviceTotal != 8<<30 {
+		t.Fatalf("report free %d total %d, want the device's answer", rep.DeviceFree, rep.DeviceTotal)
+	}
+	if !strings.Contains(rep.String(), "5 120.0 MiB in use of 8 192.0 MiB (measured by the device)") {
+		t.Errorf("report:\n%s", rep)
+	}
+}

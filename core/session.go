@@ -262,6 +262,15 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			s.where[name] = be
 		}
 	}
+	if len(s.bes) > 1 {
+		// What the device itself says once the weights and the cache are
+		// there (cuMemGetInfo): measured, beside the accounted bytes.
+		if mi, ok := s.bes[1].(backend.MemInfoer); ok {
+			if free, total, err := mi.MemInfo(); err == nil {
+				s.report.DeviceFree, s.report.DeviceTotal = int64(free), int64(total)
+			}
+		}
+	}
 	return nil
 }
 

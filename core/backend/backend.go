@@ -147,3 +147,9 @@ func stage(bes []Backend, n *graph.Node, tmp []byte) ([]byte, error) {
 type PartsRegisterer interface {
 	RegisterWeightParts(name string, t gguf.GGMLType, dims []int64, parts [][]byte) error
 }
+
+// MemInfoer is a device that measures its own memory (CUDA's
+// cuMemGetInfo): free and total bytes now, every process's use included.
+type MemInfoer interface {
+	MemInfo() (free, total uint64, err error)
+}

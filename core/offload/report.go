@@ -17,6 +17,10 @@ type Report struct {
 	// DeviceBytes and HostBytes are the weight bytes the device and CPU
 	// backends registered (measured, not planned).
 	DeviceBytes, HostBytes int64
+	// DeviceFree and DeviceTotal are the device's own memory answer
+	// measured at the end of the load (weights and KV cache in place;
+	// every process's use counted); 0 when the device cannot say.
+	DeviceFree, DeviceTotal int64
 	// Fallback is set when the load dropped to CPU-only, and says why (e.g.
 	// no compute backend for the device, or a weight type the device backend
 	// lacks). Every block is then on the CPU whatever Plan says, and the
@@ -61,6 +65,10 @@ func (r Report) String() string {
 		b.WriteString("  output/embeddings → CPU\n")
 	}
 	fmt.Fprintf(&b, "  weights: %s on %s, %s on CPU\n", formatBytes(r.DeviceBytes), device, formatBytes(r.HostBytes))
+	if r.DeviceTotal > 0 && r.Fallback == "" {
+		fmt.Fprintf(&b, "  device memory after the load: %s in use of %s (measured by the device)\n",
+			formatBytes(r.DeviceTotal-r.DeviceFree), formatBytes(r.DeviceTotal))
+	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "  note: %s\n", r.Note)
 	}

@@ -33,6 +33,7 @@ var (
 	_ backend.Backend         = (*Backend)(nil)
 	_ backend.Overheader      = (*Backend)(nil)
 	_ backend.PartsRegisterer = (*Backend)(nil)
+	_ backend.MemInfoer       = (*Backend)(nil)
 )
 
 type devBuf struct {
