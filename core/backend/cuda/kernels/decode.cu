@@ -321,6 +321,71 @@ __device__ __forceinline__ void stage16(uint8_t* s, const uint8_t* g, long long 
 }
 __device__ __forceinline__ long long round16(long long n) { return (n + 15) & ~15LL; }
 
+// mvs_q4_k_row: one token's Q4_K row from shared memory, what
+// mv_q4_k<1> computes with a quarter of its instructions. Lane (k, j) =
+// (lane/8, lane%8) takes sub-block j of block b0+k: the 32 nibbles
+// j&1 of qs bytes 32(j/2)..32(j/2)+31 (two 16-byte reads) against
+// activations 32j..32j+31, times the sub-block's scale, and their sum
+// times its min; three xor shuffles over the eight lanes of a block give
+// the block's isum and min sum (the same integers mv_q4_k's whole-warp
+// sums make), every lane of the group then makes the block's value with
+// mv_q4_k's float operations, and the chain adds blocks b0..b0+3 in order.
+__device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+    const int lane = threadIdx.x & 31, k = lane >> 3, j = lane & 7, sh = 4 * (j & 1);
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 8) {
+        float v[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const int b = b0 + 4 * u + k;
+            int is = 0, im = 0;
+            float fd = 0.f, fdmin = 0.f, dx = 0.f;
+            if (b < nblk) {
+                const uint8_t* wb = w + (long long)b * 144;
+                const uint8_t* xb = X + (long long)b * 292;
+                const uint4 qa = *(const uint4*)(wb + 16 + 32 * (j >> 1));
+                const uint4 qb = *(const uint4*)(wb + 32 + 32 * (j >> 1));
+                const uint32_t qw[8] = {qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w};
+                const int* xs = (const int*)(xb + 4 + 32 * j);
+                int sq = 0, sx = 0;
+#pragma unroll
+                for (int i = 0; i < 8; i++) {
+                    const int xi = xs[i];
+                    sq = __dp4a((int)((qw[i] >> sh) & 0x0f0f0f0fu), xi, sq);
+                    sx = __dp4a(0x01010101, xi, sx);
+                }
+                int sc, m;
+                scale_min_k4(j, wb + 4, &sc, &m);
+                is = sc * sq, im = m * sx;
+                fd = f16a(wb), fdmin = f16a(wb + 2), dx = f32a(xb);
+            }
+#pragma unroll
+            for (int x = 1; x < 8; x <<= 1) {
+                is += __shfl_xor_sync(0xffffffffu, is, x);
+                im += __shfl_xor_sync(0xffffffffu, im, x);
+            }
+            const float d = __fmul_rn(dx, fd), dmin = __fmul_rn(dx, fdmin);
+            v[u] = __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im));
+        }
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                const float vk = __shfl_sync(0xffffffffu, v[u], 8 * kk);
+                if (b0 + 4 * u + kk < nblk) acc = __fadd_rn(acc, vk);
+            }
+        }
+    }
+    if (lane == 0) *o = acc;
+}
+
+// mvs_row: one token's row from shared memory for the staged kernels:
+// mvs_q4_k_row for Q4_K, the mv_* bodies for the rest.
+#define MVS_ROW_q4_0(ws, xs, o, rows, nblk, wrb, xrb) mv_q4_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
+#define MVS_ROW_q8_0(ws, xs, o, rows, nblk, wrb, xrb) mv_q8_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
+#define MVS_ROW_q6_k(ws, xs, o, rows, nblk, wrb, xrb) mv_q6_k<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
+#define MVS_ROW_q4_k(ws, xs, o, rows, nblk, wrb, xrb) mvs_q4_k_row(ws, xs, o, nblk)
+
 #define MVS(name)                                                                                                                                   \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
                                                                                 long long wrb, long long xrb, int ntok) {                           \
@@ -332,7 +397,7 @@ __device__ __forceinline__ long long round16(long long n) { return (n + 15) & ~1
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
         cp_async_wait_all();                                                                                                                        \
         __syncthreads();                                                                                                                            \
-        if (row < rows) mv_##name<1>(ws, xs, out + row, rows, nblk, wrb, xrb, 1, 0, 0);                                                            \
+        if (row < rows) MVS_ROW_##name(ws, xs, out + row, rows, nblk, wrb, xrb);                                                            \
     }                                                                                                                                               \
     /* eight tokens per grid row (blockIdx.y), their activation rows staged together. */                                                          \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
@@ -368,7 +433,7 @@ __device__ __forceinline__ long long round16(long long n) { return (n + 15) & ~1
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
         cp_async_wait_all();                                                                                                                        \
         __syncthreads();                                                                                                                            \
-        if (mine) mv_##name<1>(ws, xs, o + r, rows, nblk, wrb, xrb, 1, 0, 0);                                                                      \
+        if (mine) MVS_ROW_##name(ws, xs, o + r, rows, nblk, wrb, xrb);                                                                      \
     }
 MVS(q4_0) MVS(q8_0) MVS(q4_k) MVS(q6_k)
 
