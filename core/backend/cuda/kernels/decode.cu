@@ -379,11 +379,67 @@ __device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X,
     if (lane == 0) *o = acc;
 }
 
+// mvs_q6_k_row: one token's Q6_K row from shared memory, what
+// mv_q6_k<1> computes with fewer instructions. Lane (k, j) = (lane/8,
+// lane%8) takes, of block b0+k, half h = j/4 and the 32 elements of
+// group g = s + 2·(j&1) (s = (j/2)&1) of that half: nibble j&1 of ql
+// bytes 64h+32s.., bits 2g, 2g+1 of qh bytes 32h.., activations
+// 128h+32g.., and the scales of its two 16-element sub-blocks; three xor
+// shuffles over the eight lanes of a block give the block's integer sum
+// (the same integer mv_q6_k's whole-warp sum makes), then mv_q6_k's float
+// operations and the chain over blocks b0..b0+3 in order.
+__device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+    const int lane = threadIdx.x & 31, k = lane >> 3, j = lane & 7;
+    const int h = j >> 2, s = (j >> 1) & 1, nib = j & 1, g = s + 2 * nib;
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 8) {
+        float v[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const int b = b0 + 4 * u + k;
+            int is = 0;
+            float d = 0.f, dx = 0.f;
+            if (b < nblk) {
+                const uint8_t* wb = w + (long long)b * 210;
+                const uint8_t* xb = X + (long long)b * 292;
+                const uint8_t* ql = wb + 64 * h + 32 * s;
+                const uint8_t* qh = wb + 128 + 32 * h;
+                const int* xs = (const int*)(xb + 4 + 128 * h + 32 * g);
+                int sq[2] = {0, 0}, sx[2] = {0, 0};
+#pragma unroll
+                for (int i = 0; i < 8; i++) {
+                    const uint32_t a = (uint32_t)ld32h(ql + 4 * i), hh = (uint32_t)ld32h(qh + 4 * i);
+                    const int q = (int)(((a >> (4 * nib)) & 0x0f0f0f0fu) | (((hh >> (2 * g)) & 0x03030303u) << 4));
+                    const int xi = xs[i];
+                    sq[i >> 2] = __dp4a(q, xi, sq[i >> 2]);
+                    sx[i >> 2] = __dp4a(0x01010101, xi, sx[i >> 2]);
+                }
+                const int sa = (int8_t)wb[192 + 8 * h + 2 * g], sb = (int8_t)wb[192 + 8 * h + 2 * g + 1];
+                is = sa * (sq[0] - 32 * sx[0]) + sb * (sq[1] - 32 * sx[1]);
+                d = f16a(wb + 208), dx = f32a(xb);
+            }
+#pragma unroll
+            for (int x = 1; x < 8; x <<= 1) is += __shfl_xor_sync(0xffffffffu, is, x);
+            v[u] = __fmul_rn(__fmul_rn(d, dx), (float)is);
+        }
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                const float vk = __shfl_sync(0xffffffffu, v[u], 8 * kk);
+                if (b0 + 4 * u + kk < nblk) acc = __fadd_rn(acc, vk);
+            }
+        }
+    }
+    if (lane == 0) *o = acc;
+}
+
 // mvs_row: one token's row from shared memory for the staged kernels:
-// mvs_q4_k_row for Q4_K, the mv_* bodies for the rest.
+// mvs_q4_k_row and mvs_q6_k_row for the K types, the mv_* bodies for
+// Q4_0 and Q8_0.
 #define MVS_ROW_q4_0(ws, xs, o, rows, nblk, wrb, xrb) mv_q4_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
 #define MVS_ROW_q8_0(ws, xs, o, rows, nblk, wrb, xrb) mv_q8_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
-#define MVS_ROW_q6_k(ws, xs, o, rows, nblk, wrb, xrb) mv_q6_k<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
+#define MVS_ROW_q6_k(ws, xs, o, rows, nblk, wrb, xrb) mvs_q6_k_row(ws, xs, o, nblk)
 #define MVS_ROW_q4_k(ws, xs, o, rows, nblk, wrb, xrb) mvs_q4_k_row(ws, xs, o, nblk)
 
 #define MVS(name)                                                                                                                                   \
