@@ -15,42 +15,57 @@ import (
 // mat-vecs.
 func mvV1FromEnv() bool { return os.Getenv("MINFER_CUDA_MV") == "v1" }
 
-// stagedMatVec names the mvs_* kernels of each weight type of fastMatVec.
-var stagedMatVec = map[gguf.GGMLType]struct{ one, batch, multi string }{
-	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m"},
-	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m"},
-	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m"},
-	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m"},
+// stagedMatVec names the mvs_* kernels of each weight type of fastMatVec
+// and how many rows a warp of the one-token kernels (_1, _m) takes
+// (MVS_RPW_* of decode.cu; the batch kernels take one).
+var stagedMatVec = map[gguf.GGMLType]struct {
+	one, batch, multi string
+	rpw               int64
+}{
+	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m", 2},
+	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m", 1},
+	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m", 1},
+	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m", 1},
 }
 
 const (
-	// stagedRows is MVS_ROWS of decode.cu: rows (warps) per block.
-	stagedRows = 8
+	// stagedWarps is MVS_ROWS of decode.cu: warps per block.
+	stagedWarps = 8
 	// stagedBatch is the tokens of one grid row of an mvs_*_b launch.
 	stagedBatch = 8
 )
 
+// stagedRows is the weight rows of an mvs_* block: rpw per warp for one
+// token, one per warp for a batch.
+func stagedRows(nt, rpw int64) int64 {
+	if nt > 1 {
+		return stagedWarps
+	}
+	return stagedWarps * rpw
+}
+
 // stagedShared is the dynamic shared memory of an mvs_* launch over rows
 // of wrb bytes and activation rows of xrb bytes for nt tokens: the
-// stagedRows weight rows, then one token's activations rounded up to 16
+// block's weight rows, then one token's activations rounded up to 16
 // bytes, or a batch's up to stagedBatch rows.
-func stagedShared(wrb, xrb, nt int64) int64 {
+func stagedShared(wrb, xrb, nt, rpw int64) int64 {
 	if nt > 1 {
-		return stagedRows*wrb + min(nt, stagedBatch)*xrb
+		return stagedRows(nt, rpw)*wrb + min(nt, stagedBatch)*xrb
 	}
-	return stagedRows*wrb + (xrb+15)&^15
+	return stagedRows(nt, rpw)*wrb + (xrb+15)&^15
 }
 
 // stagedFits reports whether the staged kernels take a mat-vec with
 // weights at w (every weight's address for a multi launch) in rows of wrb
-// bytes and nt tokens of activations of xrb bytes in the workspace, with
+// bytes and nt tokens of activations of xrb bytes in the workspace (rpw
+// rows a warp for one token), with
 // limit bytes of dynamic shared memory per block, and how much they use.
 // The 16-byte copies need the weights, the row length and (for a batch,
 // whose tokens' rows are copied as one span) the activation row length
 // 16-byte aligned; the workspace itself is. Only half the limit is taken,
 // so that two blocks share an SM and one's copies overlap the other's
 // sums.
-func stagedFits(wrb, xrb, nt int64, limit int64, ws ...uintptr) (int64, bool) {
+func stagedFits(wrb, xrb, nt, rpw int64, limit int64, ws ...uintptr) (int64, bool) {
 	if wrb%16 != 0 || (nt > 1 && xrb%16 != 0) {
 		return 0, false
 	}
@@ -59,7 +74,7 @@ func stagedFits(wrb, xrb, nt int64, limit int64, ws ...uintptr) (int64, bool) {
 			return 0, false
 		}
 	}
-	smem := stagedShared(wrb, xrb, nt)
+	smem := stagedShared(wrb, xrb, nt, rpw)
 	return smem, smem <= limit/2
 }
 

@@ -294,15 +294,17 @@ MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
 
 // ------------------------------------------------ staged mat-vecs (v2)
 // The mvs_* kernels compute exactly what the mvf_* ones do (the same
-// mv_* bodies: the same per-block integer sums and the same float chain
-// over a row's blocks), but from shared memory: each warp first copies
-// its weight row there with 16-byte cp.async loads (the whole row in
-// flight at once), the block's threads copy the activation row(s) once
-// for its MVS_ROWS rows, and only then do the lanes run the 16- and 32-bit
-// reads of the 18-, 34-, 144- and 210-byte blocks, which from global
-// memory cost several L1 wavefronts per useful word. MVS_ROWS warps, a
-// row each, per block of 32·MVS_ROWS threads; the dynamic shared memory is
-// MVS_ROWS·wrb bytes of weights, then the activations (decode.go's
+// per-block integer sums and the same float chain over a row's blocks),
+// but from shared memory: each warp first copies its weight row(s) there
+// with 16-byte cp.async loads (whole rows in flight at once), the block's
+// threads copy the activation row(s) once for all its rows, and only then
+// do the lanes run the 16- and 32-bit reads of the 18-, 34-, 144- and
+// 210-byte blocks, which from global memory cost several L1 wavefronts per
+// useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads); a warp
+// takes MVS_RPW_* rows of one token (mvs_row below; Q4_K and Q6_K with
+// their own lane layouts, which cost fewer instructions than mv_*'s) or
+// one row of a batch (the mv_* bodies). The dynamic shared memory is the
+// block's rows of wrb bytes, then the activations (decode.go's
 // stagedShared). The caller guarantees 16-byte alignment of the weights,
 // the row length wrb and the activations (and, for the batch, xrb), and
 // that the 16-byte round-up of one token's activations stays inside the
@@ -434,26 +436,80 @@ __device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X,
     if (lane == 0) *o = acc;
 }
 
-// mvs_row: one token's row from shared memory for the staged kernels:
-// mvs_q4_k_row and mvs_q6_k_row for the K types, the mv_* bodies for
-// Q4_0 and Q8_0.
-#define MVS_ROW_q4_0(ws, xs, o, rows, nblk, wrb, xrb) mv_q4_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
-#define MVS_ROW_q8_0(ws, xs, o, rows, nblk, wrb, xrb) mv_q8_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
-#define MVS_ROW_q6_k(ws, xs, o, rows, nblk, wrb, xrb) mvs_q6_k_row(ws, xs, o, nblk)
-#define MVS_ROW_q4_k(ws, xs, o, rows, nblk, wrb, xrb) mvs_q4_k_row(ws, xs, o, nblk)
+// mvs_q4_0_2: one token's Q4_0 rows from shared memory, two per warp:
+// mv_q4_0<1>'s lanes (four per block, word p of the nibbles) with the
+// half-warps on two rows, four blocks a row per step, so each shuffle of
+// the chain serves both rows. The integers and the float chain are
+// mv_q4_0's. w is the lane's row (live false: a row past the end, whose
+// lanes still take part in the shuffles), o its output.
+__device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, float* o, bool live, int nblk) {
+    const int lane = threadIdx.x & 31, half = lane & 16, g = (lane >> 2) & 3, p = lane & 3;
+    constexpr int U = 8;
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 4 * U) {
+        int q[U], x0[U], x1[U];
+        float dw[U], dx[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + 4 * u + g;
+            const bool ok = live && b < nblk;
+            const uint8_t* wb = w + (long long)b * 18;
+            const uint8_t* xb = X + (long long)b * 34;
+            q[u] = ok ? ld32h(wb + 2 + 4 * p) : 0;
+            dw[u] = ok ? f16a(wb) : 0.f;
+            x0[u] = ok ? ld32h(xb + 2 + 4 * p) : 0;
+            x1[u] = ok ? ld32h(xb + 18 + 4 * p) : 0;
+            dx[u] = ok ? f16a(xb) : 0.f;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int nb = min(4, nblk - (b0 + 4 * u));
+            if (nb <= 0) break;
+            const int qlo = q[u] & 0x0f0f0f0f, qhi = (q[u] >> 4) & 0x0f0f0f0f;
+            int s = __dp4a(qlo, x0[u], __dp4a(qhi, x1[u], 0)) - 8 * __dp4a(0x01010101, x0[u], __dp4a(0x01010101, x1[u], 0));
+            s += __shfl_xor_sync(0xffffffffu, s, 1);
+            s += __shfl_xor_sync(0xffffffffu, s, 2);
+            const float v = __fmul_rn((float)s, __fmul_rn(dw[u], dx[u]));
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const float vk = __shfl_sync(0xffffffffu, v, half + 4 * k);
+                if (k < nb) acc = __fadd_rn(acc, vk);
+            }
+        }
+    }
+    if ((lane & 15) == 0 && live) *o = acc;
+}
+
+// mvs_row: one token's row from shared memory for the staged kernels
+// (live: the row exists, the same on all of a row's lanes): mvs_q4_0_2
+// (two rows a warp), mvs_q4_k_row, mvs_q6_k_row, and the mv_q8_0 body.
+// MVS_RPW_*: rows per warp (decode.go's stagedMatVec rpw).
+#define MVS_RPW_q4_0 2
+#define MVS_RPW_q8_0 1
+#define MVS_RPW_q4_k 1
+#define MVS_RPW_q6_k 1
+#define MVS_ROW_q4_0(ws, xs, o, live, rows, nblk, wrb, xrb) mvs_q4_0_2(ws, xs, o, live, nblk)
+#define MVS_ROW_q8_0(ws, xs, o, live, rows, nblk, wrb, xrb) \
+    if (live) mv_q8_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
+#define MVS_ROW_q4_k(ws, xs, o, live, rows, nblk, wrb, xrb) \
+    if (live) mvs_q4_k_row(ws, xs, o, nblk)
+#define MVS_ROW_q6_k(ws, xs, o, live, rows, nblk, wrb, xrb) \
+    if (live) mvs_q6_k_row(ws, xs, o, nblk)
 
 #define MVS(name)                                                                                                                                   \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
                                                                                 long long wrb, long long xrb, int ntok) {                           \
-        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
-        const int wi = threadIdx.x >> 5, row = blockIdx.x * MVS_ROWS + wi;                                                                         \
-        uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
-        uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
-        if (row < rows) stage16(ws, W + (long long)row * wrb, wrb, threadIdx.x & 31, 32);                                                          \
-        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
-        cp_async_wait_all();                                                                                                                        \
-        __syncthreads();                                                                                                                            \
-        if (row < rows) MVS_ROW_##name(ws, xs, out + row, rows, nblk, wrb, xrb);                                                            \
+        extern __shared__ __align__(16) uint8_t mvs_sh[]; \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        uint8_t* ws = mvs_sh + slot * wrb; \
+        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        const bool live = row < rows; \
+        if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L); \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
+        cp_async_wait_all(); \
+        __syncthreads(); \
+        MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb); \
     }                                                                                                                                               \
     /* eight tokens per grid row (blockIdx.y), their activation rows staged together. */                                                          \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
@@ -473,8 +529,9 @@ __device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X,
                                                                                 float* o1, float* o2, int r0, int r1, int r2, int nblk,             \
                                                                                 long long wrb, const uint8_t* X, long long xrb) {                    \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
-        const int wi = threadIdx.x >> 5;                                                                                                            \
-        int r = blockIdx.x * MVS_ROWS + wi;                                                                                                         \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L; \
+        int r = blockIdx.x * (MVS_ROWS * RPW) + slot; \
         const uint8_t* W = W0;                                                                                                                      \
         float* o = o0;                                                                                                                              \
         int rows = r0;                                                                                                                              \
@@ -482,14 +539,14 @@ __device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X,
             r -= r0, W = W1, o = o1, rows = r1;                                                                                                     \
             if (r >= r1) r -= r1, W = W2, o = o2, rows = r2;                                                                                        \
         }                                                                                                                                           \
-        const bool mine = r < rows;                                                                                                                 \
-        uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
-        uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
-        if (mine) stage16(ws, W + (long long)r * wrb, wrb, threadIdx.x & 31, 32);                                                                  \
-        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
-        cp_async_wait_all();                                                                                                                        \
-        __syncthreads();                                                                                                                            \
-        if (mine) MVS_ROW_##name(ws, xs, o + r, rows, nblk, wrb, xrb);                                                                      \
+        const bool live = r < rows; \
+        uint8_t* ws = mvs_sh + slot * wrb; \
+        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L); \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
+        cp_async_wait_all(); \
+        __syncthreads(); \
+        MVS_ROW_##name(ws, xs, o + r, live, rows, nblk, wrb, xrb); \
     }
 MVS(q4_0) MVS(q8_0) MVS(q4_k) MVS(q6_k)
 
