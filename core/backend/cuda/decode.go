@@ -16,11 +16,12 @@ import (
 // quantization, the q/k rope pair, the k/v store pair).
 
 // decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
-// comma-separated list of mv, multi, attn, quant, addnorm, rope, store, or
-// all),
+// comma-separated list of mv, multi, attn, one (the one-block attention:
+// the split kernels then take short rows too), quant, addnorm, rope,
+// store, or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, quant, addNorm, rope, store bool }
+type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store bool }
 
 func parseDecodeOff(v string) decodeOff {
 	var o decodeOff
@@ -29,6 +30,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.mv = o.mv || all || f == "mv"
 		o.multi = o.multi || all || f == "multi"
 		o.attn = o.attn || all || f == "attn"
+		o.attnOne = o.attnOne || all || f == "one"
 		o.quant = o.quant || all || f == "quant"
 		o.addNorm = o.addNorm || all || f == "addnorm"
 		o.rope = o.rope || all || f == "rope"
@@ -431,12 +433,25 @@ var decodeHeadDims = map[int64]string{64: "_64", 96: "_96", 128: "_128", 256: "_
 // weights over the padded n_kv and their 16-block sums.
 func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
 
+// decodeOneMaxKV bounds the padded n_kv of the one-block attention
+// (attn_x_one_*: a block per head); longer rows take the split kernels,
+// which spread the positions over many blocks.
+const decodeOneMaxKV = 1024
+
+// decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
+// words of scratch, the scores/weights over the padded n_kv, their
+// 16-block sums and the 128 lanes' partials of the head.
+func decodeOneShared(hd, nkvMax int64) int64 { return 4 * (hd + 64 + nkvMax + nkvMax/16 + 128*hd) }
+
 // decodeAttention encodes an attention node of one query token over an F16
-// cache as the split kernels (attn_x_scores_*, attn_x_values_*) when its
-// head size is one they take, the cache is 16-byte aligned and the
-// scores, partials and weights fit the workspace and shared memory; the
-// last blocks also quantize the output for a q8_0/q8_1 mat-mul after it.
-// It reports whether it did.
+// cache, when its head size is one the kernels take and the cache is
+// 16-byte aligned: as attn_x_one_* (one launch, a block per head) for rows
+// of up to decodeOneMaxKV positions (unless MINFER_CUDA_DECODE names
+// one), else as the split kernels (attn_x_scores_*, attn_x_values_*) when
+// the scores, partials and weights fit the workspace and shared memory.
+// Both compute the same values; the kernel that writes the output also
+// quantizes it for a q8_0/q8_1 mat-mul after it. It reports whether it
+// did.
 func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionParams, src [4]uintptr, out uintptr) (bool, error) {
 	n := nodes[i]
 	q := n.Src[0]
@@ -449,6 +464,20 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	dv := b.dv
 	kvLen := int64(p.KVLen)
 	nkvMax := max(32, (kvLen+31)/32*32)
+	qt, _, vt := b.quantTarget(nodes, i+1, n)
+	if qt != qtQ8_0 && qt != qtQ8_1 {
+		qt = qtNone
+	}
+	if sm := decodeOneShared(hd, nkvMax); !b.off.attnOne && nkvMax <= decodeOneMaxKV && sm <= int64(dv.smemOptin-attentionStaticShared) {
+		if err := dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(256), uint32(sm),
+			src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt); err != nil {
+			return false, err
+		}
+		if qt != qtNone {
+			b.lastQuant, b.lastVT = n, vt
+		}
+		return true, nil
+	}
 	smem := decodeValuesShared(nkvMax)
 	if smem > int64(dv.smemOptin-attentionStaticShared) {
 		return false, nil
@@ -460,10 +489,6 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	pOff := sOff + (heads*nkvMax*4+255)&^255
 	if pOff+heads*128*hd*4 > dv.workSize {
 		return false, nil
-	}
-	qt, _, vt := b.quantTarget(nodes, i+1, n)
-	if qt != qtQ8_0 && qt != qtQ8_1 {
-		qt = qtNone
 	}
 	info, S, part := dv.work+uintptr(infoOff), dv.work+uintptr(sOff), dv.work+uintptr(pOff)
 	if err := dv.launch(&b.l, "attn_x_scores"+suffix, [3]uint32{uint32(heads), uint32((nkvMax + 127) / 128), 1}, block1(128), 0,

@@ -46,35 +46,43 @@ func gpu(t *testing.T) *Backend {
 	return b
 }
 
-// mvVariants runs run once per mat-vec family, each on a backend of its
-// own: "staged" (the mvs_* kernels, the default) and "v1" (the mvf_*
-// kernels, MINFER_CUDA_MV=v1). Afterwards it requires that the staged run
-// launched an mvs_* kernel (when want says the shapes allow one) and the
-// v1 run none, so neither passes by running the other's kernels.
-func mvVariants(t *testing.T, wantStaged bool, run func(t *testing.T, g *Backend, v1 bool)) {
+// newVariants names what the "new" run of mvVariants must launch.
+type newVariants struct{ staged, one bool }
+
+// mvVariants runs run once per kernel family, each on a backend of its
+// own: "new" (the defaults: the staged mvs_* mat-vecs, the one-block
+// attention attn_x_one_*) and "v1" (MINFER_CUDA_MV=v1 and
+// MINFER_CUDA_DECODE=one: the mvf_* mat-vecs, the split attention).
+// Afterwards it requires that the new run launched the kernels want
+// names (where the shapes allow them) and the v1 run none of them, so
+// neither passes by running the other's kernels; it logs the counts.
+func mvVariants(t *testing.T, want newVariants, run func(t *testing.T, g *Backend, v1 bool)) {
 	t.Helper()
 	for _, v1 := range []bool{false, true} {
-		name := "staged"
+		name := "new"
 		if v1 {
 			name = "v1"
 		}
 		t.Run(name, func(t *testing.T) {
 			g := gpu(t)
-			g.mvV1 = v1
+			g.mvV1, g.off.attnOne = v1, v1
 			g.l.counts = map[string]int{}
 			run(t, g, v1)
-			staged := 0
+			staged, one := 0, 0
 			for fn, n := range g.l.counts {
 				if strings.HasPrefix(fn, "mvs_") {
 					staged += n
 				}
+				if strings.HasPrefix(fn, "attn_x_one_") {
+					one += n
+				}
 			}
-			t.Logf("%d launches of staged mat-vecs", staged)
-			if v1 && staged > 0 {
-				t.Errorf("MINFER_CUDA_MV=v1 ran %d staged mat-vecs", staged)
+			t.Logf("%d launches of staged mat-vecs, %d of one-block attention", staged, one)
+			if v1 && staged+one > 0 {
+				t.Errorf("the v1 run launched %d staged mat-vecs and %d one-block attentions", staged, one)
 			}
-			if !v1 && wantStaged && staged == 0 && !t.Failed() && !t.Skipped() {
-				t.Errorf("no staged mat-vec ran: %v", g.l.counts)
+			if !v1 && !t.Failed() && !t.Skipped() && (want.staged && staged == 0 || want.one && one == 0) {
+				t.Errorf("the new kernels did not run (want %+v): %v", want, g.l.counts)
 			}
 		})
 	}
@@ -272,7 +280,7 @@ func compare(t *testing.T, c opCase, gpuB *Backend, steps int) {
 // several passes (11264 = 44 K-blocks, 352 small blocks), float
 // rows with a tail (520: not a multiple of 32 or 16).
 func TestMatMulEveryWeightType(t *testing.T) {
-	mvVariants(t, true, func(t *testing.T, g *Backend, v1 bool) {
+	mvVariants(t, newVariants{staged: true}, func(t *testing.T, g *Backend, v1 bool) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, wt := range weightTypes {
 			if _, fast := fastMatVec[wt]; v1 && !fast {
@@ -415,69 +423,70 @@ func TestRope(t *testing.T) {
 // already holds earlier positions, then GQA attention over it with a
 // causal mask; one token and a batch; a span at the 256 class boundary.
 func TestStoreKVAndAttention(t *testing.T) {
-	g := gpu(t)
-	r := rand.New(rand.NewPCG(9, 10))
-	heads, kvHeads, ctx := 8, 2, 512
-	for _, kvt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeF32} {
-		for _, tc := range []struct {
-			hd, past, T, kvLen int
-			softCap            float32
-		}{{64, 0, 1, 256, 0}, {64, 200, 7, 256, 0}, {64, 255, 1, 256, 0}, {64, 256, 1, 512, 0}, {64, 0, 33, 256, 0},
-			{128, 100, 1, 300, 0}, {128, 290, 3, 300, 50}, {64, 63, 2, 256, 30}, {96, 400, 1, 512, 0},
-			{128, 299, 1, 300, 50}, {256, 130, 1, 256, 0}, {64, 5, 1, 32, 0}} {
-			hd := tc.hd
-			t.Run(fmt.Sprintf("%s/hd%d/past%d/T%d/kv%d/cap%g", kvt, hd, tc.past, tc.T, tc.kvLen, tc.softCap), func(t *testing.T) {
-				rowLen := hd * kvHeads
-				rb, _ := kvt.RowBytes(int64(rowLen))
-				// The cache's earlier rows come from the weights table: the
-				// test stores them first with a separate step on both sides.
-				prevK := randF32(r, rowLen*ctx, 1)
-				prevV := randF32(r, rowLen*ctx, 1)
-				rows := make([]int32, tc.T)
-				for i := range rows {
-					rows[i] = int32(tc.past + i)
-				}
-				mask := make([]float32, tc.kvLen*tc.T)
-				for i := 0; i < tc.T; i++ {
-					for j := range tc.kvLen {
-						if j > tc.past+i {
-							mask[i*tc.kvLen+j] = float32(math.Inf(-1))
+	mvVariants(t, newVariants{one: true}, func(t *testing.T, g *Backend, _ bool) {
+		r := rand.New(rand.NewPCG(9, 10))
+		heads, kvHeads, ctx := 8, 2, 512
+		for _, kvt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeF32} {
+			for _, tc := range []struct {
+				hd, past, T, kvLen int
+				softCap            float32
+			}{{64, 0, 1, 256, 0}, {64, 200, 7, 256, 0}, {64, 255, 1, 256, 0}, {64, 256, 1, 512, 0}, {64, 0, 33, 256, 0},
+				{128, 100, 1, 300, 0}, {128, 290, 3, 300, 50}, {64, 63, 2, 256, 30}, {96, 400, 1, 512, 0},
+				{128, 299, 1, 300, 50}, {256, 130, 1, 256, 0}, {64, 5, 1, 32, 0}} {
+				hd := tc.hd
+				t.Run(fmt.Sprintf("%s/hd%d/past%d/T%d/kv%d/cap%g", kvt, hd, tc.past, tc.T, tc.kvLen, tc.softCap), func(t *testing.T) {
+					rowLen := hd * kvHeads
+					rb, _ := kvt.RowBytes(int64(rowLen))
+					// The cache's earlier rows come from the weights table: the
+					// test stores them first with a separate step on both sides.
+					prevK := randF32(r, rowLen*ctx, 1)
+					prevV := randF32(r, rowLen*ctx, 1)
+					rows := make([]int32, tc.T)
+					for i := range rows {
+						rows[i] = int32(tc.past + i)
+					}
+					mask := make([]float32, tc.kvLen*tc.T)
+					for i := 0; i < tc.T; i++ {
+						for j := range tc.kvLen {
+							if j > tc.past+i {
+								mask[i*tc.kvLen+j] = float32(math.Inf(-1))
+							}
 						}
 					}
-				}
-				allRows := make([]int32, ctx)
-				for i := range allRows {
-					allRows[i] = int32(i)
-				}
-				c := opCase{
-					kv: map[string]int64{"k": rb * int64(ctx), "v": rb * int64(ctx)},
-					inputs: map[string][]byte{
-						"q": memview.Bytes(randF32(r, hd*heads*tc.T, 1)), "knew": memview.Bytes(randF32(r, rowLen*tc.T, 1)),
-						"vnew": memview.Bytes(randF32(r, rowLen*tc.T, 1)), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
-						"kall": memview.Bytes(prevK), "vall": memview.Bytes(prevV), "allrows": memview.Bytes(allRows),
-					},
-					build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
-						kc := b.KV("k", kvt, int64(rowLen), int64(ctx))
-						vc := b.KV("v", kvt, int64(rowLen), int64(ctx))
-						all := b.Input("allrows", gguf.TypeI32, int64(ctx))
-						kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "kfill")
-						vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "vfill")
-						rowsN := b.Input("rows", gguf.TypeI32, int64(tc.T))
-						kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "kstore")
-						vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "vstore")
-						q := b.Input("q", gguf.TypeF32, int64(hd), int64(heads), int64(tc.T))
-						m := b.Input("mask", gguf.TypeF32, int64(tc.kvLen), int64(tc.T))
-						return b.Attention(q, kc, vc, m, graph.AttentionParams{Scale: 0.125, KVHeads: kvHeads, KVLen: tc.kvLen, SoftCap: tc.softCap}, "att")
-					},
-				}
-				if kvt == gguf.TypeF16 && tc.T > 1 && !fattnDisabled {
-					compareWithin(t, c, g, 2, nmseFloat) // flash attention (fattn_test.go)
-					return
-				}
-				compare(t, c, g, 2)
-			})
+					allRows := make([]int32, ctx)
+					for i := range allRows {
+						allRows[i] = int32(i)
+					}
+					c := opCase{
+						kv: map[string]int64{"k": rb * int64(ctx), "v": rb * int64(ctx)},
+						inputs: map[string][]byte{
+							"q": memview.Bytes(randF32(r, hd*heads*tc.T, 1)), "knew": memview.Bytes(randF32(r, rowLen*tc.T, 1)),
+							"vnew": memview.Bytes(randF32(r, rowLen*tc.T, 1)), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
+							"kall": memview.Bytes(prevK), "vall": memview.Bytes(prevV), "allrows": memview.Bytes(allRows),
+						},
+						build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
+							kc := b.KV("k", kvt, int64(rowLen), int64(ctx))
+							vc := b.KV("v", kvt, int64(rowLen), int64(ctx))
+							all := b.Input("allrows", gguf.TypeI32, int64(ctx))
+							kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "kfill")
+							vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "vfill")
+							rowsN := b.Input("rows", gguf.TypeI32, int64(tc.T))
+							kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "kstore")
+							vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "vstore")
+							q := b.Input("q", gguf.TypeF32, int64(hd), int64(heads), int64(tc.T))
+							m := b.Input("mask", gguf.TypeF32, int64(tc.kvLen), int64(tc.T))
+							return b.Attention(q, kc, vc, m, graph.AttentionParams{Scale: 0.125, KVHeads: kvHeads, KVLen: tc.kvLen, SoftCap: tc.softCap}, "att")
+						},
+					}
+					if kvt == gguf.TypeF16 && tc.T > 1 && !fattnDisabled {
+						compareWithin(t, c, g, 2, nmseFloat) // flash attention (fattn_test.go)
+						return
+					}
+					compare(t, c, g, 2)
+				})
+			}
 		}
-	}
+	})
 }
 
 // TestBuffersAndWindows: the length contract on the device: windowed
@@ -579,7 +588,7 @@ func TestMoEOps(t *testing.T) {
 // place (phi3's attn_qkv, the device's fused forms): a view of the
 // registered weight, at an offset.
 func TestMatMulOverWeightRows(t *testing.T) {
-	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+	mvVariants(t, newVariants{staged: true}, func(t *testing.T, g *Backend, _ bool) {
 		r := rand.New(rand.NewPCG(13, 14))
 		for _, wt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ4_K} {
 			t.Run(wt.String(), func(t *testing.T) {
@@ -605,7 +614,7 @@ func TestMatMulOverWeightRows(t *testing.T) {
 // in between re-quantizes. The sum of the products must still match the
 // CPU's, eager and replayed.
 func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
-	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+	mvVariants(t, newVariants{staged: true}, func(t *testing.T, g *Backend, _ bool) {
 		r := rand.New(rand.NewPCG(15, 16))
 		const cols, rows = 512, 64
 		for _, T := range []int{1, 4} {
@@ -640,7 +649,7 @@ func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
 // swiglu product are part of the output, so a fused kernel that skipped
 // writing them fails.
 func TestDecodeChains(t *testing.T) {
-	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+	mvVariants(t, newVariants{staged: true}, func(t *testing.T, g *Backend, _ bool) {
 		r := rand.New(rand.NewPCG(17, 18))
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ5_1, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 			for _, n := range []int{512, 2048} {
@@ -714,7 +723,7 @@ func TestRopePair(t *testing.T) {
 // blocks also quantize the output row for the mat-mul after it (q8_0 for
 // Q4_0, q8_1 for Q5_1; Q4_K takes q8_K, quantized apart), against the CPU.
 func TestDecodeAttentionFeedsMatMul(t *testing.T) {
-	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+	mvVariants(t, newVariants{staged: true, one: true}, func(t *testing.T, g *Backend, _ bool) {
 		r := rand.New(rand.NewPCG(21, 22))
 		const hd, heads, kvHeads, ctx, past = 128, 8, 2, 256, 150
 		rowLen := hd * kvHeads
@@ -756,7 +765,7 @@ func TestDecodeAttentionFeedsMatMul(t *testing.T) {
 // weights (37 rows each: the boundaries fall inside a block of four rows),
 // and two (gate, up), against the CPU.
 func TestMultiMatVec(t *testing.T) {
-	mvVariants(t, true, func(t *testing.T, g *Backend, _ bool) {
+	mvVariants(t, newVariants{staged: true}, func(t *testing.T, g *Backend, _ bool) {
 		r := rand.New(rand.NewPCG(23, 24))
 		const cols, rows = 512, 37
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {

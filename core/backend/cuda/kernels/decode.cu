@@ -974,3 +974,138 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
         attn_x_values<HD>(S, info, vc, part, counters, out, heads, kvHeads, nkvMax, q8, qt);                                                      \
     }
 ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
+
+// attn_x_one: the split attention's scores, softmax, weighted values and
+// reduction for one query token in ONE block per head (256 threads), for
+// short rows (nkvMax <= 1024, decode.go's decodeOneMaxKV): the scores
+// and the 64 lanes' partials stay in shared memory, so there is no second
+// launch, no global round trip of the partials, no fence or counter. Every
+// value is computed with attn_x_scores' and attn_x_values' operations in
+// their order (the code is theirs, the loops over positions and lanes
+// strided by the block): the results are theirs bit for bit. Dynamic
+// shared memory: q's row (HD), 64 words of scratch, the scores/weights
+// (nkvMax), their 16-block sums (nkvMax/16), then the 128 lanes' partials
+// of HD (decode.go's decodeOneShared).
+template <int HD>
+__device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
+                           int nkvMax, float scale, float softCap, uint8_t* q8, int qt) {
+    // Dynamic shared memory only (but sum0), so that the kernel's static
+    // part stays within attentionStaticShared of decode.go's limit.
+    extern __shared__ float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials
+    int* redi = (int*)(qh + HD);
+    float* red = qh + HD + 32;
+    float* W = red + 32;
+    float* bs = W + nkvMax;
+    float* P = bs + nkvMax / 16;
+    __shared__ double sum0;
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
+    for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
+    const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
+    // Scores (attn_x_scores).
+    constexpr int NPK = HD & ~63;
+    for (int j = tid; j < nkv; j += nth) {
+        if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
+            W[j] = -INFINITY;
+            continue;
+        }
+        const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
+        float A[64];
+#pragma unroll
+        for (int x = 0; x < 64; x++) A[x] = 0.f;
+#pragma unroll
+        for (int c = 0; c < NPK; c += 64) {
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                uint4 raw = *(const uint4*)(kr + c + 8 * u);
+                const __half2* hp = (const __half2*)&raw;
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    float2 f = __half22float2(hp[e]);
+                    int x = 8 * u + 2 * e;
+                    A[x] = __fadd_rn(A[x], __fmul_rn(qh[c + x], f.x));
+                    A[x + 1] = __fadd_rn(A[x + 1], __fmul_rn(qh[c + x + 1], f.y));
+                }
+            }
+        }
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(A[l], A[l + 32]), __fadd_rn(A[l + 16], A[l + 48]));
+        double sd = (double)reduce_add16(v16);
+#pragma unroll
+        for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(qh[d], __half2float(kr[d]));
+        float v = (float)sd;
+        if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, __fdiv_rn(1.f, softCap))), softCap);
+        W[j] = __fadd_rn(__fmul_rn(v, scale), mask[j]);
+    }
+    __syncthreads();
+    // Softmax (attn_x_values).
+    float mx = -INFINITY;
+    for (int j = tid; j < nkv; j += nth) mx = fmaxf(mx, W[j]);
+    mx = warp_max(mx);
+    if (lane == 0) red[tid >> 5] = mx;
+    __syncthreads();
+    mx = red[0];
+    for (int k = 1; k < nth / 32; k++) mx = fmaxf(mx, red[k]);
+    for (int b = tid; b < nkv / 16; b += nth) {
+        float e[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(W[16 * b + l], mx));
+            W[16 * b + l] = e[l];
+        }
+        bs[b] = reduce_add16(e);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        double s = 0;
+        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
+        sum0 = s;
+    }
+    __syncthreads();
+    const float inv = (float)(1.0 / sum0);
+    for (int j = tid; j < nkv; j += nth) {
+        float w = W[j];
+        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
+    }
+    __syncthreads();
+    // The 64 lanes' partials and the tail's products (attn_x_values).
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    const int npV = nkv & ~63;
+    for (int item = tid; item < 64 * HD; item += nth) {
+        const int m = item / HD, d = item % HD;
+        float a = 0.f;
+#pragma unroll 4
+        for (int j = m; j < npV; j += 64) {
+            float w = W[j];
+            if (w == 0.f) continue;
+            a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+        }
+        float tp = 0.f;
+        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(vc[(npV + m) * kvRow + vbase + d]));
+        P[m * HD + d] = a;
+        P[(64 + m) * HD + d] = tp;
+    }
+    __syncthreads();
+    // The reduction of the last block of attn_x_values.
+    for (int dd = tid; dd < HD; dd += nth) {
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++)
+            v16[l] = __fadd_rn(__fadd_rn(P[l * HD + dd], P[(32 + l) * HD + dd]), __fadd_rn(P[(16 + l) * HD + dd], P[(48 + l) * HD + dd]));
+        double tail = 0;
+        for (int k = 0; k < nkv - npV; k++) tail += (double)P[(64 + k) * HD + dd];
+        float o = (float)((double)reduce_add16(v16) + tail);
+        long long e = (long long)h * HD + dd;
+        out[e] = o;
+        if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
+        else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
+    }
+}
+
+#define ATTN_ONE(HD)                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) attn_x_one_##HD(const float* q, const __half* kc, const __half* vc, const float* mask,       \
+                                                                      float* out, int heads, int kvHeads, int kvLen, int nkvMax, float scale,    \
+                                                                      float softCap, uint8_t* q8, int qt) {                                      \
+        attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt);                                           \
+    }
+ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
