@@ -977,7 +977,7 @@ ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 
 // attn_x_one: the split attention's scores, softmax, weighted values and
 // reduction for one query token in ONE block per head (256 threads), for
-// short rows (nkvMax <= 1024, decode.go's decodeOneMaxKV): the scores
+// short rows (nkvMax <= decode.go's decodeOneMaxKV): the scores
 // and the 64 lanes' partials stay in shared memory, so there is no second
 // launch, no global round trip of the partials, no fence or counter. Every
 // value is computed with attn_x_scores' and attn_x_values' operations in
