@@ -17,11 +17,12 @@ import (
 
 // decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
 // comma-separated list of mv, multi, attn, one (the one-block attention:
-// the split kernels then take short rows too), quant, addnorm, rope,
-// store, or all),
+// the split kernels then take short rows too), normmv (the norm fused
+// into the one-token mat-vec after it), quant, addnorm, rope, store, or
+// all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store bool }
+type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store bool }
 
 func parseDecodeOff(v string) decodeOff {
 	var o decodeOff
@@ -31,6 +32,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.multi = o.multi || all || f == "multi"
 		o.attn = o.attn || all || f == "attn"
 		o.attnOne = o.attnOne || all || f == "one"
+		o.normMV = o.normMV || all || f == "normmv"
 		o.quant = o.quant || all || f == "quant"
 		o.addNorm = o.addNorm || all || f == "addnorm"
 		o.rope = o.rope || all || f == "rope"
@@ -208,7 +210,8 @@ func sameRows(x, y *graph.Node) bool {
 // normChain encodes nodes[i:] from an rms_norm, or from a residual add
 // whose only next step is the rms_norm of its sum: the add, the norm, the
 // mul by the norm weight after it, and the quantization for the mat-mul
-// after that, in one norm_quant kernel. It returns how many nodes it took.
+// after that, in one norm_quant kernel, or with that mat-mul too in one
+// mvs_*_n kernel (normMatVec). It returns how many nodes it took.
 func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	k := i
 	var add *graph.Node
@@ -267,6 +270,16 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	}
 	if qt != qtNone {
 		q = b.dv.work
+		// With the one-token mat-vec after it, as one mvs_*_n launch.
+		fused := normMatVec{x: x, y: y, sum: sum, nout: out, nw: w, out2: out2, n: norm.Shape[0], eps: p.Eps, qt: qt, xrb: xrb}
+		ok, err := b.normMatVec(nodes, k, norm.Rows(), fused)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			b.lastQuant, b.lastVT = last, vt
+			return k + 1 - i, nil
+		}
 	}
 	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
 	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))

@@ -50,9 +50,10 @@ func gpu(t *testing.T) *Backend {
 type newVariants struct{ staged, one bool }
 
 // mvVariants runs run once per kernel family, each on a backend of its
-// own: "new" (the defaults: the staged mvs_* mat-vecs, the one-block
-// attention attn_x_one_*) and "v1" (MINFER_CUDA_MV=v1 and
-// MINFER_CUDA_DECODE=one: the mvf_* mat-vecs, the split attention).
+// own: "new" (the defaults: the staged mvs_* mat-vecs, with the norm
+// before them where it fuses, the one-block attention attn_x_one_*) and
+// "v1" (MINFER_CUDA_MV=v1 and MINFER_CUDA_DECODE=one: the mvf_*
+// mat-vecs, norm_quant, the split attention).
 // Afterwards it requires that the new run launched the kernels want
 // names (where the shapes allow them) and the v1 run none of them, so
 // neither passes by running the other's kernels; it logs the counts.
@@ -68,16 +69,19 @@ func mvVariants(t *testing.T, want newVariants, run func(t *testing.T, g *Backen
 			g.mvV1, g.off.attnOne = v1, v1
 			g.l.counts = map[string]int{}
 			run(t, g, v1)
-			staged, one := 0, 0
+			staged, normed, one := 0, 0, 0
 			for fn, n := range g.l.counts {
 				if strings.HasPrefix(fn, "mvs_") {
 					staged += n
+					if strings.HasSuffix(fn, "_n") {
+						normed += n
+					}
 				}
 				if strings.HasPrefix(fn, "attn_x_one_") {
 					one += n
 				}
 			}
-			t.Logf("%d launches of staged mat-vecs, %d of one-block attention", staged, one)
+			t.Logf("%d launches of staged mat-vecs (%d with the norm), %d of one-block attention", staged, normed, one)
 			if v1 && staged+one > 0 {
 				t.Errorf("the v1 run launched %d staged mat-vecs and %d one-block attentions", staged, one)
 			}

@@ -1109,3 +1109,94 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt);                                           \
     }
 ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
+
+// ------------------------------------- norm + staged mat-vec (one token)
+// mvs_*_n: norm_quant and the staged one-token mat-vec after it in one
+// launch. Every block issues its weight rows' copies first, then computes
+// the whole activation row itself (the residual add, rms_norm, the norm
+// weight, the quantization: norm_quant's operations, each thread keeping
+// its elements in registers between the passes) into its shared memory
+// while the copies fly; block 0 also writes the sum, the norm and the
+// weighted norm (those of them not null: a null one is dead) and the
+// quantized row (for mat-muls after this one). The caller guarantees that
+// no written output overlaps x or y, that the mat-vec's output overlaps
+// none of block 0's and neither x nor y, n <= MVN_MAXK·256, and n a
+// multiple of the activation block. Shared memory: mvs_*_1's, then the prologue's
+// scratch (MVN_SCRATCH bytes).
+#define MVN_MAXK 32
+#define MVN_SCRATCH (64 + 16 + (int)sizeof(q8k_sh))
+
+__device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, const float* x, const float* y, float* sum, float* nout, const float* nw,
+                                             float* out2, uint8_t* q, int n, float eps, int qt, long long xrb) {
+    double* part = (double*)scratch;
+    float* sscale = (float*)(scratch + 64);
+    q8k_sh* sh = (q8k_sh*)(scratch + 80);
+    const int tid = threadIdx.x;
+    const bool lead = blockIdx.x == 0;
+    float vals[MVN_MAXK];
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < MVN_MAXK; k++) {
+        const int i = tid + 256 * k;
+        float v = 0.f;
+        if (i < n) {
+            v = x[i];
+            if (y) {
+                v = __fadd_rn(v, y[i]);
+                if (lead && sum) sum[i] = v;
+            }
+            s += (double)__fmul_rn(v, v);
+        }
+        vals[k] = v;
+    }
+    s = warp_sum_d(s);
+    if ((tid & 31) == 0) part[tid >> 5] = s;
+    __syncthreads();
+    if (tid == 0) {
+        double t = 0;
+        for (int k = 0; k < 8; k++) t += part[k];
+        float mean = (float)(t / (double)n);
+        *sscale = 1.f / (float)sqrt((double)(mean + eps));
+    }
+    __syncthreads();
+    const float scale = *sscale;
+#pragma unroll
+    for (int k = 0; k < MVN_MAXK; k++) {
+        const int i0 = 256 * k;
+        if (i0 >= n) break;
+        const int i = i0 + tid;
+        const bool warpIn = i0 + (tid & ~31) < n;
+        float v = 0.f;
+        if (i < n) {
+            v = __fmul_rn(vals[k], scale);
+            if (lead && nout) nout[i] = v;
+            if (nw) {
+                v = __fmul_rn(v, nw[i]);
+                if (lead && out2) out2[i] = v;
+            }
+        }
+        quantize_at(qt, v, xs, xrb, 0, i, warpIn, sh, true);
+    }
+    __syncthreads();
+    if (lead)
+        for (long long e = tid; e < xrb; e += 256) q[e] = xs[e];
+}
+
+#define MVSN(name)                                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_n(const uint8_t* W, float* out, int rows, int nblk, long long wrb,      \
+                                                                                long long xrb, const float* x, const float* y, float* sum,          \
+                                                                                float* nout, const float* nw, float* out2, uint8_t* q, int n,       \
+                                                                                float eps, int qt) {                                                \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot;               \
+        uint8_t* ws = mvs_sh + slot * wrb;                                                                                                          \
+        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb;                                                                                                \
+        const bool live = row < rows;                                                                                                               \
+        if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L);                                                                          \
+        mvn_prologue(xs, xs + round16(xrb), x, y, sum, nout, nw, out2, q, n, eps, qt, xrb);                                                         \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
+    }
+MVSN(q4_0) MVSN(q8_0) MVSN(q4_k) MVSN(q6_k)
