@@ -57,6 +57,18 @@ type kernelSet struct {
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)
+
+	// One-token dots of the remaining weight types.
+	dotQ4_1Q8_1 func(w, x []byte) float32
+	dotQ5_0Q8_0 func(w, x []byte) float32
+	dotQ5_1Q8_1 func(w, x []byte) float32
+	dotQ2_KQ8_K func(w, x []byte) float32
+	dotQ3_KQ8_K func(w, x []byte) float32
+	dotQ5_KQ8_K func(w, x []byte) float32
+	dotF32Bytes func(w, x []byte) float32
+	dotBF16     func(w, x []byte) float32
+	// dotF32 is dotF32Bytes over float32 slices (VecDotF32).
+	dotF32 func(a, b []float32) float32
 }
 
 var (

@@ -1,0 +1,118 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// AVX2 + F16C twins of the lane part of the F32, F16 and BF16 dot products
+// (kernels_generic.go): 32 float32 partial sums in four 8-lane registers
+// (lane k of the 32 takes elements i+k), updated in order over n32 chunks
+// of 32, then folded as the generic body does. F32 multiplies and adds
+// and BF16 multiply and add with two roundings (the twin's float32(a·b):
+// a BF16 product can leave float32's range); F16 products are exact in
+// float32, so there an FMA is the same as multiply-then-add.
+
+// FOLD32 folds Y0..Y3 to X0 lanes t0..t3 with t_l = v_l + v_{l+4} and
+// v = (Y0+Y2) + (Y1+Y3), as reduceHadd and reduceMovehl begin.
+#define FOLD32 \
+	VADDPS Y2, Y0, Y0; \
+	VADDPS Y3, Y1, Y1; \
+	VADDPS Y1, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS X1, X0, X0
+
+#define ZERO4 \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3
+
+// func f32dotAVX2(a, b *byte, n32 int) float32
+// reduceHadd of the lanes: (t0+t1) + (t2+t3).
+TEXT ·f32dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n32+16(FP), CX
+	ZERO4
+f32loop:
+	VMOVUPS 0(SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMOVUPS 64(SI), Y6
+	VMOVUPS 96(SI), Y7
+	VMULPS 0(DI), Y4, Y4
+	VMULPS 32(DI), Y5, Y5
+	VMULPS 64(DI), Y6, Y6
+	VMULPS 96(DI), Y7, Y7
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  f32loop
+	FOLD32
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+#define F16STEP(off, acc) \
+	VCVTPH2PS off(SI), Y4; \
+	VCVTPH2PS off(DI), Y5; \
+	VFMADD231PS Y5, Y4, acc
+
+// func f16dotAVX2(a, b *byte, n32 int) float32
+// reduceHadd of the lanes.
+TEXT ·f16dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n32+16(FP), CX
+	ZERO4
+f16loop:
+	F16STEP(0, Y0)
+	F16STEP(16, Y1)
+	F16STEP(32, Y2)
+	F16STEP(48, Y3)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  f16loop
+	FOLD32
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+#define BF16STEP(off, acc) \
+	VPMOVZXWD off(SI), Y4; \
+	VPSLLD $16, Y4, Y4; \
+	VPMOVZXWD off(DI), Y5; \
+	VPSLLD $16, Y5, Y5; \
+	VMULPS Y5, Y4, Y4; \
+	VADDPS Y4, acc, acc
+
+// func bf16dotAVX2(a, b *byte, n32 int) float32
+// reduceMovehl of the lanes: (t0+t2) + (t1+t3).
+TEXT ·bf16dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n32+16(FP), CX
+	ZERO4
+bf16loop:
+	BF16STEP(0, Y0)
+	BF16STEP(16, Y1)
+	BF16STEP(32, Y2)
+	BF16STEP(48, Y3)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  bf16loop
+	FOLD32
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET

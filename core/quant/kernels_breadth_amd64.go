@@ -1,0 +1,123 @@
+//go:build !noasm
+
+package quant
+
+import "unsafe"
+
+// AVX2 twins of the remaining dot products: Q4_1, Q5_0, Q5_1
+// (kernels_q5_amd64.s), Q2_K, Q3_K, Q5_K (kernels_k3_amd64.s), and the lane
+// parts of F32, F16 and BF16 (floatdot_amd64.s), whose tails the wrappers
+// add in Go exactly as the generic bodies do.
+
+// addBreadthAVX2 puts these kernels into the AVX2 set.
+func addBreadthAVX2(ks *kernelSet) {
+	ks.dotQ4_1Q8_1 = blocks(q4_1q8_1AVX2, bytesQ41, bytesQ81)
+	ks.dotQ5_0Q8_0 = blocks(q5_0q8_0AVX2, bytesQ50, bytesQ80)
+	ks.dotQ5_1Q8_1 = blocks(q5_1q8_1AVX2, bytesQ51, bytesQ81)
+	ks.dotQ2_KQ8_K = blocks(q2_Kq8_KAVX2, bytesQ2K, bytesQ8K)
+	ks.dotQ3_KQ8_K = blocks(q3_Kq8_KAVX2, bytesQ3K, bytesQ8K)
+	ks.dotQ5_KQ8_K = blocks(q5_Kq8_KAVX2, bytesQ5K, bytesQ8K)
+	ks.dotF32Bytes = dotF32BytesAVX2
+	ks.dotF32 = dotF32AVX2
+	ks.dotF16 = dotF16AVX2
+	ks.dotBF16 = dotBF16AVX2
+}
+
+// blocks wraps an assembly dot over nb weight blocks of wsize bytes and
+// activation blocks of xsize bytes: the row's block count, the bounds
+// checked once, 0 for an empty row (what the generic bodies return).
+func blocks(asm func(w, x *byte, nb int) float32, wsize, xsize int) func(w, x []byte) float32 {
+	return func(w, x []byte) float32 {
+		nb := len(w) / wsize
+		if nb == 0 {
+			return 0
+		}
+		_ = x[nb*xsize-1]
+		return asm(&w[0], &x[0], nb)
+	}
+}
+
+//go:noescape
+func q4_1q8_1AVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_0q8_0AVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_1q8_1AVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q2_Kq8_KAVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q3_Kq8_KAVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_Kq8_KAVX2(w, x *byte, nb int) float32
+
+//go:noescape
+func f32dotAVX2(a, b *byte, n32 int) float32
+
+//go:noescape
+func f16dotAVX2(a, b *byte, n32 int) float32
+
+//go:noescape
+func bf16dotAVX2(a, b *byte, n32 int) float32
+
+func dotF32BytesAVX2(w, x []byte) float32 {
+	n := len(w) / 4
+	x = x[:4*n]
+	np := n &^ 31
+	var sum float32
+	if np > 0 {
+		sum = f32dotAVX2(&w[0], &x[0], np/32)
+	}
+	for i := np; i < n; i++ {
+		sum += float32(f32le(w[4*i:]) * f32le(x[4*i:]))
+	}
+	return sum
+}
+
+func dotF32AVX2(a, b []float32) float32 {
+	n := len(a)
+	b = b[:n]
+	np := n &^ 31
+	var sum float32
+	if np > 0 {
+		sum = f32dotAVX2((*byte)(unsafe.Pointer(&a[0])), (*byte)(unsafe.Pointer(&b[0])), np/32)
+	}
+	for i := np; i < n; i++ {
+		sum += float32(a[i] * b[i])
+	}
+	return sum
+}
+
+func dotF16AVX2(w, x []byte) float32 {
+	n := len(w) / 2
+	x = x[:2*n]
+	np := n &^ 31
+	var lanes float32
+	if np > 0 {
+		lanes = f16dotAVX2(&w[0], &x[0], np/32)
+	}
+	sum := float64(lanes)
+	for i := np; i < n; i++ {
+		sum += float64(f16le(w[2*i:]) * f16le(x[2*i:]))
+	}
+	return float32(sum)
+}
+
+func dotBF16AVX2(w, x []byte) float32 {
+	n := len(w) / 2
+	x = x[:2*n]
+	np := n &^ 31
+	var lanes float32
+	if np > 0 {
+		lanes = bf16dotAVX2(&w[0], &x[0], np/32)
+	}
+	sum := float64(lanes)
+	for i := np; i < n; i++ {
+		sum += float64(BF16ToF32(le16(w[2*i:])) * BF16ToF32(le16(x[2*i:])))
+	}
+	return float32(sum)
+}
