@@ -119,11 +119,11 @@ func (ks *kernelSet) forType(t gguf.GGMLType) (func(w, x []byte) float32, func(w
 	case gguf.TypeQ5_1:
 		return ks.dotQ5_1Q8_1, nil
 	case gguf.TypeQ2_K:
-		return ks.dotQ2_KQ8_K, nil
+		return ks.dotQ2_KQ8_K, ks.dot4Q2_KQ8_K
 	case gguf.TypeQ3_K:
-		return ks.dotQ3_KQ8_K, nil
+		return ks.dotQ3_KQ8_K, ks.dot4Q3_KQ8_K
 	case gguf.TypeQ5_K:
-		return ks.dotQ5_KQ8_K, nil
+		return ks.dotQ5_KQ8_K, ks.dot4Q5_KQ8_K
 	}
 	panic("quant: forType of an unsupported type " + t.String())
 }

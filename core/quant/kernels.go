@@ -49,6 +49,10 @@ func genericKernels() *kernelSet {
 		dotF32Bytes: dotF32BytesGeneric,
 		dotBF16:     dotBF16Generic,
 		dotF32:      dotF32Generic,
+
+		dot4Q2_KQ8_K: loop4(dotQ2_KQ8_KGeneric),
+		dot4Q3_KQ8_K: loop4(dotQ3_KQ8_KGeneric),
+		dot4Q5_KQ8_K: loop4(dotQ5_KQ8_KGeneric),
 	}
 }
 

@@ -6,7 +6,8 @@ import "unsafe"
 
 // AVX2 twins of the remaining dot products: Q4_1, Q5_0, Q5_1
 // (kernels_q5_amd64.s), Q2_K, Q3_K, Q5_K (kernels_k3_amd64.s), and the lane
-// parts of F32, F16 and BF16 (floatdot_amd64.s), whose tails the wrappers
+// parts of F32, F16 and BF16 (floatdot_amd64.s), and four-token forms of
+// the three K-quants, whose tails the wrappers
 // add in Go exactly as the generic bodies do.
 
 // addBreadthAVX2 puts these kernels into the AVX2 set.
@@ -17,6 +18,9 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dotQ2_KQ8_K = blocks(q2_Kq8_KAVX2, bytesQ2K, bytesQ8K)
 	ks.dotQ3_KQ8_K = blocks(q3_Kq8_KAVX2, bytesQ3K, bytesQ8K)
 	ks.dotQ5_KQ8_K = blocks(q5_Kq8_KAVX2, bytesQ5K, bytesQ8K)
+	ks.dot4Q2_KQ8_K = blocks4(q2_Kq8_Kx4AVX2, bytesQ2K, bytesQ8K)
+	ks.dot4Q3_KQ8_K = blocks4(q3_Kq8_Kx4AVX2, bytesQ3K, bytesQ8K)
+	ks.dot4Q5_KQ8_K = blocks4(q5_Kq8_Kx4AVX2, bytesQ5K, bytesQ8K)
 	ks.dotF32Bytes = dotF32BytesAVX2
 	ks.dotF32 = dotF32AVX2
 	ks.dotF16 = dotF16AVX2
@@ -36,6 +40,28 @@ func blocks(asm func(w, x *byte, nb int) float32, wsize, xsize int) func(w, x []
 		return asm(&w[0], &x[0], nb)
 	}
 }
+
+// blocks4 is blocks for a four-token kernel (tokens at x, x+stride, …).
+func blocks4(asm func(w, x *byte, stride, nb int, out *[4]float32), wsize, xsize int) func(w, x []byte, stride int, out *[4]float32) {
+	return func(w, x []byte, stride int, out *[4]float32) {
+		nb := len(w) / wsize
+		if nb == 0 {
+			*out = [4]float32{}
+			return
+		}
+		_ = x[3*stride+nb*xsize-1]
+		asm(&w[0], &x[0], stride, nb, out)
+	}
+}
+
+//go:noescape
+func q2_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+//go:noescape
+func q3_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+//go:noescape
+func q5_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)
 
 //go:noescape
 func q4_1q8_1AVX2(w, x *byte, nb int) float32

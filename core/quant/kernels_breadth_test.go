@@ -9,21 +9,22 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// breadthDots are the one-token dots of the remaining weight types, checked
-// like twinDots: same bits as the generic body at every level, on random
-// rows, zero blocks, max-magnitude scales and mixed rows, at odd lengths.
-var breadthDots = []struct {
-	wt  gguf.GGMLType
-	one func(*kernelSet) func(w, x []byte) float32
-}{
-	{gguf.TypeQ4_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ4_1Q8_1 }},
-	{gguf.TypeQ5_0, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_0Q8_0 }},
-	{gguf.TypeQ5_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_1Q8_1 }},
-	{gguf.TypeQ2_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ2_KQ8_K }},
-	{gguf.TypeQ3_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ3_KQ8_K }},
-	{gguf.TypeQ5_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_KQ8_K }},
-	{gguf.TypeF32, func(k *kernelSet) func(w, x []byte) float32 { return k.dotF32Bytes }},
-	{gguf.TypeBF16, func(k *kernelSet) func(w, x []byte) float32 { return k.dotBF16 }},
+// breadthDots are the dots of the remaining weight types (one-token, and
+// four-token where the level has it), checked like twinDots: same bits as
+// the generic body at every level, on random rows, zero blocks,
+// max-magnitude scales and mixed rows, at odd lengths.
+var breadthDots = []twinDot{
+	{gguf.TypeQ4_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ4_1Q8_1 }, nil},
+	{gguf.TypeQ5_0, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_0Q8_0 }, nil},
+	{gguf.TypeQ5_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_1Q8_1 }, nil},
+	{gguf.TypeQ2_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ2_KQ8_K },
+		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q2_KQ8_K }},
+	{gguf.TypeQ3_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ3_KQ8_K },
+		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q3_KQ8_K }},
+	{gguf.TypeQ5_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_KQ8_K },
+		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q5_KQ8_K }},
+	{gguf.TypeF32, func(k *kernelSet) func(w, x []byte) float32 { return k.dotF32Bytes }, nil},
+	{gguf.TypeBF16, func(k *kernelSet) func(w, x []byte) float32 { return k.dotBF16 }, nil},
 }
 
 func TestBreadthKernelsMatchGenericTwins(t *testing.T) {
@@ -41,6 +42,25 @@ func TestBreadthKernelsMatchGenericTwins(t *testing.T) {
 							if got := td.one(ks)(w, x); !sameBits(got, want) {
 								t.Fatalf("rep %d: %s = %g (%#08x), generic %g (%#08x)", rep, lvl, got, math.Float32bits(got), want, math.Float32bits(want))
 							}
+							if td.four == nil {
+								continue
+							}
+							// Four tokens at a stride with a gap, each
+							// against the one-token generic result.
+							stride := len(x) + 52
+							buf := make([]byte, 3*stride+len(x))
+							xs := make([][]byte, 4)
+							for k := range xs {
+								_, xs[k] = twinRows(t, r, td.wt, n, kind)
+								copy(buf[k*stride:], xs[k])
+							}
+							var out [4]float32
+							td.four(ks)(w, buf, stride, &out)
+							for k := range xs {
+								if want := td.one(gen)(w, xs[k]); !sameBits(out[k], want) {
+									t.Fatalf("rep %d token %d: %s four-token = %g, generic %g", rep, k, lvl, out[k], want)
+								}
+							}
 						}
 					})
 				}
@@ -49,8 +69,8 @@ func TestBreadthKernelsMatchGenericTwins(t *testing.T) {
 	}
 }
 
-// TestBreadthKernelsReachVecDot: VecDot and NewKernel use the active
-// level's kernel for every type (a level forced to Generic gives the
+// TestBreadthKernelsReachVecDot: VecDot and NewKernel (Dot, Dot4) use the
+// active level's kernel for every type (a level forced to Generic gives the
 // generic bits; the default gives the level's).
 func TestBreadthKernelsReachVecDot(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -71,6 +91,17 @@ func TestBreadthKernelsReachVecDot(t *testing.T) {
 				}
 				if got := k.Dot(w, x); !sameBits(got, want) {
 					t.Errorf("%s %s: Kernel.Dot %g, level kernel %g", lvl, td.wt, got, want)
+				}
+				xs := make([]byte, 0, 4*len(x))
+				for range 4 {
+					xs = append(xs, x...)
+				}
+				var out [4]float32
+				k.Dot4(w, xs, &out)
+				for i, got := range out {
+					if !sameBits(got, want) {
+						t.Errorf("%s %s: Kernel.Dot4 token %d %g, level kernel %g", lvl, td.wt, i, got, want)
+					}
 				}
 			}()
 		}
@@ -122,6 +153,36 @@ func TestBF16DotRoundsProducts(t *testing.T) {
 	for _, lvl := range Levels() {
 		if got := levels[lvl].dotBF16(w, x); !math.IsInf(float64(got), 1) {
 			t.Errorf("%s: %g, want +Inf (the product rounded on its own)", lvl, got)
+		}
+	}
+}
+
+// BenchmarkBreadthDot4 measures Kernel.Dot4 (one weight row, four tokens)
+// of the K-quants with four-token forms, per level; MB/s counts the weight
+// row once per call.
+func BenchmarkBreadthDot4(b *testing.B) {
+	r := rand.New(rand.NewPCG(41, 42))
+	const n = 4096
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ5_K} {
+		w := quantizeWeights(b, typ, gaussian(r, n, 0.02))
+		var xs []byte
+		for range 4 {
+			xs = append(xs, quantizeRow(b, VecDotType(typ), gaussian(r, n, 1))...)
+		}
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(typ, n)
+			restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out [4]float32
+			b.Run(lvl.String()+"/"+typ.String(), func(b *testing.B) {
+				b.SetBytes(int64(k.WeightRowBytes()))
+				for b.Loop() {
+					k.Dot4(w, xs, &out)
+				}
+			})
 		}
 	}
 }

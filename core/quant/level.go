@@ -69,6 +69,10 @@ type kernelSet struct {
 	dotBF16     func(w, x []byte) float32
 	// dotF32 is dotF32Bytes over float32 slices (VecDotF32).
 	dotF32 func(a, b []float32) float32
+	// Four-token forms (as dot4Q4_KQ8_K) of the remaining K-quants.
+	dot4Q2_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q3_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q5_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 }
 
 var (
