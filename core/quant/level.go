@@ -14,6 +14,13 @@ const (
 	Generic Level = iota
 	// AVX2 is amd64 with AVX2, FMA and F16C (hand-written assembly).
 	AVX2
+	// NEON is arm64's Advanced SIMD (assembly generated from
+	// _asm/kernels_arm64.s.in).
+	NEON
+	// NEONDot is NEON with the dot-product extension (SDOT).
+	NEONDot
+
+	maxLevel = NEONDot
 )
 
 func (l Level) String() string {
@@ -22,6 +29,10 @@ func (l Level) String() string {
 		return "generic"
 	case AVX2:
 		return "avx2"
+	case NEON:
+		return "neon"
+	case NEONDot:
+		return "neondot"
 	}
 	return fmt.Sprintf("level(%d)", int(l))
 }
@@ -104,7 +115,7 @@ func CurrentLevel() Level { return curLvl }
 // first; Generic is always there.
 func Levels() []Level {
 	var ls []Level
-	for l := Generic; l <= AVX2; l++ {
+	for l := Generic; l <= maxLevel; l++ {
 		if levels[l] != nil {
 			ls = append(ls, l)
 		}
