@@ -5,7 +5,8 @@ package quant
 import "golang.org/x/sys/cpu"
 
 // The arm64 levels: NEON (every arm64 CPU has Advanced SIMD) and NEONDot
-// where the CPU has the dot-product extension. Assembly in kernels_arm64.s,
+// where the CPU has the dot-product extension (its own dots; NEON's
+// quantizers). Assembly in kernels_arm64.s,
 // generated from _asm/kernels_arm64.s.in by _asm/neonwords.
 
 func init() {
@@ -23,6 +24,8 @@ func init() {
 	neon.dot4Q8_0Q8_0 = loop4(neon.dotQ8_0Q8_0)
 	neon.dot4Q4_KQ8_K = loop4(neon.dotQ4_KQ8_K)
 	neon.dot4Q6_KQ8_K = loop4(neon.dotQ6_KQ8_K)
+	neon.quantizeQ8_0 = quantizeRowQ8_0NEON
+	neon.quantizeQ8_K = quantizeRowQ8_KNEON
 	register(NEON, &neon)
 	if !cpu.ARM64.HasASIMDDP {
 		return
@@ -64,3 +67,27 @@ func q4_Kq8_KNEONDot(w, x *byte, nb int) float32
 
 //go:noescape
 func q6_Kq8_KNEONDot(w, x *byte, nb int) float32
+
+//go:noescape
+func quantQ8_0NEON(src *float32, dst *byte, nb int)
+
+//go:noescape
+func quantQ8_KNEON(src *float32, dst *byte, nb int)
+
+func quantizeRowQ8_0NEON(src []float32, dst []byte) {
+	nb := len(src) / qk
+	if nb == 0 {
+		return
+	}
+	_ = dst[nb*bytesQ80-1]
+	quantQ8_0NEON(&src[0], &dst[0], nb)
+}
+
+func quantizeRowQ8_KNEON(src []float32, dst []byte) {
+	nb := len(src) / qkK
+	if nb == 0 {
+		return
+	}
+	_ = dst[nb*bytesQ8K-1]
+	quantQ8_KNEON(&src[0], &dst[0], nb)
+}

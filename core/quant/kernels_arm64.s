@@ -840,3 +840,236 @@ q6_Kq8_KNEONDotloop:
 	BNE q6_Kq8_KNEONDotloop
 	FMOVS F0, ret+24(FP)
 	RET
+
+// Activation quantizers (quantize_row.go). R0 = source floats, R1 =
+// destination blocks, R2 = block count.
+
+// func quantQ8_0NEON(src *float32, dst *byte, nb int)
+// Per block of 32: amax = max |x| with NaNs skipped (NaN lanes zeroed
+// first, so signalling NaNs too); d = fp16(amax/127); id = 127/amax (0 for
+// amax 0); q = round-to-even(x·id) saturated to int8, and −128 wherever
+// x·id is NaN or |x·id| ≥ 2³¹ (x86's "integer indefinite", which the
+// generic body reproduces).
+TEXT ·quantQ8_0NEON(SB), NOSPLIT, $0-24
+	MOVD src+0(FP), R0
+	MOVD dst+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x52a85fc9 // mov w9, #0x42fe0000
+	WORD $0x1e270139 // fmov s25, w9
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x52a9e009 // mov w9, #0x4f000000
+	WORD $0x4e040d3d // dup v29.4s, w9
+	WORD $0x4f04e41e // movi v30.16b, #0x80
+q80loop:
+	WORD $0x4cdf2800 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x0], #64
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4ea0f810 // fabs v16.4s, v0.4s
+	WORD $0x4e30e608 // fcmeq v8.4s, v16.4s, v16.4s
+	WORD $0x4e281e10 // and v16.16b, v16.16b, v8.16b
+	WORD $0x4ea0f831 // fabs v17.4s, v1.4s
+	WORD $0x4e31e628 // fcmeq v8.4s, v17.4s, v17.4s
+	WORD $0x4e281e31 // and v17.16b, v17.16b, v8.16b
+	WORD $0x4ea0f852 // fabs v18.4s, v2.4s
+	WORD $0x4e32e648 // fcmeq v8.4s, v18.4s, v18.4s
+	WORD $0x4e281e52 // and v18.16b, v18.16b, v8.16b
+	WORD $0x4ea0f873 // fabs v19.4s, v3.4s
+	WORD $0x4e33e668 // fcmeq v8.4s, v19.4s, v19.4s
+	WORD $0x4e281e73 // and v19.16b, v19.16b, v8.16b
+	WORD $0x4ea0f894 // fabs v20.4s, v4.4s
+	WORD $0x4e34e688 // fcmeq v8.4s, v20.4s, v20.4s
+	WORD $0x4e281e94 // and v20.16b, v20.16b, v8.16b
+	WORD $0x4ea0f8b5 // fabs v21.4s, v5.4s
+	WORD $0x4e35e6a8 // fcmeq v8.4s, v21.4s, v21.4s
+	WORD $0x4e281eb5 // and v21.16b, v21.16b, v8.16b
+	WORD $0x4ea0f8d6 // fabs v22.4s, v6.4s
+	WORD $0x4e36e6c8 // fcmeq v8.4s, v22.4s, v22.4s
+	WORD $0x4e281ed6 // and v22.16b, v22.16b, v8.16b
+	WORD $0x4ea0f8f7 // fabs v23.4s, v7.4s
+	WORD $0x4e37e6e8 // fcmeq v8.4s, v23.4s, v23.4s
+	WORD $0x4e281ef7 // and v23.16b, v23.16b, v8.16b
+	WORD $0x4e31f610 // fmax v16.4s, v16.4s, v17.4s
+	WORD $0x4e33f652 // fmax v18.4s, v18.4s, v19.4s
+	WORD $0x4e35f694 // fmax v20.4s, v20.4s, v21.4s
+	WORD $0x4e37f6d6 // fmax v22.4s, v22.4s, v23.4s
+	WORD $0x4e32f610 // fmax v16.4s, v16.4s, v18.4s
+	WORD $0x4e36f694 // fmax v20.4s, v20.4s, v22.4s
+	WORD $0x4e34f610 // fmax v16.4s, v16.4s, v20.4s
+	WORD $0x6e30fa18 // fmaxv s24, v16.4s
+	WORD $0x1e391b1a // fdiv s26, s24, s25
+	WORD $0x1e23c35a // fcvt h26, s26
+	WORD $0x7d00003a // str h26, [x1]
+	WORD $0x1e381b3b // fdiv s27, s25, s24
+	WORD $0x1e202308 // fcmp s24, #0.0
+	WORD $0x1e3c1f7b // fcsel s27, s27, s28, ne
+	WORD $0x4f9b9000 // fmul v0.4s, v0.4s, v27.s[0]
+	WORD $0x4f9b9021 // fmul v1.4s, v1.4s, v27.s[0]
+	WORD $0x4f9b9042 // fmul v2.4s, v2.4s, v27.s[0]
+	WORD $0x4f9b9063 // fmul v3.4s, v3.4s, v27.s[0]
+	WORD $0x4f9b9084 // fmul v4.4s, v4.4s, v27.s[0]
+	WORD $0x4f9b90a5 // fmul v5.4s, v5.4s, v27.s[0]
+	WORD $0x4f9b90c6 // fmul v6.4s, v6.4s, v27.s[0]
+	WORD $0x4f9b90e7 // fmul v7.4s, v7.4s, v27.s[0]
+	WORD $0x6ea0efb0 // facgt v16.4s, v29.4s, v0.4s
+	WORD $0x6ea1efb1 // facgt v17.4s, v29.4s, v1.4s
+	WORD $0x6ea2efb2 // facgt v18.4s, v29.4s, v2.4s
+	WORD $0x6ea3efb3 // facgt v19.4s, v29.4s, v3.4s
+	WORD $0x6ea4efb4 // facgt v20.4s, v29.4s, v4.4s
+	WORD $0x6ea5efb5 // facgt v21.4s, v29.4s, v5.4s
+	WORD $0x6ea6efb6 // facgt v22.4s, v29.4s, v6.4s
+	WORD $0x6ea7efb7 // facgt v23.4s, v29.4s, v7.4s
+	WORD $0x4e21a800 // fcvtns v0.4s, v0.4s
+	WORD $0x4e21a821 // fcvtns v1.4s, v1.4s
+	WORD $0x4e21a842 // fcvtns v2.4s, v2.4s
+	WORD $0x4e21a863 // fcvtns v3.4s, v3.4s
+	WORD $0x4e21a884 // fcvtns v4.4s, v4.4s
+	WORD $0x4e21a8a5 // fcvtns v5.4s, v5.4s
+	WORD $0x4e21a8c6 // fcvtns v6.4s, v6.4s
+	WORD $0x4e21a8e7 // fcvtns v7.4s, v7.4s
+	WORD $0x0e614800 // sqxtn v0.4h, v0.4s
+	WORD $0x4e614820 // sqxtn2 v0.8h, v1.4s
+	WORD $0x0e614842 // sqxtn v2.4h, v2.4s
+	WORD $0x4e614862 // sqxtn2 v2.8h, v3.4s
+	WORD $0x0e214800 // sqxtn v0.8b, v0.8h
+	WORD $0x4e214840 // sqxtn2 v0.16b, v2.8h
+	WORD $0x0e612a10 // xtn v16.4h, v16.4s
+	WORD $0x4e612a30 // xtn2 v16.8h, v17.4s
+	WORD $0x0e612a52 // xtn v18.4h, v18.4s
+	WORD $0x4e612a72 // xtn2 v18.8h, v19.4s
+	WORD $0x0e212a10 // xtn v16.8b, v16.8h
+	WORD $0x4e212a50 // xtn2 v16.16b, v18.8h
+	WORD $0x6ef01fc0 // bif v0.16b, v30.16b, v16.16b
+	WORD $0x0e614884 // sqxtn v4.4h, v4.4s
+	WORD $0x4e6148a4 // sqxtn2 v4.8h, v5.4s
+	WORD $0x0e6148c6 // sqxtn v6.4h, v6.4s
+	WORD $0x4e6148e6 // sqxtn2 v6.8h, v7.4s
+	WORD $0x0e214884 // sqxtn v4.8b, v4.8h
+	WORD $0x4e2148c4 // sqxtn2 v4.16b, v6.8h
+	WORD $0x0e612a94 // xtn v20.4h, v20.4s
+	WORD $0x4e612ab4 // xtn2 v20.8h, v21.4s
+	WORD $0x0e612ad6 // xtn v22.4h, v22.4s
+	WORD $0x4e612af6 // xtn2 v22.8h, v23.4s
+	WORD $0x0e212a94 // xtn v20.8b, v20.8h
+	WORD $0x4e212ad4 // xtn2 v20.16b, v22.8h
+	WORD $0x6ef41fc4 // bif v4.16b, v30.16b, v20.16b
+	WORD $0x3c802020 // stur q0, [x1, #2]
+	WORD $0x3c812024 // stur q4, [x1, #18]
+	ADD $34, R1
+	SUBS $1, R2
+	BNE q80loop
+	RET
+
+// func quantQ8_KNEON(src *float32, dst *byte, nb int)
+// Per block of 256 (quantize_row_q8_K_ref): amax with NaNs skipped; an
+// all-zero block is cleared; otherwise the first element whose |x| is amax
+// gives iscale = −127/x, d = 1/iscale, q = min(127, nearest_int(iscale·x))
+// with nearest_int's magic add (the low byte kept, as the generic body
+// truncates), and the sums of 16.
+TEXT ·quantQ8_KNEON(SB), NOSPLIT, $0-24
+	MOVD src+0(FP), R0
+	MOVD dst+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x52a96809 // mov w9, #0x4b400000
+	WORD $0x4e040d3d // dup v29.4s, w9
+	WORD $0x4f03d7fe // movi v30.4s, #0x7f, msl #16
+	WORD $0x4f02441f // movi v31.4s, #0x40, lsl #16
+	WORD $0x4f0307fc // movi v28.4s, #127
+q8kloop:
+	// amax over the 256: four running maxima of zeroed-NaN |x|.
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	MOVD R0, R5
+	MOVD $16, R6
+q8kmax:
+	WORD $0x4cdf28a0 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x5], #64
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e281c00 // and v0.16b, v0.16b, v8.16b
+	WORD $0x4e20f610 // fmax v16.4s, v16.4s, v0.4s
+	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
+	WORD $0x4e21e428 // fcmeq v8.4s, v1.4s, v1.4s
+	WORD $0x4e281c21 // and v1.16b, v1.16b, v8.16b
+	WORD $0x4e21f631 // fmax v17.4s, v17.4s, v1.4s
+	WORD $0x4ea0f842 // fabs v2.4s, v2.4s
+	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
+	WORD $0x4e281c42 // and v2.16b, v2.16b, v8.16b
+	WORD $0x4e22f652 // fmax v18.4s, v18.4s, v2.4s
+	WORD $0x4ea0f863 // fabs v3.4s, v3.4s
+	WORD $0x4e23e468 // fcmeq v8.4s, v3.4s, v3.4s
+	WORD $0x4e281c63 // and v3.16b, v3.16b, v8.16b
+	WORD $0x4e23f673 // fmax v19.4s, v19.4s, v3.4s
+	SUBS $1, R6
+	BNE q8kmax
+	WORD $0x4e31f610 // fmax v16.4s, v16.4s, v17.4s
+	WORD $0x4e33f652 // fmax v18.4s, v18.4s, v19.4s
+	WORD $0x4e32f610 // fmax v16.4s, v16.4s, v18.4s
+	WORD $0x6e30fa18 // fmaxv s24, v16.4s
+	WORD $0x1e202308 // fcmp s24, #0.0
+	BEQ q8kzero
+	// The first element whose |x| is amax is the signed extreme.
+	MOVD R0, R5
+q8kfind:
+	WORD $0xbc4044a1 // ldr s1, [x5], #4
+	WORD $0x1e20c022 // fabs s2, s1
+	WORD $0x1e382040 // fcmp s2, s24
+	BNE q8kfind
+	WORD $0x52b85fc9 // mov w9, #0xc2fe0000
+	WORD $0x1e27013b // fmov s27, w9
+	WORD $0x1e211b7b // fdiv s27, s27, s1
+	WORD $0x1e2e1004 // fmov s4, #1.0
+	WORD $0x1e3b1884 // fdiv s4, s4, s27
+	WORD $0xbd000024 // str s4, [x1]
+	ADD $4, R1, R7
+	ADD $260, R1, R8
+	MOVD $16, R6
+q8kquant:
+	WORD $0x4cdf2800 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x0], #64
+	WORD $0x4f9b9000 // fmul v0.4s, v0.4s, v27.s[0]
+	WORD $0x4e3dd400 // fadd v0.4s, v0.4s, v29.4s
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6ebf8400 // sub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebc6c00 // smin v0.4s, v0.4s, v28.4s
+	WORD $0x4f9b9021 // fmul v1.4s, v1.4s, v27.s[0]
+	WORD $0x4e3dd421 // fadd v1.4s, v1.4s, v29.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ebf8421 // sub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebc6c21 // smin v1.4s, v1.4s, v28.4s
+	WORD $0x4f9b9042 // fmul v2.4s, v2.4s, v27.s[0]
+	WORD $0x4e3dd442 // fadd v2.4s, v2.4s, v29.4s
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6ebf8442 // sub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebc6c42 // smin v2.4s, v2.4s, v28.4s
+	WORD $0x4f9b9063 // fmul v3.4s, v3.4s, v27.s[0]
+	WORD $0x4e3dd463 // fadd v3.4s, v3.4s, v29.4s
+	WORD $0x4e3e1c63 // and v3.16b, v3.16b, v30.16b
+	WORD $0x6ebf8463 // sub v3.4s, v3.4s, v31.4s
+	WORD $0x4ebc6c63 // smin v3.4s, v3.4s, v28.4s
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x4e612820 // xtn2 v0.8h, v1.4s
+	WORD $0x0e612842 // xtn v2.4h, v2.4s
+	WORD $0x4e612862 // xtn2 v2.8h, v3.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	WORD $0x4e212840 // xtn2 v0.16b, v2.8h
+	WORD $0x4e303805 // saddlv h5, v0.16b
+	WORD $0x4c9f70e0 // st1 {v0.16b}, [x7], #16
+	WORD $0x7c002505 // str h5, [x8], #2
+	SUBS $1, R6
+	BNE q8kquant
+	B q8knext
+q8kzero:
+	// ggml leaves an all-zero block's bsums untouched; zero is their value.
+	WORD $0x4f000400 // movi v0.4s, #0
+	MOVD R1, R7
+	MOVD $18, R6
+q8kclear:
+	WORD $0x4c9f70e0 // st1 {v0.16b}, [x7], #16
+	SUBS $1, R6
+	BNE q8kclear
+	WORD $0xbd0000e0 // str s0, [x7]
+	ADD $1024, R0
+q8knext:
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q8kloop
+	RET

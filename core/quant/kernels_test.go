@@ -285,6 +285,8 @@ func TestQuantizersMatchGenericTwins(t *testing.T) {
 										src[i] = float32(math.NaN())
 									case 2:
 										src[i] = math.MaxFloat32
+									case 3: // a quiet NaN with a payload
+										src[i] = math.Float32frombits(0x7fc00000 | uint32(r.IntN(1<<22)) | uint32(r.IntN(2))<<31)
 									}
 								}
 							}
