@@ -53,6 +53,9 @@ func genericKernels() *kernelSet {
 		dot4Q2_KQ8_K: loop4(dotQ2_KQ8_KGeneric),
 		dot4Q3_KQ8_K: loop4(dotQ3_KQ8_KGeneric),
 		dot4Q5_KQ8_K: loop4(dotQ5_KQ8_KGeneric),
+
+		ropePairs:  ropePairsGeneric,
+		ropeHalves: ropeHalvesGeneric,
 	}
 }
 

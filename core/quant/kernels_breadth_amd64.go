@@ -25,6 +25,8 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dotF32 = dotF32AVX2
 	ks.dotF16 = dotF16AVX2
 	ks.dotBF16 = dotBF16AVX2
+	ks.ropePairs = ropePairsAVX2Row
+	ks.ropeHalves = ropeHalvesAVX2Row
 }
 
 //go:noescape

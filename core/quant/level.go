@@ -84,6 +84,10 @@ type kernelSet struct {
 	dot4Q2_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 	dot4Q3_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 	dot4Q5_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+
+	// Rope rotations (rope.go).
+	ropePairs  func(out, x, cs []float32)
+	ropeHalves func(out, x, cs []float32)
 }
 
 var (

@@ -262,7 +262,8 @@ func f16F32(t gguf.GGMLType, in int) bool {
 // multiplied by theta_scale = base^(-2/dims) in float32 for each pair. The
 // rotation is written as the C compiler contracts it in ggml-cpu (built
 // with FMA and GCC's default -ffp-contract=fast): x0·cos − x1·sin becomes
-// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos).
+// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos)
+// (quant.RopePairs and quant.RopeHalves, SIMD where the level has it).
 func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []int32, freqs []float32) {
 	c.rt = ropeTask{
 		c: c, out: out, x: x, pos: pos, freqs: freqs,
@@ -303,15 +304,10 @@ func (rt *ropeTask) run(worker, lo, hi int) {
 		for h := 0; h < heads; h++ {
 			off := (t*heads + h) * headDim
 			xr, or := rt.x[off:off+headDim], rt.out[off:off+headDim]
-			for i := 0; i < dims; i += 2 {
-				cos, sin := cs[i], cs[i+1]
-				a, b := i, i+1
-				if rt.neox {
-					a, b = i/2, i/2+dims/2
-				}
-				x0, x1 := xr[a], xr[b]
-				or[a] = fma32(x0, cos, -(x1 * sin))
-				or[b] = fma32(x0, sin, x1*cos)
+			if rt.neox {
+				quant.RopeHalves(or, xr, cs)
+			} else {
+				quant.RopePairs(or, xr, cs)
 			}
 			copy(or[dims:], xr[dims:])
 		}
