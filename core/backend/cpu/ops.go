@@ -542,10 +542,6 @@ type gluTask struct {
 func (t *gluTask) run(_, lo, hi int) {
 	rowLen := t.rowLen
 	for r := lo; r < hi; r++ {
-		o := t.out[r*rowLen : (r+1)*rowLen]
-		siluRow16(o, t.g[r*rowLen:(r+1)*rowLen])
-		for i, v := range t.u[r*rowLen : (r+1)*rowLen] {
-			o[i] *= v
-		}
+		swigluRow16(t.out[r*rowLen:(r+1)*rowLen], t.g[r*rowLen:(r+1)*rowLen], t.u[r*rowLen:(r+1)*rowLen])
 	}
 }
