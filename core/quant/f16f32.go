@@ -13,6 +13,11 @@ const F16F32Lanes = 16
 // activations to F16 first, as ggml_vec_dot_f16 does, leaves them at 1e-6.
 // len(x) must be a multiple of F16F32Lanes and len(w) ≥ 2·len(x).
 func DotF16F32(w []byte, x []float32) float32 {
+	n := len(x) &^ (F16F32Lanes - 1)
+	return cur.dotF16F32(w[:2*n:2*n], x[:n:n])
+}
+
+func dotF16F32Generic(w []byte, x []float32) float32 {
 	n := len(x)
 	w = w[:2*n]
 	var acc [F16F32Lanes]float32

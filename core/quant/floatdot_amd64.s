@@ -116,3 +116,33 @@ bf16loop:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// func f16f32dotAVX2(w *byte, x *float32, n16 int) float32
+// DotF16F32 (f16f32.go): sixteen lanes (Y0 = lanes 0..7, Y1 = 8..15) of
+// fused multiply-adds of the widened halves and the float32 activations,
+// then ReduceAdd16: (hi 8 + lo 8), (hi 4 + lo 4), (0+2) + (1+3).
+TEXT ·f16f32dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n16+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+f16f32loop:
+	VCVTPH2PS (SI), Y2
+	VCVTPH2PS 16(SI), Y3
+	VFMADD231PS (DI), Y2, Y0
+	VFMADD231PS 32(DI), Y3, Y1
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  f16f32loop
+	VADDPS Y0, Y1, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X0, X1, X0
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET

@@ -56,6 +56,7 @@ func genericKernels() *kernelSet {
 
 		ropePairs:  ropePairsGeneric,
 		ropeHalves: ropeHalvesGeneric,
+		dotF16F32:  dotF16F32Generic,
 	}
 }
 

@@ -26,6 +26,7 @@ func init() {
 	neon.dot4Q6_KQ8_K = loop4(neon.dotQ6_KQ8_K)
 	neon.quantizeQ8_0 = quantizeRowQ8_0NEON
 	neon.quantizeQ8_K = quantizeRowQ8_KNEON
+	neon.dotF16F32 = dotF16F32NEON
 	register(NEON, &neon)
 	if !cpu.ARM64.HasASIMDDP {
 		return
@@ -90,4 +91,16 @@ func quantizeRowQ8_KNEON(src []float32, dst []byte) {
 	}
 	_ = dst[nb*bytesQ8K-1]
 	quantQ8_KNEON(&src[0], &dst[0], nb)
+}
+
+//go:noescape
+func f16f32dotNEON(w *byte, x *float32, n16 int) float32
+
+func dotF16F32NEON(w []byte, x []float32) float32 {
+	n16 := len(x) / F16F32Lanes
+	if n16 == 0 {
+		return 0
+	}
+	_ = w[2*F16F32Lanes*n16-1]
+	return f16f32dotNEON(&w[0], &x[0], n16)
 }

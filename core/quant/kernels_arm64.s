@@ -1073,3 +1073,37 @@ q8knext:
 	SUBS $1, R2
 	BNE q8kloop
 	RET
+
+// func f16f32dotNEON(w *byte, x *float32, n16 int) float32
+// DotF16F32 (f16f32.go): sixteen lanes (V0..V3 = lanes 0..3, …, 12..15) of
+// fused multiply-adds of the widened halves and the float32 activations,
+// then ReduceAdd16: (lanes 8..15 + 0..7), (hi 4 + lo 4), (0+2) + (1+3).
+TEXT ·f16f32dotNEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n16+16(FP), R2
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+f16f32loop:
+	WORD $0x4cdfa404 // ld1 {v4.8h, v5.8h}, [x0], #32
+	WORD $0x4cdf2830 // ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x1], #64
+	WORD $0x0e217886 // fcvtl v6.4s, v4.4h
+	WORD $0x4e217887 // fcvtl2 v7.4s, v4.8h
+	WORD $0x0e2178b4 // fcvtl v20.4s, v5.4h
+	WORD $0x4e2178b5 // fcvtl2 v21.4s, v5.8h
+	WORD $0x4e30ccc0 // fmla v0.4s, v6.4s, v16.4s
+	WORD $0x4e31cce1 // fmla v1.4s, v7.4s, v17.4s
+	WORD $0x4e32ce82 // fmla v2.4s, v20.4s, v18.4s
+	WORD $0x4e33cea3 // fmla v3.4s, v21.4s, v19.4s
+	SUBS $1, R2
+	BNE f16f32loop
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	WORD $0x4e22d464 // fadd v4.4s, v3.4s, v2.4s
+	WORD $0x6e044085 // ext v5.16b, v4.16b, v4.16b, #8
+	WORD $0x0e25d484 // fadd v4.2s, v4.2s, v5.2s
+	WORD $0x7e30d880 // faddp s0, v4.2s
+	FMOVS F0, ret+24(FP)
+	RET

@@ -27,6 +27,7 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dotBF16 = dotBF16AVX2
 	ks.ropePairs = ropePairsAVX2Row
 	ks.ropeHalves = ropeHalvesAVX2Row
+	ks.dotF16F32 = dotF16F32AVX2
 }
 
 //go:noescape
@@ -121,4 +122,16 @@ func dotBF16AVX2(w, x []byte) float32 {
 		sum += float64(BF16ToF32(le16(w[2*i:])) * BF16ToF32(le16(x[2*i:])))
 	}
 	return float32(sum)
+}
+
+//go:noescape
+func f16f32dotAVX2(w *byte, x *float32, n16 int) float32
+
+func dotF16F32AVX2(w []byte, x []float32) float32 {
+	n16 := len(x) / F16F32Lanes
+	if n16 == 0 {
+		return 0
+	}
+	_ = w[2*F16F32Lanes*n16-1]
+	return f16f32dotAVX2(&w[0], &x[0], n16)
 }

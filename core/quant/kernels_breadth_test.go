@@ -186,3 +186,59 @@ func BenchmarkBreadthDot4(b *testing.B) {
 		}
 	}
 }
+
+// TestDotF16F32MatchesGenericTwin: the F16 × F32 row at every level gives
+// the generic bits, for one to many lane groups, extreme halves and large
+// activations.
+func TestDotF16F32MatchesGenericTwin(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		for _, n := range []int{0, 16, 32, 48, 160, 1024, 4096} {
+			for rep := 0; rep < 10; rep++ {
+				h := halfRow(r, n, rep)
+				w := make([]byte, 2*n)
+				for i, v := range h {
+					put16(w[2*i:], v)
+				}
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+					if rep == 9 {
+						x[i] *= 1e34
+					}
+				}
+				want := gen.dotF16F32(w, x)
+				if got := levels[lvl].dotF16F32(w, x); !sameBits(got, want) {
+					t.Fatalf("%s n=%d rep %d: %g, generic %g", lvl, n, rep, got, want)
+				}
+				func() {
+					defer ForceLevel(lvl)()
+					if got := DotF16F32(w, x); !sameBits(got, want) {
+						t.Fatalf("%s n=%d rep %d: DotF16F32 %g, generic %g", lvl, n, rep, got, want)
+					}
+				}()
+			}
+		}
+	}
+}
+
+func BenchmarkDotF16F32(b *testing.B) {
+	r := rand.New(rand.NewPCG(73, 74))
+	const n = 4096
+	w := make([]byte, 2*n)
+	x := make([]float32, n)
+	for i := range x {
+		put16(w[2*i:], F32ToF16(float32(r.NormFloat64())))
+		x[i] = float32(r.NormFloat64())
+	}
+	for _, lvl := range Levels() {
+		b.Run(lvl.String(), func(b *testing.B) {
+			defer ForceLevel(lvl)()
+			b.SetBytes(2 * n)
+			for b.Loop() {
+				_ = DotF16F32(w, x)
+			}
+		})
+	}
+}

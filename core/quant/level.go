@@ -88,6 +88,8 @@ type kernelSet struct {
 	// Rope rotations (rope.go).
 	ropePairs  func(out, x, cs []float32)
 	ropeHalves func(out, x, cs []float32)
+	// dotF16F32 is DotF16F32 (tinyBLAS's F16 × F32 row).
+	dotF16F32 func(w []byte, x []float32) float32
 }
 
 var (
