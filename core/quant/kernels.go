@@ -57,6 +57,10 @@ func genericKernels() *kernelSet {
 		ropePairs:  ropePairsGeneric,
 		ropeHalves: ropeHalvesGeneric,
 		dotF16F32:  dotF16F32Generic,
+
+		dotF16x64:   dotF16x64Generic,
+		axpyF16F64:  axpyF16F64Generic,
+		foldLanes64: foldLanes64Generic,
 	}
 }
 

@@ -28,6 +28,9 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.ropePairs = ropePairsAVX2Row
 	ks.ropeHalves = ropeHalvesAVX2Row
 	ks.dotF16F32 = dotF16F32AVX2
+	ks.dotF16x64 = dotF16x64AVX2
+	ks.axpyF16F64 = axpyF16F64AVX2
+	ks.foldLanes64 = foldLanes64AVX2
 }
 
 //go:noescape

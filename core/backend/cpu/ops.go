@@ -432,11 +432,10 @@ func (at *attnTask) run(worker, lo, hi int) {
 			var s float64
 			if f16 {
 				// ggml_vec_dot_f16 in the AVX-512 order: 64 lanes folded
-				// to 16 (DotF16Lanes64), ReduceAdd16, the tail in float64.
+				// to 16 and ReduceAdd16 (DotF16x64), the tail in float64.
 				kr := k16[off : off+headDim]
 				if npK > 0 {
-					quant.DotF16Lanes64(qh, kr, &ws.lanes)
-					s = float64(quant.ReduceAdd16(&ws.lanes))
+					s = float64(quant.DotF16x64(qh, kr))
 				}
 				var tail float64
 				for d := npK; d < headDim; d++ {
@@ -485,9 +484,7 @@ func (at *attnTask) run(worker, lo, hi int) {
 					quant.AxpyF16(vT[l*headDim:(l+1)*headDim], w, vr)
 					continue
 				}
-				for d, vv := range vr {
-					vtail[d] += float64(w * quant.F16ToF32(vv))
-				}
+				quant.AxpyF16F64(vtail, w, vr)
 			}
 			if npV == 0 {
 				// No lanes: their reduction is +0 (vT was not cleared).
@@ -497,13 +494,9 @@ func (at *attnTask) run(worker, lo, hi int) {
 				}
 				continue
 			}
-			for d := range or {
-				var v [16]float32
-				for l := range v {
-					v[l] = (vT[l*headDim+d] + vT[(32+l)*headDim+d]) + (vT[(16+l)*headDim+d] + vT[(48+l)*headDim+d])
-				}
-				or[d] = float32(float64(quant.ReduceAdd16(&v)) + vtail[d])
-			}
+			// Fold each column's lanes (GGML_F32x16_REDUCE, ReduceAdd16)
+			// and add its float64 tail.
+			quant.FoldLanes64(or, vT, vtail)
 			continue
 		}
 		for d := range accs {

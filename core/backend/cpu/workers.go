@@ -229,7 +229,6 @@ type scratch struct {
 	acc            []float64
 	accs           []dotF16Acc
 	vT             []float32
-	lanes          [16]float32
 	dot4           [4]float32
 	_              [64]byte // keep workers' scratch headers on separate cache lines
 }
