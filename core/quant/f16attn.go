@@ -52,3 +52,28 @@ func foldLanes64Generic(out, lanes []float32, tail []float64) {
 		out[j] = float32(float64(ReduceAdd16(&v)) + tail[j])
 	}
 }
+
+// RoundF16 sets dst[i] to src[i] rounded to F16 and widened back
+// (F16ToF32(F32ToF16(src[i]))), as ggml rounds Q for an F16 K cache.
+func RoundF16(dst, src []float32) {
+	cur.roundF16(dst[:len(src)], src, 1, false)
+}
+
+// RoundF16Scaled sets dst[i] to F16ToF32(F32ToF16(src[i]·s)), the product
+// rounded to float32 first (the softmax weights for an F16 V cache).
+func RoundF16Scaled(dst, src []float32, s float32) {
+	cur.roundF16(dst[:len(src)], src, s, true)
+}
+
+func roundF16Generic(dst, src []float32, s float32, scaled bool) {
+	dst = dst[:len(src)]
+	if !scaled {
+		for i, v := range src {
+			dst[i] = F16ToF32(F32ToF16(v))
+		}
+		return
+	}
+	for i, v := range src {
+		dst[i] = F16ToF32(F32ToF16(v * s))
+	}
+}

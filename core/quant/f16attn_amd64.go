@@ -44,3 +44,15 @@ func foldLanes64AVX2(out, lanes []float32, tail []float64) {
 		out[j] = float32(float64(ReduceAdd16(&v)) + tail[j])
 	}
 }
+
+//go:noescape
+func roundf16AVX2(dst, src *float32, s float32, scaled bool, n8 int)
+
+func roundF16AVX2(dst, src []float32, s float32, scaled bool) {
+	dst = dst[:len(src)]
+	n8 := len(src) &^ 7
+	if n8 > 0 {
+		roundf16AVX2(&dst[0], &src[0], s, scaled, n8/8)
+	}
+	roundF16Generic(dst[n8:], src[n8:], s, scaled)
+}

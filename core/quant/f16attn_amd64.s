@@ -150,3 +150,37 @@ foldloop:
 	JNZ  foldloop
 	VZEROUPPER
 	RET
+
+// func roundf16AVX2(dst, src *float32, s float32, scaled bool, n8 int)
+// dst = F16ToF32(F32ToF16(src·s or src)) over n8×8 elements: VCVTPS2PH
+// rounds to nearest even and keeps NaN payloads as F32ToF16 does.
+TEXT ·roundf16AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	VBROADCASTSS s+16(FP), Y15
+	MOVBLZX scaled+20(FP), AX
+	MOVQ n8+24(FP), CX
+	TESTL AX, AX
+	JZ   roundplain
+roundscaled:
+	VMULPS (SI), Y15, Y0
+	VCVTPS2PH $0, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  roundscaled
+	VZEROUPPER
+	RET
+roundplain:
+	VMOVUPS (SI), Y0
+	VCVTPS2PH $0, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  roundplain
+	VZEROUPPER
+	RET

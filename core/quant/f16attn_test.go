@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -62,6 +63,60 @@ func TestF16AttentionHelpersMatchGenericTwins(t *testing.T) {
 				for j := range got {
 					if !sameBits(got[j], wantF[j]) {
 						t.Fatalf("%s n=%d rep %d: foldLanes64[%d] = %g, generic %g", lvl, n, rep, j, got[j], wantF[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRoundF16MatchesGenericTwin: RoundF16 and RoundF16Scaled give the
+// generic bits at every level for every input class: normal, overflowing,
+// half-subnormal, below the smallest half subnormal, ties, infinities,
+// NaNs with payloads, signed zeros; odd lengths.
+func TestRoundF16MatchesGenericTwin(t *testing.T) {
+	r := rand.New(rand.NewPCG(83, 84))
+	for _, lvl := range Levels() {
+		for _, n := range []int{0, 1, 7, 8, 9, 64, 100} {
+			for rep := 0; rep < 40; rep++ {
+				src := make([]float32, n)
+				for i := range src {
+					switch r.IntN(6) {
+					case 0:
+						src[i] = float32(r.NormFloat64())
+					case 1:
+						src[i] = float32(r.NormFloat64() * 70000) // some overflow
+					case 2:
+						src[i] = float32(r.NormFloat64() * 1e-6) // half subnormals
+					case 3:
+						src[i] = float32(r.NormFloat64() * 1e-8) // below them
+					case 4:
+						// exact ties: a half plus half its ulp
+						h := F16ToF32(uint16(r.IntN(0x7c00)))
+						src[i] = h * (1 + 1.0/2048)
+					default:
+						src[i] = math.Float32frombits([]uint32{0x7f800000, 0xff800000, 0x7fc00000 | uint32(r.IntN(1<<22)), 0xffa00001, 0, 0x80000000, 1}[r.IntN(7)])
+					}
+					if r.IntN(2) == 0 {
+						src[i] = -src[i]
+					}
+				}
+				s := float32(r.Float64() * 3)
+				for _, scaled := range []bool{false, true} {
+					want, got := make([]float32, n), make([]float32, n)
+					genericKernels().roundF16(want, src, s, scaled)
+					func() {
+						defer ForceLevel(lvl)()
+						if scaled {
+							RoundF16Scaled(got, src, s)
+						} else {
+							RoundF16(got, src)
+						}
+					}()
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%s n=%d scaled=%v: %g (%#x) → %#x, generic %#x", lvl, n, scaled, src[i], math.Float32bits(src[i]), math.Float32bits(got[i]), math.Float32bits(want[i]))
+						}
 					}
 				}
 			}

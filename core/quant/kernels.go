@@ -61,6 +61,7 @@ func genericKernels() *kernelSet {
 		dotF16x64:   dotF16x64Generic,
 		axpyF16F64:  axpyF16F64Generic,
 		foldLanes64: foldLanes64Generic,
+		roundF16:    roundF16Generic,
 	}
 }
 

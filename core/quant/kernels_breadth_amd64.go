@@ -31,6 +31,7 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dotF16x64 = dotF16x64AVX2
 	ks.axpyF16F64 = axpyF16F64AVX2
 	ks.foldLanes64 = foldLanes64AVX2
+	ks.roundF16 = roundF16AVX2
 }
 
 //go:noescape

@@ -94,6 +94,7 @@ type kernelSet struct {
 	dotF16x64   func(q []float32, k []uint16) float32
 	axpyF16F64  func(acc []float64, a float32, v []uint16)
 	foldLanes64 func(out, lanes []float32, tail []float64)
+	roundF16    func(dst, src []float32, s float32, scaled bool)
 }
 
 var (

@@ -414,12 +414,10 @@ func (at *attnTask) run(worker, lo, hi int) {
 		t, h := job/heads, job%heads
 		kvh := h / group
 		qr := q[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
-		for d, v := range qr {
-			if f16 {
-				qh[d] = quant.F16ToF32(quant.F32ToF16(v))
-			} else {
-				qh[d] = v
-			}
+		if f16 {
+			quant.RoundF16(qh, qr)
+		} else {
+			copy(qh, qr)
 		}
 		mr := mask[t*kvLen : (t+1)*kvLen]
 		maxv := ninf
@@ -472,11 +470,13 @@ func (at *attnTask) run(worker, lo, hi int) {
 			}
 			vtail := ws.f64(&ws.acc, headDim)
 			clear(vtail)
+			wts := ws.f32(&ws.wts, len(scores))
+			quant.RoundF16Scaled(wts, scores, inv) // F16(w·inv) for every entry
 			for j, w := range scores {
 				if w == 0 {
 					continue
 				}
-				w = quant.F16ToF32(quant.F32ToF16(w * inv))
+				w = wts[j]
 				off := j*kvRow + kvh*headDim
 				vr := v16[off : off+headDim]
 				if j < npV {
