@@ -146,3 +146,57 @@ f16f32loop:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// RED16(a, b, dst): ReduceAdd16 of the lanes a (0..7) and b (8..15) to the
+// float32 at dst (X14, X15 clobbered).
+#define RED16(a, b, dst) \
+	VADDPS a, b, Y14; \
+	VEXTRACTF128 $1, Y14, X15; \
+	VADDPS X14, X15, X14; \
+	VMOVHLPS X14, X14, X15; \
+	VADDPS X15, X14, X14; \
+	VMOVSHDUP X14, X15; \
+	VADDSS X15, X14, X14; \
+	VMOVSS X14, dst
+
+// func f16f32dotx4AVX2(w *byte, x *float32, stride, n16 int, out *[4]float32)
+// f16f32dotAVX2 for four activation rows (stride in floats) at once: the
+// halves widened once, each row its own 16 lanes (Y0/Y1, Y2/Y3, Y4/Y5,
+// Y6/Y7), reduced as ReduceAdd16.
+TEXT ·f16f32dotx4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ stride+16(FP), R8
+	MOVQ n16+24(FP), CX
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+f16f32x4loop:
+	VCVTPH2PS (SI), Y8
+	VCVTPH2PS 16(SI), Y9
+	VFMADD231PS (DI), Y8, Y0
+	VFMADD231PS 32(DI), Y9, Y1
+	VFMADD231PS (DI)(R8*1), Y8, Y2
+	VFMADD231PS 32(DI)(R8*1), Y9, Y3
+	VFMADD231PS (DI)(R8*2), Y8, Y4
+	VFMADD231PS 32(DI)(R8*2), Y9, Y5
+	VFMADD231PS (DI)(R9*1), Y8, Y6
+	VFMADD231PS 32(DI)(R9*1), Y9, Y7
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  f16f32x4loop
+	MOVQ out+32(FP), DX
+	RED16(Y0, Y1, 0(DX))
+	RED16(Y2, Y3, 4(DX))
+	RED16(Y4, Y5, 8(DX))
+	RED16(Y6, Y7, 12(DX))
+	VZEROUPPER
+	RET

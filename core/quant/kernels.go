@@ -58,6 +58,8 @@ func genericKernels() *kernelSet {
 		ropeHalves: ropeHalvesGeneric,
 		dotF16F32:  dotF16F32Generic,
 
+		dotF16F32x4: dotF16F32x4Generic,
+
 		dotF16x64:   dotF16x64Generic,
 		axpyF16F64:  axpyF16F64Generic,
 		foldLanes64: foldLanes64Generic,

@@ -28,6 +28,7 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.ropePairs = ropePairsAVX2Row
 	ks.ropeHalves = ropeHalvesAVX2Row
 	ks.dotF16F32 = dotF16F32AVX2
+	ks.dotF16F32x4 = dotF16F32x4AVX2
 	ks.dotF16x64 = dotF16x64AVX2
 	ks.axpyF16F64 = axpyF16F64AVX2
 	ks.foldLanes64 = foldLanes64AVX2
@@ -138,4 +139,17 @@ func dotF16F32AVX2(w []byte, x []float32) float32 {
 	}
 	_ = w[2*F16F32Lanes*n16-1]
 	return f16f32dotAVX2(&w[0], &x[0], n16)
+}
+
+//go:noescape
+func f16f32dotx4AVX2(w *byte, x *float32, stride, n16 int, out *[4]float32)
+
+func dotF16F32x4AVX2(w []byte, x []float32, stride int, out *[4]float32) {
+	n16 := len(w) / (2 * F16F32Lanes)
+	if n16 == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[3*stride+F16F32Lanes*n16-1]
+	f16f32dotx4AVX2(&w[0], &x[0], stride, n16, out)
 }

@@ -187,8 +187,8 @@ func BenchmarkBreadthDot4(b *testing.B) {
 	}
 }
 
-// TestDotF16F32MatchesGenericTwin: the F16 × F32 row at every level gives
-// the generic bits, for one to many lane groups, extreme halves and large
+// TestDotF16F32MatchesGenericTwin: the F16 × F32 row (and its four-row
+// form) at every level gives the generic bits, for one to many lane groups, extreme halves and large
 // activations.
 func TestDotF16F32MatchesGenericTwin(t *testing.T) {
 	r := rand.New(rand.NewPCG(71, 72))
@@ -217,6 +217,20 @@ func TestDotF16F32MatchesGenericTwin(t *testing.T) {
 					if got := DotF16F32(w, x); !sameBits(got, want) {
 						t.Fatalf("%s n=%d rep %d: DotF16F32 %g, generic %g", lvl, n, rep, got, want)
 					}
+					// Four rows at a stride with a gap, row 2 being x.
+					stride := n + 5
+					xs := make([]float32, 3*stride+n)
+					for i := range xs {
+						xs[i] = float32(r.NormFloat64())
+					}
+					copy(xs[2*stride:], x)
+					var out [4]float32
+					DotF16F32x4(w, xs, stride, &out)
+					for k := range out {
+						if want := gen.dotF16F32(w, xs[k*stride:k*stride+n]); !sameBits(out[k], want) {
+							t.Fatalf("%s n=%d rep %d: DotF16F32x4 row %d %g, generic %g", lvl, n, rep, k, out[k], want)
+						}
+					}
 				}()
 			}
 		}
@@ -232,12 +246,24 @@ func BenchmarkDotF16F32(b *testing.B) {
 		put16(w[2*i:], F32ToF16(float32(r.NormFloat64())))
 		x[i] = float32(r.NormFloat64())
 	}
+	xs := make([]float32, 4*n)
+	for i := range xs {
+		xs[i] = float32(r.NormFloat64())
+	}
+	var out [4]float32
 	for _, lvl := range Levels() {
 		b.Run(lvl.String(), func(b *testing.B) {
 			defer ForceLevel(lvl)()
 			b.SetBytes(2 * n)
 			for b.Loop() {
 				_ = DotF16F32(w, x)
+			}
+		})
+		b.Run(lvl.String()+"/x4", func(b *testing.B) {
+			defer ForceLevel(lvl)()
+			b.SetBytes(2 * n)
+			for b.Loop() {
+				DotF16F32x4(w, xs, n, &out)
 			}
 		})
 	}

@@ -89,7 +89,8 @@ type kernelSet struct {
 	ropePairs  func(out, x, cs []float32)
 	ropeHalves func(out, x, cs []float32)
 	// dotF16F32 is DotF16F32 (tinyBLAS's F16 × F32 row).
-	dotF16F32 func(w []byte, x []float32) float32
+	dotF16F32   func(w []byte, x []float32) float32
+	dotF16F32x4 func(w []byte, x []float32, stride int, out *[4]float32)
 	// Attention over an F16 cache (f16attn.go).
 	dotF16x64   func(q []float32, k []uint16) float32
 	axpyF16F64  func(acc []float64, a float32, v []uint16)

@@ -201,16 +201,23 @@ type matTask struct {
 
 func (t *matTask) run(worker, lo, hi int) {
 	wrb, xrb, rows := t.k.WeightRowBytes(), t.k.ActRowBytes(), t.rows
+	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	if t.f16f32 {
 		for i := lo; i < hi; i++ {
 			wr := t.w[i*wrb : (i+1)*wrb]
-			for tok := 0; tok < t.tokens; tok++ {
+			tok := 0
+			for ; tok+4 <= t.tokens; tok += 4 {
+				quant.DotF16F32x4(wr, t.x[tok*t.in:(tok+4)*t.in], t.in, o)
+				for k, v := range o {
+					t.out[(tok+k)*rows+i] = v
+				}
+			}
+			for ; tok < t.tokens; tok++ {
 				t.out[tok*rows+i] = quant.DotF16F32(wr, t.x[tok*t.in:(tok+1)*t.in])
 			}
 		}
 		return
 	}
-	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	tok := 0
 	for ; tok+4 <= t.tokens; tok += 4 {
 		x := t.xq[tok*xrb : (tok+4)*xrb]
