@@ -56,3 +56,17 @@ func roundF16AVX2(dst, src []float32, s float32, scaled bool) {
 	}
 	roundF16Generic(dst[n8:], src[n8:], s, scaled)
 }
+
+//go:noescape
+func cvtf16AVX2(dst *byte, src *float32, n8 int)
+
+// quantizeF16AVX2 is quantizeF16Generic with VCVTPS2PH (round to nearest
+// even, NaN payloads kept as F32ToF16 keeps them) for the groups of 8.
+func quantizeF16AVX2(src []float32, dst []byte) {
+	dst = dst[:2*len(src)]
+	n8 := len(src) &^ 7
+	if n8 > 0 {
+		cvtf16AVX2(&dst[0], &src[0], n8/8)
+	}
+	quantizeF16Generic(src[n8:], dst[2*n8:])
+}

@@ -184,3 +184,19 @@ roundplain:
 	JNZ  roundplain
 	VZEROUPPER
 	RET
+
+// func cvtf16AVX2(dst *byte, src *float32, n8 int)
+TEXT ·cvtf16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n8+16(FP), CX
+cvtloop:
+	VMOVUPS (SI), Y0
+	VCVTPS2PH $0, Y0, X0
+	VMOVUPS X0, (DI)
+	ADDQ $32, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  cvtloop
+	VZEROUPPER
+	RET

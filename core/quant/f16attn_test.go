@@ -70,8 +70,8 @@ func TestF16AttentionHelpersMatchGenericTwins(t *testing.T) {
 	}
 }
 
-// TestRoundF16MatchesGenericTwin: RoundF16 and RoundF16Scaled give the
-// generic bits at every level for every input class: normal, overflowing,
+// TestRoundF16MatchesGenericTwin: RoundF16, RoundF16Scaled and the F16 row
+// conversion (quantizeF16) give the generic bits at every level for every input class: normal, overflowing,
 // half-subnormal, below the smallest half subnormal, ties, infinities,
 // NaNs with payloads, signed zeros; odd lengths.
 func TestRoundF16MatchesGenericTwin(t *testing.T) {
@@ -99,6 +99,15 @@ func TestRoundF16MatchesGenericTwin(t *testing.T) {
 					}
 					if r.IntN(2) == 0 {
 						src[i] = -src[i]
+					}
+				}
+				// The F16 row conversion on the same inputs.
+				wantB, gotB := make([]byte, 2*n), make([]byte, 2*n)
+				genericKernels().quantizeF16(src, wantB)
+				levels[lvl].quantizeF16(src, gotB)
+				for i := 0; i < n; i++ {
+					if le16(gotB[2*i:]) != le16(wantB[2*i:]) {
+						t.Fatalf("%s n=%d: quantizeF16(%#x) = %#04x, generic %#04x", lvl, n, math.Float32bits(src[i]), le16(gotB[2*i:]), le16(wantB[2*i:]))
 					}
 				}
 				s := float32(r.Float64() * 3)

@@ -64,6 +64,7 @@ func genericKernels() *kernelSet {
 		axpyF16F64:  axpyF16F64Generic,
 		foldLanes64: foldLanes64Generic,
 		roundF16:    roundF16Generic,
+		quantizeF16: quantizeF16Generic,
 	}
 }
 

@@ -33,6 +33,7 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.axpyF16F64 = axpyF16F64AVX2
 	ks.foldLanes64 = foldLanes64AVX2
 	ks.roundF16 = roundF16AVX2
+	ks.quantizeF16 = quantizeF16AVX2
 }
 
 //go:noescape

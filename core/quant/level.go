@@ -96,6 +96,9 @@ type kernelSet struct {
 	axpyF16F64  func(acc []float64, a float32, v []uint16)
 	foldLanes64 func(out, lanes []float32, tail []float64)
 	roundF16    func(dst, src []float32, s float32, scaled bool)
+	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,
+	// QuantizeWeights).
+	quantizeF16 func(src []float32, dst []byte)
 }
 
 var (
