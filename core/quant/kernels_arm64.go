@@ -27,6 +27,16 @@ func init() {
 	neon.quantizeQ8_0 = quantizeRowQ8_0NEON
 	neon.quantizeQ8_K = quantizeRowQ8_KNEON
 	neon.dotF16F32 = dotF16F32NEON
+	neon.dotF16F32x4 = dotF16F32x4NEON
+	neon.axpyF16 = axpyF16NEON
+	neon.f16Lanes64 = f16Lanes64NEON
+	neon.dotF16x64 = dotF16x64NEON
+	neon.axpyF16F64 = axpyF16F64NEON
+	neon.foldLanes64 = foldLanes64NEON
+	neon.roundF16 = roundF16NEON
+	neon.quantizeF16 = quantizeF16NEON
+	neon.ropePairs = ropePairsNEON
+	neon.ropeHalves = ropeHalvesNEON
 	register(NEON, &neon)
 	if !cpu.ARM64.HasASIMDDP {
 		return
@@ -103,4 +113,138 @@ func dotF16F32NEON(w []byte, x []float32) float32 {
 	}
 	_ = w[2*F16F32Lanes*n16-1]
 	return f16f32dotNEON(&w[0], &x[0], n16)
+}
+
+// The float kernels: assembly for the full groups, the rest through the
+// generic bodies (each element or lane on its own there).
+
+//go:noescape
+func f16f32dotx4NEON(w *byte, x *float32, stride, n16 int, out *[4]float32)
+
+//go:noescape
+func axpyf16NEON(acc *float32, a float32, v *uint16, n8 int)
+
+//go:noescape
+func f16lanes64NEON(q *float32, k *uint16, n64 int, out *[16]float32)
+
+//go:noescape
+func f16dot64NEON(q *float32, k *uint16, n64 int) float32
+
+//go:noescape
+func axpyf16f64NEON(acc *float64, a float32, v *uint16, n8 int)
+
+//go:noescape
+func foldlanes64NEON(out, lanes *float32, tail *float64, d, n4 int)
+
+//go:noescape
+func roundf16NEON(dst, src *float32, s float32, scaled bool, n8 int)
+
+//go:noescape
+func cvtf16NEON(dst *byte, src *float32, n8 int)
+
+//go:noescape
+func ropepairsNEON(out, x, cs *float32, n8 int)
+
+//go:noescape
+func ropehalvesNEON(out, x, cs *float32, h, n4 int)
+
+func dotF16F32x4NEON(w []byte, x []float32, stride int, out *[4]float32) {
+	n16 := len(w) / (2 * F16F32Lanes)
+	if n16 == 0 {
+		*out = [4]float32{}
+		return
+	}
+	_ = x[3*stride+F16F32Lanes*n16-1]
+	f16f32dotx4NEON(&w[0], &x[0], stride, n16, out)
+}
+
+func axpyF16NEON(acc []float32, a float32, v []uint16) {
+	n8 := len(acc) &^ 7
+	v = v[:len(acc)]
+	if n8 > 0 {
+		axpyf16NEON(&acc[0], a, &v[0], n8/8)
+	}
+	axpyF16Generic(acc[n8:], a, v[n8:])
+}
+
+func f16Lanes64NEON(q []float32, k []uint16, out *[16]float32) {
+	if len(k) < 64 {
+		*out = [16]float32{}
+		return
+	}
+	_ = q[len(k)-1]
+	f16lanes64NEON(&q[0], &k[0], len(k)/64, out)
+}
+
+func dotF16x64NEON(q []float32, k []uint16) float32 {
+	if len(k) < 64 {
+		return 0
+	}
+	_ = q[len(k)-1]
+	return f16dot64NEON(&q[0], &k[0], len(k)/64)
+}
+
+func axpyF16F64NEON(acc []float64, a float32, v []uint16) {
+	n8 := len(acc) &^ 7
+	v = v[:len(acc)]
+	if n8 > 0 {
+		axpyf16f64NEON(&acc[0], a, &v[0], n8/8)
+	}
+	axpyF16F64Generic(acc[n8:], a, v[n8:])
+}
+
+func foldLanes64NEON(out, lanes []float32, tail []float64) {
+	d := len(out)
+	n4 := d / 4
+	if n4 > 0 {
+		foldlanes64NEON(&out[0], &lanes[0], &tail[0], d, n4)
+	}
+	for j := 4 * n4; j < d; j++ {
+		var v [16]float32
+		for l := range v {
+			v[l] = (lanes[l*d+j] + lanes[(32+l)*d+j]) + (lanes[(16+l)*d+j] + lanes[(48+l)*d+j])
+		}
+		out[j] = float32(float64(ReduceAdd16(&v)) + tail[j])
+	}
+}
+
+func roundF16NEON(dst, src []float32, s float32, scaled bool) {
+	dst = dst[:len(src)]
+	n8 := len(src) &^ 7
+	if n8 > 0 {
+		roundf16NEON(&dst[0], &src[0], s, scaled, n8/8)
+	}
+	roundF16Generic(dst[n8:], src[n8:], s, scaled)
+}
+
+func quantizeF16NEON(src []float32, dst []byte) {
+	dst = dst[:2*len(src)]
+	n8 := len(src) &^ 7
+	if n8 > 0 {
+		cvtf16NEON(&dst[0], &src[0], n8/8)
+	}
+	quantizeF16Generic(src[n8:], dst[2*n8:])
+}
+
+func ropePairsNEON(out, x, cs []float32) {
+	n8 := len(cs) / 8
+	if n8 > 0 {
+		ropepairsNEON(&out[0], &x[0], &cs[0], n8)
+	}
+	k := 8 * n8
+	ropePairsGeneric(out[k:], x[k:], cs[k:])
+}
+
+func ropeHalvesNEON(out, x, cs []float32) {
+	h := len(cs) / 2
+	n4 := h / 4
+	if n4 > 0 {
+		ropehalvesNEON(&out[0], &x[0], &cs[0], h, n4)
+	}
+	for i := 4 * n4; i < h; i++ {
+		c, s := cs[2*i], cs[2*i+1]
+		x0, x1 := x[i], x[i+h]
+		out[i] = FMA32(x0, c, -(x1 * s))
+		out[i+h] = FMA32(x0, s, x1*c)
+	}
 }

@@ -1107,3 +1107,632 @@ f16f32loop:
 	WORD $0x7e30d880 // faddp s0, v4.2s
 	FMOVS F0, ret+24(FP)
 	RET
+
+// ---------------------------------------------------------------- float
+// The float kernels: each lane or element does the generic body's
+// operations in its order. Products of a half and a half-valued float32
+// (the attention kernels) are exact, so FMLA equals multiply-then-add there.
+
+// func axpyf16NEON(acc *float32, a float32, v *uint16, n8 int)
+// acc[i] += a·v[i] over n8×8 elements.
+TEXT ·axpyf16NEON(SB), NOSPLIT, $0-32
+	MOVD acc+0(FP), R0
+	FMOVS a+8(FP), F31
+	MOVD v+16(FP), R1
+	MOVD n8+24(FP), R2
+axpyf16loop:
+	WORD $0x4cdf7421 // ld1 {v1.8h}, [x1], #16
+	WORD $0x4c40a804 // ld1 {v4.4s, v5.4s}, [x0]
+	WORD $0x0e217822 // fcvtl v2.4s, v1.4h
+	WORD $0x4e217823 // fcvtl2 v3.4s, v1.8h
+	WORD $0x4f9f9042 // fmul v2.4s, v2.4s, v31.s[0]
+	WORD $0x4f9f9063 // fmul v3.4s, v3.4s, v31.s[0]
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
+	WORD $0x4c9fa804 // st1 {v4.4s, v5.4s}, [x0], #32
+	SUBS $1, R2
+	BNE axpyf16loop
+	RET
+
+// func f16lanes64NEON(q *float32, k *uint16, n64 int, out *[16]float32)
+// 64 float32 lanes (V0..V15) of q·k over n64 chunks of 64, folded to 16.
+TEXT ·f16lanes64NEON(SB), NOSPLIT, $0-32
+	MOVD q+0(FP), R0
+	MOVD k+8(FP), R1
+	MOVD n64+16(FP), R2
+	MOVD out+24(FP), R3
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+lanes64loop:
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce80 // fmla v0.4s, v20.4s, v24.4s
+	WORD $0x4e39cea1 // fmla v1.4s, v21.4s, v25.4s
+	WORD $0x4e3acec2 // fmla v2.4s, v22.4s, v26.4s
+	WORD $0x4e3bcee3 // fmla v3.4s, v23.4s, v27.4s
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce84 // fmla v4.4s, v20.4s, v24.4s
+	WORD $0x4e39cea5 // fmla v5.4s, v21.4s, v25.4s
+	WORD $0x4e3acec6 // fmla v6.4s, v22.4s, v26.4s
+	WORD $0x4e3bcee7 // fmla v7.4s, v23.4s, v27.4s
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce88 // fmla v8.4s, v20.4s, v24.4s
+	WORD $0x4e39cea9 // fmla v9.4s, v21.4s, v25.4s
+	WORD $0x4e3aceca // fmla v10.4s, v22.4s, v26.4s
+	WORD $0x4e3bceeb // fmla v11.4s, v23.4s, v27.4s
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce8c // fmla v12.4s, v20.4s, v24.4s
+	WORD $0x4e39cead // fmla v13.4s, v21.4s, v25.4s
+	WORD $0x4e3acece // fmla v14.4s, v22.4s, v26.4s
+	WORD $0x4e3bceef // fmla v15.4s, v23.4s, v27.4s
+	SUBS $1, R2
+	BNE lanes64loop
+	// out quad m = (A_m + A_8+m) + (A_4+m + A_12+m), A_i = lanes 4i..4i+3.
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x4e2cd484 // fadd v4.4s, v4.4s, v12.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	WORD $0x4e2dd4a5 // fadd v5.4s, v5.4s, v13.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e2ad442 // fadd v2.4s, v2.4s, v10.4s
+	WORD $0x4e2ed4c6 // fadd v6.4s, v6.4s, v14.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e2bd463 // fadd v3.4s, v3.4s, v11.4s
+	WORD $0x4e2fd4e7 // fadd v7.4s, v7.4s, v15.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4c002860 // st1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x3]
+	RET
+
+// func f16dot64NEON(q *float32, k *uint16, n64 int) float32
+// f16lanes64NEON, then ReduceAdd16 of the 16.
+TEXT ·f16dot64NEON(SB), NOSPLIT, $0-28
+	MOVD q+0(FP), R0
+	MOVD k+8(FP), R1
+	MOVD n64+16(FP), R2
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+dot64loop:
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce80 // fmla v0.4s, v20.4s, v24.4s
+	WORD $0x4e39cea1 // fmla v1.4s, v21.4s, v25.4s
+	WORD $0x4e3acec2 // fmla v2.4s, v22.4s, v26.4s
+	WORD $0x4e3bcee3 // fmla v3.4s, v23.4s, v27.4s
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce84 // fmla v4.4s, v20.4s, v24.4s
+	WORD $0x4e39cea5 // fmla v5.4s, v21.4s, v25.4s
+	WORD $0x4e3acec6 // fmla v6.4s, v22.4s, v26.4s
+	WORD $0x4e3bcee7 // fmla v7.4s, v23.4s, v27.4s
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce88 // fmla v8.4s, v20.4s, v24.4s
+	WORD $0x4e39cea9 // fmla v9.4s, v21.4s, v25.4s
+	WORD $0x4e3aceca // fmla v10.4s, v22.4s, v26.4s
+	WORD $0x4e3bceeb // fmla v11.4s, v23.4s, v27.4s
+	WORD $0x4cdfa430 // ld1 {v16.8h, v17.8h}, [x1], #32
+	WORD $0x4cdf2814 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x0], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x0e217a3a // fcvtl v26.4s, v17.4h
+	WORD $0x4e217a3b // fcvtl2 v27.4s, v17.8h
+	WORD $0x4e38ce8c // fmla v12.4s, v20.4s, v24.4s
+	WORD $0x4e39cead // fmla v13.4s, v21.4s, v25.4s
+	WORD $0x4e3acece // fmla v14.4s, v22.4s, v26.4s
+	WORD $0x4e3bceef // fmla v15.4s, v23.4s, v27.4s
+	SUBS $1, R2
+	BNE dot64loop
+	// out quad m = (A_m + A_8+m) + (A_4+m + A_12+m), A_i = lanes 4i..4i+3.
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x4e2cd484 // fadd v4.4s, v4.4s, v12.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	WORD $0x4e2dd4a5 // fadd v5.4s, v5.4s, v13.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e2ad442 // fadd v2.4s, v2.4s, v10.4s
+	WORD $0x4e2ed4c6 // fadd v6.4s, v6.4s, v14.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e2bd463 // fadd v3.4s, v3.4s, v11.4s
+	WORD $0x4e2fd4e7 // fadd v7.4s, v7.4s, v15.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	WORD $0x4e22d464 // fadd v4.4s, v3.4s, v2.4s
+	WORD $0x6e044085 // ext v5.16b, v4.16b, v4.16b, #8
+	WORD $0x0e25d484 // fadd v4.2s, v4.2s, v5.2s
+	WORD $0x7e30d880 // faddp s0, v4.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func axpyf16f64NEON(acc *float64, a float32, v *uint16, n8 int)
+// acc[i] += float64(a·v[i]) over n8×8 elements.
+TEXT ·axpyf16f64NEON(SB), NOSPLIT, $0-32
+	MOVD acc+0(FP), R0
+	FMOVS a+8(FP), F31
+	MOVD v+16(FP), R1
+	MOVD n8+24(FP), R2
+axpy64loop:
+	WORD $0x4cdf7421 // ld1 {v1.8h}, [x1], #16
+	WORD $0x4c402c10 // ld1 {v16.2d, v17.2d, v18.2d, v19.2d}, [x0]
+	WORD $0x0e217822 // fcvtl v2.4s, v1.4h
+	WORD $0x4e217823 // fcvtl2 v3.4s, v1.8h
+	WORD $0x4f9f9042 // fmul v2.4s, v2.4s, v31.s[0]
+	WORD $0x4f9f9063 // fmul v3.4s, v3.4s, v31.s[0]
+	WORD $0x0e617844 // fcvtl v4.2d, v2.2s
+	WORD $0x4e617845 // fcvtl2 v5.2d, v2.4s
+	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
+	WORD $0x4e617867 // fcvtl2 v7.2d, v3.4s
+	WORD $0x4e64d610 // fadd v16.2d, v16.2d, v4.2d
+	WORD $0x4e65d631 // fadd v17.2d, v17.2d, v5.2d
+	WORD $0x4e66d652 // fadd v18.2d, v18.2d, v6.2d
+	WORD $0x4e67d673 // fadd v19.2d, v19.2d, v7.2d
+	WORD $0x4c9f2c10 // st1 {v16.2d, v17.2d, v18.2d, v19.2d}, [x0], #64
+	SUBS $1, R2
+	BNE axpy64loop
+	RET
+
+// func foldlanes64NEON(out, lanes *float32, tail *float64, d, n4 int)
+// For n4 groups of 4 products j: rows x of lanes are d floats apart;
+// t3[l] = v[8+l] + v[l] with v[x] = (row x + row 32+x) + (row 16+x +
+// row 48+x), then ReduceAdd16's other steps, then out = float32(r + tail)
+// in float64. R4..R11 walk rows l, 8+l, …, 56+l.
+TEXT ·foldlanes64NEON(SB), NOSPLIT, $0-40
+	MOVD out+0(FP), R0
+	MOVD lanes+8(FP), R1
+	MOVD tail+16(FP), R2
+	MOVD d+24(FP), R3
+	MOVD n4+32(FP), R12
+	LSL $2, R3         // row stride in bytes
+	LSL $3, R3, R13    // 8 rows
+foldloop:
+	MOVD R1, R4
+	ADD R13, R4, R5
+	ADD R13, R5, R6
+	ADD R13, R6, R7
+	ADD R13, R7, R8
+	ADD R13, R8, R9
+	ADD R13, R9, R10
+	ADD R13, R10, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d700 // fadd v0.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d701 // fadd v1.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d702 // fadd v2.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d703 // fadd v3.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d704 // fadd v4.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d705 // fadd v5.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d706 // fadd v6.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x3dc00094 // ldr q20, [x4]
+	WORD $0x3dc00115 // ldr q21, [x8]
+	WORD $0x3dc000d6 // ldr q22, [x6]
+	WORD $0x3dc00157 // ldr q23, [x10]
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x3dc000b8 // ldr q24, [x5]
+	WORD $0x3dc00139 // ldr q25, [x9]
+	WORD $0x3dc000fa // ldr q26, [x7]
+	WORD $0x3dc0017b // ldr q27, [x11]
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x4e34d707 // fadd v7.4s, v24.4s, v20.4s
+	ADD R3, R4
+	ADD R3, R5
+	ADD R3, R6
+	ADD R3, R7
+	ADD R3, R8
+	ADD R3, R9
+	ADD R3, R10
+	ADD R3, R11
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x4e21d4a1 // fadd v1.4s, v5.4s, v1.4s
+	WORD $0x4e22d4c2 // fadd v2.4s, v6.4s, v2.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4cdfac50 // ld1 {v16.2d, v17.2d}, [x2], #32
+	WORD $0x0e617804 // fcvtl v4.2d, v0.2s
+	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
+	WORD $0x4e70d484 // fadd v4.2d, v4.2d, v16.2d
+	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
+	WORD $0x0e616886 // fcvtn v6.2s, v4.2d
+	WORD $0x4e6168a6 // fcvtn2 v6.4s, v5.2d
+	WORD $0x4c9f7806 // st1 {v6.4s}, [x0], #16
+	ADD $16, R1
+	SUBS $1, R12
+	BNE foldloop
+	RET
+
+// func roundf16NEON(dst, src *float32, s float32, scaled bool, n8 int)
+// dst = F16ToF32(F32ToF16(src·s or src)): FCVTN rounds to nearest even and
+// keeps NaN payloads' top bits as F32ToF16 does.
+TEXT ·roundf16NEON(SB), NOSPLIT, $0-32
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	FMOVS s+16(FP), F31
+	MOVBU scaled+20(FP), R3
+	MOVD n8+24(FP), R2
+	CBZ R3, roundplain
+roundscaled:
+	WORD $0x4cdfa820 // ld1 {v0.4s, v1.4s}, [x1], #32
+	WORD $0x4f9f9000 // fmul v0.4s, v0.4s, v31.s[0]
+	WORD $0x4f9f9021 // fmul v1.4s, v1.4s, v31.s[0]
+	WORD $0x0e216800 // fcvtn v0.4h, v0.4s
+	WORD $0x0e216821 // fcvtn v1.4h, v1.4s
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	WORD $0x4c9fa800 // st1 {v0.4s, v1.4s}, [x0], #32
+	SUBS $1, R2
+	BNE roundscaled
+	RET
+roundplain:
+	WORD $0x4cdfa820 // ld1 {v0.4s, v1.4s}, [x1], #32
+	WORD $0x0e216800 // fcvtn v0.4h, v0.4s
+	WORD $0x0e216821 // fcvtn v1.4h, v1.4s
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	WORD $0x4c9fa800 // st1 {v0.4s, v1.4s}, [x0], #32
+	SUBS $1, R2
+	BNE roundplain
+	RET
+
+// func cvtf16NEON(dst *byte, src *float32, n8 int)
+TEXT ·cvtf16NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n8+16(FP), R2
+cvtloop:
+	WORD $0x4cdfa820 // ld1 {v0.4s, v1.4s}, [x1], #32
+	WORD $0x0e216800 // fcvtn v0.4h, v0.4s
+	WORD $0x4e216820 // fcvtn2 v0.8h, v1.4s
+	WORD $0x4c9f7400 // st1 {v0.8h}, [x0], #16
+	SUBS $1, R2
+	BNE cvtloop
+	RET
+
+// func ropepairsNEON(out, x, cs *float32, n8 int)
+// n8 steps of four pairs: x0, x1 and cos, sin de-interleaved by LD2;
+// out = (fma(x0, cos, −(x1·sin)), fma(x0, sin, x1·cos)), interleaved back.
+TEXT ·ropepairsNEON(SB), NOSPLIT, $0-32
+	MOVD out+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD cs+16(FP), R2
+	MOVD n8+24(FP), R3
+pairsloop:
+	WORD $0x4cdf8820 // ld2 {v0.4s, v1.4s}, [x1], #32
+	WORD $0x4cdf8842 // ld2 {v2.4s, v3.4s}, [x2], #32
+	WORD $0x6e23dc24 // fmul v4.4s, v1.4s, v3.4s
+	WORD $0x6ea0f884 // fneg v4.4s, v4.4s
+	WORD $0x4e22cc04 // fmla v4.4s, v0.4s, v2.4s
+	WORD $0x6e22dc25 // fmul v5.4s, v1.4s, v2.4s
+	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
+	WORD $0x4c9f8804 // st2 {v4.4s, v5.4s}, [x0], #32
+	SUBS $1, R3
+	BNE pairsloop
+	RET
+
+// func ropehalvesNEON(out, x, cs *float32, h, n4 int)
+// n4 steps of four pairs (x[i], x[i+h]).
+TEXT ·ropehalvesNEON(SB), NOSPLIT, $0-40
+	MOVD out+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD cs+16(FP), R2
+	MOVD h+24(FP), R4
+	MOVD n4+32(FP), R3
+	LSL $2, R4
+	ADD R4, R1, R5
+	ADD R4, R0, R6
+halvesloop:
+	WORD $0x4cdf7820 // ld1 {v0.4s}, [x1], #16
+	WORD $0x4cdf78a1 // ld1 {v1.4s}, [x5], #16
+	WORD $0x4cdf8842 // ld2 {v2.4s, v3.4s}, [x2], #32
+	WORD $0x6e23dc24 // fmul v4.4s, v1.4s, v3.4s
+	WORD $0x6ea0f884 // fneg v4.4s, v4.4s
+	WORD $0x4e22cc04 // fmla v4.4s, v0.4s, v2.4s
+	WORD $0x6e22dc25 // fmul v5.4s, v1.4s, v2.4s
+	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
+	WORD $0x4c9f7804 // st1 {v4.4s}, [x0], #16
+	WORD $0x4c9f78c5 // st1 {v5.4s}, [x6], #16
+	SUBS $1, R3
+	BNE halvesloop
+	RET
+
+// func f16f32dotx4NEON(w *byte, x *float32, stride, n16 int, out *[4]float32)
+// f16f32dotNEON for four activation rows (stride in floats): row k's
+// sixteen lanes in V(4k)..V(4k+3), each reduced as ReduceAdd16.
+TEXT ·f16f32dotx4NEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD stride+16(FP), R3
+	MOVD n16+24(FP), R2
+	MOVD out+32(FP), R7
+	LSL $2, R3
+	ADD R3, R1, R4
+	ADD R3, R4, R5
+	ADD R3, R5, R6
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+f16f32x4loop:
+	WORD $0x4cdfa410 // ld1 {v16.8h, v17.8h}, [x0], #32
+	WORD $0x0e217a12 // fcvtl v18.4s, v16.4h
+	WORD $0x4e217a13 // fcvtl2 v19.4s, v16.8h
+	WORD $0x0e217a34 // fcvtl v20.4s, v17.4h
+	WORD $0x4e217a35 // fcvtl2 v21.4s, v17.8h
+	WORD $0x4cdf2838 // ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x1], #64
+	WORD $0x4e38ce40 // fmla v0.4s, v18.4s, v24.4s
+	WORD $0x4e39ce61 // fmla v1.4s, v19.4s, v25.4s
+	WORD $0x4e3ace82 // fmla v2.4s, v20.4s, v26.4s
+	WORD $0x4e3bcea3 // fmla v3.4s, v21.4s, v27.4s
+	WORD $0x4cdf2898 // ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x4], #64
+	WORD $0x4e38ce44 // fmla v4.4s, v18.4s, v24.4s
+	WORD $0x4e39ce65 // fmla v5.4s, v19.4s, v25.4s
+	WORD $0x4e3ace86 // fmla v6.4s, v20.4s, v26.4s
+	WORD $0x4e3bcea7 // fmla v7.4s, v21.4s, v27.4s
+	WORD $0x4cdf28b8 // ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x5], #64
+	WORD $0x4e38ce48 // fmla v8.4s, v18.4s, v24.4s
+	WORD $0x4e39ce69 // fmla v9.4s, v19.4s, v25.4s
+	WORD $0x4e3ace8a // fmla v10.4s, v20.4s, v26.4s
+	WORD $0x4e3bceab // fmla v11.4s, v21.4s, v27.4s
+	WORD $0x4cdf28d8 // ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x6], #64
+	WORD $0x4e38ce4c // fmla v12.4s, v18.4s, v24.4s
+	WORD $0x4e39ce6d // fmla v13.4s, v19.4s, v25.4s
+	WORD $0x4e3ace8e // fmla v14.4s, v20.4s, v26.4s
+	WORD $0x4e3bceaf // fmla v15.4s, v21.4s, v27.4s
+	SUBS $1, R2
+	BNE f16f32x4loop
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	WORD $0x4e22d460 // fadd v0.4s, v3.4s, v2.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	WORD $0xbd0000e0 // str s0, [x7, #0]
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x4e25d4e7 // fadd v7.4s, v7.4s, v5.4s
+	WORD $0x4e26d4e4 // fadd v4.4s, v7.4s, v6.4s
+	WORD $0x6e044085 // ext v5.16b, v4.16b, v4.16b, #8
+	WORD $0x0e25d484 // fadd v4.2s, v4.2s, v5.2s
+	WORD $0x7e30d884 // faddp s4, v4.2s
+	WORD $0xbd0004e4 // str s4, [x7, #4]
+	WORD $0x4e28d54a // fadd v10.4s, v10.4s, v8.4s
+	WORD $0x4e29d56b // fadd v11.4s, v11.4s, v9.4s
+	WORD $0x4e2ad568 // fadd v8.4s, v11.4s, v10.4s
+	WORD $0x6e084109 // ext v9.16b, v8.16b, v8.16b, #8
+	WORD $0x0e29d508 // fadd v8.2s, v8.2s, v9.2s
+	WORD $0x7e30d908 // faddp s8, v8.2s
+	WORD $0xbd0008e8 // str s8, [x7, #8]
+	WORD $0x4e2cd5ce // fadd v14.4s, v14.4s, v12.4s
+	WORD $0x4e2dd5ef // fadd v15.4s, v15.4s, v13.4s
+	WORD $0x4e2ed5ec // fadd v12.4s, v15.4s, v14.4s
+	WORD $0x6e0c418d // ext v13.16b, v12.16b, v12.16b, #8
+	WORD $0x0e2dd58c // fadd v12.2s, v12.2s, v13.2s
+	WORD $0x7e30d98c // faddp s12, v12.2s
+	WORD $0xbd000cec // str s12, [x7, #12]
+	RET
