@@ -113,11 +113,11 @@ func (ks *kernelSet) forType(t gguf.GGMLType) (func(w, x []byte) float32, func(w
 	case gguf.TypeBF16:
 		return ks.dotBF16, nil
 	case gguf.TypeQ4_1:
-		return ks.dotQ4_1Q8_1, nil
+		return ks.dotQ4_1Q8_1, ks.dot4Q4_1Q8_1
 	case gguf.TypeQ5_0:
-		return ks.dotQ5_0Q8_0, nil
+		return ks.dotQ5_0Q8_0, ks.dot4Q5_0Q8_0
 	case gguf.TypeQ5_1:
-		return ks.dotQ5_1Q8_1, nil
+		return ks.dotQ5_1Q8_1, ks.dot4Q5_1Q8_1
 	case gguf.TypeQ2_K:
 		return ks.dotQ2_KQ8_K, ks.dot4Q2_KQ8_K
 	case gguf.TypeQ3_K:

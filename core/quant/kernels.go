@@ -53,6 +53,9 @@ func genericKernels() *kernelSet {
 		dot4Q2_KQ8_K: loop4(dotQ2_KQ8_KGeneric),
 		dot4Q3_KQ8_K: loop4(dotQ3_KQ8_KGeneric),
 		dot4Q5_KQ8_K: loop4(dotQ5_KQ8_KGeneric),
+		dot4Q4_1Q8_1: loop4(dotQ4_1Q8_1Generic),
+		dot4Q5_0Q8_0: loop4(dotQ5_0Q8_0Generic),
+		dot4Q5_1Q8_1: loop4(dotQ5_1Q8_1Generic),
 
 		ropePairs:  ropePairsGeneric,
 		ropeHalves: ropeHalvesGeneric,

@@ -7,7 +7,7 @@ import "unsafe"
 // AVX2 twins of the remaining dot products: Q4_1, Q5_0, Q5_1
 // (kernels_q5_amd64.s), Q2_K, Q3_K, Q5_K (kernels_k3_amd64.s), and the lane
 // parts of F32, F16 and BF16 (floatdot_amd64.s), and four-token forms of
-// the three K-quants, whose tails the wrappers
+// all six, whose tails the wrappers
 // add in Go exactly as the generic bodies do.
 
 // addBreadthAVX2 puts these kernels into the AVX2 set.
@@ -21,6 +21,9 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dot4Q2_KQ8_K = blocks4(q2_Kq8_Kx4AVX2, bytesQ2K, bytesQ8K)
 	ks.dot4Q3_KQ8_K = blocks4(q3_Kq8_Kx4AVX2, bytesQ3K, bytesQ8K)
 	ks.dot4Q5_KQ8_K = blocks4(q5_Kq8_Kx4AVX2, bytesQ5K, bytesQ8K)
+	ks.dot4Q4_1Q8_1 = blocks4(q4_1q8_1x4AVX2, bytesQ41, bytesQ81)
+	ks.dot4Q5_0Q8_0 = blocks4(q5_0q8_0x4AVX2, bytesQ50, bytesQ80)
+	ks.dot4Q5_1Q8_1 = blocks4(q5_1q8_1x4AVX2, bytesQ51, bytesQ81)
 	ks.dotF32Bytes = dotF32BytesAVX2
 	ks.dotF32 = dotF32AVX2
 	ks.dotF16 = dotF16AVX2
@@ -35,6 +38,15 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.roundF16 = roundF16AVX2
 	ks.quantizeF16 = quantizeF16AVX2
 }
+
+//go:noescape
+func q4_1q8_1x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+//go:noescape
+func q5_0q8_0x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+
+//go:noescape
+func q5_1q8_1x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
 
 //go:noescape
 func q2_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)

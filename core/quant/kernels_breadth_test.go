@@ -14,9 +14,12 @@ import (
 // the generic body at every level, on random rows, zero blocks,
 // max-magnitude scales and mixed rows, at odd lengths.
 var breadthDots = []twinDot{
-	{gguf.TypeQ4_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ4_1Q8_1 }, nil},
-	{gguf.TypeQ5_0, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_0Q8_0 }, nil},
-	{gguf.TypeQ5_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_1Q8_1 }, nil},
+	{gguf.TypeQ4_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ4_1Q8_1 },
+		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q4_1Q8_1 }},
+	{gguf.TypeQ5_0, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_0Q8_0 },
+		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q5_0Q8_0 }},
+	{gguf.TypeQ5_1, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ5_1Q8_1 },
+		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q5_1Q8_1 }},
 	{gguf.TypeQ2_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ2_KQ8_K },
 		func(k *kernelSet) func(w, x []byte, s int, o *[4]float32) { return k.dot4Q2_KQ8_K }},
 	{gguf.TypeQ3_K, func(k *kernelSet) func(w, x []byte) float32 { return k.dotQ3_KQ8_K },
@@ -158,12 +161,12 @@ func TestBF16DotRoundsProducts(t *testing.T) {
 }
 
 // BenchmarkBreadthDot4 measures Kernel.Dot4 (one weight row, four tokens)
-// of the K-quants with four-token forms, per level; MB/s counts the weight
+// of the types with the breadth four-token forms, per level; MB/s counts the weight
 // row once per call.
 func BenchmarkBreadthDot4(b *testing.B) {
 	r := rand.New(rand.NewPCG(41, 42))
 	const n = 4096
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ5_K} {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_1, gguf.TypeQ5_0, gguf.TypeQ5_1, gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ5_K} {
 		w := quantizeWeights(b, typ, gaussian(r, n, 0.02))
 		var xs []byte
 		for range 4 {

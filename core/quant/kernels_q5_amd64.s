@@ -183,3 +183,188 @@ q51loop:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// ------------------------------------------------------ four-token forms
+//
+// One weight row against four tokens at DI, DI+R8, DI+2·R8, DI+R9: the
+// weight block unpacked once for the four, every token's float state kept
+// apart (Q5_0/Q5_1: its own 8 lanes; Q4_1: lane k of one XMM register) and
+// updated with the one-token kernel's operations, so each result is
+// bit-identical to the one-token kernel's.
+
+// HSUM8TO: hsum_float_8 of acc (X1, X2 clobbered) stored at dst.
+#define HSUM8TO(acc, xacc, dst) \
+	VEXTRACTF128 $1, acc, X1; \
+	VADDPS X1, xacc, X2; \
+	VMOVHLPS X2, X2, X1; \
+	VADDPS X1, X2, X2; \
+	VMOVSHDUP X2, X1; \
+	VADDSS X1, X2, X2; \
+	VMOVSS X2, dst
+
+// Q50_TOK: token at base (its quants at q): acc = fma(d_w·d_x, lanes of Σ w·y, acc), with
+// the signed weights in Y1, |w| in Y3 and d_w (all lanes) in Y9.
+#define Q50_TOK(q, base, acc) \
+	VMOVDQU q, Y2; \
+	VPSIGNB Y1, Y2, Y2; \
+	VPMADDUBSW Y2, Y3, Y2; \
+	VPMADDWD Y10, Y2, Y2; \
+	VCVTDQ2PS Y2, Y2; \
+	VPBROADCASTW base, X8; \
+	VCVTPH2PS X8, Y8; \
+	VMULPS Y8, Y9, Y4; \
+	VFMADD231PS Y2, Y4, acc
+
+// func q5_0q8_0x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+TEXT ·q5_0q8_0x4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ stride+16(FP), R8
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	Q5_CONSTS(q5maskF0<>)
+	VXORPS Y0, Y0, Y0
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+q50x4loop:
+	NIBBLES(6(SI))
+	QHBYTES(2(SI))
+	VPANDN Y11, Y2, Y2
+	VPOR Y2, Y1, Y1
+	VPSIGNB Y1, Y1, Y3
+	VPBROADCASTW (SI), X9
+	VCVTPH2PS X9, Y9
+	Q50_TOK(2(DI), (DI), Y0)
+	Q50_TOK(2(DI)(R8*1), (DI)(R8*1), Y5)
+	Q50_TOK(2(DI)(R8*2), (DI)(R8*2), Y6)
+	Q50_TOK(2(DI)(R9*1), (DI)(R9*1), Y7)
+	ADDQ $22, SI
+	ADDQ $34, DI
+	DECQ CX
+	JNZ  q50x4loop
+	MOVQ out+32(FP), DX
+	HSUM8TO(Y0, X0, 0(DX))
+	HSUM8TO(Y5, X5, 4(DX))
+	HSUM8TO(Y6, X6, 8(DX))
+	HSUM8TO(Y7, X7, 12(DX))
+	VZEROUPPER
+	RET
+
+// Q51_TOK: token at base (a Q8_1 block, its quants at q): acc = fma(d_w·d_x, lanes of
+// Σ w·y, acc), the unsigned weights in Y1, d_w in Y9.
+#define Q51_TOK(q, base, acc) \
+	VPMADDUBSW q, Y1, Y2; \
+	VPMADDWD Y10, Y2, Y2; \
+	VCVTDQ2PS Y2, Y2; \
+	VPBROADCASTW base, X8; \
+	VCVTPH2PS X8, Y8; \
+	VMULPS Y8, Y9, Y4; \
+	VFMADD231PS Y2, Y4, acc
+
+// S4: the four tokens' s_x halves (offset 2 of their blocks) as float32
+// in the lanes of X2.
+#define S4 \
+	MOVWLZX 2(DI), AX; \
+	VMOVD AX, X2; \
+	VPINSRW $1, 2(DI)(R8*1), X2, X2; \
+	VPINSRW $2, 2(DI)(R8*2), X2, X2; \
+	VPINSRW $3, 2(DI)(R9*1), X2, X2; \
+	VCVTPH2PS X2, X2
+
+// func q5_1q8_1x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+TEXT ·q5_1q8_1x4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ stride+16(FP), R8
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	Q5_CONSTS(q5mask10<>)
+	VXORPS Y0, Y0, Y0
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS X3, X3, X3 // the four summs chains
+q51x4loop:
+	// summs_k = fma(m_w, s_x(k), summs_k), lane-wise.
+	S4
+	VPBROADCASTW 2(SI), X4
+	VCVTPH2PS X4, X4
+	VFMADD231PS X2, X4, X3
+	NIBBLES(8(SI))
+	QHBYTES(4(SI))
+	VPAND Y11, Y2, Y2
+	VPOR Y2, Y1, Y1
+	VPBROADCASTW (SI), X9
+	VCVTPH2PS X9, Y9
+	Q51_TOK(4(DI), (DI), Y0)
+	Q51_TOK(4(DI)(R8*1), (DI)(R8*1), Y5)
+	Q51_TOK(4(DI)(R8*2), (DI)(R8*2), Y6)
+	Q51_TOK(4(DI)(R9*1), (DI)(R9*1), Y7)
+	ADDQ $24, SI
+	ADDQ $36, DI
+	DECQ CX
+	JNZ  q51x4loop
+	// hsum8 per token, plus its summs.
+	MOVQ out+32(FP), DX
+	HSUM8TO(Y0, X0, 0(DX))
+	HSUM8TO(Y5, X5, 4(DX))
+	HSUM8TO(Y6, X6, 8(DX))
+	HSUM8TO(Y7, X7, 12(DX))
+	VMOVUPS (DX), X0
+	VADDPS X3, X0, X0
+	VMOVUPS X0, (DX)
+	VZEROUPPER
+	RET
+
+// Q41_LANES: a token's quants at q: 8 int32 lanes of Σ nibble·y into out.
+#define Q41_LANES(q, out) \
+	VPMADDUBSW q, Y1, out; \
+	VPMADDWD Y10, out, out
+
+// func q4_1q8_1x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
+// The four tokens' scalar chains in the lanes of X0:
+// acc = fma(d_w·d_x, sumi, acc), then acc = fma(m_w, s_x, acc).
+TEXT ·q4_1q8_1x4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ stride+16(FP), R8
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	VMOVDQU q5mask0F<>(SB), Y15
+	VMOVDQU q5ones16<>(SB), Y10
+	VXORPS X0, X0, X0
+q41x4loop:
+	NIBBLES(4(SI))
+	Q41_LANES(4(DI), Y5)
+	Q41_LANES(4(DI)(R8*1), Y6)
+	Q41_LANES(4(DI)(R8*2), Y7)
+	Q41_LANES(4(DI)(R9*1), Y8)
+	VPHADDD Y6, Y5, Y5
+	VPHADDD Y8, Y7, Y7
+	VPHADDD Y7, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPADDD X6, X5, X5
+	VCVTDQ2PS X5, X5 // sumi per token
+	MOVWLZX (DI), AX
+	VMOVD AX, X6
+	VPINSRW $1, (DI)(R8*1), X6, X6
+	VPINSRW $2, (DI)(R8*2), X6, X6
+	VPINSRW $3, (DI)(R9*1), X6, X6
+	VCVTPH2PS X6, X6 // d_x per token
+	VPBROADCASTW (SI), X4
+	VCVTPH2PS X4, X4
+	VMULPS X6, X4, X4 // d_w·d_x
+	VFMADD231PS X5, X4, X0
+	S4
+	VPBROADCASTW 2(SI), X7
+	VCVTPH2PS X7, X7
+	VFMADD231PS X2, X7, X0
+	ADDQ $20, SI
+	ADDQ $36, DI
+	DECQ CX
+	JNZ  q41x4loop
+	MOVQ out+32(FP), DX
+	VMOVUPS X0, (DX)
+	VZEROUPPER
+	RET

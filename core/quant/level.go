@@ -80,10 +80,13 @@ type kernelSet struct {
 	dotBF16     func(w, x []byte) float32
 	// dotF32 is dotF32Bytes over float32 slices (VecDotF32).
 	dotF32 func(a, b []float32) float32
-	// Four-token forms (as dot4Q4_KQ8_K) of the remaining K-quants.
+	// Four-token forms (as dot4Q4_KQ8_K) of the remaining quantized types.
 	dot4Q2_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 	dot4Q3_KQ8_K func(w, x []byte, stride int, out *[4]float32)
 	dot4Q5_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q4_1Q8_1 func(w, x []byte, stride int, out *[4]float32)
+	dot4Q5_0Q8_0 func(w, x []byte, stride int, out *[4]float32)
+	dot4Q5_1Q8_1 func(w, x []byte, stride int, out *[4]float32)
 
 	// Rope rotations (rope.go).
 	ropePairs  func(out, x, cs []float32)
