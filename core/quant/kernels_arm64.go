@@ -2,7 +2,11 @@
 
 package quant
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The arm64 levels: NEON (every arm64 CPU has Advanced SIMD) and NEONDot
 // where the CPU has the dot-product extension (its own dots; NEON's
@@ -37,6 +41,16 @@ func init() {
 	neon.quantizeF16 = quantizeF16NEON
 	neon.ropePairs = ropePairsNEON
 	neon.ropeHalves = ropeHalvesNEON
+	neon.dotF32Bytes = dotF32BytesNEON
+	neon.dotF32 = dotF32NEON
+	neon.dotF16 = dotF16NEON
+	neon.dotBF16 = dotBF16NEON
+	neon.dotQ4_1Q8_1 = blocks(q4_1q8_1NEON, bytesQ41, bytesQ81)
+	neon.dotQ5_0Q8_0 = blocks(q5_0q8_0NEON, bytesQ50, bytesQ80)
+	neon.dotQ5_1Q8_1 = blocks(q5_1q8_1NEON, bytesQ51, bytesQ81)
+	neon.dot4Q4_1Q8_1 = loop4(neon.dotQ4_1Q8_1)
+	neon.dot4Q5_0Q8_0 = loop4(neon.dotQ5_0Q8_0)
+	neon.dot4Q5_1Q8_1 = loop4(neon.dotQ5_1Q8_1)
 	register(NEON, &neon)
 	if !cpu.ARM64.HasASIMDDP {
 		return
@@ -52,6 +66,12 @@ func init() {
 	dot.dot4Q8_0Q8_0 = loop4(dot.dotQ8_0Q8_0)
 	dot.dot4Q4_KQ8_K = loop4(dot.dotQ4_KQ8_K)
 	dot.dot4Q6_KQ8_K = loop4(dot.dotQ6_KQ8_K)
+	dot.dotQ4_1Q8_1 = blocks(q4_1q8_1NEONDot, bytesQ41, bytesQ81)
+	dot.dotQ5_0Q8_0 = blocks(q5_0q8_0NEONDot, bytesQ50, bytesQ80)
+	dot.dotQ5_1Q8_1 = blocks(q5_1q8_1NEONDot, bytesQ51, bytesQ81)
+	dot.dot4Q4_1Q8_1 = loop4(dot.dotQ4_1Q8_1)
+	dot.dot4Q5_0Q8_0 = loop4(dot.dotQ5_0Q8_0)
+	dot.dot4Q5_1Q8_1 = loop4(dot.dotQ5_1Q8_1)
 	register(NEONDot, &dot)
 }
 
@@ -247,4 +267,91 @@ func ropeHalvesNEON(out, x, cs []float32) {
 		out[i] = FMA32(x0, c, -(x1 * s))
 		out[i+h] = FMA32(x0, s, x1*c)
 	}
+}
+
+//go:noescape
+func q4_1q8_1NEON(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_0q8_0NEON(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_1q8_1NEON(w, x *byte, nb int) float32
+
+//go:noescape
+func q4_1q8_1NEONDot(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_0q8_0NEONDot(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_1q8_1NEONDot(w, x *byte, nb int) float32
+
+//go:noescape
+func f32dotNEON(a, b *byte, n32 int) float32
+
+//go:noescape
+func f16dotNEON(a, b *byte, n32 int) float32
+
+//go:noescape
+func bf16dotNEON(a, b *byte, n32 int) float32
+
+// The lane parts in assembly; the tails as the generic bodies add them.
+
+func dotF32BytesNEON(w, x []byte) float32 {
+	n := len(w) / 4
+	x = x[:4*n]
+	np := n &^ 31
+	var sum float32
+	if np > 0 {
+		sum = f32dotNEON(&w[0], &x[0], np/32)
+	}
+	for i := np; i < n; i++ {
+		sum += float32(f32le(w[4*i:]) * f32le(x[4*i:]))
+	}
+	return sum
+}
+
+func dotF32NEON(a, b []float32) float32 {
+	n := len(a)
+	b = b[:n]
+	np := n &^ 31
+	var sum float32
+	if np > 0 {
+		sum = f32dotNEON((*byte)(unsafe.Pointer(&a[0])), (*byte)(unsafe.Pointer(&b[0])), np/32)
+	}
+	for i := np; i < n; i++ {
+		sum += float32(a[i] * b[i])
+	}
+	return sum
+}
+
+func dotF16NEON(w, x []byte) float32 {
+	n := len(w) / 2
+	x = x[:2*n]
+	np := n &^ 31
+	var lanes float32
+	if np > 0 {
+		lanes = f16dotNEON(&w[0], &x[0], np/32)
+	}
+	sum := float64(lanes)
+	for i := np; i < n; i++ {
+		sum += float64(f16le(w[2*i:]) * f16le(x[2*i:]))
+	}
+	return float32(sum)
+}
+
+func dotBF16NEON(w, x []byte) float32 {
+	n := len(w) / 2
+	x = x[:2*n]
+	np := n &^ 31
+	var lanes float32
+	if np > 0 {
+		lanes = bf16dotNEON(&w[0], &x[0], np/32)
+	}
+	sum := float64(lanes)
+	for i := np; i < n; i++ {
+		sum += float64(BF16ToF32(le16(w[2*i:])) * BF16ToF32(le16(x[2*i:])))
+	}
+	return float32(sum)
 }

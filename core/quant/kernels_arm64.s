@@ -1736,3 +1736,538 @@ f16f32x4loop:
 	WORD $0x7e30d98c // faddp s12, v12.2s
 	WORD $0xbd000cec // str s12, [x7, #12]
 	RET
+
+// ------------------------------------------------- F32, F16, BF16 lanes
+// 32 float32 lanes in V0..V7 (V_i = lanes 4i..4i+3, lane k taking element
+// k of every chunk of 32), then v = (A_q + A_4+q) + (A_2+q + A_6+q) per
+// quad, t = v_lo + v_hi, and the last two steps as reduceHadd or
+// reduceMovehl. F32 and BF16 multiply and add apart (the twins' rounding);
+// F16 products are exact, so FMLA is the same there.
+// func f32dotNEON(a, b *byte, n32 int) float32
+TEXT ·f32dotNEON(SB), NOSPLIT, $0-28
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n32+16(FP), R2
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+f32loop:
+	WORD $0x4cdf2810 // ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x0], #64
+	WORD $0x4cdf2834 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x1], #64
+	WORD $0x6e34de10 // fmul v16.4s, v16.4s, v20.4s
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x6e35de31 // fmul v17.4s, v17.4s, v21.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x6e37de73 // fmul v19.4s, v19.4s, v23.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4cdf2810 // ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x0], #64
+	WORD $0x4cdf2834 // ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x1], #64
+	WORD $0x6e34de10 // fmul v16.4s, v16.4s, v20.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x6e35de31 // fmul v17.4s, v17.4s, v21.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x6e37de73 // fmul v19.4s, v19.4s, v23.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+	SUBS $1, R2
+	BNE f32loop
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e20d400 // faddp v0.4s, v0.4s, v0.4s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func f16dotNEON(a, b *byte, n32 int) float32
+TEXT ·f16dotNEON(SB), NOSPLIT, $0-28
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n32+16(FP), R2
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+f16dotNEONloop:
+	WORD $0x4cdf2410 // ld1 {v16.8h, v17.8h, v18.8h, v19.8h}, [x0], #64
+	WORD $0x4cdf2434 // ld1 {v20.8h, v21.8h, v22.8h, v23.8h}, [x1], #64
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x0e217a99 // fcvtl v25.4s, v20.4h
+	WORD $0x4e39cf00 // fmla v0.4s, v24.4s, v25.4s
+	WORD $0x4e217a18 // fcvtl2 v24.4s, v16.8h
+	WORD $0x4e217a99 // fcvtl2 v25.4s, v20.8h
+	WORD $0x4e39cf01 // fmla v1.4s, v24.4s, v25.4s
+	WORD $0x0e217a38 // fcvtl v24.4s, v17.4h
+	WORD $0x0e217ab9 // fcvtl v25.4s, v21.4h
+	WORD $0x4e39cf02 // fmla v2.4s, v24.4s, v25.4s
+	WORD $0x4e217a38 // fcvtl2 v24.4s, v17.8h
+	WORD $0x4e217ab9 // fcvtl2 v25.4s, v21.8h
+	WORD $0x4e39cf03 // fmla v3.4s, v24.4s, v25.4s
+	WORD $0x0e217a58 // fcvtl v24.4s, v18.4h
+	WORD $0x0e217ad9 // fcvtl v25.4s, v22.4h
+	WORD $0x4e39cf04 // fmla v4.4s, v24.4s, v25.4s
+	WORD $0x4e217a58 // fcvtl2 v24.4s, v18.8h
+	WORD $0x4e217ad9 // fcvtl2 v25.4s, v22.8h
+	WORD $0x4e39cf05 // fmla v5.4s, v24.4s, v25.4s
+	WORD $0x0e217a78 // fcvtl v24.4s, v19.4h
+	WORD $0x0e217af9 // fcvtl v25.4s, v23.4h
+	WORD $0x4e39cf06 // fmla v6.4s, v24.4s, v25.4s
+	WORD $0x4e217a78 // fcvtl2 v24.4s, v19.8h
+	WORD $0x4e217af9 // fcvtl2 v25.4s, v23.8h
+	WORD $0x4e39cf07 // fmla v7.4s, v24.4s, v25.4s
+	SUBS $1, R2
+	BNE f16dotNEONloop
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e20d400 // faddp v0.4s, v0.4s, v0.4s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func bf16dotNEON(a, b *byte, n32 int) float32
+TEXT ·bf16dotNEON(SB), NOSPLIT, $0-28
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n32+16(FP), R2
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+bf16dotNEONloop:
+	WORD $0x4cdf2410 // ld1 {v16.8h, v17.8h, v18.8h, v19.8h}, [x0], #64
+	WORD $0x4cdf2434 // ld1 {v20.8h, v21.8h, v22.8h, v23.8h}, [x1], #64
+	WORD $0x2e613a18 // shll v24.4s, v16.4h, #16
+	WORD $0x2e613a99 // shll v25.4s, v20.4h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x6e613a18 // shll2 v24.4s, v16.8h, #16
+	WORD $0x6e613a99 // shll2 v25.4s, v20.8h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
+	WORD $0x2e613a38 // shll v24.4s, v17.4h, #16
+	WORD $0x2e613ab9 // shll v25.4s, v21.4h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d442 // fadd v2.4s, v2.4s, v24.4s
+	WORD $0x6e613a38 // shll2 v24.4s, v17.8h, #16
+	WORD $0x6e613ab9 // shll2 v25.4s, v21.8h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x2e613a58 // shll v24.4s, v18.4h, #16
+	WORD $0x2e613ad9 // shll v25.4s, v22.4h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d484 // fadd v4.4s, v4.4s, v24.4s
+	WORD $0x6e613a58 // shll2 v24.4s, v18.8h, #16
+	WORD $0x6e613ad9 // shll2 v25.4s, v22.8h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d4a5 // fadd v5.4s, v5.4s, v24.4s
+	WORD $0x2e613a78 // shll v24.4s, v19.4h, #16
+	WORD $0x2e613af9 // shll v25.4s, v23.4h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x6e613a78 // shll2 v24.4s, v19.8h, #16
+	WORD $0x6e613af9 // shll2 v25.4s, v23.8h, #16
+	WORD $0x6e39df18 // fmul v24.4s, v24.4s, v25.4s
+	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
+	SUBS $1, R2
+	BNE bf16dotNEONloop
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// ----------------------------------------------- Q4_1, Q5_0, Q5_1
+// Q4_1: per block the exact integer sum, then acc = fma(d_w·d_x, sumi,
+// acc) and acc = fma(m_w, s_x, acc), scalar. Q5_0/Q5_1: ggml's 8 float
+// lanes (V0, V1; lane l of a block is the integer sum of elements
+// 4l..4l+3) each updated by one FMA with d_w·d_x, folded as hsum8 at the
+// end (Q5_1 adds its scalar chain of fma(m_w, s_x, ·) last). The fifth
+// bits: the qh dword's byte k/8 spread to byte k (TBL), tested against
+// bit k%8 (CMTST).
+// func q4_1q8_1NEON(w, x *byte, nb int) float32
+TEXT ·q4_1q8_1NEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x2f00e400 // movi d0, #0
+q4_1q8_1NEONloop:
+	WORD $0x3cc04001 // ldur q1, [x0, #4]
+	WORD $0x3cc04022 // ldur q2, [x1, #4]
+	WORD $0x3cc14023 // ldur q3, [x1, #20]
+	WORD $0x4e3f1c24 // and v4.16b, v1.16b, v31.16b
+	WORD $0x6f0c0425 // ushr v5.16b, v1.16b, #4
+	WORD $0x0e22c09a // smull v26.8h, v4.8b, v2.8b
+	WORD $0x4e22c09b // smull2 v27.8h, v4.16b, v2.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf46 // addp v6.4s, v26.4s, v27.4s
+	WORD $0x0e23c0ba // smull v26.8h, v5.8b, v3.8b
+	WORD $0x4e23c0bb // smull2 v27.8h, v5.16b, v3.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf47 // addp v7.4s, v26.4s, v27.4s
+	WORD $0x4ea784c6 // add v6.4s, v6.4s, v7.4s
+	WORD $0x4eb1b8c6 // addv s6, v6.4s
+	WORD $0x5e21d8c6 // scvtf s6, s6
+	WORD $0x7d400010 // ldr h16, [x0]
+	WORD $0x7d400031 // ldr h17, [x1]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1ee24231 // fcvt s17, h17
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x1f060200 // fmadd s0, s16, s6, s0
+	WORD $0x7d400412 // ldr h18, [x0, #2]
+	WORD $0x7d400433 // ldr h19, [x1, #2]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1f130240 // fmadd s0, s18, s19, s0
+	ADD $20, R0
+	ADD $36, R1
+	SUBS $1, R2
+	BNE q4_1q8_1NEONloop
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q5_0q8_0NEON(w, x *byte, nb int) float32
+TEXT ·q5_0q8_0NEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	// V28: TBL indexes 0×8 1×8 2×8 3×8; V29: bit k%8 of byte k; V30: 0x10.
+	MOVD $0x0000000000000000, R5
+	MOVD $0x0101010101010101, R6
+	VMOV R5, V28.D[0]
+	VMOV R6, V28.D[1]
+	MOVD $0x8040201008040201, R7
+	VMOV R7, V29.D[0]
+	VMOV R7, V29.D[1]
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x4f00e61e // movi v30.16b, #0x10
+	WORD $0x4f00e619 // movi v25.16b, #0x10
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	MOVD $0x0202020202020202, R5
+	MOVD $0x0303030303030303, R6
+	VMOV R5, V23.D[0]
+	VMOV R6, V23.D[1]
+q5_0q8_0NEONloop:
+	WORD $0x3cc06014 // ldur q20, [x0, #6]
+	WORD $0x4e3f1e84 // and v4.16b, v20.16b, v31.16b
+	WORD $0x6f0c0685 // ushr v5.16b, v20.16b, #4
+	WORD $0xbc402002 // ldur s2, [x0, #2]
+	WORD $0x4e1c0046 // tbl v6.16b, {v2.16b}, v28.16b
+	WORD $0x4e170047 // tbl v7.16b, {v2.16b}, v23.16b
+	WORD $0x4e3d8cc6 // cmtst v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d8ce7 // cmtst v7.16b, v7.16b, v29.16b
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x4ea61c84 // orr v4.16b, v4.16b, v6.16b
+	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
+	WORD $0x6e398484 // sub v4.16b, v4.16b, v25.16b
+	WORD $0x6e3984a5 // sub v5.16b, v5.16b, v25.16b
+	WORD $0x3cc02022 // ldur q2, [x1, #2]
+	WORD $0x3cc12023 // ldur q3, [x1, #18]
+	WORD $0x0e22c09a // smull v26.8h, v4.8b, v2.8b
+	WORD $0x4e22c09b // smull2 v27.8h, v4.16b, v2.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf50 // addp v16.4s, v26.4s, v27.4s
+	WORD $0x0e23c0ba // smull v26.8h, v5.8b, v3.8b
+	WORD $0x4e23c0bb // smull2 v27.8h, v5.16b, v3.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf51 // addp v17.4s, v26.4s, v27.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d400012 // ldr h18, [x0]
+	WORD $0x7d400033 // ldr h19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1e330a52 // fmul s18, s18, s19
+	WORD $0x4f921200 // fmla v0.4s, v16.4s, v18.s[0]
+	WORD $0x4f921221 // fmla v1.4s, v17.4s, v18.s[0]
+	ADD $22, R0
+	ADD $34, R1
+	SUBS $1, R2
+	BNE q5_0q8_0NEONloop
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q5_1q8_1NEON(w, x *byte, nb int) float32
+TEXT ·q5_1q8_1NEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	// V28: TBL indexes 0×8 1×8 2×8 3×8; V29: bit k%8 of byte k; V30: 0x10.
+	MOVD $0x0000000000000000, R5
+	MOVD $0x0101010101010101, R6
+	VMOV R5, V28.D[0]
+	VMOV R6, V28.D[1]
+	MOVD $0x8040201008040201, R7
+	VMOV R7, V29.D[0]
+	VMOV R7, V29.D[1]
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x4f00e61e // movi v30.16b, #0x10
+	WORD $0x4f00e619 // movi v25.16b, #0x10
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x2f00e418 // movi d24, #0
+	MOVD $0x0202020202020202, R5
+	MOVD $0x0303030303030303, R6
+	VMOV R5, V23.D[0]
+	VMOV R6, V23.D[1]
+q5_1q8_1NEONloop:
+	WORD $0x7d400412 // ldr h18, [x0, #2]
+	WORD $0x7d400433 // ldr h19, [x1, #2]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1f136258 // fmadd s24, s18, s19, s24
+	WORD $0x3cc08014 // ldur q20, [x0, #8]
+	WORD $0x4e3f1e84 // and v4.16b, v20.16b, v31.16b
+	WORD $0x6f0c0685 // ushr v5.16b, v20.16b, #4
+	WORD $0xbc404002 // ldur s2, [x0, #4]
+	WORD $0x4e1c0046 // tbl v6.16b, {v2.16b}, v28.16b
+	WORD $0x4e170047 // tbl v7.16b, {v2.16b}, v23.16b
+	WORD $0x4e3d8cc6 // cmtst v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d8ce7 // cmtst v7.16b, v7.16b, v29.16b
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x4ea61c84 // orr v4.16b, v4.16b, v6.16b
+	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
+	WORD $0x3cc04022 // ldur q2, [x1, #4]
+	WORD $0x3cc14023 // ldur q3, [x1, #20]
+	WORD $0x0e22c09a // smull v26.8h, v4.8b, v2.8b
+	WORD $0x4e22c09b // smull2 v27.8h, v4.16b, v2.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf50 // addp v16.4s, v26.4s, v27.4s
+	WORD $0x0e23c0ba // smull v26.8h, v5.8b, v3.8b
+	WORD $0x4e23c0bb // smull2 v27.8h, v5.16b, v3.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf51 // addp v17.4s, v26.4s, v27.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d400012 // ldr h18, [x0]
+	WORD $0x7d400033 // ldr h19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1e330a52 // fmul s18, s18, s19
+	WORD $0x4f921200 // fmla v0.4s, v16.4s, v18.s[0]
+	WORD $0x4f921221 // fmla v1.4s, v17.4s, v18.s[0]
+	ADD $24, R0
+	ADD $36, R1
+	SUBS $1, R2
+	BNE q5_1q8_1NEONloop
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	WORD $0x1e382800 // fadd s0, s0, s24
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q4_1q8_1NEONDot(w, x *byte, nb int) float32
+TEXT ·q4_1q8_1NEONDot(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x2f00e400 // movi d0, #0
+q4_1q8_1NEONDotloop:
+	WORD $0x3cc04001 // ldur q1, [x0, #4]
+	WORD $0x3cc04022 // ldur q2, [x1, #4]
+	WORD $0x3cc14023 // ldur q3, [x1, #20]
+	WORD $0x4e3f1c24 // and v4.16b, v1.16b, v31.16b
+	WORD $0x6f0c0425 // ushr v5.16b, v1.16b, #4
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	WORD $0x4e829486 // sdot v6.4s, v4.16b, v2.16b
+	WORD $0x4e8394a7 // sdot v7.4s, v5.16b, v3.16b
+	WORD $0x4ea784c6 // add v6.4s, v6.4s, v7.4s
+	WORD $0x4eb1b8c6 // addv s6, v6.4s
+	WORD $0x5e21d8c6 // scvtf s6, s6
+	WORD $0x7d400010 // ldr h16, [x0]
+	WORD $0x7d400031 // ldr h17, [x1]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1ee24231 // fcvt s17, h17
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x1f060200 // fmadd s0, s16, s6, s0
+	WORD $0x7d400412 // ldr h18, [x0, #2]
+	WORD $0x7d400433 // ldr h19, [x1, #2]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1f130240 // fmadd s0, s18, s19, s0
+	ADD $20, R0
+	ADD $36, R1
+	SUBS $1, R2
+	BNE q4_1q8_1NEONDotloop
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q5_0q8_0NEONDot(w, x *byte, nb int) float32
+TEXT ·q5_0q8_0NEONDot(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	// V28: TBL indexes 0×8 1×8 2×8 3×8; V29: bit k%8 of byte k; V30: 0x10.
+	MOVD $0x0000000000000000, R5
+	MOVD $0x0101010101010101, R6
+	VMOV R5, V28.D[0]
+	VMOV R6, V28.D[1]
+	MOVD $0x8040201008040201, R7
+	VMOV R7, V29.D[0]
+	VMOV R7, V29.D[1]
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x4f00e61e // movi v30.16b, #0x10
+	WORD $0x4f00e619 // movi v25.16b, #0x10
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	MOVD $0x0202020202020202, R5
+	MOVD $0x0303030303030303, R6
+	VMOV R5, V23.D[0]
+	VMOV R6, V23.D[1]
+q5_0q8_0NEONDotloop:
+	WORD $0x3cc06014 // ldur q20, [x0, #6]
+	WORD $0x4e3f1e84 // and v4.16b, v20.16b, v31.16b
+	WORD $0x6f0c0685 // ushr v5.16b, v20.16b, #4
+	WORD $0xbc402002 // ldur s2, [x0, #2]
+	WORD $0x4e1c0046 // tbl v6.16b, {v2.16b}, v28.16b
+	WORD $0x4e170047 // tbl v7.16b, {v2.16b}, v23.16b
+	WORD $0x4e3d8cc6 // cmtst v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d8ce7 // cmtst v7.16b, v7.16b, v29.16b
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x4ea61c84 // orr v4.16b, v4.16b, v6.16b
+	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
+	WORD $0x6e398484 // sub v4.16b, v4.16b, v25.16b
+	WORD $0x6e3984a5 // sub v5.16b, v5.16b, v25.16b
+	WORD $0x3cc02022 // ldur q2, [x1, #2]
+	WORD $0x3cc12023 // ldur q3, [x1, #18]
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4e829490 // sdot v16.4s, v4.16b, v2.16b
+	WORD $0x4e8394b1 // sdot v17.4s, v5.16b, v3.16b
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d400012 // ldr h18, [x0]
+	WORD $0x7d400033 // ldr h19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1e330a52 // fmul s18, s18, s19
+	WORD $0x4f921200 // fmla v0.4s, v16.4s, v18.s[0]
+	WORD $0x4f921221 // fmla v1.4s, v17.4s, v18.s[0]
+	ADD $22, R0
+	ADD $34, R1
+	SUBS $1, R2
+	BNE q5_0q8_0NEONDotloop
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q5_1q8_1NEONDot(w, x *byte, nb int) float32
+TEXT ·q5_1q8_1NEONDot(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	// V28: TBL indexes 0×8 1×8 2×8 3×8; V29: bit k%8 of byte k; V30: 0x10.
+	MOVD $0x0000000000000000, R5
+	MOVD $0x0101010101010101, R6
+	VMOV R5, V28.D[0]
+	VMOV R6, V28.D[1]
+	MOVD $0x8040201008040201, R7
+	VMOV R7, V29.D[0]
+	VMOV R7, V29.D[1]
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x4f00e61e // movi v30.16b, #0x10
+	WORD $0x4f00e619 // movi v25.16b, #0x10
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x2f00e418 // movi d24, #0
+	MOVD $0x0202020202020202, R5
+	MOVD $0x0303030303030303, R6
+	VMOV R5, V23.D[0]
+	VMOV R6, V23.D[1]
+q5_1q8_1NEONDotloop:
+	WORD $0x7d400412 // ldr h18, [x0, #2]
+	WORD $0x7d400433 // ldr h19, [x1, #2]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1f136258 // fmadd s24, s18, s19, s24
+	WORD $0x3cc08014 // ldur q20, [x0, #8]
+	WORD $0x4e3f1e84 // and v4.16b, v20.16b, v31.16b
+	WORD $0x6f0c0685 // ushr v5.16b, v20.16b, #4
+	WORD $0xbc404002 // ldur s2, [x0, #4]
+	WORD $0x4e1c0046 // tbl v6.16b, {v2.16b}, v28.16b
+	WORD $0x4e170047 // tbl v7.16b, {v2.16b}, v23.16b
+	WORD $0x4e3d8cc6 // cmtst v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d8ce7 // cmtst v7.16b, v7.16b, v29.16b
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x4ea61c84 // orr v4.16b, v4.16b, v6.16b
+	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
+	WORD $0x3cc04022 // ldur q2, [x1, #4]
+	WORD $0x3cc14023 // ldur q3, [x1, #20]
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4e829490 // sdot v16.4s, v4.16b, v2.16b
+	WORD $0x4e8394b1 // sdot v17.4s, v5.16b, v3.16b
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d400012 // ldr h18, [x0]
+	WORD $0x7d400033 // ldr h19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1e330a52 // fmul s18, s18, s19
+	WORD $0x4f921200 // fmla v0.4s, v16.4s, v18.s[0]
+	WORD $0x4f921221 // fmla v1.4s, v17.4s, v18.s[0]
+	ADD $24, R0
+	ADD $36, R1
+	SUBS $1, R2
+	BNE q5_1q8_1NEONDotloop
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	WORD $0x1e382800 // fadd s0, s0, s24
+	FMOVS F0, ret+24(FP)
+	RET
