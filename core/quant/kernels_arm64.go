@@ -51,6 +51,12 @@ func init() {
 	neon.dot4Q4_1Q8_1 = loop4(neon.dotQ4_1Q8_1)
 	neon.dot4Q5_0Q8_0 = loop4(neon.dotQ5_0Q8_0)
 	neon.dot4Q5_1Q8_1 = loop4(neon.dotQ5_1Q8_1)
+	neon.dotQ2_KQ8_K = blocks(q2_Kq8_KNEON, bytesQ2K, bytesQ8K)
+	neon.dotQ3_KQ8_K = blocks(q3_Kq8_KNEON, bytesQ3K, bytesQ8K)
+	neon.dotQ5_KQ8_K = blocks(q5_Kq8_KNEON, bytesQ5K, bytesQ8K)
+	neon.dot4Q2_KQ8_K = loop4(neon.dotQ2_KQ8_K)
+	neon.dot4Q3_KQ8_K = loop4(neon.dotQ3_KQ8_K)
+	neon.dot4Q5_KQ8_K = loop4(neon.dotQ5_KQ8_K)
 	register(NEON, &neon)
 	if !cpu.ARM64.HasASIMDDP {
 		return
@@ -72,6 +78,12 @@ func init() {
 	dot.dot4Q4_1Q8_1 = loop4(dot.dotQ4_1Q8_1)
 	dot.dot4Q5_0Q8_0 = loop4(dot.dotQ5_0Q8_0)
 	dot.dot4Q5_1Q8_1 = loop4(dot.dotQ5_1Q8_1)
+	dot.dotQ2_KQ8_K = blocks(q2_Kq8_KNEONDot, bytesQ2K, bytesQ8K)
+	dot.dotQ3_KQ8_K = blocks(q3_Kq8_KNEONDot, bytesQ3K, bytesQ8K)
+	dot.dotQ5_KQ8_K = blocks(q5_Kq8_KNEONDot, bytesQ5K, bytesQ8K)
+	dot.dot4Q2_KQ8_K = loop4(dot.dotQ2_KQ8_K)
+	dot.dot4Q3_KQ8_K = loop4(dot.dotQ3_KQ8_K)
+	dot.dot4Q5_KQ8_K = loop4(dot.dotQ5_KQ8_K)
 	register(NEONDot, &dot)
 }
 
@@ -355,3 +367,21 @@ func dotBF16NEON(w, x []byte) float32 {
 	}
 	return float32(sum)
 }
+
+//go:noescape
+func q2_Kq8_KNEON(w, x *byte, nb int) float32
+
+//go:noescape
+func q2_Kq8_KNEONDot(w, x *byte, nb int) float32
+
+//go:noescape
+func q3_Kq8_KNEON(w, x *byte, nb int) float32
+
+//go:noescape
+func q3_Kq8_KNEONDot(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_Kq8_KNEON(w, x *byte, nb int) float32
+
+//go:noescape
+func q5_Kq8_KNEONDot(w, x *byte, nb int) float32

@@ -2271,3 +2271,1172 @@ q5_1q8_1NEONDotloop:
 	WORD $0x1e382800 // fadd s0, s0, s24
 	FMOVS F0, ret+24(FP)
 	RET
+
+// ------------------------------------------------------ Q5_K, Q3_K, Q2_K
+// Q5_K: Q4_K's integer sums with the fifth bit of qh; then
+// acc = fma(isum, d·d_x, acc) and acc = fma(−mins, dmin·d_x, acc).
+// Q3_K: values (q >> 2j & 3) − 4·(hmask bit clear), 16 sub-block sums
+// times the signed scales; sum += (d·d_x)·isum, each step rounded.
+// Q2_K: ggml's 8 float lanes (V0, V1): per block acc = fma(−(d_x·dmin),
+// Σ min·bsum lanes, acc), then acc = fma(d_x·d, sumi lanes, acc); hsum8.
+// func q5_Kq8_KNEON(w, x *byte, nb int) float32
+TEXT ·q5_Kq8_KNEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x4f00e61e // movi v30.16b, #0x10
+	WORD $0x2f00e400 // movi d0, #0
+q5_Kq8_KNEONloop:
+	WORD $0xb9400403 // ldr w3, [x0, #4]
+	WORD $0xb9400804 // ldr w4, [x0, #8]
+	WORD $0xb9400c05 // ldr w5, [x0, #12]
+	WORD $0x1200d46a // and w10, w3, #0x3f3f3f3f
+	WORD $0x1200ccab // and w11, w5, #0x0f0f0f0f
+	WORD $0x53067c66 // lsr w6, w3, #6
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a06116b // orr w11, w11, w6, lsl #4
+	WORD $0x1200d48c // and w12, w4, #0x3f3f3f3f
+	WORD $0x53047ca7 // lsr w7, w5, #4
+	WORD $0x1200cce7 // and w7, w7, #0x0f0f0f0f
+	WORD $0x53067c86 // lsr w6, w4, #6
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a0610e7 // orr w7, w7, w6, lsl #4
+	WORD $0xaa0b814a // orr x10, x10, x11, lsl #32
+	WORD $0xaa07818c // orr x12, x12, x7, lsl #32
+	WORD $0x9e670154 // fmov d20, x10
+	WORD $0x2f08a694 // ushll v20.8h, v20.8b, #0
+	WORD $0x2f10a695 // ushll v21.4s, v20.4h, #0
+	WORD $0x6f10a696 // ushll2 v22.4s, v20.8h, #0
+	WORD $0x9e670197 // fmov d23, x12
+	WORD $0x2f08a6f7 // ushll v23.8h, v23.8b, #0
+	ADD $260, R1, R5
+	WORD $0x4c40a4b8 // ld1 {v24.8h, v25.8h}, [x5]
+	WORD $0x4e79bf18 // addp v24.8h, v24.8h, v25.8h
+	WORD $0x0e78c2fa // smull v26.4s, v23.4h, v24.4h
+	WORD $0x4e7882fa // smlal2 v26.4s, v23.8h, v24.8h
+	WORD $0x4eb1bb5a // addv s26, v26.4s
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0xad40f413 // ldp q19, q29, [x0, #16]
+	ADD $4, R1, R4
+	WORD $0xad418801 // ldp q1, q2, [x0, #48]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f0c5678 // shl v24.16b, v19.16b, #4
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0c57b9 // shl v25.16b, v29.16b, #4
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e23c0e9 // smull v9.8h, v7.8b, v3.8b
+	WORD $0x4e23c0ea // smull2 v10.8h, v7.16b, v3.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692b // sadalp v11.4s, v9.8h
+	WORD $0x0e24c109 // smull v9.8h, v8.8b, v4.8b
+	WORD $0x4e24c10a // smull2 v10.8h, v8.16b, v4.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692b // sadalp v11.4s, v9.8h
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4f0b5678 // shl v24.16b, v19.16b, #3
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0b57b9 // shl v25.16b, v29.16b, #3
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e25c0e9 // smull v9.8h, v7.8b, v5.8b
+	WORD $0x4e25c0ea // smull2 v10.8h, v7.16b, v5.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692c // sadalp v12.4s, v9.8h
+	WORD $0x0e26c109 // smull v9.8h, v8.8b, v6.8b
+	WORD $0x4e26c10a // smull2 v10.8h, v8.16b, v6.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692c // sadalp v12.4s, v9.8h
+	WORD $0xad428801 // ldp q1, q2, [x0, #80]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f0a5678 // shl v24.16b, v19.16b, #2
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0a57b9 // shl v25.16b, v29.16b, #2
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e23c0e9 // smull v9.8h, v7.8b, v3.8b
+	WORD $0x4e23c0ea // smull2 v10.8h, v7.16b, v3.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692d // sadalp v13.4s, v9.8h
+	WORD $0x0e24c109 // smull v9.8h, v8.8b, v4.8b
+	WORD $0x4e24c10a // smull2 v10.8h, v8.16b, v4.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692d // sadalp v13.4s, v9.8h
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4f095678 // shl v24.16b, v19.16b, #1
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0957b9 // shl v25.16b, v29.16b, #1
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e25c0e9 // smull v9.8h, v7.8b, v5.8b
+	WORD $0x4e25c0ea // smull2 v10.8h, v7.16b, v5.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692e // sadalp v14.4s, v9.8h
+	WORD $0x0e26c109 // smull v9.8h, v8.8b, v6.8b
+	WORD $0x4e26c10a // smull2 v10.8h, v8.16b, v6.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692e // sadalp v14.4s, v9.8h
+	WORD $0xad438801 // ldp q1, q2, [x0, #112]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4eb31e78 // mov v24.16b, v19.16b
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4ebd1fb9 // mov v25.16b, v29.16b
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e23c0e9 // smull v9.8h, v7.8b, v3.8b
+	WORD $0x4e23c0ea // smull2 v10.8h, v7.16b, v3.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692f // sadalp v15.4s, v9.8h
+	WORD $0x0e24c109 // smull v9.8h, v8.8b, v4.8b
+	WORD $0x4e24c10a // smull2 v10.8h, v8.16b, v4.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692f // sadalp v15.4s, v9.8h
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x6f0f0678 // ushr v24.16b, v19.16b, #1
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6f0f07b9 // ushr v25.16b, v29.16b, #1
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e25c0e9 // smull v9.8h, v7.8b, v5.8b
+	WORD $0x4e25c0ea // smull2 v10.8h, v7.16b, v5.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606930 // sadalp v16.4s, v9.8h
+	WORD $0x0e26c109 // smull v9.8h, v8.8b, v6.8b
+	WORD $0x4e26c10a // smull2 v10.8h, v8.16b, v6.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606930 // sadalp v16.4s, v9.8h
+	WORD $0xad448801 // ldp q1, q2, [x0, #144]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x6f0e0678 // ushr v24.16b, v19.16b, #2
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6f0e07b9 // ushr v25.16b, v29.16b, #2
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e23c0e9 // smull v9.8h, v7.8b, v3.8b
+	WORD $0x4e23c0ea // smull2 v10.8h, v7.16b, v3.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606931 // sadalp v17.4s, v9.8h
+	WORD $0x0e24c109 // smull v9.8h, v8.8b, v4.8b
+	WORD $0x4e24c10a // smull2 v10.8h, v8.16b, v4.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606931 // sadalp v17.4s, v9.8h
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x6f0d0678 // ushr v24.16b, v19.16b, #3
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6f0d07b9 // ushr v25.16b, v29.16b, #3
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x0e25c0e9 // smull v9.8h, v7.8b, v5.8b
+	WORD $0x4e25c0ea // smull2 v10.8h, v7.16b, v5.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606932 // sadalp v18.4s, v9.8h
+	WORD $0x0e26c109 // smull v9.8h, v8.8b, v6.8b
+	WORD $0x4e26c10a // smull2 v10.8h, v8.16b, v6.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606932 // sadalp v18.4s, v9.8h
+	WORD $0x4eacbd6b // addp v11.4s, v11.4s, v12.4s
+	WORD $0x4eaebdad // addp v13.4s, v13.4s, v14.4s
+	WORD $0x4eb0bdef // addp v15.4s, v15.4s, v16.4s
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4eadbd6b // addp v11.4s, v11.4s, v13.4s
+	WORD $0x4eb1bdef // addp v15.4s, v15.4s, v17.4s
+	WORD $0x4eb59d6b // mul v11.4s, v11.4s, v21.4s
+	WORD $0x4eb695eb // mla v11.4s, v15.4s, v22.4s
+	WORD $0x4eb1b96b // addv s11, v11.4s
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x7d40001c // ldr h28, [x0]
+	WORD $0x7d40041d // ldr h29, [x0, #2]
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1ee243bd // fcvt s29, h29
+	WORD $0x1e3b0b9c // fmul s28, s28, s27
+	WORD $0x1e3b0bbd // fmul s29, s29, s27
+	WORD $0x5e21d96b // scvtf s11, s11
+	WORD $0x5e21db5a // scvtf s26, s26
+	WORD $0x1f1c0160 // fmadd s0, s11, s28, s0
+	WORD $0x1f1d8340 // fmsub s0, s26, s29, s0
+	ADD $176, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q5_Kq8_KNEONloop
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q3_Kq8_KNEON(w, x *byte, nb int) float32
+TEXT ·q3_Kq8_KNEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e47f // movi v31.16b, #0x03
+	WORD $0x4f00e49e // movi v30.16b, #0x04
+	WORD $0x4f01e419 // movi v25.16b, #0x20
+	WORD $0x2f00e400 // movi d0, #0
+q3_Kq8_KNEONloop:
+	// The 16 scales (ggml's aux[] unpacking, minus 32) as int32 in V20..V23.
+	WORD $0xb9406003 // ldr w3, [x0, #96]
+	WORD $0xb9406404 // ldr w4, [x0, #100]
+	WORD $0xb9406805 // ldr w5, [x0, #104]
+	WORD $0x1200cc6a // and w10, w3, #0x0f0f0f0f
+	WORD $0x1200c4a6 // and w6, w5, #0x03030303
+	WORD $0x2a06114a // orr w10, w10, w6, lsl #4
+	WORD $0x1200cc8b // and w11, w4, #0x0f0f0f0f
+	WORD $0x53027ca6 // lsr w6, w5, #2
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a06116b // orr w11, w11, w6, lsl #4
+	WORD $0x53047c6c // lsr w12, w3, #4
+	WORD $0x1200cd8c // and w12, w12, #0x0f0f0f0f
+	WORD $0x53047ca6 // lsr w6, w5, #4
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a06118c // orr w12, w12, w6, lsl #4
+	WORD $0x53047c8d // lsr w13, w4, #4
+	WORD $0x1200cdad // and w13, w13, #0x0f0f0f0f
+	WORD $0x53067ca6 // lsr w6, w5, #6
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a0611ad // orr w13, w13, w6, lsl #4
+	WORD $0xaa0b814a // orr x10, x10, x11, lsl #32
+	WORD $0xaa0d818c // orr x12, x12, x13, lsl #32
+	WORD $0x9e670154 // fmov d20, x10
+	WORD $0x4e181d94 // mov v20.d[1], x12
+	WORD $0x6e398694 // sub v20.16b, v20.16b, v25.16b
+	WORD $0x0f08a69a // sxtl v26.8h, v20.8b
+	WORD $0x4f08a69b // sxtl2 v27.8h, v20.16b
+	WORD $0x0f10a754 // sxtl v20.4s, v26.4h
+	WORD $0x4f10a755 // sxtl2 v21.4s, v26.8h
+	WORD $0x0f10a776 // sxtl v22.4s, v27.4h
+	WORD $0x4f10a777 // sxtl2 v23.4s, v27.8h
+	WORD $0x4f000413 // movi v19.4s, #0
+	WORD $0xad401805 // ldp q5, q6, [x0]
+	ADD $4, R1, R4
+	WORD $0xad410801 // ldp q1, q2, [x0, #32]
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f00e438 // movi v24.16b, #1
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692b // sadalp v11.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692c // sadalp v12.4s, v9.8h
+	WORD $0x6f0e0427 // ushr v7.16b, v1.16b, #2
+	WORD $0x6f0e0448 // ushr v8.16b, v2.16b, #2
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f00e458 // movi v24.16b, #2
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692d // sadalp v13.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692e // sadalp v14.4s, v9.8h
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f00e498 // movi v24.16b, #4
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692f // sadalp v15.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606930 // sadalp v16.4s, v9.8h
+	WORD $0x6f0a0427 // ushr v7.16b, v1.16b, #6
+	WORD $0x6f0a0448 // ushr v8.16b, v2.16b, #6
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f00e518 // movi v24.16b, #8
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606931 // sadalp v17.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606932 // sadalp v18.4s, v9.8h
+	WORD $0x4eacbd6b // addp v11.4s, v11.4s, v12.4s
+	WORD $0x4eaebdad // addp v13.4s, v13.4s, v14.4s
+	WORD $0x4eb0bdef // addp v15.4s, v15.4s, v16.4s
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4eadbd6b // addp v11.4s, v11.4s, v13.4s
+	WORD $0x4eb1bdef // addp v15.4s, v15.4s, v17.4s
+	WORD $0x4eb49573 // mla v19.4s, v11.4s, v20.4s
+	WORD $0x4eb595f3 // mla v19.4s, v15.4s, v21.4s
+	WORD $0xad420801 // ldp q1, q2, [x0, #64]
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f00e618 // movi v24.16b, #16
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692b // sadalp v11.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692c // sadalp v12.4s, v9.8h
+	WORD $0x6f0e0427 // ushr v7.16b, v1.16b, #2
+	WORD $0x6f0e0448 // ushr v8.16b, v2.16b, #2
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f01e418 // movi v24.16b, #32
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692d // sadalp v13.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692e // sadalp v14.4s, v9.8h
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f02e418 // movi v24.16b, #64
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e60692f // sadalp v15.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606930 // sadalp v16.4s, v9.8h
+	WORD $0x6f0a0427 // ushr v7.16b, v1.16b, #6
+	WORD $0x6f0a0448 // ushr v8.16b, v2.16b, #6
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f04e418 // movi v24.16b, #128
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x0e3cc0e9 // smull v9.8h, v7.8b, v28.8b
+	WORD $0x4e3cc0ea // smull2 v10.8h, v7.16b, v28.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606931 // sadalp v17.4s, v9.8h
+	WORD $0x0e3dc109 // smull v9.8h, v8.8b, v29.8b
+	WORD $0x4e3dc10a // smull2 v10.8h, v8.16b, v29.16b
+	WORD $0x4e6a8529 // add v9.8h, v9.8h, v10.8h
+	WORD $0x4e606932 // sadalp v18.4s, v9.8h
+	WORD $0x4eacbd6b // addp v11.4s, v11.4s, v12.4s
+	WORD $0x4eaebdad // addp v13.4s, v13.4s, v14.4s
+	WORD $0x4eb0bdef // addp v15.4s, v15.4s, v16.4s
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4eadbd6b // addp v11.4s, v11.4s, v13.4s
+	WORD $0x4eb1bdef // addp v15.4s, v15.4s, v17.4s
+	WORD $0x4eb69573 // mla v19.4s, v11.4s, v22.4s
+	WORD $0x4eb795f3 // mla v19.4s, v15.4s, v23.4s
+	WORD $0x4eb1ba73 // addv s19, v19.4s
+	WORD $0x5e21da73 // scvtf s19, s19
+	WORD $0x7d40d81c // ldr h28, [x0, #108]
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x1e3b0b9c // fmul s28, s28, s27
+	WORD $0x1e330b9c // fmul s28, s28, s19
+	WORD $0x1e3c2800 // fadd s0, s0, s28
+	ADD $110, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q3_Kq8_KNEONloop
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q2_Kq8_KNEON(w, x *byte, nb int) float32
+TEXT ·q2_Kq8_KNEON(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e47f // movi v31.16b, #0x03
+	WORD $0x4f00e5fe // movi v30.16b, #0x0f
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+q2_Kq8_KNEONloop:
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x7d40a01c // ldr h28, [x0, #80]
+	WORD $0x7d40a41d // ldr h29, [x0, #82]
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1ee243bd // fcvt s29, h29
+	WORD $0x1e3c0b7c // fmul s28, s27, s28
+	WORD $0x1e3d0b7d // fmul s29, s27, s29
+	// Scales (low nibbles) as int32 in V12..V15; mins (high) against bsums.
+	WORD $0x3dc00014 // ldr q20, [x0]
+	WORD $0x4e3e1e95 // and v21.16b, v20.16b, v30.16b
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x2f08a6d7 // uxtl v23.8h, v22.8b
+	WORD $0x6f08a6d8 // uxtl2 v24.8h, v22.16b
+	ADD $260, R1, R5
+	WORD $0x4c40a4b9 // ld1 {v25.8h, v26.8h}, [x5]
+	WORD $0x0e79c2f0 // smull v16.4s, v23.4h, v25.4h
+	WORD $0x4e79c2f1 // smull2 v17.4s, v23.8h, v25.8h
+	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
+	WORD $0x0e7ac311 // smull v17.4s, v24.4h, v26.4h
+	WORD $0x4e7ac312 // smull2 v18.4s, v24.8h, v26.8h
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4f9d5200 // fmls v0.4s, v16.4s, v29.s[0]
+	WORD $0x4f9d5221 // fmls v1.4s, v17.4s, v29.s[0]
+	WORD $0x2f08a6b6 // uxtl v22.8h, v21.8b
+	WORD $0x6f08a6b7 // uxtl2 v23.8h, v21.16b
+	WORD $0x2f10a6cc // uxtl v12.4s, v22.4h
+	WORD $0x6f10a6cd // uxtl2 v13.4s, v22.8h
+	WORD $0x2f10a6ee // uxtl v14.4s, v23.4h
+	WORD $0x6f10a6ef // uxtl2 v15.4s, v23.8h
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	ADD $4, R1, R4
+	WORD $0xad408c02 // ldp q2, q3, [x0, #16]
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8c010a // mla v10.4s, v8.4s, v12.s[0]
+	WORD $0x6fac012b // mla v11.4s, v9.4s, v12.s[1]
+	WORD $0x6f0e0446 // ushr v6.16b, v2.16b, #2
+	WORD $0x6f0e0467 // ushr v7.16b, v3.16b, #2
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8c090a // mla v10.4s, v8.4s, v12.s[2]
+	WORD $0x6fac092b // mla v11.4s, v9.4s, v12.s[3]
+	WORD $0x6f0c0446 // ushr v6.16b, v2.16b, #4
+	WORD $0x6f0c0467 // ushr v7.16b, v3.16b, #4
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8d010a // mla v10.4s, v8.4s, v13.s[0]
+	WORD $0x6fad012b // mla v11.4s, v9.4s, v13.s[1]
+	WORD $0x6f0a0446 // ushr v6.16b, v2.16b, #6
+	WORD $0x6f0a0467 // ushr v7.16b, v3.16b, #6
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8d090a // mla v10.4s, v8.4s, v13.s[2]
+	WORD $0x6fad092b // mla v11.4s, v9.4s, v13.s[3]
+	WORD $0xad418c02 // ldp q2, q3, [x0, #48]
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8e010a // mla v10.4s, v8.4s, v14.s[0]
+	WORD $0x6fae012b // mla v11.4s, v9.4s, v14.s[1]
+	WORD $0x6f0e0446 // ushr v6.16b, v2.16b, #2
+	WORD $0x6f0e0467 // ushr v7.16b, v3.16b, #2
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8e090a // mla v10.4s, v8.4s, v14.s[2]
+	WORD $0x6fae092b // mla v11.4s, v9.4s, v14.s[3]
+	WORD $0x6f0c0446 // ushr v6.16b, v2.16b, #4
+	WORD $0x6f0c0467 // ushr v7.16b, v3.16b, #4
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8f010a // mla v10.4s, v8.4s, v15.s[0]
+	WORD $0x6faf012b // mla v11.4s, v9.4s, v15.s[1]
+	WORD $0x6f0a0446 // ushr v6.16b, v2.16b, #6
+	WORD $0x6f0a0467 // ushr v7.16b, v3.16b, #6
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x0e24c0da // smull v26.8h, v6.8b, v4.8b
+	WORD $0x4e24c0db // smull2 v27.8h, v6.16b, v4.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf48 // addp v8.4s, v26.4s, v27.4s
+	WORD $0x0e25c0fa // smull v26.8h, v7.8b, v5.8b
+	WORD $0x4e25c0fb // smull2 v27.8h, v7.16b, v5.16b
+	WORD $0x4e602b5a // saddlp v26.4s, v26.8h
+	WORD $0x4e602b7b // saddlp v27.4s, v27.8h
+	WORD $0x4ebbbf49 // addp v9.4s, v26.4s, v27.4s
+	WORD $0x6f8f090a // mla v10.4s, v8.4s, v15.s[2]
+	WORD $0x6faf092b // mla v11.4s, v9.4s, v15.s[3]
+	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
+	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
+	WORD $0x4f9c1140 // fmla v0.4s, v10.4s, v28.s[0]
+	WORD $0x4f9c1161 // fmla v1.4s, v11.4s, v28.s[0]
+	ADD $84, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q2_Kq8_KNEONloop
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q5_Kq8_KNEONDot(w, x *byte, nb int) float32
+TEXT ·q5_Kq8_KNEONDot(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e5ff // movi v31.16b, #0x0f
+	WORD $0x4f00e61e // movi v30.16b, #0x10
+	WORD $0x2f00e400 // movi d0, #0
+q5_Kq8_KNEONDotloop:
+	WORD $0xb9400403 // ldr w3, [x0, #4]
+	WORD $0xb9400804 // ldr w4, [x0, #8]
+	WORD $0xb9400c05 // ldr w5, [x0, #12]
+	WORD $0x1200d46a // and w10, w3, #0x3f3f3f3f
+	WORD $0x1200ccab // and w11, w5, #0x0f0f0f0f
+	WORD $0x53067c66 // lsr w6, w3, #6
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a06116b // orr w11, w11, w6, lsl #4
+	WORD $0x1200d48c // and w12, w4, #0x3f3f3f3f
+	WORD $0x53047ca7 // lsr w7, w5, #4
+	WORD $0x1200cce7 // and w7, w7, #0x0f0f0f0f
+	WORD $0x53067c86 // lsr w6, w4, #6
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a0610e7 // orr w7, w7, w6, lsl #4
+	WORD $0xaa0b814a // orr x10, x10, x11, lsl #32
+	WORD $0xaa07818c // orr x12, x12, x7, lsl #32
+	WORD $0x9e670154 // fmov d20, x10
+	WORD $0x2f08a694 // ushll v20.8h, v20.8b, #0
+	WORD $0x2f10a695 // ushll v21.4s, v20.4h, #0
+	WORD $0x6f10a696 // ushll2 v22.4s, v20.8h, #0
+	WORD $0x9e670197 // fmov d23, x12
+	WORD $0x2f08a6f7 // ushll v23.8h, v23.8b, #0
+	ADD $260, R1, R5
+	WORD $0x4c40a4b8 // ld1 {v24.8h, v25.8h}, [x5]
+	WORD $0x4e79bf18 // addp v24.8h, v24.8h, v25.8h
+	WORD $0x0e78c2fa // smull v26.4s, v23.4h, v24.4h
+	WORD $0x4e7882fa // smlal2 v26.4s, v23.8h, v24.8h
+	WORD $0x4eb1bb5a // addv s26, v26.4s
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0xad40f413 // ldp q19, q29, [x0, #16]
+	ADD $4, R1, R4
+	WORD $0xad418801 // ldp q1, q2, [x0, #48]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f0c5678 // shl v24.16b, v19.16b, #4
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0c57b9 // shl v25.16b, v29.16b, #4
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8394eb // sdot v11.4s, v7.16b, v3.16b
+	WORD $0x4e84950b // sdot v11.4s, v8.16b, v4.16b
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4f0b5678 // shl v24.16b, v19.16b, #3
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0b57b9 // shl v25.16b, v29.16b, #3
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8594ec // sdot v12.4s, v7.16b, v5.16b
+	WORD $0x4e86950c // sdot v12.4s, v8.16b, v6.16b
+	WORD $0xad428801 // ldp q1, q2, [x0, #80]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f0a5678 // shl v24.16b, v19.16b, #2
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0a57b9 // shl v25.16b, v29.16b, #2
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8394ed // sdot v13.4s, v7.16b, v3.16b
+	WORD $0x4e84950d // sdot v13.4s, v8.16b, v4.16b
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4f095678 // shl v24.16b, v19.16b, #1
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4f0957b9 // shl v25.16b, v29.16b, #1
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8594ee // sdot v14.4s, v7.16b, v5.16b
+	WORD $0x4e86950e // sdot v14.4s, v8.16b, v6.16b
+	WORD $0xad438801 // ldp q1, q2, [x0, #112]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4eb31e78 // mov v24.16b, v19.16b
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x4ebd1fb9 // mov v25.16b, v29.16b
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8394ef // sdot v15.4s, v7.16b, v3.16b
+	WORD $0x4e84950f // sdot v15.4s, v8.16b, v4.16b
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x6f0f0678 // ushr v24.16b, v19.16b, #1
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6f0f07b9 // ushr v25.16b, v29.16b, #1
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8594f0 // sdot v16.4s, v7.16b, v5.16b
+	WORD $0x4e869510 // sdot v16.4s, v8.16b, v6.16b
+	WORD $0xad448801 // ldp q1, q2, [x0, #144]
+	WORD $0x4cdf2083 // ld1 {v3.16b, v4.16b, v5.16b, v6.16b}, [x4], #64
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x6f0e0678 // ushr v24.16b, v19.16b, #2
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6f0e07b9 // ushr v25.16b, v29.16b, #2
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8394f1 // sdot v17.4s, v7.16b, v3.16b
+	WORD $0x4e849511 // sdot v17.4s, v8.16b, v4.16b
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x6f0d0678 // ushr v24.16b, v19.16b, #3
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6f0d07b9 // ushr v25.16b, v29.16b, #3
+	WORD $0x4e3e1f39 // and v25.16b, v25.16b, v30.16b
+	WORD $0x4eb81ce7 // orr v7.16b, v7.16b, v24.16b
+	WORD $0x4eb91d08 // orr v8.16b, v8.16b, v25.16b
+	WORD $0x4e8594f2 // sdot v18.4s, v7.16b, v5.16b
+	WORD $0x4e869512 // sdot v18.4s, v8.16b, v6.16b
+	WORD $0x4eacbd6b // addp v11.4s, v11.4s, v12.4s
+	WORD $0x4eaebdad // addp v13.4s, v13.4s, v14.4s
+	WORD $0x4eb0bdef // addp v15.4s, v15.4s, v16.4s
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4eadbd6b // addp v11.4s, v11.4s, v13.4s
+	WORD $0x4eb1bdef // addp v15.4s, v15.4s, v17.4s
+	WORD $0x4eb59d6b // mul v11.4s, v11.4s, v21.4s
+	WORD $0x4eb695eb // mla v11.4s, v15.4s, v22.4s
+	WORD $0x4eb1b96b // addv s11, v11.4s
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x7d40001c // ldr h28, [x0]
+	WORD $0x7d40041d // ldr h29, [x0, #2]
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1ee243bd // fcvt s29, h29
+	WORD $0x1e3b0b9c // fmul s28, s28, s27
+	WORD $0x1e3b0bbd // fmul s29, s29, s27
+	WORD $0x5e21d96b // scvtf s11, s11
+	WORD $0x5e21db5a // scvtf s26, s26
+	WORD $0x1f1c0160 // fmadd s0, s11, s28, s0
+	WORD $0x1f1d8340 // fmsub s0, s26, s29, s0
+	ADD $176, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q5_Kq8_KNEONDotloop
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q3_Kq8_KNEONDot(w, x *byte, nb int) float32
+TEXT ·q3_Kq8_KNEONDot(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e47f // movi v31.16b, #0x03
+	WORD $0x4f00e49e // movi v30.16b, #0x04
+	WORD $0x4f01e419 // movi v25.16b, #0x20
+	WORD $0x2f00e400 // movi d0, #0
+q3_Kq8_KNEONDotloop:
+	// The 16 scales (ggml's aux[] unpacking, minus 32) as int32 in V20..V23.
+	WORD $0xb9406003 // ldr w3, [x0, #96]
+	WORD $0xb9406404 // ldr w4, [x0, #100]
+	WORD $0xb9406805 // ldr w5, [x0, #104]
+	WORD $0x1200cc6a // and w10, w3, #0x0f0f0f0f
+	WORD $0x1200c4a6 // and w6, w5, #0x03030303
+	WORD $0x2a06114a // orr w10, w10, w6, lsl #4
+	WORD $0x1200cc8b // and w11, w4, #0x0f0f0f0f
+	WORD $0x53027ca6 // lsr w6, w5, #2
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a06116b // orr w11, w11, w6, lsl #4
+	WORD $0x53047c6c // lsr w12, w3, #4
+	WORD $0x1200cd8c // and w12, w12, #0x0f0f0f0f
+	WORD $0x53047ca6 // lsr w6, w5, #4
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a06118c // orr w12, w12, w6, lsl #4
+	WORD $0x53047c8d // lsr w13, w4, #4
+	WORD $0x1200cdad // and w13, w13, #0x0f0f0f0f
+	WORD $0x53067ca6 // lsr w6, w5, #6
+	WORD $0x1200c4c6 // and w6, w6, #0x03030303
+	WORD $0x2a0611ad // orr w13, w13, w6, lsl #4
+	WORD $0xaa0b814a // orr x10, x10, x11, lsl #32
+	WORD $0xaa0d818c // orr x12, x12, x13, lsl #32
+	WORD $0x9e670154 // fmov d20, x10
+	WORD $0x4e181d94 // mov v20.d[1], x12
+	WORD $0x6e398694 // sub v20.16b, v20.16b, v25.16b
+	WORD $0x0f08a69a // sxtl v26.8h, v20.8b
+	WORD $0x4f08a69b // sxtl2 v27.8h, v20.16b
+	WORD $0x0f10a754 // sxtl v20.4s, v26.4h
+	WORD $0x4f10a755 // sxtl2 v21.4s, v26.8h
+	WORD $0x0f10a776 // sxtl v22.4s, v27.4h
+	WORD $0x4f10a777 // sxtl2 v23.4s, v27.8h
+	WORD $0x4f000413 // movi v19.4s, #0
+	WORD $0xad401805 // ldp q5, q6, [x0]
+	ADD $4, R1, R4
+	WORD $0xad410801 // ldp q1, q2, [x0, #32]
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f00e438 // movi v24.16b, #1
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94eb // sdot v11.4s, v7.16b, v28.16b
+	WORD $0x4e9d950c // sdot v12.4s, v8.16b, v29.16b
+	WORD $0x6f0e0427 // ushr v7.16b, v1.16b, #2
+	WORD $0x6f0e0448 // ushr v8.16b, v2.16b, #2
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f00e458 // movi v24.16b, #2
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94ed // sdot v13.4s, v7.16b, v28.16b
+	WORD $0x4e9d950e // sdot v14.4s, v8.16b, v29.16b
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f00e498 // movi v24.16b, #4
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94ef // sdot v15.4s, v7.16b, v28.16b
+	WORD $0x4e9d9510 // sdot v16.4s, v8.16b, v29.16b
+	WORD $0x6f0a0427 // ushr v7.16b, v1.16b, #6
+	WORD $0x6f0a0448 // ushr v8.16b, v2.16b, #6
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f00e518 // movi v24.16b, #8
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94f1 // sdot v17.4s, v7.16b, v28.16b
+	WORD $0x4e9d9512 // sdot v18.4s, v8.16b, v29.16b
+	WORD $0x4eacbd6b // addp v11.4s, v11.4s, v12.4s
+	WORD $0x4eaebdad // addp v13.4s, v13.4s, v14.4s
+	WORD $0x4eb0bdef // addp v15.4s, v15.4s, v16.4s
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4eadbd6b // addp v11.4s, v11.4s, v13.4s
+	WORD $0x4eb1bdef // addp v15.4s, v15.4s, v17.4s
+	WORD $0x4eb49573 // mla v19.4s, v11.4s, v20.4s
+	WORD $0x4eb595f3 // mla v19.4s, v15.4s, v21.4s
+	WORD $0xad420801 // ldp q1, q2, [x0, #64]
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4f00e618 // movi v24.16b, #16
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94eb // sdot v11.4s, v7.16b, v28.16b
+	WORD $0x4e9d950c // sdot v12.4s, v8.16b, v29.16b
+	WORD $0x6f0e0427 // ushr v7.16b, v1.16b, #2
+	WORD $0x6f0e0448 // ushr v8.16b, v2.16b, #2
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f01e418 // movi v24.16b, #32
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94ed // sdot v13.4s, v7.16b, v28.16b
+	WORD $0x4e9d950e // sdot v14.4s, v8.16b, v29.16b
+	WORD $0x6f0c0427 // ushr v7.16b, v1.16b, #4
+	WORD $0x6f0c0448 // ushr v8.16b, v2.16b, #4
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f02e418 // movi v24.16b, #64
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94ef // sdot v15.4s, v7.16b, v28.16b
+	WORD $0x4e9d9510 // sdot v16.4s, v8.16b, v29.16b
+	WORD $0x6f0a0427 // ushr v7.16b, v1.16b, #6
+	WORD $0x6f0a0448 // ushr v8.16b, v2.16b, #6
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4e3f1d08 // and v8.16b, v8.16b, v31.16b
+	WORD $0x4f04e418 // movi v24.16b, #128
+	WORD $0x4e388ca9 // cmtst v9.16b, v5.16b, v24.16b
+	WORD $0x4e388cca // cmtst v10.16b, v6.16b, v24.16b
+	WORD $0x4e691fc9 // bic v9.16b, v30.16b, v9.16b
+	WORD $0x4e6a1fca // bic v10.16b, v30.16b, v10.16b
+	WORD $0x6e2984e7 // sub v7.16b, v7.16b, v9.16b
+	WORD $0x6e2a8508 // sub v8.16b, v8.16b, v10.16b
+	WORD $0x4cdfa09c // ld1 {v28.16b, v29.16b}, [x4], #32
+	WORD $0x4e9c94f1 // sdot v17.4s, v7.16b, v28.16b
+	WORD $0x4e9d9512 // sdot v18.4s, v8.16b, v29.16b
+	WORD $0x4eacbd6b // addp v11.4s, v11.4s, v12.4s
+	WORD $0x4eaebdad // addp v13.4s, v13.4s, v14.4s
+	WORD $0x4eb0bdef // addp v15.4s, v15.4s, v16.4s
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4eadbd6b // addp v11.4s, v11.4s, v13.4s
+	WORD $0x4eb1bdef // addp v15.4s, v15.4s, v17.4s
+	WORD $0x4eb69573 // mla v19.4s, v11.4s, v22.4s
+	WORD $0x4eb795f3 // mla v19.4s, v15.4s, v23.4s
+	WORD $0x4eb1ba73 // addv s19, v19.4s
+	WORD $0x5e21da73 // scvtf s19, s19
+	WORD $0x7d40d81c // ldr h28, [x0, #108]
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x1e3b0b9c // fmul s28, s28, s27
+	WORD $0x1e330b9c // fmul s28, s28, s19
+	WORD $0x1e3c2800 // fadd s0, s0, s28
+	ADD $110, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q3_Kq8_KNEONDotloop
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func q2_Kq8_KNEONDot(w, x *byte, nb int) float32
+TEXT ·q2_Kq8_KNEONDot(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD nb+16(FP), R2
+	WORD $0x4f00e47f // movi v31.16b, #0x03
+	WORD $0x4f00e5fe // movi v30.16b, #0x0f
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+q2_Kq8_KNEONDotloop:
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x7d40a01c // ldr h28, [x0, #80]
+	WORD $0x7d40a41d // ldr h29, [x0, #82]
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1ee243bd // fcvt s29, h29
+	WORD $0x1e3c0b7c // fmul s28, s27, s28
+	WORD $0x1e3d0b7d // fmul s29, s27, s29
+	// Scales (low nibbles) as int32 in V12..V15; mins (high) against bsums.
+	WORD $0x3dc00014 // ldr q20, [x0]
+	WORD $0x4e3e1e95 // and v21.16b, v20.16b, v30.16b
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x2f08a6d7 // uxtl v23.8h, v22.8b
+	WORD $0x6f08a6d8 // uxtl2 v24.8h, v22.16b
+	ADD $260, R1, R5
+	WORD $0x4c40a4b9 // ld1 {v25.8h, v26.8h}, [x5]
+	WORD $0x0e79c2f0 // smull v16.4s, v23.4h, v25.4h
+	WORD $0x4e79c2f1 // smull2 v17.4s, v23.8h, v25.8h
+	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
+	WORD $0x0e7ac311 // smull v17.4s, v24.4h, v26.4h
+	WORD $0x4e7ac312 // smull2 v18.4s, v24.8h, v26.8h
+	WORD $0x4eb2be31 // addp v17.4s, v17.4s, v18.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4f9d5200 // fmls v0.4s, v16.4s, v29.s[0]
+	WORD $0x4f9d5221 // fmls v1.4s, v17.4s, v29.s[0]
+	WORD $0x2f08a6b6 // uxtl v22.8h, v21.8b
+	WORD $0x6f08a6b7 // uxtl2 v23.8h, v21.16b
+	WORD $0x2f10a6cc // uxtl v12.4s, v22.4h
+	WORD $0x6f10a6cd // uxtl2 v13.4s, v22.8h
+	WORD $0x2f10a6ee // uxtl v14.4s, v23.4h
+	WORD $0x6f10a6ef // uxtl2 v15.4s, v23.8h
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	ADD $4, R1, R4
+	WORD $0xad408c02 // ldp q2, q3, [x0, #16]
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8c010a // mla v10.4s, v8.4s, v12.s[0]
+	WORD $0x6fac012b // mla v11.4s, v9.4s, v12.s[1]
+	WORD $0x6f0e0446 // ushr v6.16b, v2.16b, #2
+	WORD $0x6f0e0467 // ushr v7.16b, v3.16b, #2
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8c090a // mla v10.4s, v8.4s, v12.s[2]
+	WORD $0x6fac092b // mla v11.4s, v9.4s, v12.s[3]
+	WORD $0x6f0c0446 // ushr v6.16b, v2.16b, #4
+	WORD $0x6f0c0467 // ushr v7.16b, v3.16b, #4
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8d010a // mla v10.4s, v8.4s, v13.s[0]
+	WORD $0x6fad012b // mla v11.4s, v9.4s, v13.s[1]
+	WORD $0x6f0a0446 // ushr v6.16b, v2.16b, #6
+	WORD $0x6f0a0467 // ushr v7.16b, v3.16b, #6
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8d090a // mla v10.4s, v8.4s, v13.s[2]
+	WORD $0x6fad092b // mla v11.4s, v9.4s, v13.s[3]
+	WORD $0xad418c02 // ldp q2, q3, [x0, #48]
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8e010a // mla v10.4s, v8.4s, v14.s[0]
+	WORD $0x6fae012b // mla v11.4s, v9.4s, v14.s[1]
+	WORD $0x6f0e0446 // ushr v6.16b, v2.16b, #2
+	WORD $0x6f0e0467 // ushr v7.16b, v3.16b, #2
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8e090a // mla v10.4s, v8.4s, v14.s[2]
+	WORD $0x6fae092b // mla v11.4s, v9.4s, v14.s[3]
+	WORD $0x6f0c0446 // ushr v6.16b, v2.16b, #4
+	WORD $0x6f0c0467 // ushr v7.16b, v3.16b, #4
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8f010a // mla v10.4s, v8.4s, v15.s[0]
+	WORD $0x6faf012b // mla v11.4s, v9.4s, v15.s[1]
+	WORD $0x6f0a0446 // ushr v6.16b, v2.16b, #6
+	WORD $0x6f0a0467 // ushr v7.16b, v3.16b, #6
+	WORD $0x4e3f1cc6 // and v6.16b, v6.16b, v31.16b
+	WORD $0x4e3f1ce7 // and v7.16b, v7.16b, v31.16b
+	WORD $0x4cdfa084 // ld1 {v4.16b, v5.16b}, [x4], #32
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e8494c8 // sdot v8.4s, v6.16b, v4.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e8594e9 // sdot v9.4s, v7.16b, v5.16b
+	WORD $0x6f8f090a // mla v10.4s, v8.4s, v15.s[2]
+	WORD $0x6faf092b // mla v11.4s, v9.4s, v15.s[3]
+	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
+	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
+	WORD $0x4f9c1140 // fmla v0.4s, v10.4s, v28.s[0]
+	WORD $0x4f9c1161 // fmla v1.4s, v11.4s, v28.s[0]
+	ADD $84, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q2_Kq8_KNEONDotloop
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x0e21d400 // fadd v0.2s, v0.2s, v1.2s
+	WORD $0x7e30d800 // faddp s0, v0.2s
+	FMOVS F0, ret+24(FP)
+	RET
