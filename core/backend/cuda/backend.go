@@ -71,6 +71,8 @@ type Backend struct {
 	graphs    graphCache
 	// noGraphs disables capture (MINFER_CUDA_GRAPHS=0), for comparisons.
 	noGraphs bool
+	// off: the decode paths switched off (MINFER_CUDA_DECODE).
+	off decodeOff
 }
 
 // Options tune Open.
@@ -93,6 +95,7 @@ func Open(o Options) (*Backend, error) {
 	}
 	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
+	b.off = parseDecodeOff(os.Getenv("MINFER_CUDA_DECODE"))
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

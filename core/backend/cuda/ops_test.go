@@ -53,6 +53,26 @@ type opCase struct {
 	weights map[string]tensor
 	inputs  map[string][]byte
 	kv      map[string]int64 // persistent regions: bytes
+	// bound is the NMSE the GPU's outputs may have against the CPU's:
+	// floatBound when zero, quantBound where quantized weights take part.
+	bound float64
+}
+
+// The op tests' bounds against the CPU backend (issue 11): the GPU's
+// float sums run in another order than the CPU's (integer block sums and
+// activation quantization stay exact).
+const (
+	floatBound = 1e-7
+	quantBound = 1e-5
+)
+
+// boundFor is the bound of an op over weights of type wt.
+func boundFor(wt gguf.GGMLType) float64 {
+	switch wt {
+	case gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16:
+		return floatBound
+	}
+	return quantBound
 }
 
 type tensor struct {
@@ -175,7 +195,8 @@ var weightTypes = []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16, ggu
 
 // compare runs c on the CPU backend and on the GPU (steps times: eager,
 // then captured and replayed graphs) and requires the GPU's outputs to be
-// the CPU's bit for bit: the kernels reproduce the CPU's float order.
+// finite and within c's NMSE bound of the CPU's; it logs how many differ
+// from the CPU's bits, the largest difference and the NMSE.
 func compare(t *testing.T, c opCase, gpuB *Backend, steps int) {
 	t.Helper()
 	host := cpu.New(2)
@@ -190,19 +211,23 @@ func compare(t *testing.T, c opCase, gpuB *Backend, steps int) {
 			t.Fatalf("output %d is %v", i, v)
 		}
 	}
-	diffs, first, maxDiff := 0, -1, 0.0
+	diffs, worst, maxDiff := 0, -1, 0.0
 	for i := range want {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-			if first < 0 {
-				first = i
-			}
 			diffs++
-			maxDiff = max(maxDiff, math.Abs(float64(got[i])-float64(want[i])))
+			if d := math.Abs(float64(got[i]) - float64(want[i])); d > maxDiff || worst < 0 {
+				worst, maxDiff = i, d
+			}
 		}
 	}
-	t.Logf("%d outputs, %d differ from the CPU's bits, max |diff| %.3g, NMSE %.3g", len(want), diffs, maxDiff, nmse(got, want))
-	if diffs > 0 {
-		t.Errorf("%d of %d outputs differ from the CPU (first %d: %v, want %v; max |diff| %.3g)", diffs, len(want), first, got[first], want[first], maxDiff)
+	bound := c.bound
+	if bound == 0 {
+		bound = floatBound
+	}
+	e := nmse(got, want)
+	t.Logf("%d outputs, %d differ from the CPU's bits, max |diff| %.3g, NMSE %.3g (bound %.0e)", len(want), diffs, maxDiff, e, bound)
+	if e > bound {
+		t.Errorf("NMSE %.3g > %.0e against the CPU (%d of %d outputs differ; largest at %d: %v, want %v)", e, bound, diffs, len(want), worst, got[worst], want[worst])
 	}
 }
 
@@ -229,6 +254,7 @@ func TestMatMulEveryWeightType(t *testing.T) {
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 						return b.MatMul(wf("w"), b.Input("x", gguf.TypeF32, int64(cols), int64(T)), "y")
 					},
+					bound: boundFor(wt),
 				}
 				compare(t, c, g, 3) // three steps: eager, captured, replayed
 			})
@@ -359,7 +385,8 @@ func TestStoreKVAndAttention(t *testing.T) {
 			hd, past, T, kvLen int
 			softCap            float32
 		}{{64, 0, 1, 256, 0}, {64, 200, 7, 256, 0}, {64, 255, 1, 256, 0}, {64, 256, 1, 512, 0}, {64, 0, 33, 256, 0},
-			{128, 100, 1, 300, 0}, {128, 290, 3, 300, 50}, {64, 63, 2, 256, 30}, {96, 400, 1, 512, 0}} {
+			{128, 100, 1, 300, 0}, {128, 290, 3, 300, 50}, {64, 63, 2, 256, 30}, {96, 400, 1, 512, 0},
+			{128, 299, 1, 300, 50}, {256, 130, 1, 256, 0}, {64, 5, 1, 32, 0}} {
 			hd := tc.hd
 			t.Run(fmt.Sprintf("%s/hd%d/past%d/T%d/kv%d/cap%g", kvt, hd, tc.past, tc.T, tc.kvLen, tc.softCap), func(t *testing.T) {
 				rowLen := hd * kvHeads
@@ -404,6 +431,10 @@ func TestStoreKVAndAttention(t *testing.T) {
 						m := b.Input("mask", gguf.TypeF32, int64(tc.kvLen), int64(tc.T))
 						return b.Attention(q, kc, vc, m, graph.AttentionParams{Scale: 0.125, KVHeads: kvHeads, KVLen: tc.kvLen, SoftCap: tc.softCap}, "att")
 					},
+				}
+				if kvt == gguf.TypeF16 && tc.T > 1 && !fattnDisabled {
+					compareWithin(t, c, g, 2, nmseFloat) // flash attention (fattn_test.go)
+					return
 				}
 				compare(t, c, g, 2)
 			})
@@ -498,6 +529,7 @@ func TestMoEOps(t *testing.T) {
 							sum := b.WeightedSum(y, wts, "sum")
 							return b.Mul(sum, b.Input("gate", gguf.TypeF32, 1, int64(T)), "gated")
 						},
+						bound: boundFor(wt),
 					}, g, 2)
 				})
 			}
@@ -523,6 +555,7 @@ func TestMatMulOverWeightRows(t *testing.T) {
 					k := b.View(wf("qkv"), "k_rows", part*rb, cols, part)
 					return b.MatMul(k, b.Input("x", gguf.TypeF32, cols, 3), "k")
 				},
+				bound: boundFor(wt),
 			}, g, 2)
 		})
 	}
@@ -530,8 +563,8 @@ func TestMatMulOverWeightRows(t *testing.T) {
 
 // TestMatMulsOfOneInputShareItsQuantization: back-to-back mat-muls of one
 // input (q/k/v, gate/up) quantize it once; a weight of another vec-dot type
-// in between re-quantizes. The sum of the products must still be the
-// CPU's bit for bit, eager and replayed.
+// in between re-quantizes. The sum of the products must still match the
+// CPU's, eager and replayed.
 func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
 	g := gpu(t)
 	r := rand.New(rand.NewPCG(15, 16))
@@ -553,7 +586,157 @@ func TestMatMulsOfOneInputShareItsQuantization(t *testing.T) {
 					yd := b.MatMul(wf("d"), x, "yd")
 					return b.Add(b.Add(b.Add(ya, yb, "ab"), yc, "abc"), yd, "abcd")
 				},
+				bound: quantBound,
 			}, g, 3)
 		})
+	}
+}
+
+// TestDecodeChains: the decode block's fused kernels against the CPU's
+// node-by-node results: residual add + rms_norm + weight mul + the
+// activation quantization of the two mat-muls after it (q8_0, q8_1, q8_K
+// weight types), and swiglu + quantization + mat-mul; one token and a
+// small batch, eager, captured and replayed. The residual sum and the
+// swiglu product are part of the output, so a fused kernel that skipped
+// writing them fails.
+func TestDecodeChains(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ5_1, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		for _, n := range []int{512, 2048} {
+			for _, T := range []int{1, 3} {
+				t.Run(fmt.Sprintf("%s/n%d/T%d", wt, n, T), func(t *testing.T) {
+					ws := map[string]tensor{
+						"w1": quantized(t, wt, n, n, r), "w2": quantized(t, wt, n, n, r),
+						"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
+					}
+					normIn := map[string][]byte{"x": memview.Bytes(randF32(r, n*T, 2)), "res": memview.Bytes(randF32(r, n*T, 2))}
+					swiIn := map[string][]byte{"g": memview.Bytes(randF32(r, n*T, 3)), "u": memview.Bytes(randF32(r, n*T, 3))}
+					t.Run("norm", func(t *testing.T) {
+						compare(t, opCase{weights: ws, inputs: normIn, bound: quantBound,
+							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+								sum := b.Add(b.Input("x", gguf.TypeF32, int64(n), int64(T)), b.Input("res", gguf.TypeF32, int64(n), int64(T)), "sum")
+								m := b.Mul(b.RMSNorm(sum, 1e-5, "nrm"), wf("norm"), "m")
+								y1 := b.MatMul(wf("w1"), m, "y1")
+								y2 := b.MatMul(wf("w2"), m, "y2")
+								return b.Add(b.Add(y1, y2, "y12"), sum, "out")
+							}}, g, 3)
+					})
+					t.Run("swiglu", func(t *testing.T) {
+						compare(t, opCase{weights: map[string]tensor{"w1": ws["w1"]}, inputs: swiIn, bound: quantBound,
+							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+								s := b.SwiGLU(b.Input("g", gguf.TypeF32, int64(n), int64(T)), b.Input("u", gguf.TypeF32, int64(n), int64(T)), "s")
+								return b.Add(b.MatMul(wf("w1"), s, "y"), s, "out")
+							}}, g, 3)
+					})
+				})
+			}
+		}
+	}
+}
+
+// TestRopePair: the q and k ropes of a block (different head counts, the
+// same positions) as the one fused launch, against the CPU.
+func TestRopePair(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(19, 20))
+	const hd, heads, kvHeads = 128, 8, 2
+	for _, T := range []int{1, 4} {
+		for _, p := range []graph.RopeParams{
+			{Dims: 128, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1},
+			{Dims: 64, Mode: graph.RopeNeoX, FreqBase: 1e6, FreqScale: 0.5},
+		} {
+			t.Run(fmt.Sprintf("%s/dims%d/T%d", p.Mode, p.Dims, T), func(t *testing.T) {
+				pos := make([]int32, T)
+				for i := range pos {
+					pos[i] = int32(300 + 7*i)
+				}
+				compare(t, opCase{
+					inputs: map[string][]byte{"q": memview.Bytes(randF32(r, hd*heads*T, 2)), "k": memview.Bytes(randF32(r, hd*kvHeads*T, 2)),
+						"pos": memview.Bytes(pos)},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						ps := b.Input("pos", gguf.TypeI32, int64(T))
+						q := b.Rope(b.Input("q", gguf.TypeF32, hd, heads, int64(T)), ps, nil, p, "rq")
+						k := b.Rope(b.Input("k", gguf.TypeF32, hd, kvHeads, int64(T)), ps, nil, p, "rk")
+						// Both in the output: all of k (one row) added to each
+						// of q's rows of the same length.
+						kn := int64(hd * kvHeads * T)
+						return b.Add(b.View(q, "qv", 0, kn, heads/kvHeads), b.View(k, "kv", 0, kn, 1), "qk")
+					},
+				}, g, 2)
+			})
+		}
+	}
+}
+
+// TestDecodeAttentionFeedsMatMul: one token's split attention whose last
+// blocks also quantize the output row for the mat-mul after it (q8_0 for
+// Q4_0, q8_1 for Q5_1; Q4_K takes q8_K, quantized apart), against the CPU.
+func TestDecodeAttentionFeedsMatMul(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(21, 22))
+	const hd, heads, kvHeads, ctx, past = 128, 8, 2, 256, 150
+	rowLen := hd * kvHeads
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ5_1, gguf.TypeQ4_K} {
+		t.Run(wt.String(), func(t *testing.T) {
+			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+			mask := make([]float32, ctx)
+			for j := past + 1; j < ctx; j++ {
+				mask[j] = float32(math.Inf(-1))
+			}
+			allRows := make([]int32, ctx)
+			for i := range allRows {
+				allRows[i] = int32(i)
+			}
+			compare(t, opCase{
+				kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
+				weights: map[string]tensor{"wo": quantized(t, wt, hd*heads, 96, r)},
+				inputs: map[string][]byte{
+					"q": memview.Bytes(randF32(r, hd*heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+					"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+				},
+				bound: quantBound,
+				build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+					all := b.Input("allrows", gguf.TypeI32, ctx)
+					kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+					vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+					q := b.Input("q", gguf.TypeF32, hd, heads, 1)
+					att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, ctx, 1), graph.AttentionParams{Scale: 0.088, KVHeads: kvHeads, KVLen: ctx}, "att")
+					return b.MatMul(wf("wo"), att, "o")
+				},
+			}, g, 3)
+		})
+	}
+}
+
+// TestMultiMatVec: three one-token mat-muls of one input with weights of
+// one type (q, k, v) as one launch whose rows run through the three
+// weights (37 rows each: the boundaries fall inside a block of four rows),
+// and two (gate, up), against the CPU.
+func TestMultiMatVec(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(23, 24))
+	const cols, rows = 512, 37
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		for _, k := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%s/%d", wt, k), func(t *testing.T) {
+				ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, rows, r), "c": quantized(t, wt, cols, rows, r)}
+				compare(t, opCase{
+					weights: ws,
+					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols, 1))},
+					bound:   quantBound,
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, cols, 1)
+						y := b.MatMul(wf("a"), x, "ya")
+						y2 := b.MatMul(wf("b"), x, "yb")
+						if k == 2 {
+							return b.Add(y, y2, "sum")
+						}
+						y3 := b.MatMul(wf("c"), x, "yc")
+						return b.Add(b.Add(y, y2, "ab"), y3, "sum")
+					},
+				}, g, 3)
+			})
+		}
 	}
 }
