@@ -4,11 +4,12 @@ package quant
 
 import "unsafe"
 
-// AVX2 twins of the remaining dot products: Q4_1, Q5_0, Q5_1
-// (kernels_q5_amd64.s), Q2_K, Q3_K, Q5_K (kernels_k3_amd64.s), and the lane
-// parts of F32, F16 and BF16 (floatdot_amd64.s), and four-token forms of
-// all six, whose tails the wrappers
-// add in Go exactly as the generic bodies do.
+// AVX2 twins of the remaining dot products — Q4_1, Q5_0, Q5_1
+// (kernels_q5_amd64.s) and Q2_K, Q3_K, Q5_K (kernels_k3_amd64.s), each with
+// a four-token form — the lane parts of the F32, F16 and BF16 dots
+// (floatdot_amd64.s; the wrappers add the tails in Go exactly as the
+// generic bodies do), DotF16F32 and its four-row form, and the float
+// kernels of rope.go and f16attn.go (rope_amd64.s, f16attn_amd64.s).
 
 // addBreadthAVX2 puts these kernels into the AVX2 set.
 func addBreadthAVX2(ks *kernelSet) {
