@@ -436,8 +436,9 @@ func overlaps(a uintptr, na int64, b uintptr, nb int64) bool {
 	return a < b+uintptr(nb) && b < a+uintptr(na)
 }
 
-// maxDecodeHeads is how many heads the split attention's counters cover.
-const maxDecodeHeads = counterBytes / 4
+// maxDecodeHeads is how many heads the split attention's counters cover
+// (the last counter is normMatVec's).
+const maxDecodeHeads = counterBytes/4 - 1
 
 // decodeHeadDims are the head sizes the split attention kernels take.
 var decodeHeadDims = map[int64]string{64: "_64", 96: "_96", 128: "_128", 256: "_256"}

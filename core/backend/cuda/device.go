@@ -41,7 +41,7 @@ type device struct {
 const (
 	pinnedSize    = 64 << 20
 	workspaceSize = 64 << 20
-	counterBytes  = 4096 // one uint32 per attention head: maxDecodeHeads
+	counterBytes  = 4096 // one uint32 per attention head (maxDecodeHeads), then normCounter
 )
 
 // hostSlice views driver-allocated host memory as a byte slice.

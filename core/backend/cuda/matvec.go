@@ -113,14 +113,17 @@ const (
 	// mvnMaxN is MVN_MAXK·256: the longest row the prologue keeps in
 	// registers.
 	mvnMaxN = 32 * 256
+	// normCounter is the workspace counter (after the split attention's
+	// per-head ones) that finds an mvs_*_n launch's last block.
+	normCounter = counterBytes/4 - 1
 )
 
 // normMatVec encodes norm_quant's work (f) together with the one-token
 // mat-vec nodes[j] that reads its quantized output, as one mvs_*_n
 // launch, when the weight type has a staged kernel that fits, the row is
-// short enough, and no output of either lies on x or y or on another's
-// (every block reads x and y; block 0 alone writes the norm's outputs).
-// It reports whether it did.
+// short enough, and the mat-vec's output does not lie on x or y (every
+// block reads them; the last block writes the norm's outputs, after all
+// have). It reports whether it did.
 func (b *Backend) normMatVec(nodes []*graph.Node, j int, tokens int64, f normMatVec) (bool, error) {
 	if b.mvV1 || b.off.mv || b.off.normMV || tokens != 1 || j >= len(nodes) || f.n > mvnMaxN {
 		return false, nil
@@ -159,22 +162,14 @@ func (b *Backend) normMatVec(nodes []*graph.Node, j int, tokens int64, f normMat
 			*o = 0
 		}
 	}
-	ins := [][2]int64{{int64(f.x), fb}}
-	if f.y != 0 {
-		ins = append(ins, [2]int64{int64(f.y), fb})
-	}
-	for _, o := range [][2]int64{{int64(out), rows * 4}, {int64(f.sum), fb}, {int64(f.nout), fb}, {int64(f.out2), fb}} {
-		if o[0] == 0 {
-			continue
-		}
-		for _, in := range ins {
-			if overlaps(uintptr(o[0]), o[1], uintptr(in[0]), in[1]) {
-				return false, nil // written while other blocks read
-			}
-		}
+	// The mat-vec's output is written while other blocks may still read x
+	// and y (the norm's outputs only once every block has read them).
+	if overlaps(out, rows*4, f.x, fb) || (f.y != 0 && overlaps(out, rows*4, f.y, fb)) {
+		return false, nil
 	}
 	per := stagedRows(1, s.rpw)
+	counter := b.dv.counters + uintptr(4*normCounter)
 	return true, b.dv.launch(&b.l, s.norm, grid1((rows+per-1)/per), block1(32*stagedWarps), uint32(smem),
 		w, out, i32(rows), i32(blocksPerRow(wt, f.n)), i64(wrb), i64(f.xrb), f.x, f.y, f.sum, f.nout, f.nw, f.out2, b.dv.work,
-		i32(f.n), f.eps, f.qt)
+		i32(f.n), f.eps, f.qt, counter)
 }

@@ -1116,23 +1116,25 @@ ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
 // the whole activation row itself (the residual add, rms_norm, the norm
 // weight, the quantization: norm_quant's operations, each thread keeping
 // its elements in registers between the passes) into its shared memory
-// while the copies fly; block 0 also writes the sum, the norm and the
-// weighted norm (those of them not null: a null one is dead) and the
-// quantized row (for mat-muls after this one). The caller guarantees that
-// no written output overlaps x or y, that the mat-vec's output overlaps
-// none of block 0's and neither x nor y, n <= MVN_MAXK·256, and n a
-// multiple of the activation block. Shared memory: mvs_*_1's, then the prologue's
-// scratch (MVN_SCRATCH bytes).
+// while the copies fly. The last block to get there (a counter, as
+// attn_x_values' last block) writes the sum, the norm and the weighted
+// norm (those not null: a null one is dead) and the quantized row (for
+// mat-muls after this one): every block has read x and y by then, so the
+// outputs may lie on them. The caller guarantees that the mat-vec's
+// output overlaps neither x, y nor the outputs written, n <= MVN_MAXK·256,
+// n a multiple of the activation block, and a zero counter (left zero).
+// Shared memory: mvs_*_1's, then the prologue's scratch (MVN_SCRATCH
+// bytes).
 #define MVN_MAXK 32
 #define MVN_SCRATCH (64 + 16 + (int)sizeof(q8k_sh))
 
 __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, const float* x, const float* y, float* sum, float* nout, const float* nw,
-                                             float* out2, uint8_t* q, int n, float eps, int qt, long long xrb) {
+                                             float* out2, uint8_t* q, int n, float eps, int qt, long long xrb, unsigned* counter) {
     double* part = (double*)scratch;
     float* sscale = (float*)(scratch + 64);
+    int* last = (int*)(scratch + 68);
     q8k_sh* sh = (q8k_sh*)(scratch + 80);
     const int tid = threadIdx.x;
-    const bool lead = blockIdx.x == 0;
     float vals[MVN_MAXK];
     double s = 0;
 #pragma unroll
@@ -1141,10 +1143,7 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
         float v = 0.f;
         if (i < n) {
             v = x[i];
-            if (y) {
-                v = __fadd_rn(v, y[i]);
-                if (lead && sum) sum[i] = v;
-            }
+            if (y) v = __fadd_rn(v, y[i]);
             s += (double)__fmul_rn(v, v);
         }
         vals[k] = v;
@@ -1169,24 +1168,33 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
         float v = 0.f;
         if (i < n) {
             v = __fmul_rn(vals[k], scale);
-            if (lead && nout) nout[i] = v;
-            if (nw) {
-                v = __fmul_rn(v, nw[i]);
-                if (lead && out2) out2[i] = v;
-            }
+            if (nw) v = __fmul_rn(v, nw[i]);
         }
         quantize_at(qt, v, xs, xrb, 0, i, warpIn, sh, true);
     }
+    __syncthreads(); // xs complete; this block's reads of x and y are done
+    if (tid == 0) *last = atomicAdd(counter, 1u) == gridDim.x - 1;
     __syncthreads();
-    if (lead)
-        for (long long e = tid; e < xrb; e += 256) q[e] = xs[e];
+    if (!*last) return;
+#pragma unroll
+    for (int k = 0; k < MVN_MAXK; k++) {
+        const int i = tid + 256 * k;
+        if (i < n) {
+            const float v = vals[k], nv = __fmul_rn(v, scale);
+            if (sum) sum[i] = v;
+            if (nout) nout[i] = nv;
+            if (out2) out2[i] = __fmul_rn(nv, nw[i]);
+        }
+    }
+    for (long long e = tid; e < xrb; e += 256) q[e] = xs[e];
+    if (tid == 0) *counter = 0;
 }
 
 #define MVSN(name)                                                                                                                                  \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_n(const uint8_t* W, float* out, int rows, int nblk, long long wrb,      \
                                                                                 long long xrb, const float* x, const float* y, float* sum,          \
                                                                                 float* nout, const float* nw, float* out2, uint8_t* q, int n,       \
-                                                                                float eps, int qt) {                                                \
+                                                                                float eps, int qt, unsigned* counter) {                             \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
         const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot;               \
@@ -1194,7 +1202,7 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
         uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb;                                                                                                \
         const bool live = row < rows;                                                                                                               \
         if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L);                                                                          \
-        mvn_prologue(xs, xs + round16(xrb), x, y, sum, nout, nw, out2, q, n, eps, qt, xrb);                                                         \
+        mvn_prologue(xs, xs + round16(xrb), x, y, sum, nout, nw, out2, q, n, eps, qt, xrb, counter);                                                \
         cp_async_wait_all();                                                                                                                        \
         __syncthreads();                                                                                                                            \
         MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
