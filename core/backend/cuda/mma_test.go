@@ -37,7 +37,13 @@ func compareWithin(t *testing.T, c opCase, gpuB *Backend, steps int, bound float
 		}
 	}
 	e := nmse(got, want)
-	t.Logf("%d outputs, NMSE %.3g (bound %.0e)", len(want), e, bound)
+	differ := 0
+	for i, v := range got {
+		if math.Float32bits(v) != math.Float32bits(want[i]) {
+			differ++
+		}
+	}
+	t.Logf("%d outputs, %d differ from the CPU's bits, NMSE %.3g (bound %.0e)", len(want), differ, e, bound)
 	if !(e <= bound) {
 		t.Errorf("NMSE %.3g against the CPU, bound %.0e", e, bound)
 	}
