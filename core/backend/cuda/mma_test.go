@@ -49,7 +49,9 @@ func compareWithin(t *testing.T, c opCase, gpuB *Backend, steps int, bound float
 	}
 }
 
-// quantizedTypes are the weight types the tensor-core kernels decode.
+// quantizedTypes are the quantized weight types: the tensor-core kernels
+// decode those in mmqKernels, the rest (Q5_0, Q5_1, Q2_K) take the batched
+// mat-vec at every batch size.
 var quantizedTypes = []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_0, gguf.TypeQ4_1, gguf.TypeQ5_0, gguf.TypeQ5_1,
 	gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K}
 
@@ -75,7 +77,8 @@ func TestMMQEveryWeightType(t *testing.T) {
 					inputs:  map[string][]byte{"x": memview.Bytes(randF32(r, cols*T, 2))},
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 						y := b.MatMul(wf("w"), b.Input("x", gguf.TypeF32, int64(cols), int64(T)), "y")
-						if got, want := useMMQ(y), T >= mmqMinTokens && !mmqDisabled; got != want {
+						_, decoded := mmqKernels[wt]
+						if got, want := useMMQ(y), T >= mmqMinTokens && !mmqDisabled && decoded; got != want {
 							t.Fatalf("useMMQ = %v for %d tokens", got, T)
 						}
 						return y
