@@ -12,8 +12,10 @@ import (
 	"github.com/minfer/minfer/internal/memview"
 )
 
-// Bounds of the kernels that do not follow the CPU's float order (issue
-// 11): NMSE against the CPU backend.
+// Bounds of the tensor-core mat-muls and flash attention against the CPU
+// backend (NMSE). Both follow the CPU's float order (issue 11), so the
+// outputs whose bits differ are counted and logged (0 expected); the
+// assertion stays the NMSE bound.
 const (
 	nmseQuantized = 1e-5
 	nmseFloat     = 1e-7
