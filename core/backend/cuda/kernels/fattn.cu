@@ -216,8 +216,10 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     }
 }
 
+// Two blocks an SM for the head sizes up to 128 (at most 128 registers a
+// thread; head size 64 spills a few bytes), one for 256.
 #define FATTN(hd) \
-    extern "C" __global__ void __launch_bounds__(256) fattn_f16_##hd(const float* q, const __half* kc, const __half* vc, const float* mask, \
+    extern "C" __global__ void __launch_bounds__(256, (hd) == 256 ? 1 : 2) fattn_f16_##hd(const float* q, const __half* kc, const __half* vc, const float* mask, \
                                                                     const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
                                                                     float scale, float softCap) { \
         fattn<hd>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap); }
