@@ -36,13 +36,13 @@ func fattnRows(hd int) int {
 }
 
 // fattnShared is the kernels' dynamic shared memory for head size hd
-// (mirrors fattn.cu): a K tile (64 positions as float, rows padded by one)
-// and a V tile (F16, padded by two), which the 64 chains of each output
+// (mirrors fattn.cu): a K tile (64 positions as float, rows padded by
+// four) and a V tile (F16, padded by eight), which the 64 chains of each output
 // element (stride 65) reuse at the end; then q, the tile's scores, and
 // per row the maximum, 1/sum and the float64 sum.
 func fattnShared(hd int) int {
 	r := fattnRows(hd)
-	tiles := 64*(hd+1)*4 + 64*(hd+2)*2
+	tiles := 64*(hd+4)*4 + 64*(hd+8)*2
 	chains := r * hd * 65 * 4
 	a := (max(tiles, chains) + 15) / 16 * 16
 	return a + (r*hd+r*64+2*r)*4 + r*8

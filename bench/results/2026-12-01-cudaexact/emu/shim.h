@@ -13,7 +13,7 @@ using std::min; using std::max; using std::isinf;
 #define __device__
 #define __global__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __shared__ static
 #define __align__(n) alignas(n)
 struct dim3 { unsigned x = 0, y = 0, z = 0; };
@@ -27,6 +27,7 @@ inline __half __ushort_as_half(uint16_t b) { return __half{b}; }
 inline uint16_t __half_as_ushort(__half h) { return h.x; }
 inline __half2 __floats2half2_rn(float a, float b) { return __half2{__float2half_rn(a), __float2half_rn(b)}; }
 struct float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
 inline float2 __half22float2(__half2 h) { return float2{__half2float(h.x), __half2float(h.y)}; }
 inline float2 make_float2(float a, float b) { return float2{a, b}; }
 inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
@@ -67,7 +68,7 @@ template <class T> T __shfl_xor_sync(unsigned, T v, int o) {
     T out; memcpy(&out, &r, sizeof(T)); return out;
 }
 extern uint8_t* g_dyn;
-struct uint4 { uint32_t x, y, z, w; };
+struct alignas(16) uint4 { uint32_t x, y, z, w; };
 inline uint4 make_uint4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return uint4{a, b, c, d}; }
 inline uint32_t __vsub4(uint32_t a, uint32_t b) {
     uint32_t r = 0;

@@ -37,8 +37,10 @@ template <int HD>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
                       int kvHeads, int kvLen, float scale, float softCap) {
     constexpr int R = FA_R(HD);
-    constexpr int KS = HD + 1; // K tile row stride (floats): a warp's 32 positions hit distinct banks
-    constexpr int VS = HD + 2; // V tile row stride (halves): odd in words
+    // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
+    // of a quarter warp (8 consecutive positions) hit distinct banks.
+    constexpr int KS = HD + 4; // K tile (floats)
+    constexpr int VS = HD + 8; // V tile (halves)
     constexpr int CELLS = R * HD, CP = CELLS / 4; // output elements; chains' elements per thread
     constexpr int LS = 65;     // chain store stride at the end
     constexpr int TILES_BYTES = FA_KV * KS * 4 + FA_KV * VS * 2;
@@ -112,9 +114,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     kv2 = *(const __half2*)(kbase + j * kvRow + 2 * d2);
                     if (pass == 2) vv2 = *(const __half2*)(vbase + j * kvRow + 2 * d2);
                 }
-                float2 kf = __half22float2(kv2);
-                sK[kk * KS + 2 * d2] = kf.x;
-                sK[kk * KS + 2 * d2 + 1] = kf.y;
+                *(float2*)(sK + kk * KS + 2 * d2) = __half22float2(kv2);
                 if (pass == 2) *(__half2*)(sV + kk * VS + 2 * d2) = vv2;
             }
             __syncthreads();
@@ -133,17 +133,28 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     const float* kr = sK + sj * KS;
                     constexpr int npK = HD & ~63;
                     float v16[16];
+                    // Lanes l0..l0+3 of the 16: chain (l, g) sums the
+                    // products d = l + 16g + 64i in order of i; 16-byte
+                    // reads cover four lanes of one group.
 #pragma unroll
-                    for (int l = 0; l < 16; l++) {
-                        float a[4];
+                    for (int l0 = 0; l0 < 16; l0 += 4) {
+                        float a[4][4];
 #pragma unroll
-                        for (int g = 0; g < 4; g++) {
-                            float x = 0.f;
+                        for (int g = 0; g < 4; g++)
 #pragma unroll
-                            for (int d = l + 16 * g; d < npK; d += 64) x = __fadd_rn(x, __fmul_rn(qh[d], kr[d]));
-                            a[g] = x;
-                        }
-                        v16[l] = __fadd_rn(__fadd_rn(a[0], a[2]), __fadd_rn(a[1], a[3]));
+                            for (int e = 0; e < 4; e++) a[g][e] = 0.f;
+#pragma unroll
+                        for (int i = 0; i < npK; i += 64)
+#pragma unroll
+                            for (int g = 0; g < 4; g++) {
+                                float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
+                                a[g][0] = __fadd_rn(a[g][0], __fmul_rn(q4.x, k4.x));
+                                a[g][1] = __fadd_rn(a[g][1], __fmul_rn(q4.y, k4.y));
+                                a[g][2] = __fadd_rn(a[g][2], __fmul_rn(q4.z, k4.z));
+                                a[g][3] = __fadd_rn(a[g][3], __fmul_rn(q4.w, k4.w));
+                            }
+#pragma unroll
+                        for (int e = 0; e < 4; e++) v16[l0 + e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
                     }
                     double sd = (double)reduce_add16(v16);
 #pragma unroll
@@ -180,10 +191,15 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     if (w != 0.f) {
                         const __half* vr = sV + cm * VS + cd0;
 #pragma unroll
-                        for (int c = 0; c < CP; c += 2) {
-                            float2 vv = __half22float2(*(const __half2*)(vr + c));
-                            acc[c] = __fadd_rn(acc[c], __fmul_rn(w, vv.x));
-                            acc[c + 1] = __fadd_rn(acc[c + 1], __fmul_rn(w, vv.y));
+                        for (int c = 0; c < CP; c += 8) {
+                            uint4 raw = *(const uint4*)(vr + c);
+                            const __half2* h2 = (const __half2*)&raw;
+#pragma unroll
+                            for (int e = 0; e < 4; e++) {
+                                float2 vv = __half22float2(h2[e]);
+                                acc[c + 2 * e] = __fadd_rn(acc[c + 2 * e], __fmul_rn(w, vv.x));
+                                acc[c + 2 * e + 1] = __fadd_rn(acc[c + 2 * e + 1], __fmul_rn(w, vv.y));
+                            }
                         }
                     }
                 } else if (tid < CELLS) {
