@@ -236,10 +236,10 @@ func (w *workers) For(total, grain int, fn func(lo, hi int)) {
 // scratch is one worker's reusable buffers, grown on demand.
 type scratch struct {
 	cs, scores, qh []float32
+	wts            []float32 // attention weights rounded to F16
 	acc            []float64
 	accs           []dotF16Acc
 	vT             []float32
-	lanes          [16]float32
 	dot4           [4]float32
 	_              [64]byte // keep workers' scratch headers on separate cache lines
 }
