@@ -13,9 +13,10 @@ import (
 // Prefill mat-muls on the tensor cores (kernels/mma.cu): for batches of at
 // least mmqMinTokens tokens, the activations are quantized once in the
 // CPU's vec-dot format (q8_0, q8_1 or q8_K) into the tiles' layout and the
-// weights are decoded to int8 tiles; the integer block sums are exact, the
-// float scaling runs in another order than the CPU's (results within
-// rounding, not bit for bit). Smaller batches keep the batched mat-vec.
+// weights are decoded to int8 tiles; the integer block sums are exact and
+// the float part is the CPU vec-dot's, operation for operation (bit for
+// bit). Smaller batches, and the types whose CPU dot keeps 4-element lanes
+// (Q5_0, Q5_1, Q2_K), keep the batched mat-vec.
 
 // mmqMinTokens is the smallest batch that takes the tensor-core kernels.
 const mmqMinTokens = 32
@@ -26,8 +27,8 @@ const mmqKC = 128
 
 // mmqKernels names the mmq_* kernel of each weight type they decode.
 var mmqKernels = map[gguf.GGMLType]string{
-	gguf.TypeQ4_0: "mmq_q4_0", gguf.TypeQ4_1: "mmq_q4_1", gguf.TypeQ5_0: "mmq_q5_0", gguf.TypeQ5_1: "mmq_q5_1", gguf.TypeQ8_0: "mmq_q8_0",
-	gguf.TypeQ2_K: "mmq_q2_k", gguf.TypeQ3_K: "mmq_q3_k", gguf.TypeQ4_K: "mmq_q4_k", gguf.TypeQ5_K: "mmq_q5_k", gguf.TypeQ6_K: "mmq_q6_k",
+	gguf.TypeQ4_0: "mmq_q4_0", gguf.TypeQ4_1: "mmq_q4_1", gguf.TypeQ8_0: "mmq_q8_0",
+	gguf.TypeQ3_K: "mmq_q3_k", gguf.TypeQ4_K: "mmq_q4_k", gguf.TypeQ5_K: "mmq_q5_k", gguf.TypeQ6_K: "mmq_q6_k",
 }
 
 // mmqpKernels names the pipelined kernels (mmqp_*) of the same types.
@@ -57,8 +58,8 @@ var (
 // kernel copies per row (rawf<T> in mma.cu: four 32-blocks, or the
 // super-block holding the k-step).
 var mmqpRawBytes = map[gguf.GGMLType]int{
-	gguf.TypeQ4_0: 4 * 18, gguf.TypeQ4_1: 4 * 20, gguf.TypeQ5_0: 4 * 22, gguf.TypeQ5_1: 4 * 24, gguf.TypeQ8_0: 4 * 34,
-	gguf.TypeQ2_K: 84, gguf.TypeQ3_K: 110, gguf.TypeQ4_K: 144, gguf.TypeQ5_K: 176, gguf.TypeQ6_K: 210,
+	gguf.TypeQ4_0: 4 * 18, gguf.TypeQ4_1: 4 * 20, gguf.TypeQ8_0: 4 * 34,
+	gguf.TypeQ3_K: 110, gguf.TypeQ4_K: 144, gguf.TypeQ5_K: 176, gguf.TypeQ6_K: 210,
 }
 
 // mmqpShared is a pipelined kernel's dynamic shared memory (mmqpmem<T> in

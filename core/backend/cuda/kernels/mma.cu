@@ -6,12 +6,14 @@
 // types with mins). Weights are decoded to int8 in shared memory, 32
 // elements at a time, with per-16 float scales (and mins); the integer dot
 // of each 32 (or 16) elements is exact on the tensor cores
-// (mma.m16n8k32 / m16n8k16 .s8.s8.s32) and scaled in float into the
-// accumulators. The float order differs from the CPU's: the results agree
-// within rounding (the op tests bound the NMSE), not bit for bit.
+// (mma.m16n8k32 / m16n8k16 .s8.s8.s32), and the float part runs as
+// core/quant's vec-dot runs it (compute_step): bit for bit the CPU's.
+// Q5_0, Q5_1 and Q2_K are not here: their CPU dots keep eight float lanes
+// of 4-element integer sums (ggml's AVX2 lanes), which a 32-element mma
+// does not give; they take the batched mat-vec.
 #include "common.cuh"
 
-enum { Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14 };
+enum { Q4_0 = 2, Q4_1 = 3, Q8_0 = 8, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14 };
 
 // Tile: BM weight rows × BN tokens × KC elements per pass, 4 warps of
 // 32 rows × 32 tokens. LD is a shared row's bytes (padded: the fragment
@@ -104,20 +106,13 @@ extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, fl
 template <int T> struct mq;
 template <> struct mq<Q4_0> { enum { SB = 32, MINS = 0 }; };
 template <> struct mq<Q4_1> { enum { SB = 32, MINS = 1 }; };
-template <> struct mq<Q5_0> { enum { SB = 32, MINS = 0 }; };
-template <> struct mq<Q5_1> { enum { SB = 32, MINS = 1 }; };
 template <> struct mq<Q8_0> { enum { SB = 32, MINS = 0 }; };
-template <> struct mq<Q2_K> { enum { SB = 16, MINS = 1 }; };
 template <> struct mq<Q3_K> { enum { SB = 16, MINS = 0 }; };
 template <> struct mq<Q4_K> { enum { SB = 32, MINS = 1 }; };
 template <> struct mq<Q5_K> { enum { SB = 32, MINS = 1 }; };
 template <> struct mq<Q6_K> { enum { SB = 16, MINS = 0 }; };
 // isK: a K-quant (256-element super-blocks, integer sub-block scales).
-template <int T> struct isK { enum { V = T >= Q2_K && T <= Q6_K }; };
-
-__device__ __forceinline__ uint32_t spread4(uint32_t h) {
-    return ((h & 1u) | ((h & 2u) << 7) | ((h & 4u) << 14) | ((h & 8u) << 21)) << 4;
-}
+template <int T> struct isK { enum { V = T >= Q3_K && T <= Q6_K }; };
 
 template <int T> __device__ void dec32(const uint8_t* row, int e, uint32_t* q, float* sw, float* mw);
 
@@ -139,30 +134,6 @@ template <> __device__ void dec32<Q4_1>(const uint8_t* row, int e, uint32_t* q, 
         uint32_t w = (uint32_t)ld32a(b + 4 + 4 * j);
         q[j] = w & 0x0f0f0f0fu;
         q[4 + j] = (w >> 4) & 0x0f0f0f0fu;
-    }
-    sw[0] = sw[1] = f16(b);
-    mw[0] = mw[1] = f16(b + 2);
-}
-template <> __device__ void dec32<Q5_0>(const uint8_t* row, int e, uint32_t* q, float* sw, float* mw) {
-    const uint8_t* b = row + (e >> 5) * 22;
-    uint32_t qh = (uint32_t)ld32h(b + 2);
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        uint32_t w = (uint32_t)ld32h(b + 6 + 4 * j);
-        q[j] = __vsub4((w & 0x0f0f0f0fu) | spread4((qh >> (4 * j)) & 0xfu), 0x10101010u);
-        q[4 + j] = __vsub4(((w >> 4) & 0x0f0f0f0fu) | spread4((qh >> (16 + 4 * j)) & 0xfu), 0x10101010u);
-    }
-    sw[0] = sw[1] = f16(b);
-    mw[0] = mw[1] = 0.f;
-}
-template <> __device__ void dec32<Q5_1>(const uint8_t* row, int e, uint32_t* q, float* sw, float* mw) {
-    const uint8_t* b = row + (e >> 5) * 24;
-    uint32_t qh = (uint32_t)ld32a(b + 4);
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        uint32_t w = (uint32_t)ld32a(b + 8 + 4 * j);
-        q[j] = (w & 0x0f0f0f0fu) | spread4((qh >> (4 * j)) & 0xfu);
-        q[4 + j] = ((w >> 4) & 0x0f0f0f0fu) | spread4((qh >> (16 + 4 * j)) & 0xfu);
     }
     sw[0] = sw[1] = f16(b);
     mw[0] = mw[1] = f16(b + 2);
@@ -243,22 +214,6 @@ template <> __device__ void deck32<Q3_K>(const uint8_t* row, int e, uint32_t* q,
     *d = f16(b + 108);
     *dm = 0.f;
 }
-template <> __device__ void deck32<Q2_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm) {
-    const uint8_t* b = row + (e >> 8) * 84;
-    int r = e & 255, half = r >> 7, j = (r & 127) >> 5;
-    const uint8_t* qs = b + 16 + 32 * half;
-#pragma unroll
-    for (int i = 0; i < 8; i++) q[i] = ((uint32_t)ld32a(qs + 4 * i) >> (2 * j)) & 0x03030303u;
-#pragma unroll
-    for (int s = 0; s < 2; s++) {
-        int v = b[8 * half + 2 * j + s];
-        sc[s] = v & 0xf;
-        mn[s] = v >> 4;
-    }
-    *d = f16(b + 80);
-    *dm = f16(b + 82);
-}
-
 // ------------------------------------------------------------------ mma
 __device__ __forceinline__ void mma_k32(int* c, const int* a, const int* b) {
     asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};"
@@ -346,28 +301,26 @@ __device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, i
 }
 
 // compute_step<T>: a warp's 32 rows (from wr) × 32 tokens (from wt) of one
-// k-step into acc.
-//
-// The 32-element types scale each k-step's exact integer sums in float
-// (d_w·d_x per 32). The K-quants keep a k-step's sums in int32 times
-// their integer sub-block scales, the mins (Σ mn·x) through a second mma
-// whose weights are the mins spread over their sub-block, and apply d,
-// dmin and d_x once per KC elements (one super-block's d for all of them).
+// k-step into acc, with the float part of core/quant's vec-dot for the
+// type, operation for operation, in block order (each output's chain runs
+// on one thread; the integer block sums are exact on the tensor cores):
+//   Q4_0: acc += float(sumi)·(d_w·d_x)           (mul, then add)
+//   Q8_0: acc = fma(float(sumi), d_w·d_x, acc)
+//   Q4_1: acc = fma(d_w·d_x, float(sumi), acc); acc = fma(m_w, s_x, acc)
+// per 32-block; the K-quants keep the integer sums of a whole super-block
+// (sub-block scales applied in int32; the mins Σ mn·x through a second mma
+// whose weights are the mins spread over their sub-block) across its two
+// k-steps (sbEnd: the second), then per super-block
+//   Q3_K, Q6_K: acc += (d·d_x)·float(isum)
+//   Q4_K: acc += (d_x·d)·float(isum) − (d_x·dmin)·float(mins)
+//   Q5_K: acc = fma(float(isum), d·d_x, acc); acc = fma(−float(mins), dmin·d_x, acc).
 template <int T>
-__device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4], int wr, int wt, int g, int t4) {
+__device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4], int (&isum)[2][4][4], int (&imin)[2][4][4], bool sbEnd, int wr,
+                                             int wt, int g, int t4) {
     constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
     constexpr int SB = mq<T>::SB;
     int(*sSc)[NGP] = (int(*)[NGP])s.Ws;
     int(*sMn)[NGP] = (int(*)[NGP])s.Wm;
-    int isum[2][4][4], imin[2][4][4];
-    if (KQ) {
-#pragma unroll
-        for (int a = 0; a < 2; a++)
-#pragma unroll
-            for (int b = 0; b < 4; b++)
-#pragma unroll
-                for (int c = 0; c < 4; c++) isum[a][b][c] = imin[a][b][c] = 0;
-    }
 #pragma unroll
     for (int st = 0; st < KC / SB; st++) {
         int a[2][4], bf[4][2];
@@ -414,30 +367,43 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
                     }
                 }
         } else {
-            float ws[2][2], xsc[4][2];
+            float ws[2][2], xsc[4][2], wm[2][2], xmv[4][2];
 #pragma unroll
             for (int mt = 0; mt < 2; mt++) {
                 ws[mt][0] = s.Ws[wr + 16 * mt + g][gs];
                 ws[mt][1] = s.Ws[wr + 16 * mt + g + 8][gs];
+                if (MINS) {
+                    wm[mt][0] = s.Wm[wr + 16 * mt + g][gs];
+                    wm[mt][1] = s.Wm[wr + 16 * mt + g + 8][gs];
+                }
             }
 #pragma unroll
             for (int nt = 0; nt < 4; nt++) {
                 xsc[nt][0] = s.Xs[(wt + 8 * nt + 2 * t4) * s.xstride + gs];
                 xsc[nt][1] = s.Xs[(wt + 8 * nt + 2 * t4 + 1) * s.xstride + gs];
+                if (MINS) {
+                    xmv[nt][0] = s.Xm[(wt + 8 * nt + 2 * t4) * s.xstride + gs];
+                    xmv[nt][1] = s.Xm[(wt + 8 * nt + 2 * t4 + 1) * s.xstride + gs];
+                }
             }
 #pragma unroll
             for (int mt = 0; mt < 2; mt++)
 #pragma unroll
                 for (int nt = 0; nt < 4; nt++) {
                     int c[4];
-                    if (SB == 32) mma_k32(c, a[mt], bf[nt]);
-                    else mma_k16(c, a[mt], bf[nt][0]);
+                    mma_k32(c, a[mt], bf[nt]);
 #pragma unroll
-                    for (int i = 0; i < 4; i++) acc[mt][nt][i] += (float)c[i] * (ws[mt][i >> 1] * xsc[nt][i & 1]);
+                    for (int i = 0; i < 4; i++) {
+                        float dd = __fmul_rn(ws[mt][i >> 1], xsc[nt][i & 1]);
+                        float& o = acc[mt][nt][i];
+                        if (T == Q4_0) o = __fadd_rn(o, __fmul_rn((float)c[i], dd));
+                        else if (T == Q8_0) o = __fmaf_rn((float)c[i], dd, o);
+                        else o = __fmaf_rn(wm[mt][i >> 1], xmv[nt][i & 1], __fmaf_rn(dd, (float)c[i], o)); // Q4_1
+                    }
                 }
         }
     }
-    if (KQ) {
+    if (KQ && sbEnd) {
         float dw[2][2], dmw[2][2], dx[4][2];
 #pragma unroll
         for (int mt = 0; mt < 2; mt++)
@@ -457,33 +423,15 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
             for (int nt = 0; nt < 4; nt++)
 #pragma unroll
                 for (int i = 0; i < 4; i++) {
-                    float v = dw[mt][i >> 1] * (float)isum[mt][nt][i];
-                    if (MINS) v -= dmw[mt][i >> 1] * (float)imin[mt][nt][i];
-                    acc[mt][nt][i] += dx[nt][i & 1] * v;
+                    float d = dw[mt][i >> 1], dm = dmw[mt][i >> 1], x = dx[nt][i & 1];
+                    float is = (float)isum[mt][nt][i], im = (float)imin[mt][nt][i];
+                    float& o = acc[mt][nt][i];
+                    if (T == Q4_K) o = __fadd_rn(o, __fsub_rn(__fmul_rn(__fmul_rn(x, d), is), __fmul_rn(__fmul_rn(x, dm), im)));
+                    else if (T == Q5_K) o = __fmaf_rn(-im, __fmul_rn(dm, x), __fmaf_rn(is, __fmul_rn(d, x), o));
+                    else o = __fadd_rn(o, __fmul_rn(__fmul_rn(d, x), is)); // Q3_K, Q6_K
+                    isum[mt][nt][i] = 0;
+                    imin[mt][nt][i] = 0;
                 }
-    } else if (MINS) {
-        // Q4_1 / Q5_1: the mins times the activations' sums (q8_1's s, in
-        // the first 16-group of each 32).
-#pragma unroll
-        for (int st = 0; st < NG; st += 2) {
-            float wm[2][2], xmv[4][2];
-#pragma unroll
-            for (int mt = 0; mt < 2; mt++) {
-                wm[mt][0] = s.Wm[wr + 16 * mt + g][st];
-                wm[mt][1] = s.Wm[wr + 16 * mt + g + 8][st];
-            }
-#pragma unroll
-            for (int nt = 0; nt < 4; nt++) {
-                xmv[nt][0] = s.Xm[(wt + 8 * nt + 2 * t4) * s.xstride + st];
-                xmv[nt][1] = s.Xm[(wt + 8 * nt + 2 * t4 + 1) * s.xstride + st];
-            }
-#pragma unroll
-            for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (int nt = 0; nt < 4; nt++)
-#pragma unroll
-                    for (int i = 0; i < 4; i++) acc[mt][nt][i] += wm[mt][i >> 1] * xmv[nt][i & 1];
-        }
     }
 }
 
@@ -535,12 +483,13 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
     int row0 = tg.bx * BM, tok0 = blockIdx.y * BN;
     int ngk = kp / 16;
     float acc[2][4][4];
+    int isum[2][4][4], imin[2][4][4]; // a K-quant super-block's integer sums
 #pragma unroll
     for (int a = 0; a < 2; a++)
 #pragma unroll
         for (int b = 0; b < 4; b++)
 #pragma unroll
-            for (int c = 0; c < 4; c++) acc[a][b][c] = 0.f;
+            for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = imin[a][b][c] = 0;
     int dr = tid >> 1; // the row this thread decodes
     const uint8_t* wrow = tg.W + (long long)min(row0 + dr, tg.rows - 1) * wrb;
     bool rowOK = row0 + dr < tg.rows;
@@ -564,7 +513,7 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
             if (mq<T>::MINS && !isK<T>::V) sXm[tk][c] = tt < ntok ? xm[o] : 0.f;
         }
         __syncthreads();
-        compute_step<T>(s, acc, wr, wt, g, t4);
+        compute_step<T>(s, acc, isum, imin, (k0 / KC) & 1, wr, wt, g, t4);
         __syncthreads();
     }
     store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
@@ -580,10 +529,7 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
 template <int T> struct rawf;
 template <> struct rawf<Q4_0> { enum { WB = 18, BPS = 4 }; };
 template <> struct rawf<Q4_1> { enum { WB = 20, BPS = 4 }; };
-template <> struct rawf<Q5_0> { enum { WB = 22, BPS = 4 }; };
-template <> struct rawf<Q5_1> { enum { WB = 24, BPS = 4 }; };
 template <> struct rawf<Q8_0> { enum { WB = 34, BPS = 4 }; };
-template <> struct rawf<Q2_K> { enum { WB = 84, BPS = 1 }; };
 template <> struct rawf<Q3_K> { enum { WB = 110, BPS = 1 }; };
 template <> struct rawf<Q4_K> { enum { WB = 144, BPS = 1 }; };
 template <> struct rawf<Q5_K> { enum { WB = 176, BPS = 1 }; };
@@ -644,12 +590,13 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         return;
     }
     float acc[2][4][4];
+    int isum[2][4][4], imin[2][4][4]; // a K-quant super-block's integer sums
 #pragma unroll
     for (int a = 0; a < 2; a++)
 #pragma unroll
         for (int b = 0; b < 4; b++)
 #pragma unroll
-            for (int c = 0; c < 4; c++) acc[a][b][c] = 0.f;
+            for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = imin[a][b][c] = 0;
 
     // Each thread copies the raw words of its decode row dr with parity
     // tid&1, then decodes that row.
@@ -672,7 +619,7 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
             int idx = tid + 128 * i, tk = idx / (KC / 16), c = idx % (KC / 16), tt = tok0 + tk;
             cp_async16z(&sx[tk][16 * c], qx + (long long)min(tt, ntok - 1) * kp + k0 + 16 * c, tt < ntok);
         }
-        // scales: 8 floats a token, two 16-byte copies (xm too for Q4_1/Q5_1).
+        // scales: 8 floats a token, two 16-byte copies (xm too for Q4_1).
         int tk = tid >> 1, h = tid & 1, tt = tok0 + tk;
         long long o = (long long)min(tt, ntok - 1) * ngk + k0 / 16 + 4 * h;
         cp_async16z(mmq_smem + OXS + st * M::XS + 4 * (tk * NG + 4 * h), xs + o, tt < ntok);
@@ -697,7 +644,7 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
                (const float*)(mmq_smem + OXM + st * M::XS), NG};
         decode_step<T>(s, rowp, b0 * EPB, rowOK, dr, tid & 1, k0, n);
         __syncthreads();
-        compute_step<T>(s, acc, wr, wt, g, t4);
+        compute_step<T>(s, acc, isum, imin, (k0 / KC) & 1, wr, wt, g, t4);
         __syncthreads();
     }
     store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
@@ -712,5 +659,5 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
                                                                 float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
                                                                 const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { \
         mmqp<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
-MMQ(q4_0, Q4_0) MMQ(q4_1, Q4_1) MMQ(q5_0, Q5_0) MMQ(q5_1, Q5_1) MMQ(q8_0, Q8_0)
-MMQ(q2_k, Q2_K) MMQ(q3_k, Q3_K) MMQ(q4_k, Q4_K) MMQ(q5_k, Q5_K) MMQ(q6_k, Q6_K)
+MMQ(q4_0, Q4_0) MMQ(q4_1, Q4_1) MMQ(q8_0, Q8_0)
+MMQ(q3_k, Q3_K) MMQ(q4_k, Q4_K) MMQ(q5_k, Q5_K) MMQ(q6_k, Q6_K)
