@@ -99,7 +99,7 @@ func Open(o Options) (*Backend, error) {
 	}
 	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
-	b.off = parseDecodeOff(os.Getenv("MINFER_CUDA_DECODE"))
+	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"math"
+	"os"
 	"strings"
 
 	"github.com/minfer/minfer/core/graph"
@@ -23,6 +24,23 @@ import (
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store bool }
+
+// defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
+// the one-block attention and the norm fused into the mat-vec are exact
+// but measured slower on the H200 than the split attention and norm_quant
+// before the staged mat-vec (bench/results/2026-12-01-session3-h200:
+// 1.1B Q4_0 decode 455 tok/s with both on, 597 with both off; an 8B-shaped
+// Q4_K with 4 blocks 466 and 1093), so they stay off unless asked for
+// (MINFER_CUDA_DECODE=none switches every path on).
+const defaultDecodeOff = "one,normmv"
+
+// decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
+func decodeOffFromEnv() string {
+	if v, ok := os.LookupEnv("MINFER_CUDA_DECODE"); ok {
+		return v
+	}
+	return defaultDecodeOff
+}
 
 func parseDecodeOff(v string) decodeOff {
 	var o decodeOff

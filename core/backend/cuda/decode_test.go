@@ -16,6 +16,8 @@ func TestParseDecodeOff(t *testing.T) {
 		{"one", decodeOff{attnOne: true}},
 		{"quant,addnorm,rope,store,multi", decodeOff{multi: true, quant: true, addNorm: true, rope: true, store: true}},
 		{"bogus", decodeOff{}},
+		{"none", decodeOff{}},
+		{defaultDecodeOff, decodeOff{attnOne: true, normMV: true}},
 	} {
 		if got := parseDecodeOff(c.in); got != c.want {
 			t.Errorf("parseDecodeOff(%q) = %+v, want %+v", c.in, got, c.want)

@@ -66,7 +66,9 @@ func mvVariants(t *testing.T, want newVariants, run func(t *testing.T, g *Backen
 		}
 		t.Run(name, func(t *testing.T) {
 			g := gpu(t)
-			g.mvV1, g.off.attnOne = v1, v1
+			// Both families set every switch they compare, whatever the
+			// default list (defaultDecodeOff) keeps off.
+			g.mvV1, g.off.attnOne, g.off.normMV = v1, v1, v1
 			g.l.counts = map[string]int{}
 			run(t, g, v1)
 			staged, normed, one := 0, 0, 0
