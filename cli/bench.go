@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/minfer/minfer/core"
@@ -25,6 +26,7 @@ func runBench(e Env, args []string) error {
 	decode := fs.Int("n", 32, "decode tokens (one at a time)")
 	reps := fs.Int("r", 1, "repetitions; with more than one, an untimed warm-up run first and mean ± stddev")
 	asJSON := fs.Bool("json", false, "print JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs (not the load) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,6 +35,17 @@ func runBench(e Env, args []string) error {
 	}
 	var r core.BenchResult
 	err := lf.withSession(e, func(ctx context.Context, s *core.Session) (err error) {
+		if *cpuProfile != "" {
+			stop, err := startCPUProfile(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				if perr := stop(); err == nil {
+					err = perr
+				}
+			}()
+		}
 		r, err = s.BenchN(ctx, *prompt, *decode, *reps, *reps > 1)
 		return err
 	})
@@ -53,6 +66,23 @@ func runBench(e Env, args []string) error {
 			r.Device, min(r.GPULayers, r.NLayers), r.NLayers, r.DevCopyGBs, 100*r.RatioOfCopy)
 	}
 	return nil
+}
+
+// startCPUProfile starts a Go CPU profile into path and returns what stops
+// it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 func runSynth(e Env, args []string) error {

@@ -82,20 +82,25 @@ func runRun(e Env, args []string) error {
 		fmt.Fprintln(w)
 		w.Flush()
 		if *stats {
-			printStats(e.Stderr, st)
+			printStats(e.Stderr, st, s.OffloadReport().Where())
 		}
 		return err
 	})
 }
 
-func printStats(w io.Writer, st chat.Stats) {
+// printStats prints a reply's counts and speed; where, when set, says
+// where the blocks ran ("22/22 blocks on CUDA NVIDIA H200").
+func printStats(w io.Writer, st chat.Stats, where string) {
+	if where != "" {
+		where = " · " + where
+	}
 	if st.PrefillTime == 0 && st.ReusedTokens == 0 {
 		// A remote reply: the server reports counts, not timings.
-		fmt.Fprintf(w, "[%d prompt tokens · %d generated, %.1f tok/s · %s]\n", st.PromptTokens, st.Generated, st.GenRate(), st.StopReason)
+		fmt.Fprintf(w, "[%d prompt tokens · %d generated, %.1f tok/s · %s%s]\n", st.PromptTokens, st.Generated, st.GenRate(), st.StopReason, where)
 		return
 	}
-	fmt.Fprintf(w, "[%d prompt tokens (%d reused, %d evaluated, %.1f tok/s) · %d generated, %.1f tok/s · %s]\n",
-		st.PromptTokens, st.ReusedTokens, st.PrefillTokens, st.PrefillRate(), st.Generated, st.GenRate(), st.StopReason)
+	fmt.Fprintf(w, "[%d prompt tokens (%d reused, %d evaluated, %.1f tok/s) · %d generated, %.1f tok/s · %s%s]\n",
+		st.PromptTokens, st.ReusedTokens, st.PrefillTokens, st.PrefillRate(), st.Generated, st.GenRate(), st.StopReason, where)
 }
 
 func runChat(e Env, args []string) error {
@@ -115,6 +120,7 @@ func runChat(e Env, args []string) error {
 		return usagef("%v", err)
 	}
 	var eng engine.Engine
+	where := "" // where the blocks run (a local model)
 	switch {
 	case *remote != "" && *lf.model != "":
 		return usagef("give -m FILE.gguf or --remote URL, not both")
@@ -144,17 +150,18 @@ func runChat(e Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, s.Plan(), s.NCtxLen(), l.Source)
+		where = s.OffloadReport().Where()
+		fmt.Fprintf(e.Stderr, "%s · %s · context %d · template: %s\n", s.Info.Name, where, s.NCtxLen(), l.Source)
 		l.OnTemplateFallback = func(err error, family string) {
 			fmt.Fprintf(e.Stderr, "%v\nContinuing this chat with the built-in %s template.\n", err, family)
 		}
 		eng = l
 	}
-	return chatLoop(e, eng, *system, opts)
+	return chatLoop(e, eng, *system, opts, where)
 }
 
 // chatLoop is the terminal chat over any engine.
-func chatLoop(e Env, eng engine.Engine, system string, opts chat.GenOptions) error {
+func chatLoop(e Env, eng engine.Engine, system string, opts chat.GenOptions, where string) error {
 	fmt.Fprintf(e.Stderr, "Type a message and press Enter. Ctrl-C stops a reply; Ctrl-D or /exit quits; /reset starts over.\n")
 	var msgs []chat.Message
 	if system != "" {
@@ -202,7 +209,7 @@ func chatLoop(e Env, eng engine.Engine, system string, opts chat.GenOptions) err
 		if st.DroppedMessages > 0 {
 			fmt.Fprintf(e.Stderr, "[dropped the %d oldest messages to fit the context]\n", st.DroppedMessages)
 		}
-		printStats(e.Stderr, st)
+		printStats(e.Stderr, st, where)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,6 +275,12 @@ func TestChatCommandScriptedSession(t *testing.T) {
 	fmt.Sscanf(stats[1], "[%d prompt tokens (%d reused, %d evaluated", &p2, &r2, &e2)
 	if r1 != 0 || e1 != p1 || r2 < p1 || e2 != p2-r2 {
 		t.Errorf("turn 1: %d prompt, %d reused, %d evaluated; turn 2: %d, %d, %d", p1, r1, e1, p2, r2, e2)
+	}
+	// Each turn's line says where the blocks ran.
+	for _, l := range stats {
+		if !regexp.MustCompile(`· 5/5 blocks (\+ output )?on \S`).MatchString(l) {
+			t.Errorf("stats line %q does not say where the blocks ran", l)
+		}
 	}
 	if strings.Count(out.String(), "> ") < 3 {
 		t.Errorf("stdout %q", out.String())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/minfer/minfer/core"
+	"github.com/minfer/minfer/internal/units"
 )
 
 func init() {
@@ -63,19 +65,21 @@ func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Sessi
 	}
 	lo := core.LoadOptions{PlanOptions: opts, Threads: *l.threads, Logf: func(f string, a ...any) { fmt.Fprintf(e.Stderr, "warning: "+f+"\n", a...) }}
 	var prog core.Progress
+	width := 0 // of the progress line, to clear it
 	if progress {
 		last := -1
 		prog = func(done, total int64) {
-			pct := int(100 * done / max(total, 1))
-			if pct/10 != last/10 {
-				fmt.Fprintf(e.Stderr, "\rloading %3d%%", pct)
-				last = pct
+			// Called per tensor; the line changes once per percent.
+			if pct := int(100 * done / max(total, 1)); pct != last {
+				line := fmt.Sprintf("loading %3d%% · %s of %s", pct, units.Bytes(done), units.Bytes(total))
+				fmt.Fprintf(e.Stderr, "\r%-*s", width, line)
+				width, last = max(width, len(line)), pct
 			}
 		}
 	}
 	s, err := core.Load(ctx, *l.model, lo, prog)
-	if progress {
-		fmt.Fprintf(e.Stderr, "\r            \r")
+	if width > 0 {
+		fmt.Fprintf(e.Stderr, "\r%*s\r", width, "")
 	}
 	if err != nil {
 		return nil, err
@@ -90,12 +94,23 @@ func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Sessi
 func (l *loadFlags) withSession(e Env, fn func(ctx context.Context, s *core.Session) error) error {
 	ctx, stop := interruptible()
 	defer stop()
-	s, err := l.load(ctx, e, false)
+	s, err := l.load(ctx, e, isTerminal(e.Stderr))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	return fn(ctx, s)
+}
+
+// isTerminal reports whether w is a terminal (a progress line on a pipe or
+// in a log file would be noise).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // interruptible cancels ctx on Ctrl-C for the duration of a call.

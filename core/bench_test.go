@@ -69,6 +69,12 @@ func BenchmarkModelFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	benchPrefillDecode(b, s)
+}
+
+// benchPrefillDecode runs a 128-token prefill and one-token decode steps
+// on s as sub-benchmarks reporting tok/s.
+func benchPrefillDecode(b *testing.B, s *Session) {
 	toks := make([]int32, 128)
 	for i := range toks {
 		toks[i] = int32(100 + i)

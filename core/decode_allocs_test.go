@@ -29,7 +29,7 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := graph.Params{Tokens: 1, KVLen: s.kvClass(s.nPast + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
-			g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor)
+			g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
 			if err != nil {
 				t.Fatal(err)
 			}

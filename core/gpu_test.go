@@ -50,12 +50,22 @@ func gpuRefModels(t *testing.T) []string {
 	return out
 }
 
+// gpuVsCPUBound is the NMSE the GPU's logits may have against the CPU
+// backend's at every position. The kernels keep the CPU's float order
+// where it matters (bench/results/2026-12-01-cudadec: every logit of every
+// test model is the CPU's bit for bit): a float sum in another order moves
+// a value by an ulp, the next activation quantization can then round it to
+// another int8, and the logits of the quantized test models moved by up to
+// 9e-4 NMSE, over llama.cpp's 1e-4 bound. The bound still admits the
+// rounding noise of an F32/F16 model (≈3e-8 measured with reordered sums)
+// and catches a wrong element, block or row.
+const gpuVsCPUBound = 1e-8
+
 // TestGPULogitsMatchLlamaCpp: every reference model at gpu-layers 0, 1,
-// all and all+output: the logits are the CPU backend's bit for bit (the
-// GPU computes the CPU's arithmetic in the CPU's order) and match
-// llama.cpp's references within the CPU's bounds (where the CPU itself
-// misses a reference bound, within 1.5× the CPU's own NMSE), with the three
-// readers agreeing on the device.
+// all and all+output: the logits are within gpuVsCPUBound of the CPU
+// backend's and match llama.cpp's references within the CPU's bounds
+// (where the CPU itself misses a reference bound, within 1.5× the CPU's
+// own NMSE), with the three readers agreeing on the device.
 // small/ references were computed a token at a time and are evaluated so
 // (decode graphs, captured and replayed).
 func TestGPULogitsMatchLlamaCpp(t *testing.T) {
@@ -137,8 +147,8 @@ func TestGPULogitsMatchLlamaCpp(t *testing.T) {
 					}
 					t.Logf("case %d: %d of %d logits differ from the CPU's bits (worst-position NMSE %.3g); vs llama.cpp %.3g (bound %.3g; CPU %.3g)",
 						ci, differ, len(got), vsCPU, vsRef, bound, cpuRef[ci])
-					if differ > 0 || len(got) != len(cpuLogits[ci]) {
-						t.Errorf("case %d: %d of %d logits differ from the CPU's (NMSE %.3g)", ci, differ, len(got), vsCPU)
+					if vsCPU > gpuVsCPUBound || len(got) != len(cpuLogits[ci]) {
+						t.Errorf("case %d: NMSE vs the CPU %.3g > %.0e (%d of %d logits differ from the CPU's bits)", ci, vsCPU, gpuVsCPUBound, differ, len(got))
 					}
 					if vsRef > bound {
 						t.Errorf("case %d: NMSE vs llama.cpp %.3g > %.3g", ci, vsRef, bound)
@@ -260,7 +270,7 @@ func TestGPUPlanOverBudgetIsRefusedByTheGate(t *testing.T) {
 }
 
 // TestGPUArchitectures: each arch/ file with every block and the output on
-// the GPU gives the CPU's logits (NMSE ≤ 1e-5) and llama.cpp's within the
+// the GPU gives the CPU's logits (within gpuVsCPUBound) and llama.cpp's within the
 // reference bound, or — where the device cannot run a piece the blocks
 // need (Gemma 2's soft-capped attention, expert mat-muls) — falls back to
 // the CPU saying so.
@@ -304,7 +314,7 @@ func TestGPUArchitectures(t *testing.T) {
 					worstRef = max(worstRef, nmse(gpu[r:r+ref.NVocab], want[r:r+ref.NVocab]))
 				}
 				t.Logf("case %d: GPU vs CPU worst %.3g, vs llama.cpp worst %.3g", ci, worst, worstRef)
-				if worst > 1e-5 || worstRef > tolerance(ref.Model) {
+				if worst > gpuVsCPUBound || worstRef > tolerance(ref.Model) {
 					t.Errorf("case %d: GPU vs CPU %.3g, vs llama.cpp %.3g", ci, worst, worstRef)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/minfer/minfer/core/backend"
 	"github.com/minfer/minfer/core/backend/cpu"
 	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/model"
 	"github.com/minfer/minfer/core/offload"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/gguf"
@@ -34,7 +35,7 @@ func (f fakeGPU) SupportsNode(n *graph.Node) bool {
 
 // newFakeGPU returns a stand-in device the test closes (an injected
 // backend stays the caller's).
-func newFakeGPU(t *testing.T, threads int, refuse gguf.GGMLType) fakeGPU {
+func newFakeGPU(t testing.TB, threads int, refuse gguf.GGMLType) fakeGPU {
 	c := cpu.NewNamed("FAKEGPU", threads)
 	t.Cleanup(func() { c.Close() })
 	return fakeGPU{CPU: c, refuse: refuse}
@@ -74,11 +75,13 @@ func threeReaders(t *testing.T, path string, toks []int32) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer base.Close()
 	want, err := base.Eval(context.Background(), toks, true)
-	base.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Token by token (decode graphs: the fused forms' one-mat-vec path).
+	wantSteps := evalSteps(t, base, toks)
 	nl := base.H.NLayer
 	seen := map[int]bool{}
 	for _, n := range []int{0, 1, nl / 2, nl, nl + 1} {
@@ -164,7 +167,70 @@ func threeReaders(t *testing.T, path string, toks []int32) {
 			if crosses := n > 0 && n <= nl; crosses != (copies > 0) {
 				t.Errorf("%d staging copies with %d GPU layers", copies, n)
 			}
+			checkFusedForms(t, s)
+			for i, step := range evalSteps(t, s, toks) {
+				if e := nmse(step, wantSteps[i]); e != 0 {
+					t.Errorf("decode step %d: logits differ from CPU-only: NMSE %.3g", i, e)
+				}
+			}
+			// The last decode graph reads each device block's fused forms
+			// with one mat-vec.
+			fusedReads := map[string]bool{}
+			for _, node := range s.cache.Latest().Nodes {
+				if node.Op == graph.OpMatMul && node.Src[0].Op == graph.OpWeight {
+					fusedReads[node.Src[0].Weight] = true
+				}
+			}
+			for name, be := range s.where {
+				if isFusedName(name) && be == 1 && !fusedReads[name] {
+					t.Errorf("the decode graph does not read %s with one mat-mul", name)
+				}
+			}
 		})
+	}
+}
+
+// evalSteps rewinds s and evaluates toks one at a time, returning each
+// step's logits.
+func evalSteps(t *testing.T, s *Session, toks []int32) [][]float32 {
+	t.Helper()
+	if err := s.Rewind(0); err != nil {
+		t.Fatal(err)
+	}
+	var out [][]float32
+	for _, tok := range toks {
+		l, err := s.Eval(context.Background(), []int32{tok}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, append([]float32(nil), l...))
+	}
+	return out
+}
+
+func isFusedName(name string) bool {
+	return strings.HasSuffix(name, ".attn_qkv.weight") || strings.HasSuffix(name, ".ffn_gu.weight")
+}
+
+// checkFusedForms: every device block whose Q, K, V (gate, up) share a
+// type and a row length holds them as one fused tensor and not the parts;
+// every CPU block holds the parts and no fused tensor.
+func checkFusedForms(t *testing.T, s *Session) {
+	t.Helper()
+	plan := s.Plan()
+	for il := 0; il < s.H.NLayer; il++ {
+		for _, f := range model.FusionsOf(s.arch, s.H, s.file.Tensor, il) {
+			be, fusedHeld := s.where[f.Name]
+			if plan.OnDevice(il) != (fusedHeld && be == 1) {
+				t.Errorf("block %d (device=%v): fused %s held=%v on backend %d", il, plan.OnDevice(il), f.Name, fusedHeld, be)
+			}
+			for _, p := range f.Parts {
+				pbe, held := s.where[p]
+				if plan.OnDevice(il) == held || held && pbe != 0 {
+					t.Errorf("block %d (device=%v): part %s held=%v on backend %d", il, plan.OnDevice(il), p, held, pbe)
+				}
+			}
+		}
 	}
 }
 
@@ -262,3 +328,32 @@ type closeCounter struct {
 func (c *closeCounter) Close() error { c.closed++; return c.CPU.Close() }
 
 func fmtSscan(s string, l *int) (int, error) { return fmt.Sscan(s, l) }
+
+// memGPU is a stand-in device that answers the memory question, as CUDA's
+// cuMemGetInfo does.
+type memGPU struct {
+	fakeGPU
+	free, total uint64
+}
+
+func (m memGPU) MemInfo() (free, total uint64, err error) { return m.free, m.total, nil }
+
+// TestOffloadReportShowsMeasuredDeviceMemory: a device that measures its
+// memory has its answer, taken after the load, in the offload report.
+func TestOffloadReportShowsMeasuredDeviceMemory(t *testing.T) {
+	path := ggtest.Path(t, "synth", "synth-llama-Q8_0.gguf")
+	o := withDevice(1, newFakeGPU(t, 1, 0))
+	o.DeviceBackend = memGPU{fakeGPU: o.DeviceBackend.(fakeGPU), free: 3 << 30, total: 8 << 30}
+	s, err := Load(context.Background(), path, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep := s.OffloadReport()
+	if rep.DeviceFree != 3<<30 || rep.DeviceTotal != 8<<30 {
+		t.Fatalf("report free %d total %d, want the device's answer", rep.DeviceFree, rep.DeviceTotal)
+	}
+	if !strings.Contains(rep.String(), "5 120.0 MiB in use of 8 192.0 MiB (measured by the device)") {
+		t.Errorf("report:\n%s", rep)
+	}
+}

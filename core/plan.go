@@ -301,7 +301,7 @@ func dryRunActivations(info *ModelInfo, h model.HParams, ctx int, kvType gguf.GG
 		return 0, err
 	}
 	p := graph.Params{Tokens: min(MaxUBatch, ctx), KVLen: ctx, Arch: info.Arch}
-	g, err := buildGraph(arch, h, p, ctx, kvType, f.Tensor)
+	g, err := buildGraph(arch, h, p, ctx, kvType, f.Tensor, false)
 	if err != nil {
 		return 0, err
 	}
@@ -317,8 +317,8 @@ func dryRunActivations(info *ModelInfo, h model.HParams, ctx int, kvType gguf.GG
 	return ga.MemoryReport(0).PoolBytes, nil
 }
 
-func buildGraph(arch model.Arch, h model.HParams, p graph.Params, nCtx int, kvType gguf.GGMLType, tensors func(string) (*gguf.TensorInfo, bool)) (*graph.Graph, error) {
-	b := &model.Builder{Builder: graph.NewBuilder(p), H: h, P: p, NCtx: nCtx, KVType: kvType, Tensors: tensors}
+func buildGraph(arch model.Arch, h model.HParams, p graph.Params, nCtx int, kvType gguf.GGMLType, tensors func(string) (*gguf.TensorInfo, bool), deviceFusion bool) (*graph.Graph, error) {
+	b := &model.Builder{Builder: graph.NewBuilder(p), H: h, P: p, NCtx: nCtx, KVType: kvType, Tensors: tensors, DeviceFusion: deviceFusion}
 	out, err := arch.Build(b)
 	if err != nil {
 		return nil, err

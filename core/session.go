@@ -37,7 +37,14 @@ type LoadOptions struct {
 	// HostMemory answers how much memory the host has; nil means
 	// devices.HostMemory.
 	HostMemory func() (devices.HostMem, error)
+	// NoDeviceFusion keeps a device block's Q, K, V and gate, up weights
+	// separate instead of registering the fused device forms (for
+	// comparisons; MINFER_DEVICE_FUSION=0 does the same).
+	NoDeviceFusion bool
 }
+
+// EnvDeviceFusion set to 0 turns the fused device forms off.
+const EnvDeviceFusion = "MINFER_DEVICE_FUSION"
 
 // Progress reports load progress: done of total weight bytes registered.
 type Progress func(done, total int64)
@@ -72,8 +79,10 @@ type Session struct {
 	report offload.Report
 	kv     map[string]alloc.BufRef
 	where  map[string]int
-	nPast  int
-	tok    *tokenizer.Tokenizer
+	// fuse: device blocks read the fused device forms (model.Fusion).
+	fuse  bool
+	nPast int
+	tok   *tokenizer.Tokenizer
 
 	// stamp is the file as it was mapped; broken is set once the file was
 	// seen to change (see checkFile and guarded).
@@ -183,12 +192,27 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			total += ti.NBytes()
 		}
 	}
+	fusedBy := s.deviceFusions(wantsDevice, opts)
 	for _, sp := range specs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		ti, ok := s.file.Tensor(sp.Name)
 		if !ok {
+			continue
+		}
+		if f, ok := fusedBy[ti.Name]; ok {
+			// Registered once, in the fused form, at its first part.
+			if ti.Name == f.Parts[0] {
+				n, err := s.registerFused(f)
+				if err != nil {
+					return err
+				}
+				done += n
+				if progress != nil {
+					progress(done, total)
+				}
+			}
 			continue
 		}
 		data, err := s.file.TensorData(ti)
@@ -238,7 +262,81 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			s.where[name] = be
 		}
 	}
+	if len(s.bes) > 1 {
+		// What the device itself says once the weights and the cache are
+		// there (cuMemGetInfo): measured, beside the accounted bytes.
+		if mi, ok := s.bes[1].(backend.MemInfoer); ok {
+			if free, total, err := mi.MemInfo(); err == nil {
+				s.report.DeviceFree, s.report.DeviceTotal = int64(free), int64(total)
+			}
+		}
+	}
 	return nil
+}
+
+// deviceFusions decides the fused device forms: for every block the plan
+// puts on the device, the fusions its architecture lists (model.Fusion),
+// keyed by part name. The builder reads s.fuse and asks the same question.
+func (s *Session) deviceFusions(wantsDevice bool, opts LoadOptions) map[string]model.Fusion {
+	v, set := opts.env()(EnvDeviceFusion)
+	s.fuse = wantsDevice && !opts.NoDeviceFusion && !(set && v == "0")
+	if !s.fuse {
+		return nil
+	}
+	by := map[string]model.Fusion{}
+	for il := 0; il < s.H.NLayer; il++ {
+		if !s.plan.OnDevice(il) {
+			continue
+		}
+		for _, f := range model.FusionsOf(s.arch, s.H, s.file.Tensor, il) {
+			for _, p := range f.Parts {
+				by[p] = f
+			}
+		}
+	}
+	return by
+}
+
+// registerFused registers fusion f on the device, through the gate, and
+// returns its bytes. A device that assembles parts itself (one allocation,
+// each part copied to its place) is given the parts; another gets one
+// concatenated host copy.
+func (s *Session) registerFused(f model.Fusion) (int64, error) {
+	n, err := f.Bytes()
+	if err != nil {
+		return 0, fmt.Errorf("core: fused %s: %w", f.Name, err)
+	}
+	if err := s.ga.Admits(1, n, fmt.Sprintf("weight %s", f.Name)); err != nil {
+		return 0, err
+	}
+	parts := make([][]byte, len(f.Parts))
+	for i, name := range f.Parts {
+		ti, ok := s.file.Tensor(name)
+		if !ok {
+			return 0, fmt.Errorf("core: fused %s: part %q is missing", f.Name, name)
+		}
+		if parts[i], err = s.file.TensorData(ti); err != nil {
+			return 0, err
+		}
+	}
+	dev := s.bes[1]
+	if pr, ok := dev.(backend.PartsRegisterer); ok {
+		err = pr.RegisterWeightParts(f.Name, f.Type, f.Dims, parts)
+	} else {
+		whole := make([]byte, 0, n)
+		for _, p := range parts {
+			whole = append(whole, p...)
+		}
+		if int64(len(whole)) != n {
+			return 0, fmt.Errorf("core: fused %s: parts hold %d bytes, want %d", f.Name, len(whole), n)
+		}
+		err = dev.RegisterWeight(f.Name, f.Type, f.Dims, whole)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("core: %s: registering %q: %w", dev.Name(), f.Name, err)
+	}
+	s.where[f.Name] = 1
+	return n, nil
 }
 
 // openDevice returns the device backend: the injected one (the caller's),
@@ -448,7 +546,7 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool) ([]float32
 	T := len(tokens)
 	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
 	g, err := s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
-		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor)
+		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
 		if err != nil {
 			return nil, err
 		}

@@ -358,7 +358,7 @@ func TestChatStreamsStopsAndKeepsGoing(t *testing.T) {
 	if got := v.msgViews[1].bodyText(); strings.TrimSpace(got) == "" {
 		t.Errorf("the list shows an empty reply")
 	}
-	mustContain(t, "stats", v.statsLabel.Text, "tokens", "tok/s", "ctx ")
+	mustContain(t, "stats", v.statsLabel.Text, "tokens", "tok/s", "ctx ", "5/5 blocks on CPU (GPU fallback)")
 	test.Tap(v.msgViews[1].copyBtn)
 	if got := h.app.Clipboard().Content(); got != reply.Content {
 		t.Errorf("copy put %q on the clipboard, want the reply", got)

@@ -139,3 +139,17 @@ func stage(bes []Backend, n *graph.Node, tmp []byte) ([]byte, error) {
 	}
 	return tmp, to.WriteHostWindow(n.Buf, tmp)
 }
+
+// PartsRegisterer is a device that assembles a tensor from parts in its
+// own memory: one allocation, each part copied to its place in order (the
+// fused device forms, model.Fusion), with no concatenated host copy. dims
+// describe the whole; the parts' lengths add up to its size.
+type PartsRegisterer interface {
+	RegisterWeightParts(name string, t gguf.GGMLType, dims []int64, parts [][]byte) error
+}
+
+// MemInfoer is a device that measures its own memory (CUDA's
+// cuMemGetInfo): free and total bytes now, every process's use included.
+type MemInfoer interface {
+	MemInfo() (free, total uint64, err error)
+}

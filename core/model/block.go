@@ -16,6 +16,9 @@ type Builder struct {
 	NCtx    int // context length: cache rows of a full (not sliding) block
 	KVType  gguf.GGMLType
 	Tensors func(name string) (*gguf.TensorInfo, bool)
+	// DeviceFusion: blocks below P.GPULayers read the fused device forms
+	// the loader registered for them (fused.go).
+	DeviceFusion bool
 }
 
 // W references a model tensor by name.
@@ -153,18 +156,34 @@ func (a family) attention(b *Builder, il int, cur *graph.Node, in stepInputs, fr
 	hd, nh, nkv := int64(h.HeadDim), int64(h.NHead), int64(h.NHeadKV)
 	w := func(t string) *graph.Node { return b.W(blk(il, t)) }
 	name := func(s string) string { return fmt.Sprintf("%s-%d", s, il) }
-	var wq, wk, wv *graph.Node
-	if a.fusedQKV {
-		qkv := w(tAttnQKV)
-		wq = b.rowsOf(qkv, 0, hd*nh, name("wq"))
-		wk = b.rowsOf(qkv, hd*nh, hd*nkv, name("wk"))
-		wv = b.rowsOf(qkv, hd*(nh+nkv), hd*nkv, name("wv"))
-	} else {
-		wq, wk, wv = w(tAttnQ), w(tAttnK), w(tAttnV)
+	var q, k, v *graph.Node
+	fu, fused := a.fusion(b, il, tFusedQKV)
+	switch {
+	case fused && T == 1:
+		// One mat-vec over the Q|K|V rows; the output's parts are views.
+		qkv := b.MatMul(b.fusedWeight(fu), cur, name("QKVcur"))
+		q = b.View(qkv, name("Qcur"), 0, hd*nh)
+		k = b.View(qkv, name("Kcur"), 4*hd*nh, hd*nkv)
+		v = b.View(qkv, name("Vcur"), 4*hd*(nh+nkv), hd*nkv)
+	default:
+		var wq, wk, wv *graph.Node
+		if a.fusedQKV || fused {
+			var qkv *graph.Node
+			if fused {
+				qkv = b.fusedWeight(fu)
+			} else {
+				qkv = w(tAttnQKV)
+			}
+			wq = b.rowsOf(qkv, 0, hd*nh, name("wq"))
+			wk = b.rowsOf(qkv, hd*nh, hd*nkv, name("wk"))
+			wv = b.rowsOf(qkv, hd*(nh+nkv), hd*nkv, name("wv"))
+		} else {
+			wq, wk, wv = w(tAttnQ), w(tAttnK), w(tAttnV)
+		}
+		q = b.MatMul(wq, cur, name("Qcur"))
+		k = b.MatMul(wk, cur, name("Kcur"))
+		v = b.MatMul(wv, cur, name("Vcur"))
 	}
-	q := b.MatMul(wq, cur, name("Qcur"))
-	k := b.MatMul(wk, cur, name("Kcur"))
-	v := b.MatMul(wv, cur, name("Vcur"))
 	if h.QKVBias {
 		q = b.Add(q, w(tAttnQBias), name("Qcur_b"))
 		k = b.Add(k, w(tAttnKBias), name("Kcur_b"))
@@ -211,10 +230,21 @@ func (a family) denseFFN(b *Builder, il int, cur *graph.Node) *graph.Node {
 	w := func(t string) *graph.Node { return b.W(blk(il, t)) }
 	name := func(s string) string { return fmt.Sprintf("%s-%d", s, il) }
 	var g, u *graph.Node
-	switch a.ffn {
-	case ffnFusedSiLU:
-		up := w(tFFNUp)
-		ff := int64(b.H.NFF)
+	ff := int64(b.H.NFF)
+	fu, fused := a.fusion(b, il, tFusedGU)
+	switch {
+	case fused && b.P.Tokens == 1:
+		// One mat-vec over the gate|up rows; the output's halves are views.
+		gu := b.MatMul(b.fusedWeight(fu), cur, name("ffn_gate_up"))
+		g = b.View(gu, name("ffn_gate"), 0, ff)
+		u = b.View(gu, name("ffn_up"), 4*ff, ff)
+	case fused || a.ffn == ffnFusedSiLU:
+		var up *graph.Node
+		if fused {
+			up = b.fusedWeight(fu)
+		} else {
+			up = w(tFFNUp)
+		}
 		g = b.MatMul(b.rowsOf(up, 0, ff, name("w_gate")), cur, name("ffn_gate"))
 		u = b.MatMul(b.rowsOf(up, ff, ff, name("w_up")), cur, name("ffn_up"))
 	default:

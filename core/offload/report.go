@@ -17,6 +17,10 @@ type Report struct {
 	// DeviceBytes and HostBytes are the weight bytes the device and CPU
 	// backends registered (measured, not planned).
 	DeviceBytes, HostBytes int64
+	// DeviceFree and DeviceTotal are the device's own memory answer
+	// measured at the end of the load (weights and KV cache in place;
+	// every process's use counted); 0 when the device cannot say.
+	DeviceFree, DeviceTotal int64
 	// Fallback is set when the load dropped to CPU-only, and says why (e.g.
 	// no compute backend for the device, or a weight type the device backend
 	// lacks). Every block is then on the CPU whatever Plan says, and the
@@ -61,10 +65,38 @@ func (r Report) String() string {
 		b.WriteString("  output/embeddings → CPU\n")
 	}
 	fmt.Fprintf(&b, "  weights: %s on %s, %s on CPU\n", formatBytes(r.DeviceBytes), device, formatBytes(r.HostBytes))
+	if r.DeviceTotal > 0 && r.Fallback == "" {
+		fmt.Fprintf(&b, "  device memory after the load: %s in use of %s (measured by the device)\n",
+			formatBytes(r.DeviceTotal-r.DeviceFree), formatBytes(r.DeviceTotal))
+	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "  note: %s\n", r.Note)
 	}
 	return b.String()
+}
+
+// Where is the one-line answer for a stats line: "22/22 blocks on CUDA
+// NVIDIA H200", "11/22 blocks on CUDA NVIDIA H200, 11 on CPU", "22/22
+// blocks + output on …", or, when nothing runs on a device, "22/22 blocks
+// on CPU" (" (GPU fallback)" when a device was planned but not usable).
+func (r Report) Where() string {
+	plan := r.Plan.clamped()
+	if r.Fallback != "" || plan.DeviceBlocks() == 0 && !plan.DeviceHoldsUnblocked() {
+		s := fmt.Sprintf("%d/%d blocks on CPU", plan.NLayers, plan.NLayers)
+		if r.Fallback != "" {
+			s += " (GPU fallback)"
+		}
+		return s
+	}
+	device := r.Backend
+	if device == "" {
+		device = r.deviceLabel()
+	}
+	s := placement(plan, device)
+	if n := plan.NLayers - plan.DeviceBlocks(); n > 0 {
+		s += fmt.Sprintf(", %d on CPU", n)
+	}
+	return s
 }
 
 func (r Report) deviceLabel() string {

@@ -41,6 +41,17 @@ func TestReportShowsWhereBlocksLandedWithMeasuredBytes(t *testing.T) {
 `,
 		},
 		{
+			name: "measured device memory",
+			report: Report{Plan: Plan{4, 4}, Backend: "CUDA0", DeviceName: "NVIDIA H200", DeviceBytes: 4 << 20, HostBytes: 1 << 20,
+				DeviceFree: 100 << 20, DeviceTotal: 1 << 30},
+			want: `offload: 4/4 blocks on CUDA0 (NVIDIA H200)
+  blocks 0–3 → CUDA0 (NVIDIA H200)
+  output/embeddings → CPU
+  weights: 4.0 MiB on CUDA0 (NVIDIA H200), 1.0 MiB on CPU
+  device memory after the load: 924.0 MiB in use of 1 024.0 MiB (measured by the device)
+`,
+		},
+		{
 			name:   "single block each side, tiny model, note",
 			report: Report{Plan: Plan{1, 2}, Backend: "CUDA0", DeviceBytes: 1536, HostBytes: 700, Note: "auto: budget 7680 MiB (¾ of 10240 MiB free on NVIDIA H200)"},
 			want: `offload: 1/2 blocks on CUDA0
@@ -113,5 +124,22 @@ func TestFormatBytes(t *testing.T) {
 				t.Fatalf("formatBytes(%d) = %q, want %q", c.n, got, c.want)
 			}
 		})
+	}
+}
+
+func TestReportWhere(t *testing.T) {
+	for _, c := range []struct {
+		r    Report
+		want string
+	}{
+		{Report{Plan: Plan{22, 22}, Backend: "CUDA NVIDIA H200", DeviceName: "NVIDIA H200"}, "22/22 blocks on CUDA NVIDIA H200"},
+		{Report{Plan: Plan{23, 22}, Backend: "CUDA NVIDIA H200"}, "22/22 blocks + output on CUDA NVIDIA H200"},
+		{Report{Plan: Plan{11, 22}, Backend: "CUDA NVIDIA H200"}, "11/22 blocks on CUDA NVIDIA H200, 11 on CPU"},
+		{Report{Plan: Plan{0, 22}}, "22/22 blocks on CPU"},
+		{Report{Plan: Plan{11, 22}, DeviceName: "Apple M2", Fallback: "no GPU compute backend"}, "22/22 blocks on CPU (GPU fallback)"},
+	} {
+		if got := c.r.Where(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r.Plan, got, c.want)
+		}
 	}
 }

@@ -13,6 +13,26 @@ const F16F32Lanes = 16
 // activations to F16 first, as ggml_vec_dot_f16 does, leaves them at 1e-6.
 // len(x) must be a multiple of F16F32Lanes and len(w) ≥ 2·len(x).
 func DotF16F32(w []byte, x []float32) float32 {
+	n := len(x) &^ (F16F32Lanes - 1)
+	return cur.dotF16F32(w[:2*n:2*n], x[:n:n])
+}
+
+// DotF16F32x4 is DotF16F32 of one weight row against four activation rows
+// at x[0:n], x[stride:stride+n], x[2·stride:], x[3·stride:] (n = len(w)/2,
+// a multiple of F16F32Lanes); out[k] is bit-identical to DotF16F32 of row k.
+func DotF16F32x4(w []byte, x []float32, stride int, out *[4]float32) {
+	n := len(w) / 2 &^ (F16F32Lanes - 1)
+	cur.dotF16F32x4(w[:2*n:2*n], x[:3*stride+n:3*stride+n], stride, out)
+}
+
+func dotF16F32x4Generic(w []byte, x []float32, stride int, out *[4]float32) {
+	n := len(w) / 2
+	for k := range out {
+		out[k] = dotF16F32Generic(w, x[k*stride:k*stride+n])
+	}
+}
+
+func dotF16F32Generic(w []byte, x []float32) float32 {
 	n := len(x)
 	w = w[:2*n]
 	var acc [F16F32Lanes]float32

@@ -117,21 +117,21 @@ func (ks *kernelSet) forType(t gguf.GGMLType) (func(w, x []byte) float32, func(w
 	case gguf.TypeF16:
 		return ks.dotF16, nil
 	case gguf.TypeF32:
-		return dotF32BytesGeneric, nil
+		return ks.dotF32Bytes, nil
 	case gguf.TypeBF16:
-		return dotBF16Generic, nil
+		return ks.dotBF16, nil
 	case gguf.TypeQ4_1:
-		return dotQ4_1Q8_1Generic, nil
+		return ks.dotQ4_1Q8_1, ks.dot4Q4_1Q8_1
 	case gguf.TypeQ5_0:
-		return dotQ5_0Q8_0Generic, nil
+		return ks.dotQ5_0Q8_0, ks.dot4Q5_0Q8_0
 	case gguf.TypeQ5_1:
-		return dotQ5_1Q8_1Generic, nil
+		return ks.dotQ5_1Q8_1, ks.dot4Q5_1Q8_1
 	case gguf.TypeQ2_K:
-		return dotQ2_KQ8_KGeneric, nil
+		return ks.dotQ2_KQ8_K, ks.dot4Q2_KQ8_K
 	case gguf.TypeQ3_K:
-		return dotQ3_KQ8_KGeneric, nil
+		return ks.dotQ3_KQ8_K, ks.dot4Q3_KQ8_K
 	case gguf.TypeQ5_K:
-		return dotQ5_KQ8_KGeneric, nil
+		return ks.dotQ5_KQ8_K, ks.dot4Q5_KQ8_K
 	}
 	panic("quant: forType of an unsupported type " + t.String())
 }

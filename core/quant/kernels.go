@@ -5,19 +5,19 @@ package quant
 // body directly. Every kernel takes whole weight blocks w and the matching
 // activation blocks x, already checked by VecDot.
 
-func dotF32Bytes(w, x []byte) float32 { return dotF32BytesGeneric(w, x) }
-func dotF32(a, b []float32) float32   { return dotF32Generic(a, b) }
+func dotF32Bytes(w, x []byte) float32 { return cur.dotF32Bytes(w, x) }
+func dotF32(a, b []float32) float32   { return cur.dotF32(a, b) }
 func dotF16(w, x []byte) float32      { return cur.dotF16(w, x) }
-func dotBF16(w, x []byte) float32     { return dotBF16Generic(w, x) }
+func dotBF16(w, x []byte) float32     { return cur.dotBF16(w, x) }
 func dotQ4_0Q8_0(w, x []byte) float32 { return cur.dotQ4_0Q8_0(w, x) }
-func dotQ4_1Q8_1(w, x []byte) float32 { return dotQ4_1Q8_1Generic(w, x) }
-func dotQ5_0Q8_0(w, x []byte) float32 { return dotQ5_0Q8_0Generic(w, x) }
-func dotQ5_1Q8_1(w, x []byte) float32 { return dotQ5_1Q8_1Generic(w, x) }
+func dotQ4_1Q8_1(w, x []byte) float32 { return cur.dotQ4_1Q8_1(w, x) }
+func dotQ5_0Q8_0(w, x []byte) float32 { return cur.dotQ5_0Q8_0(w, x) }
+func dotQ5_1Q8_1(w, x []byte) float32 { return cur.dotQ5_1Q8_1(w, x) }
 func dotQ8_0Q8_0(w, x []byte) float32 { return cur.dotQ8_0Q8_0(w, x) }
-func dotQ2_KQ8_K(w, x []byte) float32 { return dotQ2_KQ8_KGeneric(w, x) }
-func dotQ3_KQ8_K(w, x []byte) float32 { return dotQ3_KQ8_KGeneric(w, x) }
+func dotQ2_KQ8_K(w, x []byte) float32 { return cur.dotQ2_KQ8_K(w, x) }
+func dotQ3_KQ8_K(w, x []byte) float32 { return cur.dotQ3_KQ8_K(w, x) }
 func dotQ4_KQ8_K(w, x []byte) float32 { return cur.dotQ4_KQ8_K(w, x) }
-func dotQ5_KQ8_K(w, x []byte) float32 { return dotQ5_KQ8_KGeneric(w, x) }
+func dotQ5_KQ8_K(w, x []byte) float32 { return cur.dotQ5_KQ8_K(w, x) }
 func dotQ6_KQ8_K(w, x []byte) float32 { return cur.dotQ6_KQ8_K(w, x) }
 
 // genericKernels is the Generic level's set: the Go bodies, the four-token
@@ -39,6 +39,35 @@ func genericKernels() *kernelSet {
 		dotR4Q8_0Q8_0: rows4(dotQ8_0Q8_0Generic),
 		quantizeQ8_0:  quantizeRowQ8_0Generic,
 		quantizeQ8_K:  quantizeRowQ8_KGeneric,
+
+		dotQ4_1Q8_1: dotQ4_1Q8_1Generic,
+		dotQ5_0Q8_0: dotQ5_0Q8_0Generic,
+		dotQ5_1Q8_1: dotQ5_1Q8_1Generic,
+		dotQ2_KQ8_K: dotQ2_KQ8_KGeneric,
+		dotQ3_KQ8_K: dotQ3_KQ8_KGeneric,
+		dotQ5_KQ8_K: dotQ5_KQ8_KGeneric,
+		dotF32Bytes: dotF32BytesGeneric,
+		dotBF16:     dotBF16Generic,
+		dotF32:      dotF32Generic,
+
+		dot4Q2_KQ8_K: loop4(dotQ2_KQ8_KGeneric),
+		dot4Q3_KQ8_K: loop4(dotQ3_KQ8_KGeneric),
+		dot4Q5_KQ8_K: loop4(dotQ5_KQ8_KGeneric),
+		dot4Q4_1Q8_1: loop4(dotQ4_1Q8_1Generic),
+		dot4Q5_0Q8_0: loop4(dotQ5_0Q8_0Generic),
+		dot4Q5_1Q8_1: loop4(dotQ5_1Q8_1Generic),
+
+		ropePairs:  ropePairsGeneric,
+		ropeHalves: ropeHalvesGeneric,
+		dotF16F32:  dotF16F32Generic,
+
+		dotF16F32x4: dotF16F32x4Generic,
+
+		dotF16x64:   dotF16x64Generic,
+		axpyF16F64:  axpyF16F64Generic,
+		foldLanes64: foldLanes64Generic,
+		roundF16:    roundF16Generic,
+		quantizeF16: quantizeF16Generic,
 	}
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0Generic

@@ -39,6 +39,7 @@ func init() {
 	ks.f16Lanes64 = f16Lanes64AVX2
 	ks.quantizeQ8_0 = quantizeRowQ8_0AVX2
 	ks.quantizeQ8_K = quantizeRowQ8_KAVX2
+	addBreadthAVX2(&ks)
 	register(AVX2, &ks)
 }
 

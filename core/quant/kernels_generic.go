@@ -63,9 +63,10 @@ func reduceMovehl(acc *[32]float32) float32 {
 //	acc[k] += a[i+k]*b[i+k]   for each full step of 32 (lane k = 8·vector + lane)
 //	sum = reduceHadd(acc); sum += a[i]*b[i] for the tail, all float32.
 //
-// ggml's x86 build fuses the lane update into an FMA; Go fuses it only where
-// the architecture does (arm64, GOAMD64=v3), so results can differ by an ulp
-// per step there.
+// ggml's x86 build fuses the lane update into an FMA; this body rounds the
+// product and the sum separately (the float32 conversions keep Go from
+// fusing on FMA targets, so every GOAMD64 and GOARCH gives the same bits),
+// which can differ from ggml by an ulp per step.
 func dotF32Generic(a, b []float32) float32 {
 	n := len(a)
 	b = b[:n]
@@ -75,12 +76,12 @@ func dotF32Generic(a, b []float32) float32 {
 		aa := a[i : i+32 : i+32]
 		bb := b[i : i+32 : i+32]
 		for k := range acc {
-			acc[k] += aa[k] * bb[k]
+			acc[k] += float32(aa[k] * bb[k])
 		}
 	}
 	sum := reduceHadd(&acc)
 	for i := np; i < n; i++ {
-		sum += a[i] * b[i]
+		sum += float32(a[i] * b[i])
 	}
 	return sum
 }
@@ -95,12 +96,12 @@ func dotF32BytesGeneric(w, x []byte) float32 {
 		ww := w[4*i : 4*i+128 : 4*i+128]
 		xx := x[4*i : 4*i+128 : 4*i+128]
 		for k := range acc {
-			acc[k] += f32le(ww[4*k:]) * f32le(xx[4*k:])
+			acc[k] += float32(f32le(ww[4*k:]) * f32le(xx[4*k:]))
 		}
 	}
 	sum := reduceHadd(&acc)
 	for i := np; i < n; i++ {
-		sum += f32le(w[4*i:]) * f32le(x[4*i:])
+		sum += float32(f32le(w[4*i:]) * f32le(x[4*i:]))
 	}
 	return sum
 }
@@ -131,7 +132,9 @@ func dotF16Generic(w, x []byte) float32 {
 
 // dotBF16Generic is ggml_vec_dot_bf16 on AVX2 (no AVX512-BF16): four 8-lane
 // float32 accumulators updated with multiply then add (products of two
-// bfloat16 are exact), reduced as reduceMovehl, tail in float64.
+// bfloat16 are exact in float32's range; the conversion keeps the rounding
+// at its edges where Go would fuse), reduced as reduceMovehl, tail in
+// float64.
 func dotBF16Generic(w, x []byte) float32 {
 	n := len(w) / 2
 	x = x[:2*n]
@@ -141,7 +144,7 @@ func dotBF16Generic(w, x []byte) float32 {
 		ww := w[2*i : 2*i+64 : 2*i+64]
 		xx := x[2*i : 2*i+64 : 2*i+64]
 		for k := range acc {
-			acc[k] += BF16ToF32(le16(ww[2*k:])) * BF16ToF32(le16(xx[2*k:]))
+			acc[k] += float32(BF16ToF32(le16(ww[2*k:])) * BF16ToF32(le16(xx[2*k:])))
 		}
 	}
 	sum := float64(reduceMovehl(&acc))
@@ -346,7 +349,7 @@ func dotQ3_KQ8_KGeneric(w, x []byte) float32 {
 				isum += scaleQ3K(is, scales)*s0 + scaleQ3K(is+1, scales)*s1
 			}
 		}
-		sum += (f16le(wb[108:]) * f32le(xb)) * float32(isum)
+		sum += float32((f16le(wb[108:]) * f32le(xb)) * float32(isum)) // unfused on every target
 	}
 	return sum
 }

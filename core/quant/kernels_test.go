@@ -74,6 +74,23 @@ func twinRows(t testing.TB, r *rand.Rand, typ gguf.GGMLType, n int, kind edgeKin
 				xb[j] = clampAct(byte(r.Uint32()))
 			}
 		}
+	case gguf.TypeF32:
+		for i := 0; i < n; i++ {
+			putF32(x[4*i:], float32(r.NormFloat64()))
+		}
+	case gguf.TypeBF16:
+		for i := 0; i < n; i++ {
+			put16(x[2*i:], F32ToBF16(float32(r.NormFloat64())))
+		}
+	case gguf.TypeQ8_1:
+		for b := 0; b < n/qk; b++ {
+			xb := x[b*bytesQ81 : (b+1)*bytesQ81]
+			put16(xb, F32ToF16(float32(r.Float64()*0.1)))
+			put16(xb[2:], F32ToF16(float32(r.NormFloat64())))
+			for j := 4; j < bytesQ81; j++ {
+				xb[j] = clampAct(byte(r.Uint32()))
+			}
+		}
 	case gguf.TypeQ8_K:
 		for b := 0; b < n/qkK; b++ {
 			xb := x[b*bytesQ8K : (b+1)*bytesQ8K]
@@ -151,6 +168,21 @@ func maxBlock(typ gguf.GGMLType, b []byte, r *rand.Rand) {
 	case gguf.TypeF16:
 		for j := 0; j+1 < len(b); j += 2 {
 			put16(b[j:], 0x7bff^uint16(r.IntN(2))<<15)
+		}
+	case gguf.TypeQ8_1:
+		put16(b, 0x7bff)
+		put16(b[2:], 0x7bff^uint16(r.IntN(2))<<15)
+		for j := 4; j < len(b); j++ {
+			b[j] = ext(true)
+		}
+	case gguf.TypeBF16:
+		// Large enough that products and sums overflow float32.
+		for j := 0; j+1 < len(b); j += 2 {
+			put16(b[j:], F32ToBF16(float32(1e20*(2*r.Float64()-1))))
+		}
+	case gguf.TypeF32:
+		for j := 0; j+3 < len(b); j += 4 {
+			putF32(b[j:], float32(1e19*(2*r.Float64()-1)))
 		}
 	default:
 		for j := range b {
@@ -253,6 +285,8 @@ func TestQuantizersMatchGenericTwins(t *testing.T) {
 										src[i] = float32(math.NaN())
 									case 2:
 										src[i] = math.MaxFloat32
+									case 3: // a quiet NaN with a payload
+										src[i] = math.Float32frombits(0x7fc00000 | uint32(r.IntN(1<<22)) | uint32(r.IntN(2))<<31)
 									}
 								}
 							}

@@ -14,6 +14,13 @@ const (
 	Generic Level = iota
 	// AVX2 is amd64 with AVX2, FMA and F16C (hand-written assembly).
 	AVX2
+	// NEON is arm64's Advanced SIMD (assembly generated from
+	// _asm/kernels_arm64.s.in).
+	NEON
+	// NEONDot is NEON with the dot-product extension (SDOT).
+	NEONDot
+
+	maxLevel = NEONDot
 )
 
 func (l Level) String() string {
@@ -22,6 +29,10 @@ func (l Level) String() string {
 		return "generic"
 	case AVX2:
 		return "avx2"
+	case NEON:
+		return "neon"
+	case NEONDot:
+		return "neondot"
 	}
 	return fmt.Sprintf("level(%d)", int(l))
 }
@@ -78,6 +89,40 @@ type kernelSet struct {
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)
+
+	// One-token dots of the remaining weight types.
+	dotQ4_1Q8_1 func(w, x []byte) float32
+	dotQ5_0Q8_0 func(w, x []byte) float32
+	dotQ5_1Q8_1 func(w, x []byte) float32
+	dotQ2_KQ8_K func(w, x []byte) float32
+	dotQ3_KQ8_K func(w, x []byte) float32
+	dotQ5_KQ8_K func(w, x []byte) float32
+	dotF32Bytes func(w, x []byte) float32
+	dotBF16     func(w, x []byte) float32
+	// dotF32 is dotF32Bytes over float32 slices (VecDotF32).
+	dotF32 func(a, b []float32) float32
+	// Four-token forms (as dot4Q4_KQ8_K) of the remaining quantized types.
+	dot4Q2_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q3_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q5_KQ8_K func(w, x []byte, stride int, out *[4]float32)
+	dot4Q4_1Q8_1 func(w, x []byte, stride int, out *[4]float32)
+	dot4Q5_0Q8_0 func(w, x []byte, stride int, out *[4]float32)
+	dot4Q5_1Q8_1 func(w, x []byte, stride int, out *[4]float32)
+
+	// Rope rotations (rope.go).
+	ropePairs  func(out, x, cs []float32)
+	ropeHalves func(out, x, cs []float32)
+	// dotF16F32 is DotF16F32 (tinyBLAS's F16 × F32 row).
+	dotF16F32   func(w []byte, x []float32) float32
+	dotF16F32x4 func(w []byte, x []float32, stride int, out *[4]float32)
+	// Attention over an F16 cache (f16attn.go).
+	dotF16x64   func(q []float32, k []uint16) float32
+	axpyF16F64  func(acc []float64, a float32, v []uint16)
+	foldLanes64 func(out, lanes []float32, tail []float64)
+	roundF16    func(dst, src []float32, s float32, scaled bool)
+	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,
+	// QuantizeWeights).
+	quantizeF16 func(src []float32, dst []byte)
 }
 
 var (
@@ -109,7 +154,7 @@ func CurrentLevel() Level { return curLvl }
 // first; Generic is always there.
 func Levels() []Level {
 	var ls []Level
-	for l := Generic; l <= AVX2; l++ {
+	for l := Generic; l <= maxLevel; l++ {
 		if levels[l] != nil {
 			ls = append(ls, l)
 		}

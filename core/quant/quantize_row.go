@@ -12,7 +12,9 @@ func quantizeF32(src []float32, dst []byte) {
 	}
 }
 
-func quantizeF16(src []float32, dst []byte) {
+func quantizeF16(src []float32, dst []byte) { cur.quantizeF16(src, dst) }
+
+func quantizeF16Generic(src []float32, dst []byte) {
 	dst = dst[:2*len(src)]
 	for i, v := range src {
 		put16(dst[2*i:], F32ToF16(v))

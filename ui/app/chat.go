@@ -224,6 +224,9 @@ func (c *Controller) finishReply(e replyEvent) {
 	last.Stats = &ReplyStats{PromptTokens: st.PromptTokens, ReusedTokens: st.ReusedTokens, PrefillTokens: st.PrefillTokens,
 		Generated: st.Generated, GenRate: st.GenRate(), PrefillRate: st.PrefillRate(), StopReason: st.StopReason,
 		Dropped: st.DroppedMessages, CtxUsed: e.cached, CtxLen: e.nCtx}
+	if c.loaded != nil && c.remote == nil {
+		last.Stats.Where = c.loaded.Report.Where()
+	}
 	var tmplErr *chat.ModelTemplateError
 	switch {
 	case errors.As(e.err, &tmplErr):
@@ -260,6 +263,9 @@ func (c *Controller) StatsText() string {
 	for i := len(c.chat.Messages) - 1; i >= 0; i-- {
 		if st := c.chat.Messages[i].Stats; st != nil {
 			s := fmt.Sprintf("%d tokens · %.1f tok/s · prompt %d (%d reused, %.0f tok/s)", st.Generated, st.GenRate, st.PromptTokens, st.ReusedTokens, st.PrefillRate)
+			if st.Where != "" {
+				s = st.Where + " · " + s
+			}
 			if st.CtxLen > 0 {
 				s += fmt.Sprintf(" · ctx %d / %d", st.CtxUsed, st.CtxLen)
 			}

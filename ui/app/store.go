@@ -41,6 +41,9 @@ type ReplyStats struct {
 	Dropped       int     `json:"dropped_messages,omitempty"`
 	CtxUsed       int     `json:"ctx_used"`
 	CtxLen        int     `json:"ctx_len"`
+	// Where says where the blocks ran ("22/22 blocks on CUDA NVIDIA H200");
+	// empty for a server's reply.
+	Where string `json:"where,omitempty"`
 }
 
 // Chat is one conversation file.

@@ -8,9 +8,11 @@
 
 // func expf16x8AVX2(dst, src *float32) bool
 // Eight lanes of expf16 (ggml512.go), each step the same single-rounded
-// FMA or operation, so the results are bit-identical; returns false, with
-// dst untouched, when some lane has |n| > 126 or is NaN (the caller then
-// runs the Go body for the block: those need its range handling).
+// FMA or operation, so the results are bit-identical. Lanes with n < −192
+// (−Inf among them: the masked softmax entries) are 0, as in expf16.
+// Returns false, with dst untouched, when some other lane has |n| > 126 or
+// is NaN (the caller then runs the Go body for the block: those need its
+// range handling).
 TEXT ·expf16x8AVX2(SB), NOSPLIT, $0-17
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -24,6 +26,9 @@ TEXT ·expf16x8AVX2(SB), NOSPLIT, $0-17
 	VANDPS Y4, Y3, Y4         // |n|
 	BC($0x42fc0000, Y5)       // 126
 	VCMPPS $2, Y5, Y4, Y4     // |n| <= 126 (false for NaN)
+	BC($0xc3400000, Y5)       // −192
+	VCMPPS $1, Y5, Y3, Y13    // n < −192: the result is 0 (false for NaN)
+	VORPS Y13, Y4, Y4
 	VMOVMSKPS Y4, AX
 	CMPL AX, $0xff
 	JNE  out
@@ -51,6 +56,7 @@ TEXT ·expf16x8AVX2(SB), NOSPLIT, $0-17
 	VPADDD Y12, Y11, Y11
 	VPSLLD $23, Y11, Y11      // 2^n, a normal float32 for |n| <= 126
 	VMULPS Y11, Y10, Y10      // j·2^n, rounded once
+	VANDNPS Y10, Y13, Y10     // 0 where n < −192
 	VMOVUPS Y10, (DI)
 	MOVB $1, ret+16(FP)
 	VZEROUPPER

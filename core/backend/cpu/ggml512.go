@@ -81,9 +81,29 @@ func softmaxSum16(row []float32) float64 {
 // siluRow16 is ggml_vec_silu_f32 on AVX-512 over one row: x/(1+exp(−x))
 // with expf16 for full 16-lane blocks, the C library's expf for the rest.
 func siluRow16(out, x []float32) {
-	i := 0
-	for ; i+15 < len(x); i += 16 {
-		var e [16]float32
+	n := len(x) &^ 15
+	siluLanes(out[:n], x[:n])
+	for i := n; i < len(x); i++ {
+		out[i] = x[i] / (1 + expfLibm(-x[i]))
+	}
+}
+
+// swigluRow16 is siluRow16 of g times u, element by element (ggml_silu
+// then ggml_mul), each product rounded once more.
+func swigluRow16(out, g, u []float32) {
+	n := len(g) &^ 15
+	swigluLanes(out[:n], g[:n], u[:n])
+	for i := n; i < len(g); i++ {
+		out[i] = g[i] / (1 + expfLibm(-g[i]))
+		out[i] *= u[i]
+	}
+}
+
+// siluLanesGo is the lane part of siluRow16 (len(x) a multiple of 8):
+// x/(1+expf16(−x)) per element.
+func siluLanesGo(out, x []float32) {
+	for i := 0; i+7 < len(x); i += 8 {
+		var e [8]float32
 		for l := range e {
 			e[l] = -x[i+l]
 		}
@@ -92,8 +112,13 @@ func siluRow16(out, x []float32) {
 			out[i+l] = x[i+l] / (1 + e[l])
 		}
 	}
-	for ; i < len(x); i++ {
-		out[i] = x[i] / (1 + expfLibm(-x[i]))
+}
+
+// swigluLanesGo is siluLanesGo times u.
+func swigluLanesGo(out, g, u []float32) {
+	siluLanesGo(out, g)
+	for i := range out {
+		out[i] *= u[i]
 	}
 }
 

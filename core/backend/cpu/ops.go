@@ -213,16 +213,23 @@ type matTask struct {
 
 func (t *matTask) run(worker, lo, hi int) {
 	wrb, xrb, rows := t.k.WeightRowBytes(), t.k.ActRowBytes(), t.rows
+	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	if t.f16f32 {
 		for i := lo; i < hi; i++ {
 			wr := t.w[i*wrb : (i+1)*wrb]
-			for tok := 0; tok < t.tokens; tok++ {
+			tok := 0
+			for ; tok+4 <= t.tokens; tok += 4 {
+				quant.DotF16F32x4(wr, t.x[tok*t.in:(tok+4)*t.in], t.in, o)
+				for k, v := range o {
+					t.out[(tok+k)*rows+i] = v
+				}
+			}
+			for ; tok < t.tokens; tok++ {
 				t.out[tok*rows+i] = quant.DotF16F32(wr, t.x[tok*t.in:(tok+1)*t.in])
 			}
 		}
 		return
 	}
-	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	tok := 0
 	if t.t8 > 0 {
 		t.runTiles8(worker, lo, hi)
@@ -284,7 +291,8 @@ func f16F32(t gguf.GGMLType, in int) bool {
 // multiplied by theta_scale = base^(-2/dims) in float32 for each pair. The
 // rotation is written as the C compiler contracts it in ggml-cpu (built
 // with FMA and GCC's default -ffp-contract=fast): x0·cos − x1·sin becomes
-// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos).
+// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos becomes fma(x0, sin, x1·cos)
+// (quant.RopePairs and quant.RopeHalves, SIMD where the level has it).
 func (c *CPU) rope(n *graph.Node, p graph.RopeParams, out, x []float32, pos []int32, freqs []float32) {
 	c.rt = ropeTask{
 		c: c, out: out, x: x, pos: pos, freqs: freqs,
@@ -325,15 +333,10 @@ func (rt *ropeTask) run(worker, lo, hi int) {
 		for h := 0; h < heads; h++ {
 			off := (t*heads + h) * headDim
 			xr, or := rt.x[off:off+headDim], rt.out[off:off+headDim]
-			for i := 0; i < dims; i += 2 {
-				cos, sin := cs[i], cs[i+1]
-				a, b := i, i+1
-				if rt.neox {
-					a, b = i/2, i/2+dims/2
-				}
-				x0, x1 := xr[a], xr[b]
-				or[a] = fma32(x0, cos, -(x1 * sin))
-				or[b] = fma32(x0, sin, x1*cos)
+			if rt.neox {
+				quant.RopeHalves(or, xr, cs)
+			} else {
+				quant.RopePairs(or, xr, cs)
 			}
 			copy(or[dims:], xr[dims:])
 		}
@@ -440,12 +443,10 @@ func (at *attnTask) run(worker, lo, hi int) {
 		t, h := job/heads, job%heads
 		kvh := h / group
 		qr := q[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
-		for d, v := range qr {
-			if f16 {
-				qh[d] = quant.F16ToF32(quant.F32ToF16(v))
-			} else {
-				qh[d] = v
-			}
+		if f16 {
+			quant.RoundF16(qh, qr)
+		} else {
+			copy(qh, qr)
 		}
 		mr := mask[t*kvLen : (t+1)*kvLen]
 		maxv := ninf
@@ -458,11 +459,10 @@ func (at *attnTask) run(worker, lo, hi int) {
 			var s float64
 			if f16 {
 				// ggml_vec_dot_f16 in the AVX-512 order: 64 lanes folded
-				// to 16 (DotF16Lanes64), ReduceAdd16, the tail in float64.
+				// to 16 and ReduceAdd16 (DotF16x64), the tail in float64.
 				kr := k16[off : off+headDim]
 				if npK > 0 {
-					quant.DotF16Lanes64(qh, kr, &ws.lanes)
-					s = float64(quant.ReduceAdd16(&ws.lanes))
+					s = float64(quant.DotF16x64(qh, kr))
 				}
 				var tail float64
 				for d := npK; d < headDim; d++ {
@@ -499,11 +499,13 @@ func (at *attnTask) run(worker, lo, hi int) {
 			}
 			vtail := ws.f64(&ws.acc, headDim)
 			clear(vtail)
+			wts := ws.f32(&ws.wts, len(scores))
+			quant.RoundF16Scaled(wts, scores, inv) // F16(w·inv) for every entry
 			for j, w := range scores {
 				if w == 0 {
 					continue
 				}
-				w = quant.F16ToF32(quant.F32ToF16(w * inv))
+				w = wts[j]
 				off := j*kvRow + kvh*headDim
 				vr := v16[off : off+headDim]
 				if j < npV {
@@ -511,9 +513,7 @@ func (at *attnTask) run(worker, lo, hi int) {
 					quant.AxpyF16(vT[l*headDim:(l+1)*headDim], w, vr)
 					continue
 				}
-				for d, vv := range vr {
-					vtail[d] += float64(w * quant.F16ToF32(vv))
-				}
+				quant.AxpyF16F64(vtail, w, vr)
 			}
 			if npV == 0 {
 				// No lanes: their reduction is +0 (vT was not cleared).
@@ -523,13 +523,9 @@ func (at *attnTask) run(worker, lo, hi int) {
 				}
 				continue
 			}
-			for d := range or {
-				var v [16]float32
-				for l := range v {
-					v[l] = (vT[l*headDim+d] + vT[(32+l)*headDim+d]) + (vT[(16+l)*headDim+d] + vT[(48+l)*headDim+d])
-				}
-				or[d] = float32(float64(quant.ReduceAdd16(&v)) + vtail[d])
-			}
+			// Fold each column's lanes (GGML_F32x16_REDUCE, ReduceAdd16)
+			// and add its float64 tail.
+			quant.FoldLanes64(or, vT, vtail)
 			continue
 		}
 		for d := range accs {
@@ -568,10 +564,6 @@ type gluTask struct {
 func (t *gluTask) run(_, lo, hi int) {
 	rowLen := t.rowLen
 	for r := lo; r < hi; r++ {
-		o := t.out[r*rowLen : (r+1)*rowLen]
-		siluRow16(o, t.g[r*rowLen:(r+1)*rowLen])
-		for i, v := range t.u[r*rowLen : (r+1)*rowLen] {
-			o[i] *= v
-		}
+		swigluRow16(t.out[r*rowLen:(r+1)*rowLen], t.g[r*rowLen:(r+1)*rowLen], t.u[r*rowLen:(r+1)*rowLen])
 	}
 }

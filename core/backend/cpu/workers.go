@@ -85,6 +85,14 @@ func (f *fault) rethrow() {
 // gap between steps (sampling, the caller's work) is usually longer.
 const spinFor = 100 * time.Microsecond
 
+// yieldEvery+1 is how many polls a spinning thread makes between two
+// runtime.Gosched calls (a power of two). A yield lets a goroutine waiting
+// for a P run (more threads than GOMAXPROCS, a device backend's thread),
+// but each one takes the scheduler's global lock: sixteen threads yielding
+// every few hundred polls spent ~15 % of a 16-core machine's CPU time in
+// runtime.lock2 (bench/results/2026-12-01-cudaglue).
+const yieldEvery = 4095
+
 func newWorkers(n int) *workers {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -134,7 +142,9 @@ func (w *workers) wait(id int, seen uint64) uint64 {
 			if time.Since(start) > spinFor {
 				break
 			}
-			runtime.Gosched()
+			if i&yieldEvery == yieldEvery {
+				runtime.Gosched()
+			}
 		}
 	}
 	w.sleeping[id].Store(true)
@@ -192,7 +202,7 @@ func (w *workers) run(total, grain int, t task) {
 	w.claim(0)
 	w.state.Or(closedBit)
 	for i := 0; w.state.Load() != closedBit; i++ {
-		if i&63 == 63 {
+		if i&yieldEvery == yieldEvery {
 			runtime.Gosched()
 		}
 	}
@@ -226,10 +236,10 @@ func (w *workers) For(total, grain int, fn func(lo, hi int)) {
 // scratch is one worker's reusable buffers, grown on demand.
 type scratch struct {
 	cs, scores, qh []float32
+	wts            []float32 // attention weights rounded to F16
 	acc            []float64
 	accs           []dotF16Acc
 	vT             []float32
-	lanes          [16]float32
 	dot4           [4]float32
 	dot8           [8]float32
 	tileOut        []float32 // four rows' results against every tile

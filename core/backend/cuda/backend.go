@@ -30,8 +30,10 @@ import (
 )
 
 var (
-	_ backend.Backend    = (*Backend)(nil)
-	_ backend.Overheader = (*Backend)(nil)
+	_ backend.Backend         = (*Backend)(nil)
+	_ backend.Overheader      = (*Backend)(nil)
+	_ backend.PartsRegisterer = (*Backend)(nil)
+	_ backend.MemInfoer       = (*Backend)(nil)
 )
 
 type devBuf struct {
@@ -71,6 +73,10 @@ type Backend struct {
 	graphs    graphCache
 	// noGraphs disables capture (MINFER_CUDA_GRAPHS=0), for comparisons.
 	noGraphs bool
+	// off: the decode paths switched off (MINFER_CUDA_DECODE).
+	off decodeOff
+	// mvV1 keeps the unstaged mvf_* mat-vecs (MINFER_CUDA_MV=v1).
+	mvV1 bool
 }
 
 // Options tune Open.
@@ -93,6 +99,8 @@ func Open(o Options) (*Backend, error) {
 	}
 	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
+	b.off = parseDecodeOff(decodeOffFromEnv())
+	b.mvV1 = mvV1FromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)
@@ -203,24 +211,43 @@ func (b *Backend) WeightsBytes() int64 {
 // RegisterWeight copies a tensor to the device (through pinned staging,
 // asynchronously: the copy is ordered before any kernel that reads it).
 func (b *Backend) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []byte) error {
+	return b.RegisterWeightParts(name, t, dims, [][]byte{data})
+}
+
+// RegisterWeightParts assembles a tensor on the device from parts: one
+// allocation, each part copied to its place in order (a fused device form:
+// Q|K|V rows, gate|up rows), with no concatenated host copy.
+func (b *Backend) RegisterWeightParts(name string, t gguf.GGMLType, dims []int64, parts [][]byte) error {
 	b.mu.Lock()
 	_, dup := b.weights[name]
 	b.mu.Unlock()
 	if dup {
 		return fmt.Errorf("cuda: weight %q registered twice", name)
 	}
-	if len(data) == 0 {
+	var size int64
+	for _, p := range parts {
+		size += int64(len(p))
+	}
+	if size == 0 {
 		return fmt.Errorf("cuda: weight %q is empty", name)
 	}
-	w := &weight{t: t, dims: append([]int64(nil), dims...), size: int64(len(data))}
+	w := &weight{t: t, dims: append([]int64(nil), dims...), size: size}
 	err := b.dv.t.do(func() error {
 		if err := b.alive(); err != nil {
 			return err
 		}
-		if err := check("cuMemAlloc", sys(b.dv.d.memAlloc, uintptr(unsafe.Pointer(&w.ptr)), uintptr(len(data)))); err != nil {
+		if err := check("cuMemAlloc", sys(b.dv.d.memAlloc, uintptr(unsafe.Pointer(&w.ptr)), uintptr(size))); err != nil {
 			return err
 		}
-		return b.dv.upload(w.ptr, data)
+		off := uintptr(0)
+		for _, p := range parts {
+			if err := b.dv.upload(w.ptr+off, p); err != nil {
+				sys(b.dv.d.memFree, w.ptr)
+				return err
+			}
+			off += uintptr(len(p))
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("cuda: weight %q: %w", name, err)

@@ -31,7 +31,8 @@ type device struct {
 	ringOff   int
 
 	work     uintptr // device workspace (quantized activations)
-	workSize int64
+	workSize int64   // its bytes the kernels may use from work on
+	counters uintptr // the split attention's per-head counters (zeroed; the workspace's tail)
 
 	// memory measured around the setup (cuMemGetInfo).
 	freeAfterCtx, freeAfterSetup, total uint64
@@ -40,6 +41,7 @@ type device struct {
 const (
 	pinnedSize    = 64 << 20
 	workspaceSize = 64 << 20
+	counterBytes  = 4096 // one uint32 per attention head (maxDecodeHeads), then normCounter
 )
 
 // hostSlice views driver-allocated host memory as a byte slice.
@@ -130,9 +132,10 @@ func (dv *device) setup() (err error) {
 			dv.fns[fn] = f
 		}
 	}
-	// Attention keeps its scores in shared memory: allow the device's most.
-	for _, fn := range []string{"attention_f16", "attention_f32"} {
-		if f, ok := dv.fns[fn]; ok {
+	// Attention keeps its scores in shared memory, flash attention and the
+	// pipelined mat-muls their tiles: allow the device's most.
+	for fn, f := range dv.fns {
+		if fn == "attention_f16" || fn == "attention_f32" || strings.HasPrefix(fn, "attn_x_values_") || strings.HasPrefix(fn, "attn_x_one_") || wantsLargeShared(fn) {
 			const maxDynamicShared = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, maxDynamicShared, uintptr(dv.smemOptin-attentionStaticShared))); err != nil {
 				return err
@@ -146,7 +149,14 @@ func (dv *device) setup() (err error) {
 	if err := check("cuMemAlloc(workspace)", sys(d.memAlloc, uintptr(unsafe.Pointer(&dv.work)), workspaceSize)); err != nil {
 		return err
 	}
-	dv.workSize = workspaceSize
+	// The workspace's last counterBytes hold the split attention's
+	// per-head completion counters: zero now, and each use leaves them
+	// zero.
+	dv.workSize = workspaceSize - counterBytes
+	dv.counters = dv.work + uintptr(dv.workSize)
+	if err := dv.memset(dv.counters, counterBytes); err != nil {
+		return err
+	}
 	if dv.freeAfterSetup, _, err = d.memInfo(); err != nil {
 		return err
 	}
@@ -268,6 +278,9 @@ func (dv *device) memset(p uintptr, n int64) error {
 type launcher struct {
 	slots []uint64
 	ptrs  []uintptr
+	// counts, when not nil, counts the launches of each kernel (tests:
+	// which mat-vec family ran).
+	counts map[string]int
 }
 
 func (l *launcher) reset(n int) {
@@ -292,6 +305,9 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 		return fmt.Errorf("cuda: no kernel %q in the embedded PTX", fn)
 	}
 	l.reset(len(args))
+	if l.counts != nil {
+		l.counts[fn]++
+	}
 	for i, a := range args {
 		switch v := a.(type) {
 		case int32:

@@ -162,45 +162,74 @@ func elementwiseGrid(total int64) [3]uint32 {
 }
 
 // encode queues the kernels of nodes on the stream (no host waits: this
-// runs under graph capture too). rms_norm followed by the mul that reads it
-// becomes one kernel.
+// runs under graph capture too). Neighbouring nodes fuse where decode.go
+// says so (a residual add with the rms_norm, weight mul and activation
+// quantization after it; swiglu with its quantization; the q/k ropes; the
+// k/v stores).
 func (b *Backend) encode(nodes []*graph.Node) error {
 	b.lastQuant = nil
-	for i := 0; i < len(nodes); i++ {
+	for i := 0; i < len(nodes); {
 		n := nodes[i]
 		if n.Op != graph.OpMatMul {
-			// Only back-to-back mat-muls share quantized activations: any
-			// other kernel may write the workspace or the input's bytes.
+			// Only back-to-back mat-muls (or a fused quantizing kernel and
+			// the mat-mul after it) share quantized activations: any other
+			// kernel may write the workspace or the input's bytes.
 			b.lastQuant = nil
 		}
-		var next *graph.Node
-		if i+1 < len(nodes) {
-			next = nodes[i+1]
-		}
-		fused, err := b.encodeNode(n, next)
+		used, err := b.encodeAt(nodes, i)
 		if err != nil {
 			return fmt.Errorf("cuda: %s: %w", n, err)
 		}
-		if fused {
-			i++
-		}
+		i += used
 	}
 	return nil
 }
 
-// encodeNode queues n; it reports whether it also computed next (fusion).
-func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
+// encodeAt queues nodes[i] (and the nodes fused with it), reporting how
+// many nodes it took.
+func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
+	n := nodes[i]
+	switch n.Op {
+	case graph.OpRMSNorm:
+		return b.normChain(nodes, i)
+	case graph.OpAdd:
+		if b.addFeedsNorm(nodes, i) {
+			return b.normChain(nodes, i)
+		}
+	case graph.OpRope:
+		if used, err := b.ropeFast(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
+	case graph.OpStoreKV:
+		if ok, err := b.storePair(nodes, i); err != nil || ok {
+			return 2, err
+		}
+	case graph.OpMatMul:
+		// Mat-muls of one input on the tensor cores: one launch.
+		if used, err := b.mmqGroup(nodes[i:]); err != nil || used > 0 {
+			return used, err
+		}
+		if used, err := b.multiMatVec(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
+	}
+	return 1, b.encodeNode(nodes, i)
+}
+
+// encodeNode queues nodes[i] alone.
+func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
+	n := nodes[i]
 	var src [4]uintptr
 	for i, s := range n.Src {
 		p, err := b.ptrOf(s)
 		if err != nil {
-			return false, err
+			return err
 		}
 		src[i] = p
 	}
 	out, err := b.ptrOf(n)
 	if err != nil {
-		return false, err
+		return err
 	}
 	dv, l := b.dv, &b.l
 	switch n.Op {
@@ -208,95 +237,77 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		t := n.Src[0].Type
 		rb, err := t.RowBytes(n.Src[0].Shape[0])
 		if err != nil {
-			return false, err
+			return err
 		}
-		return false, dv.launch(l, typeKernels[t].getRows, grid1(n.Src[1].Elements()), block1(256), 0,
+		return dv.launch(l, typeKernels[t].getRows, grid1(n.Src[1].Elements()), block1(256), 0,
 			src[0], src[1], out, i32(n.Src[0].Shape[0]), i64(rb), i32(n.Src[0].Rows()))
-	case graph.OpRMSNorm:
-		p, err := graph.ParamsOf[graph.NormParams](n)
-		if err != nil {
-			return false, err
-		}
-		w, out2, fuse := uintptr(0), uintptr(0), false
-		wrows := int32(1)
-		if next != nil && next.Op == graph.OpMul && next.Src[0] == n && next.Backend == n.Backend && isF32(next.Src[1]) {
-			if w, err = b.ptrOf(next.Src[1]); err != nil {
-				return false, err
-			}
-			if out2, err = b.ptrOf(next); err != nil {
-				return false, err
-			}
-			wrows, fuse = i32(next.Src[1].Rows()), true
-		}
-		return fuse, dv.launch(l, "rms_norm", grid1(n.Rows()), block1(256), 0, src[0], out, w, out2, i32(n.Shape[0]), wrows, p.Eps)
 	case graph.OpMul, graph.OpAdd:
 		if y := n.Src[1]; n.Op == graph.OpMul && y.Shape[0] == 1 && n.Shape[0] != 1 {
 			total := n.Elements()
-			return false, dv.launch(l, "mul_rows", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))
+			return dv.launch(l, "mul_rows", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))
 		}
 		fn := "mul_f32"
 		if n.Op == graph.OpAdd {
 			fn = "add_f32"
 		}
 		total := n.Elements()
-		return false, dv.launch(l, fn, elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i32(n.Src[1].Rows()), i64(total))
+		return dv.launch(l, fn, elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i32(n.Src[1].Rows()), i64(total))
 	case graph.OpSwiGLU:
-		total := n.Elements()
-		return false, dv.launch(l, "swiglu", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))
+		return b.swiglu(nodes, i, src, out)
 	case graph.OpScale:
 		p, err := graph.ParamsOf[graph.ScaleParams](n)
 		if err != nil {
-			return false, err
+			return err
 		}
 		total := n.Elements()
-		return false, dv.launch(l, "scale_f32", elementwiseGrid(total), block1(256), 0, src[0], out, p.S, i64(total))
+		return dv.launch(l, "scale_f32", elementwiseGrid(total), block1(256), 0, src[0], out, p.S, i64(total))
 	case graph.OpSoftCap:
 		p, err := graph.ParamsOf[graph.SoftCapParams](n)
 		if err != nil {
-			return false, err
+			return err
 		}
 		total := n.Elements()
-		return false, dv.launch(l, "softcap_f32", elementwiseGrid(total), block1(256), 0, src[0], out, 1/p.Cap, p.Cap, i64(total))
+		return dv.launch(l, "softcap_f32", elementwiseGrid(total), block1(256), 0, src[0], out, 1/p.Cap, p.Cap, i64(total))
 	case graph.OpGELU:
 		total := n.Elements()
-		return false, dv.launch(l, "gelu_f32k", elementwiseGrid(total), block1(256), 0, src[0], out, i64(total))
+		return dv.launch(l, "gelu_f32k", elementwiseGrid(total), block1(256), 0, src[0], out, i64(total))
 	case graph.OpSigmoid:
 		total := n.Elements()
-		return false, dv.launch(l, "sigmoid_f32", elementwiseGrid(total), block1(256), 0, src[0], out, i32(n.Shape[0]), i64(total))
+		return dv.launch(l, "sigmoid_f32", elementwiseGrid(total), block1(256), 0, src[0], out, i32(n.Shape[0]), i64(total))
 	case graph.OpSoftMax:
 		rows := n.Rows()
-		return false, dv.launch(l, "softmax_rows", grid1((rows+127)/128), block1(128), 0, src[0], out, i32(n.Shape[0]), i32(rows))
+		return dv.launch(l, "softmax_rows", grid1((rows+127)/128), block1(128), 0, src[0], out, i32(n.Shape[0]), i32(rows))
 	case graph.OpMatMul:
-		return false, b.matMul(n, src[0], src[1], out)
+		return b.matMul(n, src[0], src[1], out)
 	case graph.OpMatMulID:
-		return false, b.matMulID(n, src[0], src[1], src[2], out)
+		return b.matMulID(n, src[0], src[1], src[2], out)
 	case graph.OpTopK:
 		p, err := graph.ParamsOf[graph.TopKParams](n)
 		if err != nil {
-			return false, err
+			return err
 		}
 		rows := n.Src[0].Rows()
-		return false, dv.launch(l, "top_k", grid1((rows+63)/64), block1(64), 0, src[0], out, i32(n.Src[0].Shape[0]), i32(p.K), i32(rows))
+		return dv.launch(l, "top_k", grid1((rows+63)/64), block1(64), 0, src[0], out, i32(n.Src[0].Shape[0]), i32(p.K), i32(rows))
 	case graph.OpMoEWeights:
 		p, err := graph.ParamsOf[graph.MoEWeightsParams](n)
 		if err != nil {
-			return false, err
+			return err
 		}
 		norm := int32(0)
 		if p.Normalize {
 			norm = 1
 		}
 		tokens := n.Shape[1]
-		return false, dv.launch(l, "moe_weights", grid1((tokens+127)/128), block1(128), 0, src[0], src[1], out,
+		return dv.launch(l, "moe_weights", grid1((tokens+127)/128), block1(128), 0, src[0], src[1], out,
 			i32(n.Src[0].Shape[0]), i32(n.Shape[0]), norm, i32(tokens))
 	case graph.OpWeightedSum:
 		total := n.Elements()
-		return false, dv.launch(l, "weighted_sum", elementwiseGrid(total), block1(256), 0, src[0], src[1], out,
+		return dv.launch(l, "weighted_sum", elementwiseGrid(total), block1(256), 0, src[0], src[1], out,
 			i32(n.Shape[0]), i32(n.Src[0].Shape[1]), i64(total))
 	case graph.OpRope:
 		p, err := graph.ParamsOf[graph.RopeParams](n)
 		if err != nil {
-			return false, err
+			return err
 		}
 		neox := int32(0)
 		if p.Mode == graph.RopeNeoX {
@@ -304,25 +315,31 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		}
 		// The CPU computes theta_scale once, in float64 then rounded.
 		thetaScale := float32(math.Pow(float64(p.FreqBase), -2.0/float64(p.Dims)))
-		return false, dv.launch(l, "rope", grid1(n.Shape[2]), block1(128), uint32(p.Dims*4),
+		return dv.launch(l, "rope", grid1(n.Shape[2]), block1(128), uint32(p.Dims*4),
 			src[0], out, src[1], src[2], i32(n.Shape[0]), i32(n.Shape[1]), i32(p.Dims), neox, p.FreqScale, thetaScale)
 	case graph.OpStoreKV:
 		fn := "store_kv_f32"
 		if n.Src[0].Type == gguf.TypeF16 {
 			fn = "store_kv_f16"
 		}
-		return false, dv.launch(l, fn, grid1(n.Src[2].Elements()), block1(256), 0,
+		return dv.launch(l, fn, grid1(n.Src[2].Elements()), block1(256), 0,
 			src[0], src[1], src[2], i32(n.Src[0].Shape[0]), i32(n.Src[0].Shape[1]))
 	case graph.OpAttention:
 		p, err := graph.ParamsOf[graph.AttentionParams](n)
 		if err != nil {
-			return false, err
+			return err
+		}
+		if b.useFlash(n) {
+			return b.flashAttention(n, p, src, out)
 		}
 		q := n.Src[0]
 		hd := int(q.Shape[0])
 		smem := attentionShared(hd, p.KVLen)
 		if smem > dv.smemOptin-attentionStaticShared {
-			return false, fmt.Errorf("%w: attention over %d positions needs %d bytes of shared memory, the device has %d", errUnsupported, p.KVLen, smem, dv.smemOptin)
+			return fmt.Errorf("%w: attention over %d positions needs %d bytes of shared memory, the device has %d", errUnsupported, p.KVLen, smem, dv.smemOptin)
+		}
+		if ok, err := b.decodeAttention(nodes, i, p, src, out); err != nil || ok {
+			return err
 		}
 		fn := "attention_f32"
 		if n.Src[1].Type == gguf.TypeF16 {
@@ -333,18 +350,21 @@ func (b *Backend) encodeNode(n, next *graph.Node) (bool, error) {
 		// on the same stream.
 		used := dv.work
 		if err := dv.launch(l, "attn_used", grid1(1), block1(1024), 0, src[3], i32(q.Shape[2]), i32(p.KVLen), used); err != nil {
-			return false, err
+			return err
 		}
-		return false, dv.launch(l, fn, [3]uint32{uint32(q.Shape[1]), uint32(q.Shape[2]), 1}, block1(256), uint32(smem),
+		return dv.launch(l, fn, [3]uint32{uint32(q.Shape[1]), uint32(q.Shape[2]), 1}, block1(256), uint32(smem),
 			src[0], src[1], src[2], src[3], used, out, i32(hd), i32(q.Shape[1]), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap)
 	}
-	return false, fmt.Errorf("%w: op %s", errUnsupported, n.Op)
+	return fmt.Errorf("%w: op %s", errUnsupported, n.Op)
 }
 
 // matMul quantizes the activations once into the workspace in the weight's
 // vec-dot format (as the CPU does), then runs the mat-vec kernel: one warp
 // per weight row, one token per pass for decode, eight for a batch.
 func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
+	if useMMQ(n) {
+		return b.mmqMatMul([]*graph.Node{n}, []uintptr{w}, x, []uintptr{out})
+	}
 	dv, l := b.dv, &b.l
 	wt := n.Src[0].Type
 	in := n.Src[0].Shape[0]
@@ -392,15 +412,14 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
 		}
-		fn := kn.matvec1
+		ml := b.matVecKernel(wt, kn, w, wrb, xrb, nt)
 		gy := uint32(nt)
 		if nt > 1 {
 			nb := int64(batchTokens(wt))
-			fn = kn.matvecB
 			gy = uint32((nt + nb - 1) / nb)
 		}
 		o := out + uintptr(t0*rows*4)
-		if err := dv.launch(l, fn, [3]uint32{uint32((rows + 3) / 4), gy, 1}, block1(128), 0,
+		if err := dv.launch(l, ml.fn, [3]uint32{uint32((rows + ml.rows - 1) / ml.rows), gy, 1}, block1(ml.threads), ml.smem,
 			w, xq, o, i32(rows), i32(nblk), i64(wrb), i64(xrb), i32(nt)); err != nil {
 			return err
 		}

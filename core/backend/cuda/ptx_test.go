@@ -66,6 +66,17 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 		want = append(want, k.getRows, k.matvec1, k.matvecB, k.matvecID)
 	}
 	want = append(want, f16f32Kernel.matvec1, f16f32Kernel.matvecB, f16MatVecID)
+	// decode.go's kernels.
+	want = append(want, "norm_quant", "swiglu_quant", "rope_pair", "store_kv_pair")
+	for _, f := range fastMatVec {
+		want = append(want, f.one, f.batch, f.multi)
+	}
+	for _, f := range stagedMatVec {
+		want = append(want, f.one, f.batch, f.multi, f.norm)
+	}
+	for _, e := range decodeHeadDims {
+		want = append(want, "attn_x_scores"+e, "attn_x_values"+e, "attn_x_one"+e)
+	}
 	for _, n := range want {
 		if !have[n] {
 			t.Errorf("kernel %s missing from the PTX", n)

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Host emulation of the CUDA prefill kernels (helper cudaexact): the
+# kernels' own source, compiled with g++ through shim.h (a block's threads
+# as std::threads with barriers; warp shuffles and mma.sync .s8 fragments
+# exchanged through per-warp buffers; float intrinsics as IEEE float ops,
+# no contraction), compared bit for bit against the kernels already shown
+# bit-exact against the CPU on the device:
+#   attn: fattn_f16_* (kernels/fattn.cu) vs attention_f16 (ops.cu);
+#   mma:  mmq_* (kernels/mma.cu, unpipelined; mmqp_* share its decode and
+#         compute_step) vs quant.cu's quantizers + batched matvec_*_b.
+# Usage: bench/results/2026-12-01-cudaexact/emu/emu.sh [attn|mma] (from the
+# repository root); writes into a temporary directory.
+set -eu
+K=$PWD/core/backend/cuda/kernels
+E=$(cd "$(dirname "$0")" && pwd)
+W=$(mktemp -d)
+cp "$E"/shim.h "$E"/attn_main.cpp "$E"/mma_main.cpp "$W"/
+cd "$W"
+sed 's/#include <cuda_fp16.h>/#include "shim.h"/' "$K/common.cuh" > common.cuh
+sed -n '/^\/\/ attn_used/,$p' "$K/ops.cu" | sed 's/extern __shared__ float smem\[\];/float* smem = (float*)g_dyn;/' > ops_attn.inc
+sed 's/extern __shared__ __align__(16) uint8_t fa_smem\[\];/uint8_t* fa_smem = g_dyn;/' "$K/fattn.cu" > fattn.inc
+sed 's/#include "common.cuh"//' "$K/quant.cu" > quant.inc
+python3 - "$K/mma.cu" <<'PY'
+import sys
+s = open(sys.argv[1]).read().replace('#include "common.cuh"', '')
+a = s.index('__device__ __forceinline__ void mma_k32(int* c'); b = s.index('// One k-step of a tile in shared memory')
+s = s[:a] + '''__device__ __forceinline__ void mma_k32(int* c, const int* a, const int* b) { mma_emu(c, a, b, 32, false); }
+__device__ __forceinline__ void mma_k16(int* c, const int* a, int b) { mma_emu(c, a, &b, 16, false); }
+__device__ __forceinline__ void mma_k32_acc(int* c, const int* a, const int* b) { mma_emu(c, a, b, 32, true); }
+__device__ __forceinline__ void mma_k16_acc(int* c, const int* a, int b) { mma_emu(c, a, &b, 16, true); }
+''' + s[b:]
+a = s.index('// ------------------------------------------------------ pipelined (mmqp)'); b = s.index('#define MMQ(name, T)')
+s = s[:a] + s[b:]
+a = s.index('#define MMQ(name, T)'); b = s.index('MMQ(q4_0, Q4_0)')
+s = s[:a] + '''#define MMQ(name, T) \\
+    extern "C" void mmq_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, float* out2, int rows0, \\
+                               int rows1, int rows2, int tiles0, int tiles01, const int8_t* qx, const float* xs, const float* xm, int n, int kp, \\
+                               long long wrb, int ntok) { mmq<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
+''' + s[b:]
+s = s.replace('__shared__ __align__(16) int8_t', 'alignas(16) static int8_t')
+open('mma.inc', 'w').write(s)
+PY
+F="-std=c++20 -O1 -ffp-contract=off -fno-strict-aliasing -pthread -w"
+rc=0
+if [ "${1:-attn}" = attn ] || [ "${1:-}" = "" ]; then g++ $F -o attn attn_main.cpp && ./attn || rc=1; fi
+if [ "${1:-}" = mma ] || [ "${1:-}" = "" ]; then g++ $F -o mma mma_main.cpp && ./mma || rc=1; fi
+rm -rf "$W"
+exit $rc

@@ -1,0 +1,540 @@
+package cuda
+
+import (
+	"math"
+	"os"
+	"strings"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+)
+
+// The decode-shaped kernels of kernels/decode.cu and how encode picks
+// them: bandwidth-laid-out mat-vecs for the common weight types, the split
+// attention for one query token, and the fusions of neighbouring nodes
+// (residual add + rms_norm + weight mul + activation quantization, swiglu +
+// quantization, the q/k rope pair, the k/v store pair).
+
+// decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
+// comma-separated list of mv, multi, attn, one (the one-block attention:
+// the split kernels then take short rows too), normmv (the norm fused
+// into the one-token mat-vec after it), quant, addnorm, rope, store, or
+// all),
+// for comparisons and diagnosis; each then runs as the node-by-node
+// kernels do.
+type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store bool }
+
+// defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
+// the one-block attention and the norm fused into the mat-vec are exact
+// but measured slower on the H200 than the split attention and norm_quant
+// before the staged mat-vec (bench/results/2026-12-01-session3-h200:
+// 1.1B Q4_0 decode 455 tok/s with both on, 597 with both off; an 8B-shaped
+// Q4_K with 4 blocks 466 and 1093), so they stay off unless asked for
+// (MINFER_CUDA_DECODE=none switches every path on).
+const defaultDecodeOff = "one,normmv"
+
+// decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
+func decodeOffFromEnv() string {
+	if v, ok := os.LookupEnv("MINFER_CUDA_DECODE"); ok {
+		return v
+	}
+	return defaultDecodeOff
+}
+
+func parseDecodeOff(v string) decodeOff {
+	var o decodeOff
+	for _, f := range strings.Split(v, ",") {
+		all := f == "all"
+		o.mv = o.mv || all || f == "mv"
+		o.multi = o.multi || all || f == "multi"
+		o.attn = o.attn || all || f == "attn"
+		o.attnOne = o.attnOne || all || f == "one"
+		o.normMV = o.normMV || all || f == "normmv"
+		o.quant = o.quant || all || f == "quant"
+		o.addNorm = o.addNorm || all || f == "addnorm"
+		o.rope = o.rope || all || f == "rope"
+		o.store = o.store || all || f == "store"
+	}
+	return o
+}
+
+// fastMatVec names the mvf_* kernels (one token, batch of eight) of the
+// weight types that have them, with the address alignment their loads need.
+var fastMatVec = map[gguf.GGMLType]struct {
+	one, batch, multi string
+	align             uintptr
+}{
+	gguf.TypeQ4_0: {"mvf_q4_0_1", "mvf_q4_0_b", "mvf_q4_0_m", 2},
+	gguf.TypeQ8_0: {"mvf_q8_0_1", "mvf_q8_0_b", "mvf_q8_0_m", 2},
+	gguf.TypeQ4_K: {"mvf_q4_k_1", "mvf_q4_k_b", "mvf_q4_k_m", 4},
+	gguf.TypeQ6_K: {"mvf_q6_k_1", "mvf_q6_k_b", "mvf_q6_k_m", 2},
+}
+
+// multiMatVec encodes nodes[i] and the one or two mat-muls right after it
+// that read the same one-token input with weights of the same type and
+// row length (q, k and v; gate and up) as one mvf_*_m launch, quantizing
+// the input once. It reports how many nodes it took (0: not this shape).
+func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
+	n := nodes[i]
+	x, wt, in := n.Src[1], n.Src[0].Type, n.Src[0].Shape[0]
+	f, ok := fastMatVec[wt]
+	if !ok || b.off.mv || b.off.multi || x.Rows() != 1 {
+		return 0, nil
+	}
+	k := i
+	for k < len(nodes) && k-i < 3 {
+		m := nodes[k]
+		if m.Op != graph.OpMatMul || m.Src[1] != x || m.Backend != n.Backend || m.Src[0].Type != wt || m.Src[0].Shape[0] != in ||
+			m.Src[0].Rows() > math.MaxInt32 {
+			break
+		}
+		k++
+	}
+	if k-i < 2 {
+		return 0, nil
+	}
+	wrb, err := wt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	var ws, outs [3]uintptr
+	var rows [3]int32
+	for j := i; j < k; j++ {
+		m := nodes[j]
+		if ws[j-i], err = b.ptrOf(m.Src[0]); err != nil {
+			return 0, err
+		}
+		if outs[j-i], err = b.ptrOf(m); err != nil {
+			return 0, err
+		}
+		if ws[j-i]%f.align != 0 || uintptr(wrb)%f.align != 0 {
+			return 0, nil
+		}
+		rows[j-i] = i32(m.Src[0].Rows())
+	}
+	vt := quant.VecDotType(wt)
+	xrb, err := vt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	if xrb > b.dv.workSize {
+		return 0, nil
+	}
+	if b.lastQuant != x || b.lastVT != vt {
+		xp, err := b.ptrOf(x)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
+			return 0, err
+		}
+		b.lastQuant, b.lastVT = x, vt
+	}
+	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
+	nblk := i32(blocksPerRow(wt, in))
+	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
+		if smem, ok := stagedFits(wrb, xrb, 1, s.rpw, b.stagedLimit(), ws[:k-i]...); ok {
+			per := stagedRows(1, s.rpw)
+			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*stagedWarps), uint32(smem),
+				ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb))
+		}
+	}
+	return k - i, b.dv.launch(&b.l, f.multi, grid1((total+3)/4), block1(128), 0,
+		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work)
+}
+
+// matVecKernel is the launch for nt tokens of weight type wt at w with
+// rows of wrb bytes and activation rows of xrb bytes: the staged mvs_*
+// form where there is one and the alignment and shared memory allow it
+// (unless MINFER_CUDA_MV=v1), else the mvf_* form where the weight's
+// alignment allows it, else kn's; the last two take four rows per block
+// of 128 threads.
+func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt int64) mvLaunch {
+	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
+		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
+			if smem, ok := stagedFits(wrb, xrb, nt, s.rpw, b.stagedLimit(), w); ok {
+				fn := s.one
+				if nt > 1 {
+					fn = s.batch
+				}
+				return mvLaunch{fn, stagedRows(nt, s.rpw), 32 * stagedWarps, uint32(smem)}
+			}
+		}
+		if nt > 1 {
+			return mvLaunch{f.batch, 4, 128, 0}
+		}
+		return mvLaunch{f.one, 4, 128, 0}
+	}
+	if nt > 1 {
+		return mvLaunch{kn.matvecB, 4, 128, 0}
+	}
+	return mvLaunch{kn.matvec1, 4, 128, 0}
+}
+
+// Activation formats the fused kernels write (QT_* in decode.cu).
+const (
+	qtNone int32 = 0
+	qtQ8_0 int32 = 1
+	qtQ8_1 int32 = 2
+	qtQ8_K int32 = 3
+)
+
+// fuseQuantMaxT bounds the token count for which a norm or swiglu kernel
+// also quantizes for the mat-mul after it (decode and small batches).
+const fuseQuantMaxT = 16
+
+// quantTarget reports how the mat-mul at nodes[j] would quantize src, its
+// input, when that is a format the fused kernels write and the mat-mul
+// would take it from the workspace in one piece: the kernel's qt code and
+// the activation row bytes.
+func (b *Backend) quantTarget(nodes []*graph.Node, j int, src *graph.Node) (int32, int64, gguf.GGMLType) {
+	if j >= len(nodes) || b.off.quant {
+		return qtNone, 0, 0
+	}
+	m := nodes[j]
+	if m.Op != graph.OpMatMul || m.Src[1] != src || m.Backend != src.Backend || src.Rows() > fuseQuantMaxT {
+		return qtNone, 0, 0
+	}
+	in := m.Src[0].Shape[0]
+	if src.Shape[0] != in {
+		return qtNone, 0, 0
+	}
+	vt := quant.VecDotType(m.Src[0].Type)
+	var qt int32
+	var blk int64
+	switch vt {
+	case gguf.TypeQ8_0:
+		qt, blk = qtQ8_0, 32
+	case gguf.TypeQ8_1:
+		qt, blk = qtQ8_1, 32
+	case gguf.TypeQ8_K:
+		qt, blk = qtQ8_K, 256
+	default:
+		return qtNone, 0, 0
+	}
+	xrb, err := vt.RowBytes(in)
+	if err != nil || in%blk != 0 || src.Rows()*xrb > b.dv.workSize {
+		return qtNone, 0, 0
+	}
+	return qt, xrb, vt
+}
+
+// sameRows reports whether y has x's shape (an add that is not a broadcast).
+func sameRows(x, y *graph.Node) bool {
+	return y.Shape[0] == x.Shape[0] && y.Rows() == x.Rows()
+}
+
+// normChain encodes nodes[i:] from an rms_norm, or from a residual add
+// whose only next step is the rms_norm of its sum: the add, the norm, the
+// mul by the norm weight after it, and the quantization for the mat-mul
+// after that, in one norm_quant kernel, or with that mat-mul too in one
+// mvs_*_n kernel (normMatVec). It returns how many nodes it took.
+func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
+	k := i
+	var add *graph.Node
+	if nodes[k].Op == graph.OpAdd {
+		add = nodes[k]
+		k++
+	}
+	norm := nodes[k]
+	k++
+	p, err := graph.ParamsOf[graph.NormParams](norm)
+	if err != nil {
+		return 0, err
+	}
+	var mul *graph.Node
+	if k < len(nodes) {
+		if m := nodes[k]; m.Op == graph.OpMul && m.Src[0] == norm && m.Backend == norm.Backend && isF32(m.Src[1]) && m.Src[1].Shape[0] == norm.Shape[0] {
+			mul = m
+			k++
+		}
+	}
+	last := norm
+	if mul != nil {
+		last = mul
+	}
+	qt, xrb, vt := b.quantTarget(nodes, k, last)
+	var x, y, sum, w, out2, q uintptr
+	wrows := int32(1)
+	ptrs := []struct {
+		n *graph.Node
+		p *uintptr
+	}{{norm.Src[0], &x}}
+	if add != nil {
+		ptrs = []struct {
+			n *graph.Node
+			p *uintptr
+		}{{add.Src[0], &x}, {add.Src[1], &y}, {add, &sum}}
+	}
+	if mul != nil {
+		ptrs = append(ptrs, struct {
+			n *graph.Node
+			p *uintptr
+		}{mul.Src[1], &w}, struct {
+			n *graph.Node
+			p *uintptr
+		}{mul, &out2})
+		wrows = i32(mul.Src[1].Rows())
+	}
+	for _, e := range ptrs {
+		if *e.p, err = b.ptrOf(e.n); err != nil {
+			return 0, err
+		}
+	}
+	out, err := b.ptrOf(norm)
+	if err != nil {
+		return 0, err
+	}
+	if qt != qtNone {
+		q = b.dv.work
+		// With the one-token mat-vec after it, as one mvs_*_n launch.
+		fused := normMatVec{x: x, y: y, sum: sum, nout: out, nw: w, out2: out2, n: norm.Shape[0], eps: p.Eps, qt: qt, xrb: xrb}
+		ok, err := b.normMatVec(nodes, k, norm.Rows(), fused)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			b.lastQuant, b.lastVT = last, vt
+			return k + 1 - i, nil
+		}
+	}
+	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
+	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))
+	if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
+		x, y, sum, out, w, out2, q, i32(norm.Shape[0]), wrows, p.Eps, qt, xrb); err != nil {
+		return 0, err
+	}
+	if qt != qtNone {
+		b.lastQuant, b.lastVT = last, vt
+	}
+	return k - i, nil
+}
+
+// addFeedsNorm reports whether nodes[i], an add, is a plain (same-shape)
+// residual add whose next node is the rms_norm of its sum.
+func (b *Backend) addFeedsNorm(nodes []*graph.Node, i int) bool {
+	a := nodes[i]
+	if b.off.addNorm || i+1 >= len(nodes) || !isF32(a.Src[0]) || !isF32(a.Src[1]) || !sameRows(a, a.Src[0]) || !sameRows(a, a.Src[1]) {
+		return false
+	}
+	n := nodes[i+1]
+	return n.Op == graph.OpRMSNorm && n.Src[0] == a && n.Backend == a.Backend
+}
+
+// swiglu encodes nodes[i] (swiglu), quantizing the product for the
+// mat-mul after it when that one reads it.
+func (b *Backend) swiglu(nodes []*graph.Node, i int, src [4]uintptr, out uintptr) error {
+	n := nodes[i]
+	total := n.Elements()
+	qt, xrb, vt := b.quantTarget(nodes, i+1, n)
+	if qt == qtNone {
+		return b.dv.launch(&b.l, "swiglu", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))
+	}
+	if err := b.dv.launch(&b.l, "swiglu_quant", elementwiseGrid(total), block1(256), 0,
+		src[0], src[1], out, b.dv.work, i32(n.Shape[0]), i64(total), qt, xrb); err != nil {
+		return err
+	}
+	b.lastQuant, b.lastVT = n, vt
+	return nil
+}
+
+// ropeFast encodes nodes[i] (rope), with nodes[i+1] when that is the rope
+// of another tensor of the same tokens with the same parameters (q and k),
+// as one rope_pair launch. It reports how many nodes it took; 0 when the
+// shape needs the general rope kernel (an odd head size).
+func (b *Backend) ropeFast(nodes []*graph.Node, i int) (int, error) {
+	n := nodes[i]
+	p, err := graph.ParamsOf[graph.RopeParams](n)
+	if err != nil {
+		return 0, err
+	}
+	hd := n.Shape[0]
+	if b.off.rope || hd%2 != 0 || int64(p.Dims) > hd {
+		return 0, nil
+	}
+	var n2 *graph.Node
+	if i+1 < len(nodes) {
+		m := nodes[i+1]
+		if m.Op == graph.OpRope && m.Backend == n.Backend && m.Src[0] != n && m.Src[1] == n.Src[1] && m.Src[2] == n.Src[2] &&
+			m.Shape[0] == hd && m.Shape[2] == n.Shape[2] {
+			if p2, err := graph.ParamsOf[graph.RopeParams](m); err == nil && p2 == p {
+				n2 = m
+			}
+		}
+	}
+	x, err := b.ptrOf(n.Src[0])
+	if err != nil {
+		return 0, err
+	}
+	out, err := b.ptrOf(n)
+	if err != nil {
+		return 0, err
+	}
+	if n2 != nil {
+		// The two run at once: neither may write what the other reads (k's
+		// output may take q's input's dead bytes).
+		x2, err := b.ptrOf(n2.Src[0])
+		if err != nil {
+			return 0, err
+		}
+		out2, err := b.ptrOf(n2)
+		if err != nil {
+			return 0, err
+		}
+		if overlaps(out, n.Bytes(), x2, n2.Src[0].Bytes()) || overlaps(out2, n2.Bytes(), x, n.Src[0].Bytes()) || overlaps(out, n.Bytes(), out2, n2.Bytes()) {
+			n2 = nil
+		}
+	}
+	pos, err := b.ptrOf(n.Src[1])
+	if err != nil {
+		return 0, err
+	}
+	freqs, err := b.ptrOf(n.Src[2])
+	if err != nil {
+		return 0, err
+	}
+	var x2, out2 uintptr
+	heads2, gy, used := int32(0), uint32(1), 1
+	if n2 != nil {
+		if x2, err = b.ptrOf(n2.Src[0]); err != nil {
+			return 0, err
+		}
+		if out2, err = b.ptrOf(n2); err != nil {
+			return 0, err
+		}
+		heads2, gy, used = i32(n2.Shape[1]), 2, 2
+	}
+	neox := int32(0)
+	if p.Mode == graph.RopeNeoX {
+		neox = 1
+	}
+	// The CPU computes theta_scale once, in float64 then rounded.
+	thetaScale := float32(math.Pow(float64(p.FreqBase), -2.0/float64(p.Dims)))
+	return used, b.dv.launch(&b.l, "rope_pair", [3]uint32{uint32(n.Shape[2]), gy, 1}, block1(512), uint32(p.Dims*4),
+		x, out, i32(n.Shape[1]), x2, out2, heads2, pos, freqs, i32(hd), i32(p.Dims), neox, p.FreqScale, thetaScale)
+}
+
+// storePair encodes nodes[i] and nodes[i+1] as one store_kv_pair launch
+// when both store rows of the same tokens, at the same rows, into two
+// different caches of one type and shape (k and v). It reports whether it
+// did.
+func (b *Backend) storePair(nodes []*graph.Node, i int) (bool, error) {
+	if b.off.store || i+1 >= len(nodes) {
+		return false, nil
+	}
+	n, m := nodes[i], nodes[i+1]
+	if m.Op != graph.OpStoreKV || m.Backend != n.Backend || m.Src[2] != n.Src[2] || m.Src[0].Type != n.Src[0].Type ||
+		m.Src[0].Shape[0] != n.Src[0].Shape[0] || m.Src[0].Shape[1] != n.Src[0].Shape[1] || m.Src[1] == n || m.Src[0] == n.Src[0] {
+		return false, nil
+	}
+	var c1, x1, c2, x2, rows uintptr
+	for _, e := range []struct {
+		n *graph.Node
+		p *uintptr
+	}{{n.Src[0], &c1}, {n.Src[1], &x1}, {m.Src[0], &c2}, {m.Src[1], &x2}, {n.Src[2], &rows}} {
+		var err error
+		if *e.p, err = b.ptrOf(e.n); err != nil {
+			return false, err
+		}
+	}
+	if c1 == c2 {
+		return false, nil
+	}
+	f16 := int32(0)
+	if n.Src[0].Type == gguf.TypeF16 {
+		f16 = 1
+	}
+	return true, b.dv.launch(&b.l, "store_kv_pair", [3]uint32{uint32(n.Src[2].Elements()), 2, 1}, block1(256), 0,
+		c1, x1, c2, x2, rows, i32(n.Src[0].Shape[0]), i32(n.Src[0].Shape[1]), f16)
+}
+
+// overlaps reports whether the byte ranges [a, a+na) and [b, b+nb) meet.
+func overlaps(a uintptr, na int64, b uintptr, nb int64) bool {
+	return a < b+uintptr(nb) && b < a+uintptr(na)
+}
+
+// maxDecodeHeads is how many heads the split attention's counters cover
+// (the last counter is normMatVec's).
+const maxDecodeHeads = counterBytes/4 - 1
+
+// decodeHeadDims are the head sizes the split attention kernels take.
+var decodeHeadDims = map[int64]string{64: "_64", 96: "_96", 128: "_128", 256: "_256"}
+
+// decodeValuesShared is attn_x_values's dynamic shared memory: the row's
+// weights over the padded n_kv and their 16-block sums.
+func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
+
+// decodeOneMaxKV bounds the padded n_kv of the one-block attention
+// (attn_x_one_*: a block per head); longer rows take the split kernels,
+// which spread the positions over many blocks. (A guess, not measured:
+// the sessions' KV classes step by 256, and a block's work grows with the
+// row.)
+const decodeOneMaxKV = 512
+
+// decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
+// words of scratch, the scores/weights over the padded n_kv, their
+// 16-block sums and the 128 lanes' partials of the head.
+func decodeOneShared(hd, nkvMax int64) int64 { return 4 * (hd + 64 + nkvMax + nkvMax/16 + 128*hd) }
+
+// decodeAttention encodes an attention node of one query token over an F16
+// cache, when its head size is one the kernels take and the cache is
+// 16-byte aligned: as attn_x_one_* (one launch, a block per head) for rows
+// of up to decodeOneMaxKV positions (unless MINFER_CUDA_DECODE names
+// one), else as the split kernels (attn_x_scores_*, attn_x_values_*) when
+// the scores, partials and weights fit the workspace and shared memory.
+// Both compute the same values; the kernel that writes the output also
+// quantizes it for a q8_0/q8_1 mat-mul after it. It reports whether it
+// did.
+func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionParams, src [4]uintptr, out uintptr) (bool, error) {
+	n := nodes[i]
+	q := n.Src[0]
+	hd, heads := q.Shape[0], q.Shape[1]
+	suffix, ok := decodeHeadDims[hd]
+	if !ok || b.off.attn || q.Shape[2] != 1 || n.Src[1].Type != gguf.TypeF16 || heads > maxDecodeHeads || p.KVLen < 1 || p.KVHeads < 1 ||
+		heads%int64(p.KVHeads) != 0 || src[1]%16 != 0 || src[2]%16 != 0 {
+		return false, nil
+	}
+	dv := b.dv
+	kvLen := int64(p.KVLen)
+	nkvMax := max(32, (kvLen+31)/32*32)
+	qt, _, vt := b.quantTarget(nodes, i+1, n)
+	if qt != qtQ8_0 && qt != qtQ8_1 {
+		qt = qtNone
+	}
+	if sm := decodeOneShared(hd, nkvMax); !b.off.attnOne && nkvMax <= decodeOneMaxKV && sm <= int64(dv.smemOptin-attentionStaticShared) {
+		if err := dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(256), uint32(sm),
+			src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt); err != nil {
+			return false, err
+		}
+		if qt != qtNone {
+			b.lastQuant, b.lastVT = n, vt
+		}
+		return true, nil
+	}
+	smem := decodeValuesShared(nkvMax)
+	if smem > int64(dv.smemOptin-attentionStaticShared) {
+		return false, nil
+	}
+	// The workspace: the quantized output row first (the mat-mul after
+	// reads it there), then n_kv, the scores and the 64 lanes' partials.
+	infoOff := (heads*hd/32*36 + 511) &^ 255
+	sOff := infoOff + 256
+	pOff := sOff + (heads*nkvMax*4+255)&^255
+	if pOff+heads*128*hd*4 > dv.workSize {
+		return false, nil
+	}
+	info, S, part := dv.work+uintptr(infoOff), dv.work+uintptr(sOff), dv.work+uintptr(pOff)
+	if err := dv.launch(&b.l, "attn_x_scores"+suffix, [3]uint32{uint32(heads), uint32((nkvMax + 127) / 128), 1}, block1(128), 0,
+		src[0], src[1], src[3], S, info, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap); err != nil {
+		return false, err
+	}
+	if err := dv.launch(&b.l, "attn_x_values"+suffix, [3]uint32{uint32(heads), uint32(hd / 2), 1}, block1(128), uint32(smem),
+		S, info, src[2], part, dv.counters, out, i32(heads), i32(p.KVHeads), i32(nkvMax), dv.work, qt); err != nil {
+		return false, err
+	}
+	if qt != qtNone {
+		b.lastQuant, b.lastVT = n, vt
+	}
+	return true, nil
+}

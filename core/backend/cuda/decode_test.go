@@ -1,0 +1,45 @@
+package cuda
+
+import "testing"
+
+// TestParseDecodeOff: the MINFER_CUDA_DECODE list switches off exactly the
+// paths it names ("all" every one; unknown names nothing).
+func TestParseDecodeOff(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want decodeOff
+	}{
+		{"", decodeOff{}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, normMV: true, quant: true, addNorm: true, rope: true, store: true}},
+		{"normmv,one", decodeOff{attnOne: true, normMV: true}},
+		{"mv,attn", decodeOff{mv: true, attn: true}},
+		{"one", decodeOff{attnOne: true}},
+		{"quant,addnorm,rope,store,multi", decodeOff{multi: true, quant: true, addNorm: true, rope: true, store: true}},
+		{"bogus", decodeOff{}},
+		{"none", decodeOff{}},
+		{defaultDecodeOff, decodeOff{attnOne: true, normMV: true}},
+	} {
+		if got := parseDecodeOff(c.in); got != c.want {
+			t.Errorf("parseDecodeOff(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestOverlaps: the byte-range test that keeps the rope pair from running
+// q and k at once when one's output lies on the other's input.
+func TestOverlaps(t *testing.T) {
+	for _, c := range []struct {
+		a      uintptr
+		na     int64
+		b      uintptr
+		nb     int64
+		expect bool
+	}{
+		{0, 16, 16, 16, false}, {0, 17, 16, 16, true}, {16, 16, 0, 16, false}, {16, 16, 0, 17, true},
+		{100, 10, 104, 2, true}, {104, 2, 100, 10, true}, {0, 0, 0, 8, false},
+	} {
+		if got := overlaps(c.a, c.na, c.b, c.nb); got != c.expect {
+			t.Errorf("overlaps(%d,%d, %d,%d) = %v", c.a, c.na, c.b, c.nb, got)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf"
+)
+
+// Prefill attention, flash style (kernels/fattn.cu), bit for bit the
+// CPU's: for more than one query over an F16 cache, a block takes a few
+// query rows of one KV head (256 output elements) and walks the cache in
+// 64-position tiles through shared memory, skipping the tiles the mask
+// hides from all its rows; each thread owns its score, sum and P·V chains
+// across the tiles, so every float chain runs in the CPU's order. Decode
+// (one query) keeps the attention kernel of ops.cu.
+
+// fattnHeadDims are the head sizes fattn.cu is instantiated for.
+var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: "fattn_f16_128", 256: "fattn_f16_256"}
+
+// fattnDisabled turns the flash kernels off (MINFER_CUDA_FATTN=0), for
+// comparisons.
+var fattnDisabled = os.Getenv("MINFER_CUDA_FATTN") == "0"
+
+// fattnRows is the query rows one block takes for head size hd (FA_R in
+// fattn.cu).
+func fattnRows(hd int) int {
+	switch hd {
+	case 64:
+		return 4
+	case 256:
+		return 1
+	}
+	return 2
+}
+
+// fattnShared is the kernels' dynamic shared memory for head size hd
+// (mirrors fattn.cu): a K tile (64 positions as float, rows padded by
+// four) and a V tile (F16, padded by eight), which the 64 chains of each output
+// element (stride 65) reuse at the end; then q, the tile's scores, and
+// per row the maximum, 1/sum and the float64 sum.
+func fattnShared(hd int) int {
+	r := fattnRows(hd)
+	tiles := 64*(hd+4)*4 + 64*(hd+8)*2
+	chains := r * hd * 65 * 4
+	a := (max(tiles, chains) + 15) / 16 * 16
+	return a + (r*hd+r*64+2*r)*4 + r*8
+}
+
+// useFlash reports whether attention node n runs on the flash kernels.
+func (b *Backend) useFlash(n *graph.Node) bool {
+	q := n.Src[0]
+	_, ok := fattnHeadDims[int(q.Shape[0])]
+	return ok && !fattnDisabled && q.Shape[2] > 1 && n.Src[1].Type == gguf.TypeF16 &&
+		fattnShared(int(q.Shape[0])) <= b.dv.smemOptin-attentionStaticShared
+}
+
+// flashAttention queues attention node n (q, k cache, v cache, mask at
+// src[0..3]) on the flash kernels, after attn_used (the cells in use fix
+// the CPU's padded length, as for attention_f16).
+func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]uintptr, out uintptr) error {
+	q := n.Src[0]
+	hd, heads, T := int(q.Shape[0]), q.Shape[1], q.Shape[2]
+	if p.KVHeads <= 0 || heads%int64(p.KVHeads) != 0 {
+		return fmt.Errorf("%w: %d heads over %d KV heads", errUnsupported, heads, p.KVHeads)
+	}
+	group := heads / int64(p.KVHeads)
+	rows := int64(fattnRows(hd))
+	used := b.dv.work
+	if err := b.dv.launch(&b.l, "attn_used", grid1(1), block1(1024), 0, src[3], i32(T), i32(p.KVLen), used); err != nil {
+		return err
+	}
+	grid := [3]uint32{uint32((T*group + rows - 1) / rows), uint32(p.KVHeads), 1}
+	return b.dv.launch(&b.l, fattnHeadDims[hd], grid, block1(256), uint32(fattnShared(hd)),
+		src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap)
+}

@@ -1,0 +1,89 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
+)
+
+// TestFlashAttention: prefill attention (more than one query) over an F16
+// cache on the flash kernels, against the CPU: every instantiated head
+// size, GQA groups of 1, 4 and 7 (rows of a block spanning tokens
+// unevenly), batches that end in a partial block, earlier positions in the
+// cache (tiles seen by some rows only), cache lengths that end in a
+// partial tile, soft-cap, a peaked softmax (large scores), and a mask
+// that is not causal (holes in the middle of a row).
+func TestFlashAttention(t *testing.T) {
+	g := gpu(t)
+	r := rand.New(rand.NewPCG(31, 32))
+	ctx := 1100
+	for _, tc := range []struct {
+		hd, heads, kvHeads, past, T, kvLen int
+		softCap, qScale                    float32
+		holes                              bool
+	}{
+		{64, 8, 2, 0, 2, 256, 0, 1, false},
+		{64, 8, 2, 200, 33, 256, 0, 1, false},
+		{128, 32, 8, 0, 512, 512, 0, 1, false},
+		{128, 32, 8, 37, 100, 300, 0, 4, false},
+		{128, 14, 2, 300, 65, 1100, 0, 1, false},
+		{96, 4, 4, 5, 40, 256, 0, 1, true},
+		{256, 8, 4, 10, 70, 512, 50, 1, false},
+		{128, 16, 8, 63, 7, 256, 30, 2, false},
+	} {
+		hd := tc.hd
+		t.Run(fmt.Sprintf("hd%d/h%d-kv%d/past%d/T%d/kv%d/cap%g/q%g/holes%v", hd, tc.heads, tc.kvHeads, tc.past, tc.T, tc.kvLen, tc.softCap, tc.qScale, tc.holes), func(t *testing.T) {
+			rowLen := hd * tc.kvHeads
+			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+			prevK := randF32(r, rowLen*ctx, 1)
+			prevV := randF32(r, rowLen*ctx, 1)
+			rows := make([]int32, tc.T)
+			for i := range rows {
+				rows[i] = int32(tc.past + i)
+			}
+			mask := make([]float32, tc.kvLen*tc.T)
+			for i := 0; i < tc.T; i++ {
+				for j := range tc.kvLen {
+					if j > tc.past+i || (tc.holes && j%5 == 3 && j != tc.past+i) {
+						mask[i*tc.kvLen+j] = float32(math.Inf(-1))
+					}
+				}
+			}
+			allRows := make([]int32, ctx)
+			for i := range allRows {
+				allRows[i] = int32(i)
+			}
+			c := opCase{
+				kv: map[string]int64{"k": rb * int64(ctx), "v": rb * int64(ctx)},
+				inputs: map[string][]byte{
+					"q": memview.Bytes(randF32(r, hd*tc.heads*tc.T, tc.qScale)), "knew": memview.Bytes(randF32(r, rowLen*tc.T, 1)),
+					"vnew": memview.Bytes(randF32(r, rowLen*tc.T, 1)), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
+					"kall": memview.Bytes(prevK), "vall": memview.Bytes(prevV), "allrows": memview.Bytes(allRows),
+				},
+				build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
+					kc := b.KV("k", gguf.TypeF16, int64(rowLen), int64(ctx))
+					vc := b.KV("v", gguf.TypeF16, int64(rowLen), int64(ctx))
+					all := b.Input("allrows", gguf.TypeI32, int64(ctx))
+					kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "kfill")
+					vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "vfill")
+					rowsN := b.Input("rows", gguf.TypeI32, int64(tc.T))
+					kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "kstore")
+					vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "vstore")
+					q := b.Input("q", gguf.TypeF32, int64(hd), int64(tc.heads), int64(tc.T))
+					m := b.Input("mask", gguf.TypeF32, int64(tc.kvLen), int64(tc.T))
+					att := b.Attention(q, kc, vc, m, graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: tc.kvHeads, KVLen: tc.kvLen, SoftCap: tc.softCap}, "att")
+					if !g.useFlash(att) && !fattnDisabled {
+						t.Fatalf("attention of %d queries, head size %d, is not on the flash kernels", tc.T, hd)
+					}
+					return att
+				},
+			}
+			compareWithin(t, c, g, 2, nmseFloat)
+		})
+	}
+}

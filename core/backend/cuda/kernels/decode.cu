@@ -1,0 +1,1210 @@
+// Decode-shaped kernels: mat-vecs laid out for bandwidth, attention split
+// over the KV length, and the fused norm/quantize, swiglu/quantize, rope
+// and store kernels of a decode step. They compute what ops.cu and
+// quant.cu compute (the CPU backend's arithmetic, in its order where the
+// result depends on it), arranged for a GPU.
+#include "common.cuh"
+
+// f16a: a half at a 2-aligned address.
+__device__ __forceinline__ float f16a(const uint8_t* p) { return __half2float(*(const __half*)p); }
+__device__ __forceinline__ float f32a(const uint8_t* p) { return *(const float*)p; }
+
+// ------------------------------------------------------------ mat-vecs
+// out[t][row] = W[row] · X[t] for NT tokens, core/quant's vec-dot bit for
+// bit: one warp per weight row, four rows per block of 128 threads. The
+// lanes of a warp split each weight block's bytes into 4-byte words
+// (consecutive lanes, consecutive words) so a warp's loads cover few cache
+// lines; the block's integer sums are exact whatever the order (integer
+// shuffles), and the float chain over the blocks runs in the CPU's order
+// on every lane (each block's value shuffled from the lane that made it).
+// A float reorder here would be tiny, but the next activation
+// quantization can round it to a different int8 and so to a visible
+// difference in the logits. grid (ceil(rows/4), ceil(T/NT)); the
+// arguments are the matvec_* kernels' of quant.cu.
+
+#define MV_HEAD                                                                                   \
+    const int lane = threadIdx.x & 31;                                                            \
+    const uint8_t* w = W + (long long)row * wrb;                                                  \
+    const int nt = min(NT, ntok - t0);                                                            \
+    float acc[NT];                                                                                \
+    _Pragma("unroll") for (int i = 0; i < NT; i++) acc[i] = 0.f;
+
+#define MV_TAIL                                                                                   \
+    if (lane == 0) {                                                                              \
+        _Pragma("unroll") for (int i = 0; i < NT; i++) if (i < nt) out[(long long)(t0 + i) * rows + row] = acc[i]; \
+    }
+
+__device__ __forceinline__ int warp_sum_i32(int v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// Each warp step first issues the loads of U steps (U = 8 for one token,
+// 1 for a batch), so a row's bytes are in flight together, then runs the
+// integer sums and the chain.
+
+// Q4_0 × q8_0: four lanes per block (word p of the nibbles: elements
+// 4p..4p+3 and 16+4p..16+4p+3), eight blocks per step; chain
+// sum += float(sumi)·(d_w·d_x).
+template <int NT>
+__device__ __forceinline__ void mv_q4_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
+    MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
+    const int g = lane >> 2, p = lane & 3;
+    for (int b0 = 0; b0 < nblk; b0 += 8 * U) {
+        int q[U], x0[NT][U], x1[NT][U];
+        float dw[U], dx[NT][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + 8 * u + g;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 18;
+            q[u] = ok ? ld32h(wb + 2 + 4 * p) : 0;
+            dw[u] = ok ? f16a(wb) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
+                const bool in = ok && i < nt;
+                x0[i][u] = in ? ld32h(xb + 2 + 4 * p) : 0;
+                x1[i][u] = in ? ld32h(xb + 18 + 4 * p) : 0;
+                dx[i][u] = in ? f16a(xb) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int nb = min(8, nblk - (b0 + 8 * u));
+            if (nb <= 0) break;
+            const int qlo = q[u] & 0x0f0f0f0f, qhi = (q[u] >> 4) & 0x0f0f0f0f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    int s = __dp4a(qlo, x0[i][u], __dp4a(qhi, x1[i][u], 0)) - 8 * __dp4a(0x01010101, x0[i][u], __dp4a(0x01010101, x1[i][u], 0));
+                    s += __shfl_xor_sync(0xffffffffu, s, 1);
+                    s += __shfl_xor_sync(0xffffffffu, s, 2);
+                    const float v = __fmul_rn((float)s, __fmul_rn(dw[u], dx[i][u]));
+#pragma unroll
+                    for (int k = 0; k < 8; k++) {
+                        const float vk = __shfl_sync(0xffffffffu, v, 4 * k);
+                        if (k < nb) acc[i] = __fadd_rn(acc[i], vk);
+                    }
+                }
+            }
+        }
+    }
+    MV_TAIL
+}
+
+// Q8_0 × q8_0: eight lanes per block (one word each), four blocks per
+// step; chain sum = fma(float(sumi), d_w·d_x, sum).
+template <int NT>
+__device__ __forceinline__ void mv_q8_0(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
+    MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
+    const int g = lane >> 3, p = lane & 7;
+    for (int b0 = 0; b0 < nblk; b0 += 4 * U) {
+        int q[U], xq[NT][U];
+        float dw[U], dx[NT][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + 4 * u + g;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 34;
+            q[u] = ok ? ld32h(wb + 2 + 4 * p) : 0;
+            dw[u] = ok ? f16a(wb) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 34;
+                const bool in = ok && i < nt;
+                xq[i][u] = in ? ld32h(xb + 2 + 4 * p) : 0;
+                dx[i][u] = in ? f16a(xb) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int nb = min(4, nblk - (b0 + 4 * u));
+            if (nb <= 0) break;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    int s = __dp4a(q[u], xq[i][u], 0);
+                    s += __shfl_xor_sync(0xffffffffu, s, 1);
+                    s += __shfl_xor_sync(0xffffffffu, s, 2);
+                    s += __shfl_xor_sync(0xffffffffu, s, 4);
+                    const float fs = (float)s, dd = __fmul_rn(dw[u], dx[i][u]);
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        const float sk = __shfl_sync(0xffffffffu, fs, 8 * k), dk = __shfl_sync(0xffffffffu, dd, 8 * k);
+                        if (k < nb) acc[i] = fma32(sk, dk, acc[i]);
+                    }
+                }
+            }
+        }
+    }
+    MV_TAIL
+}
+
+// Q4_K × q8_K: a warp per block, lane l one word of the 128 nibble bytes
+// (sub-blocks 2j and 2j+1, j = l/8); the mins are taken against the lane's
+// own activation sums (the block's bsums are the same integers). Chain
+// sum += d·float(isum) − dmin·float(summs).
+template <int NT>
+__device__ __forceinline__ void mv_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
+    MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
+    const int j = lane >> 3, r = (lane & 7) * 4;
+    for (int b0 = 0; b0 < nblk; b0 += U) {
+        int qq[U], sc[U], x0[NT][U], x1[NT][U];
+        uint32_t hd[U];
+        float dx[NT][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + u;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 144;
+            qq[u] = ok ? ld32a(wb + 16 + 32 * j + r) : 0;
+            hd[u] = ok ? (uint32_t)ld32a(wb) : 0u;
+            // the lane's scale bytes: word (lane&3) of the 12 (lanes 3, 7, ... unused)
+            sc[u] = ok && (lane & 3) < 3 ? ld32a(wb + 4 + 4 * (lane & 3)) : 0;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 292;
+                const bool in = ok && i < nt;
+                x0[i][u] = in ? ld32a(xb + 4 + 64 * j + r) : 0;
+                x1[i][u] = in ? ld32a(xb + 36 + 64 * j + r) : 0;
+                dx[i][u] = in ? f32a(xb) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (b0 + u >= nblk) break;
+            // The 12 scale bytes from lanes 0..2, then scaleMinK4 of sub-blocks 2j, 2j+1.
+            const uint32_t w0 = (uint32_t)__shfl_sync(0xffffffffu, sc[u], 0), w1 = (uint32_t)__shfl_sync(0xffffffffu, sc[u], 1),
+                           w2 = (uint32_t)__shfl_sync(0xffffffffu, sc[u], 2);
+            auto sb = [&](int k) -> int { return (int)(((k < 4 ? w0 : (k < 8 ? w1 : w2)) >> (8 * (k & 3))) & 0xffu); };
+            int sc0, m0, sc1, m1;
+            if (j < 2) {
+                sc0 = sb(2 * j) & 63, m0 = sb(2 * j + 4) & 63;
+                sc1 = sb(2 * j + 1) & 63, m1 = sb(2 * j + 5) & 63;
+            } else {
+                const int k0 = 2 * j, k1 = 2 * j + 1;
+                sc0 = (sb(k0 + 4) & 0xf) | ((sb(k0 - 4) >> 6) << 4), m0 = (sb(k0 + 4) >> 4) | ((sb(k0) >> 6) << 4);
+                sc1 = (sb(k1 + 4) & 0xf) | ((sb(k1 - 4) >> 6) << 4), m1 = (sb(k1 + 4) >> 4) | ((sb(k1) >> 6) << 4);
+            }
+            const float fd = __half2float(__ushort_as_half((unsigned short)(hd[u] & 0xffffu)));
+            const float fdmin = __half2float(__ushort_as_half((unsigned short)(hd[u] >> 16)));
+            const int qlo = qq[u] & 0x0f0f0f0f, qhi = (qq[u] >> 4) & 0x0f0f0f0f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    const int is = warp_sum_i32(sc0 * __dp4a(qlo, x0[i][u], 0) + sc1 * __dp4a(qhi, x1[i][u], 0));
+                    const int im = warp_sum_i32(m0 * __dp4a(0x01010101, x0[i][u], 0) + m1 * __dp4a(0x01010101, x1[i][u], 0));
+                    const float d = __fmul_rn(dx[i][u], fd), dmin = __fmul_rn(dx[i][u], fdmin);
+                    acc[i] = __fadd_rn(acc[i], __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im)));
+                }
+            }
+        }
+    }
+    MV_TAIL
+}
+
+// Q6_K × q8_K: a warp per block. Lane l takes half h = (l/8)&1, four
+// positions l4 = 4(l%8) of that half's 32, and quarters s and s+2
+// (s = l/16): one word of ql, one of qh, 8 elements. Chain
+// sum += (d·d_x)·float(isum).
+template <int NT>
+__device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ out, int rows, int nblk,
+                                        long long wrb, long long xrb, int ntok, int t0, int row) {
+    MV_HEAD
+    constexpr int U = NT == 1 ? 8 : 1;
+    const int s = lane >> 4, h = (lane >> 3) & 1, l4 = (lane & 7) * 4, is = l4 >> 4;
+    for (int b0 = 0; b0 < nblk; b0 += U) {
+        int qa[U], qh[U], sl[U], sh[U], xa[NT][U], xc[NT][U];
+        float d[U], dx[NT][U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + u;
+            const bool ok = b < nblk;
+            const uint8_t* wb = w + (long long)b * 210;
+            qa[u] = ok ? ld32h(wb + 64 * h + 32 * s + l4) : 0;
+            qh[u] = ok ? ld32h(wb + 128 + 32 * h + l4) : 0;
+            sl[u] = ok ? (int8_t)wb[192 + 8 * h + is + 2 * s] : 0;
+            sh[u] = ok ? (int8_t)wb[192 + 8 * h + is + 2 * (s + 2)] : 0;
+            d[u] = ok ? f16a(wb + 208) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                const uint8_t* xb = X + (long long)(t0 + i) * xrb + (long long)b * 292;
+                const bool in = ok && i < nt;
+                xa[i][u] = in ? ld32a(xb + 4 + 128 * h + 32 * s + l4) : 0;
+                xc[i][u] = in ? ld32a(xb + 4 + 128 * h + 32 * (s + 2) + l4) : 0;
+                dx[i][u] = in ? f32a(xb) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (b0 + u >= nblk) break;
+            const int a = qa[u], hh = qh[u];
+            const int qlo = (a & 0x0f0f0f0f) | (((hh >> (2 * s)) & 0x03030303) << 4);
+            const int qhi = ((a >> 4) & 0x0f0f0f0f) | (((hh >> (2 * s + 4)) & 0x03030303) << 4);
+#pragma unroll
+            for (int i = 0; i < NT; i++) {
+                if (i < nt) {
+                    const int v = warp_sum_i32(sl[u] * (__dp4a(qlo, xa[i][u], 0) - 32 * __dp4a(0x01010101, xa[i][u], 0)) +
+                                               sh[u] * (__dp4a(qhi, xc[i][u], 0) - 32 * __dp4a(0x01010101, xc[i][u], 0)));
+                    acc[i] = __fadd_rn(acc[i], __fmul_rn(__fmul_rn(d[u], dx[i][u]), (float)v));
+                }
+            }
+        }
+    }
+    MV_TAIL
+}
+
+#define MVF(name)                                                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(128) mvf_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, \
+                                                                     long long xrb, int ntok) {                                                    \
+        const int row = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                       \
+        if (row < rows) mv_##name<1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y, row);                                                      \
+    }                                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(128) mvf_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, \
+                                                                     long long xrb, int ntok) {                                                    \
+        const int row = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                       \
+        if (row < rows) mv_##name<8>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * 8, row);                                                  \
+    }                                                                                                                                               \
+    /* Up to three mat-vecs of one token over the same activations (q, k, v; gate, up) in one launch: */                                           \
+    /* the grid's rows run through W0's, then W1's, then W2's.                                        */                                           \
+    extern "C" __global__ void __launch_bounds__(128) mvf_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1,   \
+                                                                     float* o2, int r0, int r1, int r2, int nblk, long long wrb, const uint8_t* X) { \
+        int r = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                               \
+        const uint8_t* W = W0;                                                                                                                      \
+        float* o = o0;                                                                                                                              \
+        int rows = r0;                                                                                                                              \
+        if (r >= r0) {                                                                                                                              \
+            r -= r0, W = W1, o = o1, rows = r1;                                                                                                     \
+            if (r >= r1) {                                                                                                                          \
+                r -= r1, W = W2, o = o2, rows = r2;                                                                                                 \
+                if (r >= r2) return;                                                                                                                \
+            }                                                                                                                                       \
+        }                                                                                                                                           \
+        mv_##name<1>(W, X, o, rows, nblk, wrb, 0, 1, 0, r);                                                                                        \
+    }
+MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
+
+// ------------------------------------------------ staged mat-vecs (v2)
+// The mvs_* kernels compute exactly what the mvf_* ones do (the same
+// per-block integer sums and the same float chain over a row's blocks),
+// but from shared memory: each warp first copies its weight row(s) there
+// with 16-byte cp.async loads (whole rows in flight at once), the block's
+// threads copy the activation row(s) once for all its rows, and only then
+// do the lanes run the 16- and 32-bit reads of the 18-, 34-, 144- and
+// 210-byte blocks, which from global memory cost several L1 wavefronts per
+// useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads); a warp
+// takes MVS_RPW_* rows of one token (mvs_row below; Q4_K and Q6_K with
+// their own lane layouts, which cost fewer instructions than mv_*'s) or
+// one row of a batch (the mv_* bodies). The dynamic shared memory is the
+// block's rows of wrb bytes, then the activations (decode.go's
+// stagedShared). The caller guarantees 16-byte alignment of the weights,
+// the row length wrb and the activations (and, for the batch, xrb), and
+// that the 16-byte round-up of one token's activations stays inside the
+// buffer (the workspace).
+#define MVS_ROWS 8
+
+__device__ __forceinline__ void cp_async16(uint8_t* s, const uint8_t* g) {
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+// stage16 issues the copy of n bytes (a multiple of 16) from g to s by the
+// threads tid = 0..step-1 of a group, all loads before any wait.
+__device__ __forceinline__ void stage16(uint8_t* s, const uint8_t* g, long long n, int tid, int step) {
+    for (long long k = 16LL * tid; k < n; k += 16LL * step) cp_async16(s + k, g + k);
+}
+__device__ __forceinline__ long long round16(long long n) { return (n + 15) & ~15LL; }
+
+// mvs_q4_k_row: one token's Q4_K row from shared memory, what
+// mv_q4_k<1> computes with a quarter of its instructions. Lane (k, j) =
+// (lane/8, lane%8) takes sub-block j of block b0+k: the 32 nibbles
+// j&1 of qs bytes 32(j/2)..32(j/2)+31 (two 16-byte reads) against
+// activations 32j..32j+31, times the sub-block's scale, and their sum
+// times its min; three xor shuffles over the eight lanes of a block give
+// the block's isum and min sum (the same integers mv_q4_k's whole-warp
+// sums make), every lane of the group then makes the block's value with
+// mv_q4_k's float operations, and the chain adds blocks b0..b0+3 in order.
+__device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+    const int lane = threadIdx.x & 31, k = lane >> 3, j = lane & 7, sh = 4 * (j & 1);
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 8) {
+        float v[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const int b = b0 + 4 * u + k;
+            int is = 0, im = 0;
+            float fd = 0.f, fdmin = 0.f, dx = 0.f;
+            if (b < nblk) {
+                const uint8_t* wb = w + (long long)b * 144;
+                const uint8_t* xb = X + (long long)b * 292;
+                const uint4 qa = *(const uint4*)(wb + 16 + 32 * (j >> 1));
+                const uint4 qb = *(const uint4*)(wb + 32 + 32 * (j >> 1));
+                const uint32_t qw[8] = {qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w};
+                const int* xs = (const int*)(xb + 4 + 32 * j);
+                int sq = 0, sx = 0;
+#pragma unroll
+                for (int i = 0; i < 8; i++) {
+                    const int xi = xs[i];
+                    sq = __dp4a((int)((qw[i] >> sh) & 0x0f0f0f0fu), xi, sq);
+                    sx = __dp4a(0x01010101, xi, sx);
+                }
+                int sc, m;
+                scale_min_k4(j, wb + 4, &sc, &m);
+                is = sc * sq, im = m * sx;
+                fd = f16a(wb), fdmin = f16a(wb + 2), dx = f32a(xb);
+            }
+#pragma unroll
+            for (int x = 1; x < 8; x <<= 1) {
+                is += __shfl_xor_sync(0xffffffffu, is, x);
+                im += __shfl_xor_sync(0xffffffffu, im, x);
+            }
+            const float d = __fmul_rn(dx, fd), dmin = __fmul_rn(dx, fdmin);
+            v[u] = __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im));
+        }
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                const float vk = __shfl_sync(0xffffffffu, v[u], 8 * kk);
+                if (b0 + 4 * u + kk < nblk) acc = __fadd_rn(acc, vk);
+            }
+        }
+    }
+    if (lane == 0) *o = acc;
+}
+
+// mvs_q6_k_row: one token's Q6_K row from shared memory, what
+// mv_q6_k<1> computes with fewer instructions. Lane (k, j) = (lane/8,
+// lane%8) takes, of block b0+k, half h = j/4 and the 32 elements of
+// group g = s + 2·(j&1) (s = (j/2)&1) of that half: nibble j&1 of ql
+// bytes 64h+32s.., bits 2g, 2g+1 of qh bytes 32h.., activations
+// 128h+32g.., and the scales of its two 16-element sub-blocks; three xor
+// shuffles over the eight lanes of a block give the block's integer sum
+// (the same integer mv_q6_k's whole-warp sum makes), then mv_q6_k's float
+// operations and the chain over blocks b0..b0+3 in order.
+__device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+    const int lane = threadIdx.x & 31, k = lane >> 3, j = lane & 7;
+    const int h = j >> 2, s = (j >> 1) & 1, nib = j & 1, g = s + 2 * nib;
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 8) {
+        float v[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const int b = b0 + 4 * u + k;
+            int is = 0;
+            float d = 0.f, dx = 0.f;
+            if (b < nblk) {
+                const uint8_t* wb = w + (long long)b * 210;
+                const uint8_t* xb = X + (long long)b * 292;
+                const uint8_t* ql = wb + 64 * h + 32 * s;
+                const uint8_t* qh = wb + 128 + 32 * h;
+                const int* xs = (const int*)(xb + 4 + 128 * h + 32 * g);
+                int sq[2] = {0, 0}, sx[2] = {0, 0};
+#pragma unroll
+                for (int i = 0; i < 8; i++) {
+                    const uint32_t a = (uint32_t)ld32h(ql + 4 * i), hh = (uint32_t)ld32h(qh + 4 * i);
+                    const int q = (int)(((a >> (4 * nib)) & 0x0f0f0f0fu) | (((hh >> (2 * g)) & 0x03030303u) << 4));
+                    const int xi = xs[i];
+                    sq[i >> 2] = __dp4a(q, xi, sq[i >> 2]);
+                    sx[i >> 2] = __dp4a(0x01010101, xi, sx[i >> 2]);
+                }
+                const int sa = (int8_t)wb[192 + 8 * h + 2 * g], sb = (int8_t)wb[192 + 8 * h + 2 * g + 1];
+                is = sa * (sq[0] - 32 * sx[0]) + sb * (sq[1] - 32 * sx[1]);
+                d = f16a(wb + 208), dx = f32a(xb);
+            }
+#pragma unroll
+            for (int x = 1; x < 8; x <<= 1) is += __shfl_xor_sync(0xffffffffu, is, x);
+            v[u] = __fmul_rn(__fmul_rn(d, dx), (float)is);
+        }
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                const float vk = __shfl_sync(0xffffffffu, v[u], 8 * kk);
+                if (b0 + 4 * u + kk < nblk) acc = __fadd_rn(acc, vk);
+            }
+        }
+    }
+    if (lane == 0) *o = acc;
+}
+
+// mvs_q4_0_2: one token's Q4_0 rows from shared memory, two per warp:
+// mv_q4_0<1>'s lanes (four per block, word p of the nibbles) with the
+// half-warps on two rows, four blocks a row per step, so each shuffle of
+// the chain serves both rows. The integers and the float chain are
+// mv_q4_0's. w is the lane's row (live false: a row past the end, whose
+// lanes still take part in the shuffles), o its output.
+__device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, float* o, bool live, int nblk) {
+    const int lane = threadIdx.x & 31, half = lane & 16, g = (lane >> 2) & 3, p = lane & 3;
+    constexpr int U = 8;
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 4 * U) {
+        int q[U], x0[U], x1[U];
+        float dw[U], dx[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int b = b0 + 4 * u + g;
+            const bool ok = live && b < nblk;
+            const uint8_t* wb = w + (long long)b * 18;
+            const uint8_t* xb = X + (long long)b * 34;
+            q[u] = ok ? ld32h(wb + 2 + 4 * p) : 0;
+            dw[u] = ok ? f16a(wb) : 0.f;
+            x0[u] = ok ? ld32h(xb + 2 + 4 * p) : 0;
+            x1[u] = ok ? ld32h(xb + 18 + 4 * p) : 0;
+            dx[u] = ok ? f16a(xb) : 0.f;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int nb = min(4, nblk - (b0 + 4 * u));
+            if (nb <= 0) break;
+            const int qlo = q[u] & 0x0f0f0f0f, qhi = (q[u] >> 4) & 0x0f0f0f0f;
+            int s = __dp4a(qlo, x0[u], __dp4a(qhi, x1[u], 0)) - 8 * __dp4a(0x01010101, x0[u], __dp4a(0x01010101, x1[u], 0));
+            s += __shfl_xor_sync(0xffffffffu, s, 1);
+            s += __shfl_xor_sync(0xffffffffu, s, 2);
+            const float v = __fmul_rn((float)s, __fmul_rn(dw[u], dx[u]));
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const float vk = __shfl_sync(0xffffffffu, v, half + 4 * k);
+                if (k < nb) acc = __fadd_rn(acc, vk);
+            }
+        }
+    }
+    if ((lane & 15) == 0 && live) *o = acc;
+}
+
+// mvs_row: one token's row from shared memory for the staged kernels
+// (live: the row exists, the same on all of a row's lanes): mvs_q4_0_2
+// (two rows a warp), mvs_q4_k_row, mvs_q6_k_row, and the mv_q8_0 body.
+// MVS_RPW_*: rows per warp (decode.go's stagedMatVec rpw).
+#define MVS_RPW_q4_0 2
+#define MVS_RPW_q8_0 1
+#define MVS_RPW_q4_k 1
+#define MVS_RPW_q6_k 1
+#define MVS_ROW_q4_0(ws, xs, o, live, rows, nblk, wrb, xrb) mvs_q4_0_2(ws, xs, o, live, nblk)
+#define MVS_ROW_q8_0(ws, xs, o, live, rows, nblk, wrb, xrb) \
+    if (live) mv_q8_0<1>(ws, xs, o, rows, nblk, wrb, xrb, 1, 0, 0)
+#define MVS_ROW_q4_k(ws, xs, o, live, rows, nblk, wrb, xrb) \
+    if (live) mvs_q4_k_row(ws, xs, o, nblk)
+#define MVS_ROW_q6_k(ws, xs, o, live, rows, nblk, wrb, xrb) \
+    if (live) mvs_q6_k_row(ws, xs, o, nblk)
+
+#define MVS(name)                                                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
+                                                                                long long wrb, long long xrb, int ntok) {                           \
+        extern __shared__ __align__(16) uint8_t mvs_sh[]; \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        uint8_t* ws = mvs_sh + slot * wrb; \
+        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        const bool live = row < rows; \
+        if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L); \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
+        cp_async_wait_all(); \
+        __syncthreads(); \
+        MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb); \
+    }                                                                                                                                               \
+    /* eight tokens per grid row (blockIdx.y), their activation rows staged together. */                                                          \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
+                                                                                long long wrb, long long xrb, int ntok) {                           \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        const int wi = threadIdx.x >> 5, row = blockIdx.x * MVS_ROWS + wi, t0 = blockIdx.y * 8, nt = min(8, ntok - t0);                           \
+        uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
+        uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
+        if (row < rows) stage16(ws, W + (long long)row * wrb, wrb, threadIdx.x & 31, 32);                                                          \
+        stage16(xs, X + (long long)t0 * xrb, (long long)nt * xrb, threadIdx.x, blockDim.x);                                                         \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        if (row < rows) mv_##name<8>(ws, xs, out + (long long)t0 * rows + row, rows, nblk, wrb, xrb, nt, 0, 0);                                   \
+    }                                                                                                                                               \
+    /* mvf_*_m staged: the grid's rows run through W0's, W1's, W2's; a block may straddle two weights. */                                         \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0,    \
+                                                                                float* o1, float* o2, int r0, int r1, int r2, int nblk,             \
+                                                                                long long wrb, const uint8_t* X, long long xrb) {                    \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L; \
+        int r = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        const uint8_t* W = W0;                                                                                                                      \
+        float* o = o0;                                                                                                                              \
+        int rows = r0;                                                                                                                              \
+        if (r >= r0) {                                                                                                                              \
+            r -= r0, W = W1, o = o1, rows = r1;                                                                                                     \
+            if (r >= r1) r -= r1, W = W2, o = o2, rows = r2;                                                                                        \
+        }                                                                                                                                           \
+        const bool live = r < rows; \
+        uint8_t* ws = mvs_sh + slot * wrb; \
+        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L); \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
+        cp_async_wait_all(); \
+        __syncthreads(); \
+        MVS_ROW_##name(ws, xs, o + r, live, rows, nblk, wrb, xrb); \
+    }
+MVS(q4_0) MVS(q8_0) MVS(q4_k) MVS(q6_k)
+
+// ------------------------------------------------- activation quantizers
+// The quantizers of quant.cu on values already in registers: a warp holds
+// one 32-element q8_0/q8_1 block, a block of 256 threads one q8_K block.
+
+__device__ __forceinline__ int sat8d(float v) {
+    int q = __float2int_rn(v);
+    return q > 127 ? 127 : (q < -128 ? -128 : q);
+}
+__device__ __forceinline__ void q8_0_warp(float v, uint8_t* b, int lane) {
+    float amax = warp_max(fabsf(v));
+    float id = amax != 0.f ? 127.f / amax : 0.f;
+    b[2 + lane] = (uint8_t)(int8_t)sat8d(v * id);
+    if (lane == 0) put_f16(b, amax / 127.f);
+}
+__device__ __forceinline__ void q8_1_warp(float v, uint8_t* b, int lane) {
+    float amax = warp_max(fabsf(v));
+    float d = amax / 127.f;
+    float id = amax != 0.f ? 127.f / amax : 0.f;
+    int q = sat8d(v * id);
+    b[4 + lane] = (uint8_t)(int8_t)q;
+    int sum = warp_sum_i(q);
+    if (lane == 0) {
+        put_f16(b, d);
+        put_f16(b + 2, d * (float)sum);
+    }
+}
+// q8k_sh: the shared scratch of q8k_block.
+struct q8k_sh {
+    float v[256];
+    float a[8];
+    int i[8];
+    int bs[16];
+};
+// q8k_block: quantize_row_q8_K_ref over the 256 values of each group of
+// 256 threads (every thread of the block calls it; sh is the group's
+// scratch, valid whether the group's block exists). The extreme is the
+// first element of largest magnitude.
+__device__ void q8k_block(float v, uint8_t* b, q8k_sh* sh, bool valid) {
+    int t = threadIdx.x & 255, lane = t & 31, w = t >> 5;
+    sh->v[t] = v;
+    float a = fabsf(v);
+    int idx = t;
+    for (int o = 16; o > 0; o >>= 1) {
+        float a2 = __shfl_xor_sync(0xffffffffu, a, o);
+        int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
+        if (a2 > a || (a2 == a && i2 < idx)) {
+            a = a2;
+            idx = i2;
+        }
+    }
+    if (lane == 0) {
+        sh->a[w] = a;
+        sh->i[w] = idx;
+    }
+    __syncthreads();
+    float amax = sh->a[0];
+    int bi = sh->i[0];
+    for (int k = 1; k < 8; k++)
+        if (sh->a[k] > amax || (sh->a[k] == amax && sh->i[k] < bi)) {
+            amax = sh->a[k];
+            bi = sh->i[k];
+        }
+    int q = 0;
+    float iscale = 0.f;
+    if (amax != 0.f) {
+        iscale = -127.f / sh->v[bi];
+        q = __float2int_rn(iscale * v);
+        if (q > 127) q = 127;
+    }
+    if (valid) b[4 + t] = (uint8_t)(int8_t)q;
+    int s = q;
+    for (int o = 8; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if ((t & 15) == 0) sh->bs[t >> 4] = s;
+    __syncthreads();
+    if (valid && t < 16) {
+        int16_t bs = (int16_t)sh->bs[t];
+        b[260 + 2 * t] = (uint16_t)bs & 0xff;
+        b[261 + 2 * t] = (uint16_t)bs >> 8;
+    }
+    if (valid && t == 0) {
+        uint32_t d = amax != 0.f ? __float_as_uint(1.f / iscale) : 0u;
+        b[0] = d & 0xff;
+        b[1] = (d >> 8) & 0xff;
+        b[2] = (d >> 16) & 0xff;
+        b[3] = d >> 24;
+    }
+    __syncthreads(); // the scratch is reused by the caller's next block
+}
+
+enum { QT_NONE = 0, QT_Q8_0 = 1, QT_Q8_1 = 2, QT_Q8_K = 3 };
+
+// quantize_at: value v of element i (the thread's; the callers step so a
+// warp holds whole q8_0/q8_1 blocks and a 256-thread block whole q8_K
+// blocks) into row r's activation blocks at q.
+__device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long long xrb, long long r, int e, bool warpIn, q8k_sh* sh, bool groupIn) {
+    uint8_t* row = q + r * xrb;
+    int lane = threadIdx.x & 31;
+    if (qt == QT_Q8_0) {
+        if (warpIn) q8_0_warp(v, row + (e / 32) * 34, lane);
+    } else if (qt == QT_Q8_1) {
+        if (warpIn) q8_1_warp(v, row + (e / 32) * 36, lane);
+    } else if (qt == QT_Q8_K) {
+        q8k_block(v, row + (e / 256) * 292, sh, groupIn);
+    }
+}
+
+// norm_quant: rms_norm of a row of x (or of x+y, the residual add, whose
+// sum goes to sum), the norm to out, times w (wrows rows) to out2, and the
+// result quantized (qt) into q for the mat-mul that reads it. One block
+// per row of 256, 512 or 1024 threads; n a multiple of 32 (q8_0/q8_1) or
+// 256 (q8_K). The sum of squares is accumulated in double (any order
+// gives the CPU's float mean) and the scale computed as the CPU does.
+extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
+                                                              uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) {
+    __shared__ double part[32];
+    __shared__ float sscale;
+    __shared__ q8k_sh sh[4];
+    long long r = blockIdx.x;
+    const float* xr = x + r * n;
+    const float* yr = y ? y + r * n : nullptr;
+    float* sr = sum ? sum + r * n : nullptr;
+    int tid = threadIdx.x;
+    double s = 0;
+    const int nth = blockDim.x;
+    for (int i = tid; i < n; i += nth) {
+        float v = xr[i];
+        if (yr) {
+            v = __fadd_rn(v, yr[i]);
+            sr[i] = v;
+        }
+        s += (double)__fmul_rn(v, v);
+    }
+    s = warp_sum_d(s);
+    if ((tid & 31) == 0) part[tid >> 5] = s;
+    __syncthreads();
+    if (tid == 0) {
+        double t = 0;
+        for (int k = 0; k < nth / 32; k++) t += part[k];
+        float mean = (float)(t / (double)n);
+        sscale = 1.f / (float)sqrt((double)(mean + eps));
+    }
+    __syncthreads();
+    const float scale = sscale;
+    const float* src = sr ? sr : xr;
+    const float* wr = w ? w + (long long)(r % wrows) * n : nullptr;
+    for (int i0 = 0; i0 < n; i0 += nth) {
+        int i = i0 + tid;
+        bool warpIn = i0 + (tid & ~31) < n;
+        bool groupIn = i0 + (tid & ~255) < n;
+        float v = 0.f;
+        if (i < n) {
+            v = __fmul_rn(src[i], scale);
+            out[r * n + i] = v;
+            if (wr) {
+                v = __fmul_rn(v, wr[i]);
+                out2[r * n + i] = v;
+            }
+        }
+        quantize_at(qt, v, q, xrb, r, i, warpIn, &sh[tid >> 8], groupIn);
+    }
+}
+
+// swiglu_quant: swiglu of ops.cu (expf16 on each row's full 16-blocks, the
+// C library's expf on the rest) and the product quantized (qt) into q.
+// Rows of n (a multiple of 32, or of 256 for q8_K); 256 threads per block.
+extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, const float* u, float* out, uint8_t* q, int n, long long total, int qt,
+                                                               long long xrb) {
+    __shared__ q8k_sh sh;
+    int full = n & ~15;
+    int tid = threadIdx.x;
+    for (long long base = blockIdx.x * 256LL; base < total; base += gridDim.x * 256LL) {
+        long long i = base + tid;
+        bool warpIn = base + (tid & ~31) < total;
+        float v = 0.f;
+        long long r = i / n;
+        int e = (int)(i % n);
+        if (i < total) {
+            float x = g[i];
+            float ex = e < full ? expf16(-x) : expf_libm(-x);
+            v = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), u[i]);
+            out[i] = v;
+        }
+        quantize_at(qt, v, q, xrb, r, e, warpIn, &sh, true);
+    }
+}
+
+// ---------------------------------------------------------------- rope
+// rope_pair: the rope of ops.cu for one or two tensors of the same tokens
+// (q and k: blockIdx.y picks), one block per token. The thetas follow the
+// CPU's recurrence (theta *= theta_scale in float32, each pair's thread
+// runs it), cos/sin in double rounded to float; every pair of every head
+// is then rotated in parallel. headDim even.
+extern "C" __global__ void rope_pair(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
+                                     const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale) {
+    extern __shared__ float cs[]; // dims: cos, sin interleaved
+    int t = blockIdx.x;
+    const float* X = blockIdx.y ? x2 : x;
+    float* O = blockIdx.y ? out2 : out;
+    int H = blockIdx.y ? heads2 : heads;
+    int half = dims / 2;
+    for (int k = threadIdx.x; k < half; k += blockDim.x) {
+        float theta = (float)pos[t];
+        for (int m = 0; m < k; m++) theta *= thetaScale;
+        float ff = freqs ? freqs[k] : 1.f;
+        float th = freqScale * (theta / ff);
+        cs[2 * k] = (float)cos((double)th);
+        cs[2 * k + 1] = (float)sin((double)th);
+    }
+    __syncthreads();
+    int hp = headDim / 2; // work items per head
+    for (int e = threadIdx.x; e < H * hp; e += blockDim.x) {
+        int h = e / hp, k = e % hp;
+        long long off = ((long long)t * H + h) * headDim;
+        const float* xr = X + off;
+        float* o = O + off;
+        if (k >= half) {
+            int a = dims + 2 * (k - half);
+            o[a] = xr[a];
+            o[a + 1] = xr[a + 1];
+            continue;
+        }
+        int a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+        float c = cs[2 * k], s = cs[2 * k + 1];
+        float x0 = xr[a], x1 = xr[b];
+        o[a] = fma32(x0, c, -__fmul_rn(x1, s));
+        o[b] = fma32(x0, s, __fmul_rn(x1, c));
+    }
+}
+
+// store_kv_pair: two store_kv of the same rows (K and V) in one launch,
+// blockIdx.y picking; caches of type F16 (f16 = 1) or F32. grid (T, 2).
+extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, const float* x2, const int* rows, int n, int ctx, int f16) {
+    int r = rows[blockIdx.x];
+    if (r < 0 || r >= ctx) return;
+    void* c = blockIdx.y ? c2 : c1;
+    const float* x = (blockIdx.y ? x2 : x1) + (long long)blockIdx.x * n;
+    if (f16) {
+        uint16_t* o = (uint16_t*)c + (long long)r * n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = to_f16(x[i]);
+    } else {
+        float* o = (float*)c + (long long)r * n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = x[i];
+    }
+}
+
+// ----------------------------------------------------- decode attention
+// One query token over an F16 cache, the attention of ops.cu (the CPU's
+// arithmetic and order) spread over many blocks. Pass 1 (attn_x_scores):
+// grid (heads, ceil(nkvMax/128)), a thread per position: the score as the
+// CPU's 64-lane ggml_vec_dot_f16 (q rounded to F16, lane x the chain over
+// elements x, x+64, ..., GGML_F32x16_REDUCE, the tail in double), soft-
+// capped, scaled and masked, into S; the cells in use (which fix
+// llama.cpp's padded n_kv) found from the mask by every block, block
+// (0, 0) storing n_kv for pass 2. Pass 2 (attn_x_values): grid (heads,
+// HD/2) of 128 threads; every block redoes the softmax of its head's row
+// (max; expf16 per position; each 16-block's sum reduced in float32, the
+// blocks added in double in order; weights times float(1/sum), rounded to
+// F16), then each thread runs one of the CPU's 64·HD output chains (lane
+// m, element d: positions m, m+64, ... < n_kv&~63) into a partial, and
+// the product of tail position n_kv&~63 + m; the last block of a head to
+// finish (a counter) reduces each element's 64 lanes as the CPU does, adds
+// the tail's products in double in order, writes the row (and its
+// q8_0/q8_1 quantization for the mat-mul after it) and resets the counter.
+
+// nkv_of: llama.cpp's padded n_kv from the mask row (the last entry that
+// is not −Inf, plus one, rounded up to 32; at least 32). All threads.
+__device__ int nkv_of(const float* mask, int kvLen, int* red) {
+    int mine = 0;
+    for (int j = threadIdx.x; j < kvLen; j += blockDim.x) {
+        float m = mask[j];
+        if (!(isinf(m) && m < 0)) mine = j + 1;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) mine = max(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = mine;
+    __syncthreads();
+    int used = 0;
+    for (int k = 0; k < (int)(blockDim.x >> 5); k++) used = max(used, red[k]);
+    __syncthreads();
+    return max(32, (used + 31) / 32 * 32);
+}
+
+template <int HD>
+__device__ void attn_x_scores(const float* q, const __half* kc, const float* mask, float* S, int* info, int heads, int kvHeads, int kvLen, int nkvMax,
+                              float scale, float softCap) {
+    __shared__ float qh[HD];
+    __shared__ int red[4];
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads);
+    for (int d = threadIdx.x; d < HD; d += blockDim.x) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
+    const int nkv = nkv_of(mask, kvLen, red); // (synchronizes qh too)
+    if (h == 0 && blockIdx.y == 0 && threadIdx.x == 0) info[0] = nkv;
+    const int j = blockIdx.y * blockDim.x + threadIdx.x;
+    if (j >= nkv) return;
+    float* Sh = S + (long long)h * nkvMax;
+    if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
+        Sh[j] = -INFINITY;
+        return;
+    }
+    constexpr int NPK = HD & ~63;
+    const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
+    float A[64];
+#pragma unroll
+    for (int x = 0; x < 64; x++) A[x] = 0.f;
+#pragma unroll
+    for (int c = 0; c < NPK; c += 64) {
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            uint4 raw = *(const uint4*)(kr + c + 8 * u);
+            const __half2* hp = (const __half2*)&raw;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float2 f = __half22float2(hp[e]);
+                int x = 8 * u + 2 * e;
+                A[x] = __fadd_rn(A[x], __fmul_rn(qh[c + x], f.x));
+                A[x + 1] = __fadd_rn(A[x + 1], __fmul_rn(qh[c + x + 1], f.y));
+            }
+        }
+    }
+    float v16[16];
+#pragma unroll
+    for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(A[l], A[l + 32]), __fadd_rn(A[l + 16], A[l + 48]));
+    double sd = (double)reduce_add16(v16);
+#pragma unroll
+    for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(qh[d], __half2float(kr[d]));
+    float v = (float)sd;
+    if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, __fdiv_rn(1.f, softCap))), softCap);
+    Sh[j] = __fadd_rn(__fmul_rn(v, scale), mask[j]);
+}
+
+template <int HD>
+__device__ void attn_x_values(const float* S, const int* info, const __half* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
+                              int nkvMax, uint8_t* q8, int qt) {
+    extern __shared__ float W[]; // nkvMax weights, then nkvMax/16 block sums
+    float* bs = W + nkvMax;
+    __shared__ float red[4];
+    __shared__ double sum0;
+    __shared__ bool last;
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31;
+    const int nkv = info[0];
+    const float* Sh = S + (long long)h * nkvMax;
+    float mx = -INFINITY;
+    for (int j = tid; j < nkv; j += blockDim.x) mx = fmaxf(mx, Sh[j]);
+    mx = warp_max(mx);
+    if (lane == 0) red[tid >> 5] = mx;
+    __syncthreads();
+    mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
+    // softmaxSum16: nkv is a multiple of 32, so every entry is in a full 16-block.
+    for (int b = tid; b < nkv / 16; b += blockDim.x) {
+        float e[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(Sh[16 * b + l], mx));
+            W[16 * b + l] = e[l];
+        }
+        bs[b] = reduce_add16(e);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        double s = 0;
+        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
+        sum0 = s;
+    }
+    __syncthreads();
+    const float inv = (float)(1.0 / sum0);
+    for (int j = tid; j < nkv; j += blockDim.x) {
+        float w = W[j];
+        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
+    }
+    __syncthreads();
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    const int npV = nkv & ~63;
+    const int item = blockIdx.y * blockDim.x + tid, m = item / HD, d = item % HD;
+    float a = 0.f;
+#pragma unroll 4
+    for (int j = m; j < npV; j += 64) {
+        float w = W[j];
+        if (w == 0.f) continue;
+        a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+    }
+    // Lane m also makes the tail's product of position npV+m (0 where the
+    // CPU skips it: adding +0 to the double sum changes nothing).
+    float tp = 0.f;
+    if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(vc[(npV + m) * kvRow + vbase + d]));
+    float* P = part + (long long)h * 128 * HD;
+    P[m * HD + d] = a;
+    P[(64 + m) * HD + d] = tp;
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+        unsigned done = atomicAdd(&counters[h], 1u);
+        last = done == gridDim.y - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const volatile float* L = P;
+    // HD is a multiple of 32: each warp's elements are one q8_0/q8_1 block.
+    for (int dd = tid; dd < HD; dd += blockDim.x) {
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++)
+            v16[l] = __fadd_rn(__fadd_rn(L[l * HD + dd], L[(32 + l) * HD + dd]), __fadd_rn(L[(16 + l) * HD + dd], L[(48 + l) * HD + dd]));
+        double tail = 0;
+        for (int k = 0; k < nkv - npV; k++) tail += (double)L[(64 + k) * HD + dd];
+        float o = (float)((double)reduce_add16(v16) + tail);
+        long long e = (long long)h * HD + dd;
+        out[e] = o;
+        if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
+        else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
+    }
+    if (tid == 0) counters[h] = 0;
+}
+
+#define ATTN_X(HD)                                                                                                                                 \
+    extern "C" __global__ void __launch_bounds__(128) attn_x_scores_##HD(const float* q, const __half* kc, const float* mask, float* S, int* info,  \
+                                                                         int heads, int kvHeads, int kvLen, int nkvMax, float scale, float softCap) { \
+        attn_x_scores<HD>(q, kc, mask, S, info, heads, kvHeads, kvLen, nkvMax, scale, softCap);                                                   \
+    }                                                                                                                                              \
+    extern "C" __global__ void __launch_bounds__(128) attn_x_values_##HD(const float* S, const int* info, const __half* vc, float* part,           \
+                                                                         unsigned* counters, float* out, int heads, int kvHeads, int nkvMax,      \
+                                                                         uint8_t* q8, int qt) {                                                  \
+        attn_x_values<HD>(S, info, vc, part, counters, out, heads, kvHeads, nkvMax, q8, qt);                                                      \
+    }
+ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
+
+// attn_x_one: the split attention's scores, softmax, weighted values and
+// reduction for one query token in ONE block per head (256 threads), for
+// short rows (nkvMax <= decode.go's decodeOneMaxKV): the scores
+// and the 64 lanes' partials stay in shared memory, so there is no second
+// launch, no global round trip of the partials, no fence or counter. Every
+// value is computed with attn_x_scores' and attn_x_values' operations in
+// their order (the code is theirs, the loops over positions and lanes
+// strided by the block): the results are theirs bit for bit. Dynamic
+// shared memory: q's row (HD), 64 words of scratch, the scores/weights
+// (nkvMax), their 16-block sums (nkvMax/16), then the 128 lanes' partials
+// of HD (decode.go's decodeOneShared).
+template <int HD>
+__device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
+                           int nkvMax, float scale, float softCap, uint8_t* q8, int qt) {
+    // Dynamic shared memory only (but sum0), so that the kernel's static
+    // part stays within attentionStaticShared of decode.go's limit.
+    extern __shared__ float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials
+    int* redi = (int*)(qh + HD);
+    float* red = qh + HD + 32;
+    float* W = red + 32;
+    float* bs = W + nkvMax;
+    float* P = bs + nkvMax / 16;
+    __shared__ double sum0;
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
+    for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
+    const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
+    // Scores (attn_x_scores).
+    constexpr int NPK = HD & ~63;
+    for (int j = tid; j < nkv; j += nth) {
+        if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
+            W[j] = -INFINITY;
+            continue;
+        }
+        const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
+        float A[64];
+#pragma unroll
+        for (int x = 0; x < 64; x++) A[x] = 0.f;
+#pragma unroll
+        for (int c = 0; c < NPK; c += 64) {
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                uint4 raw = *(const uint4*)(kr + c + 8 * u);
+                const __half2* hp = (const __half2*)&raw;
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    float2 f = __half22float2(hp[e]);
+                    int x = 8 * u + 2 * e;
+                    A[x] = __fadd_rn(A[x], __fmul_rn(qh[c + x], f.x));
+                    A[x + 1] = __fadd_rn(A[x + 1], __fmul_rn(qh[c + x + 1], f.y));
+                }
+            }
+        }
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(A[l], A[l + 32]), __fadd_rn(A[l + 16], A[l + 48]));
+        double sd = (double)reduce_add16(v16);
+#pragma unroll
+        for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(qh[d], __half2float(kr[d]));
+        float v = (float)sd;
+        if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, __fdiv_rn(1.f, softCap))), softCap);
+        W[j] = __fadd_rn(__fmul_rn(v, scale), mask[j]);
+    }
+    __syncthreads();
+    // Softmax (attn_x_values).
+    float mx = -INFINITY;
+    for (int j = tid; j < nkv; j += nth) mx = fmaxf(mx, W[j]);
+    mx = warp_max(mx);
+    if (lane == 0) red[tid >> 5] = mx;
+    __syncthreads();
+    mx = red[0];
+    for (int k = 1; k < nth / 32; k++) mx = fmaxf(mx, red[k]);
+    for (int b = tid; b < nkv / 16; b += nth) {
+        float e[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(W[16 * b + l], mx));
+            W[16 * b + l] = e[l];
+        }
+        bs[b] = reduce_add16(e);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        double s = 0;
+        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
+        sum0 = s;
+    }
+    __syncthreads();
+    const float inv = (float)(1.0 / sum0);
+    for (int j = tid; j < nkv; j += nth) {
+        float w = W[j];
+        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
+    }
+    __syncthreads();
+    // The 64 lanes' partials and the tail's products (attn_x_values).
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    const int npV = nkv & ~63;
+    for (int item = tid; item < 64 * HD; item += nth) {
+        const int m = item / HD, d = item % HD;
+        float a = 0.f;
+#pragma unroll 4
+        for (int j = m; j < npV; j += 64) {
+            float w = W[j];
+            if (w == 0.f) continue;
+            a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+        }
+        float tp = 0.f;
+        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(vc[(npV + m) * kvRow + vbase + d]));
+        P[m * HD + d] = a;
+        P[(64 + m) * HD + d] = tp;
+    }
+    __syncthreads();
+    // The reduction of the last block of attn_x_values.
+    for (int dd = tid; dd < HD; dd += nth) {
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++)
+            v16[l] = __fadd_rn(__fadd_rn(P[l * HD + dd], P[(32 + l) * HD + dd]), __fadd_rn(P[(16 + l) * HD + dd], P[(48 + l) * HD + dd]));
+        double tail = 0;
+        for (int k = 0; k < nkv - npV; k++) tail += (double)P[(64 + k) * HD + dd];
+        float o = (float)((double)reduce_add16(v16) + tail);
+        long long e = (long long)h * HD + dd;
+        out[e] = o;
+        if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
+        else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
+    }
+}
+
+#define ATTN_ONE(HD)                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) attn_x_one_##HD(const float* q, const __half* kc, const __half* vc, const float* mask,       \
+                                                                      float* out, int heads, int kvHeads, int kvLen, int nkvMax, float scale,    \
+                                                                      float softCap, uint8_t* q8, int qt) {                                      \
+        attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt);                                           \
+    }
+ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
+
+// ------------------------------------- norm + staged mat-vec (one token)
+// mvs_*_n: norm_quant and the staged one-token mat-vec after it in one
+// launch. Every block issues its weight rows' copies first, then computes
+// the whole activation row itself (the residual add, rms_norm, the norm
+// weight, the quantization: norm_quant's operations, each thread keeping
+// its elements in registers between the passes) into its shared memory
+// while the copies fly. The last block to get there (a counter, as
+// attn_x_values' last block) writes the sum, the norm and the weighted
+// norm (those not null: a null one is dead) and the quantized row (for
+// mat-muls after this one): every block has read x and y by then, so the
+// outputs may lie on them. The caller guarantees that the mat-vec's
+// output overlaps neither x, y nor the outputs written, n <= MVN_MAXK·256,
+// n a multiple of the activation block, and a zero counter (left zero).
+// Shared memory: mvs_*_1's, then the prologue's scratch (MVN_SCRATCH
+// bytes).
+#define MVN_MAXK 32
+#define MVN_SCRATCH (64 + 16 + (int)sizeof(q8k_sh))
+
+__device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, const float* x, const float* y, float* sum, float* nout, const float* nw,
+                                             float* out2, uint8_t* q, int n, float eps, int qt, long long xrb, unsigned* counter) {
+    double* part = (double*)scratch;
+    float* sscale = (float*)(scratch + 64);
+    int* last = (int*)(scratch + 68);
+    q8k_sh* sh = (q8k_sh*)(scratch + 80);
+    const int tid = threadIdx.x;
+    float vals[MVN_MAXK];
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < MVN_MAXK; k++) {
+        const int i = tid + 256 * k;
+        float v = 0.f;
+        if (i < n) {
+            v = x[i];
+            if (y) v = __fadd_rn(v, y[i]);
+            s += (double)__fmul_rn(v, v);
+        }
+        vals[k] = v;
+    }
+    s = warp_sum_d(s);
+    if ((tid & 31) == 0) part[tid >> 5] = s;
+    __syncthreads();
+    if (tid == 0) {
+        double t = 0;
+        for (int k = 0; k < 8; k++) t += part[k];
+        float mean = (float)(t / (double)n);
+        *sscale = 1.f / (float)sqrt((double)(mean + eps));
+    }
+    __syncthreads();
+    const float scale = *sscale;
+#pragma unroll
+    for (int k = 0; k < MVN_MAXK; k++) {
+        const int i0 = 256 * k;
+        if (i0 >= n) break;
+        const int i = i0 + tid;
+        const bool warpIn = i0 + (tid & ~31) < n;
+        float v = 0.f;
+        if (i < n) {
+            v = __fmul_rn(vals[k], scale);
+            if (nw) v = __fmul_rn(v, nw[i]);
+        }
+        quantize_at(qt, v, xs, xrb, 0, i, warpIn, sh, true);
+    }
+    __syncthreads(); // xs complete; this block's reads of x and y are done
+    if (tid == 0) *last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!*last) return;
+#pragma unroll
+    for (int k = 0; k < MVN_MAXK; k++) {
+        const int i = tid + 256 * k;
+        if (i < n) {
+            const float v = vals[k], nv = __fmul_rn(v, scale);
+            if (sum) sum[i] = v;
+            if (nout) nout[i] = nv;
+            if (out2) out2[i] = __fmul_rn(nv, nw[i]);
+        }
+    }
+    for (long long e = tid; e < xrb; e += 256) q[e] = xs[e];
+    if (tid == 0) *counter = 0;
+}
+
+#define MVSN(name)                                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_n(const uint8_t* W, float* out, int rows, int nblk, long long wrb,      \
+                                                                                long long xrb, const float* x, const float* y, float* sum,          \
+                                                                                float* nout, const float* nw, float* out2, uint8_t* q, int n,       \
+                                                                                float eps, int qt, unsigned* counter) {                             \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot;               \
+        uint8_t* ws = mvs_sh + slot * wrb;                                                                                                          \
+        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb;                                                                                                \
+        const bool live = row < rows;                                                                                                               \
+        if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L);                                                                          \
+        mvn_prologue(xs, xs + round16(xrb), x, y, sum, nout, nw, out2, q, n, eps, qt, xrb, counter);                                                \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
+    }
+MVSN(q4_0) MVSN(q8_0) MVSN(q4_k) MVSN(q6_k)

@@ -1,0 +1,242 @@
+// Prefill attention over the F16 K/V cache, flash style, bit for bit the
+// CPU's (core/backend/cpu ops.go and ggml512.go; the same arithmetic as
+// attention_f16 in ops.cu): a block takes FA_R(HD) query rows (q heads of
+// one KV head, flattened over consecutive tokens: GQA shares each K/V tile
+// among the group) and walks the cache in tiles of 64 positions through
+// shared memory; tiles the mask hides from every row of the block are
+// skipped (their weights are exactly zero, which the CPU's sums skip or
+// add as zero). Only the parallel structure differs from attention_f16;
+// every chain of float operations is the CPU's:
+//   - each score one thread's 64-lane F16 dot (q rounded to F16), soft-cap,
+//     scale, mask — computed again in each of three passes, identically;
+//   - pass 1: each row's maximum (order-free);
+//   - pass 2: expf16(s − max) per position, each 16-block's sum by
+//     reduce_add16, the blocks added in float64 in position order (the
+//     tiles run in order, a thread per row adds its tile's four blocks);
+//   - pass 3: the weights float(e·(1/sum)) rounded to F16, and P·V: each
+//     output element's 64 lane chains (position j feeds chain j mod 64,
+//     positions in order, zero weights skipped) up to the padded length's
+//     64-multiple, the rest in float64 in order; a thread owns its chains
+//     across all tiles (tiles are 64-aligned: a tile adds one term to each
+//     chain), and the chains are combined as the CPU's reduction at the end.
+// The padded length n_kv comes from attn_used (the cells in use), as for
+// attention_f16.
+#include "common.cuh"
+
+#define FA_KV 64 // cache positions per tile
+
+// FA_R(HD): query rows per block, so that rows × HD = 256 output elements
+// (96: 192) and each of the 256 threads owns 64 (48) chains in registers.
+#define FA_R(HD) ((HD) == 64 ? 4 : (HD) == 256 ? 1 : 2)
+
+// fattn<HD>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
+// mask [T][kvLen]; used: the cells in use (attn_used); out like q. grid
+// (ceil(T·group/R), kvHeads), 256 threads; dynamic shared memory
+// fattnShared(HD) (mirrored in fattn.go).
+template <int HD>
+__device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
+                      int kvHeads, int kvLen, float scale, float softCap) {
+    constexpr int R = FA_R(HD);
+    // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
+    // of a quarter warp (8 consecutive positions) hit distinct banks.
+    constexpr int KS = HD + 4; // K tile (floats)
+    constexpr int VS = HD + 8; // V tile (halves)
+    constexpr int CELLS = R * HD, CP = CELLS / 4; // output elements; chains' elements per thread
+    constexpr int LS = 65;     // chain store stride at the end
+    constexpr int TILES_BYTES = FA_KV * KS * 4 + FA_KV * VS * 2;
+    constexpr int CHAIN_BYTES = CELLS * LS * 4;
+    constexpr int A_BYTES = ((TILES_BYTES > CHAIN_BYTES ? TILES_BYTES : CHAIN_BYTES) + 15) / 16 * 16;
+    extern __shared__ __align__(16) uint8_t fa_smem[];
+    float* sK = (float*)fa_smem;                    // [64][KS]
+    __half* sV = (__half*)(sK + FA_KV * KS);        // [64][VS]
+    float* sL = (float*)fa_smem;                    // [CELLS][LS], after the tiles
+    float* sQ = (float*)(fa_smem + A_BYTES);        // [R][HD], q rounded to F16
+    float* sS = sQ + R * HD;                        // [R][64] scores, exps, weights
+    float* sM = sS + R * FA_KV;                     // [R] row maxima
+    float* sInv = sM + R;                           // [R] 1/sum
+    double* sSum = (double*)(sInv + R);             // [R] (8-aligned: an even count of floats before it)
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int group = heads / kvHeads, kvh = blockIdx.y;
+    int flat0 = blockIdx.x * R;
+    long long kvRow = (long long)kvHeads * HD;
+    const __half* kbase = kc + (long long)kvh * HD;
+    const __half* vbase = vc + (long long)kvh * HD;
+    int used = *usedp;
+    int nkv = max(32, (used + 31) / 32 * 32);
+    int npV = nkv & ~63;
+
+    for (int i = tid; i < R * HD; i += blockDim.x) {
+        int r = i / HD, d = i % HD, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
+        float v = 0.f;
+        if (t < T) v = q[((long long)t * heads + h) * HD + d];
+        sQ[i] = __half2float(__float2half_rn(v));
+    }
+    if (tid < R) {
+        sM[tid] = -INFINITY;
+        sSum[tid] = 0.0;
+    }
+    int tFirst = flat0 / group, tLast = min(T - 1, (flat0 + R - 1) / group);
+    // This thread's score: row sr, tile position sj (threads from R·64 on
+    // compute none).
+    int sr = tid / FA_KV, sj = tid % FA_KV;
+    bool scorer = sr < R;
+    int stok = scorer ? (flat0 + sr) / group : 0;
+    bool sok = scorer && stok < T;
+    // This thread's chains: lane m of CP consecutive elements of row cr.
+    int cm = tid % FA_KV, cpart = tid / FA_KV;
+    int cr = cpart * CP / HD, cd0 = cpart * CP % HD;
+    float acc[CP];
+#pragma unroll
+    for (int c = 0; c < CP; c++) acc[c] = 0.f;
+    // The tail (positions from npV on): thread tid < CELLS owns element
+    // (tid / HD, tid % HD).
+    double tail = 0.0;
+    float invCap = softCap > 0.f ? __fdiv_rn(1.f, softCap) : 0.f;
+    __syncthreads();
+
+    for (int pass = 0; pass < 3; pass++) {
+        for (int j0 = 0; j0 < kvLen; j0 += FA_KV) {
+            // Skip tiles no row of the block sees.
+            bool seen = false;
+            int nt = tLast - tFirst + 1;
+            for (int i = tid; i < nt * FA_KV; i += blockDim.x) {
+                int t = tFirst + i / FA_KV, j = j0 + i % FA_KV;
+                if (j < kvLen) {
+                    float mv = mask[(long long)t * kvLen + j];
+                    seen |= !(isinf(mv) && mv < 0.f);
+                }
+            }
+            if (!__syncthreads_or(seen)) continue;
+            for (int i = tid; i < FA_KV * HD / 2; i += blockDim.x) {
+                int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
+                __half2 kv2 = __floats2half2_rn(0.f, 0.f), vv2 = kv2;
+                if (j < kvLen) {
+                    kv2 = *(const __half2*)(kbase + j * kvRow + 2 * d2);
+                    if (pass == 2) vv2 = *(const __half2*)(vbase + j * kvRow + 2 * d2);
+                }
+                *(float2*)(sK + kk * KS + 2 * d2) = __half22float2(kv2);
+                if (pass == 2) *(__half2*)(sV + kk * VS + 2 * d2) = vv2;
+            }
+            __syncthreads();
+            // The score of (sr, j0+sj), as attention_f16 computes it.
+            float s = -INFINITY;
+            if (scorer) {
+                int j = j0 + sj;
+                float mv = 0.f;
+                bool live = sok && j < kvLen;
+                if (live) {
+                    mv = mask[(long long)stok * kvLen + j];
+                    live = !(isinf(mv) && mv < 0);
+                }
+                if (live) {
+                    const float* qh = sQ + sr * HD;
+                    const float* kr = sK + sj * KS;
+                    constexpr int npK = HD & ~63;
+                    float v16[16];
+                    // Lanes l0..l0+3 of the 16: chain (l, g) sums the
+                    // products d = l + 16g + 64i in order of i; 16-byte
+                    // reads cover four lanes of one group.
+#pragma unroll
+                    for (int l0 = 0; l0 < 16; l0 += 4) {
+                        float a[4][4];
+#pragma unroll
+                        for (int g = 0; g < 4; g++)
+#pragma unroll
+                            for (int e = 0; e < 4; e++) a[g][e] = 0.f;
+#pragma unroll
+                        for (int i = 0; i < npK; i += 64)
+#pragma unroll
+                            for (int g = 0; g < 4; g++) {
+                                float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
+                                a[g][0] = __fadd_rn(a[g][0], __fmul_rn(q4.x, k4.x));
+                                a[g][1] = __fadd_rn(a[g][1], __fmul_rn(q4.y, k4.y));
+                                a[g][2] = __fadd_rn(a[g][2], __fmul_rn(q4.z, k4.z));
+                                a[g][3] = __fadd_rn(a[g][3], __fmul_rn(q4.w, k4.w));
+                            }
+#pragma unroll
+                        for (int e = 0; e < 4; e++) v16[l0 + e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
+                    }
+                    double sd = (double)reduce_add16(v16);
+#pragma unroll
+                    for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
+                    float v = (float)sd;
+                    if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
+                    s = __fadd_rn(__fmul_rn(v, scale), mv);
+                }
+            }
+            if (pass == 0) {
+                // Row maxima: a warp's 32 scores are of one row.
+                float mx = warp_max(s);
+                if (scorer && lane == 0) sS[sr * FA_KV + (warp & 1)] = mx;
+                __syncthreads();
+                if (tid < R) sM[tid] = fmaxf(sM[tid], fmaxf(sS[tid * FA_KV], sS[tid * FA_KV + 1]));
+            } else if (pass == 1) {
+                if (scorer) sS[sr * FA_KV + sj] = expf16(__fsub_rn(s, sM[sr]));
+                __syncthreads();
+                if (tid < R) {
+                    double acc1 = sSum[tid];
+#pragma unroll
+                    for (int b = 0; b < FA_KV / 16; b++) acc1 += (double)reduce_add16(sS + tid * FA_KV + 16 * b);
+                    sSum[tid] = acc1;
+                }
+            } else {
+                if (scorer) {
+                    float w = expf16(__fsub_rn(s, sM[sr]));
+                    if (w != 0.f) w = __half2float(__float2half_rn(__fmul_rn(w, sInv[sr])));
+                    sS[sr * FA_KV + sj] = w;
+                }
+                __syncthreads();
+                if (j0 < npV) {
+                    float w = sS[cr * FA_KV + cm];
+                    if (w != 0.f) {
+                        const __half* vr = sV + cm * VS + cd0;
+#pragma unroll
+                        for (int c = 0; c < CP; c += 8) {
+                            uint4 raw = *(const uint4*)(vr + c);
+                            const __half2* h2 = (const __half2*)&raw;
+#pragma unroll
+                            for (int e = 0; e < 4; e++) {
+                                float2 vv = __half22float2(h2[e]);
+                                acc[c + 2 * e] = __fadd_rn(acc[c + 2 * e], __fmul_rn(w, vv.x));
+                                acc[c + 2 * e + 1] = __fadd_rn(acc[c + 2 * e + 1], __fmul_rn(w, vv.y));
+                            }
+                        }
+                    }
+                } else if (tid < CELLS) {
+                    int r = tid / HD, d = tid % HD;
+                    for (int jj = 0; jj < FA_KV; jj++) {
+                        float w = sS[r * FA_KV + jj];
+                        if (w == 0.f) continue;
+                        tail += (double)__fmul_rn(w, __half2float(sV[jj * VS + d]));
+                    }
+                }
+            }
+            __syncthreads();
+        }
+        if (pass == 1) {
+            if (tid < R) sInv[tid] = (float)(1.0 / sSum[tid]);
+            __syncthreads();
+        }
+    }
+    // Combine each element's 64 chains as the CPU's reduction does.
+#pragma unroll
+    for (int c = 0; c < CP; c++) sL[(cpart * CP + c) * LS + cm] = acc[c];
+    __syncthreads();
+    if (tid < CELLS) {
+        int r = tid / HD, d = tid % HD, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
+        const float* L = sL + tid * LS;
+        float v16[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(L[l], L[32 + l]), __fadd_rn(L[16 + l], L[48 + l]));
+        if (t < T) out[((long long)t * heads + h) * HD + d] = (float)((double)reduce_add16(v16) + tail);
+    }
+}
+
+// Two blocks an SM for the head sizes up to 128 (at most 128 registers a
+// thread; head size 64 spills a few bytes), one for 256.
+#define FATTN(hd) \
+    extern "C" __global__ void __launch_bounds__(256, (hd) == 256 ? 1 : 2) fattn_f16_##hd(const float* q, const __half* kc, const __half* vc, const float* mask, \
+                                                                    const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
+                                                                    float scale, float softCap) { \
+        fattn<hd>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap); }
+FATTN(64) FATTN(96) FATTN(128) FATTN(256)

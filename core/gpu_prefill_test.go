@@ -1,0 +1,96 @@
+package core
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minfer/minfer/internal/ggtest"
+)
+
+// TestGPUPrefillMatchesCPU: a prompt of 44 tokens in one batch with every
+// block and the output on the GPU, for each small/ model (every weight
+// type; head size 64): the batch takes the tensor-core mat-muls (32 tokens
+// or more, quantized weights) and flash attention (more than one query,
+// F16 cache), which follow the CPU's float order. Every position's logits
+// must be within gpuVsCPUBound (NMSE) of the CPU backend's for the same
+// batch (the logits whose bits differ are counted), and within the
+// model's reference bound of llama.cpp's references (token by token; where
+// the CPU's batch itself misses that bound, 1.5× the CPU's NMSE), as in
+// TestGPULogitsMatchLlamaCpp.
+func TestGPUPrefillMatchesCPU(t *testing.T) {
+	dm := gpuDevice(t)
+	for _, refPath := range ggtest.Glob(t, "small", "*.ref.json") {
+		ref := loadRef(t, refPath)
+		dir := filepath.Dir(refPath)
+		path := filepath.Join(dir, ref.Model)
+		c := ref.Cases[0]
+		for _, cc := range ref.Cases {
+			if len(cc.Tokens) > len(c.Tokens) {
+				c = cc
+			}
+		}
+		if len(c.Tokens) < 32 {
+			t.Fatalf("%s: the longest case has %d tokens, fewer than a tensor-core batch", ref.Model, len(c.Tokens))
+		}
+		t.Run(ref.Model, func(t *testing.T) {
+			info, err := Inspect(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eval := func(layers int) []float32 {
+				s, err := Load(context.Background(), path, onGPU(dm, layers, nil), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if rep := s.OffloadReport(); s.Plan().GPULayers != layers || rep.Fallback != "" || (layers > 0 && !strings.HasPrefix(rep.Backend, "CUDA")) {
+					t.Fatalf("plan %v, backend %q, fallback %q; want %d GPU layers", s.Plan(), rep.Backend, rep.Fallback, layers)
+				}
+				l, err := s.Eval(context.Background(), c.Tokens, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}
+			worst := func(got, want []float32) float64 {
+				w := 0.0
+				for row := 0; row+ref.NVocab <= len(want); row += ref.NVocab {
+					w = max(w, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+				}
+				return w
+			}
+			want := eval(0)
+			got := eval(info.HParams.NLayer + 1)
+			if len(got) != len(want) || len(want) != len(c.Tokens)*ref.NVocab {
+				t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(c.Tokens)*ref.NVocab)
+			}
+			refs := readLogits(t, filepath.Join(dir, c.LogitsFile))
+			refBound := tolerance(ref.Model)
+			if strings.Contains(ref.Model, "BF16") {
+				refBound = 2e-5
+			}
+			cpuRef := worst(want, refs)
+			if cpuRef > refBound {
+				refBound = 1.5 * cpuRef
+			}
+			differ := 0
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					differ++
+				}
+			}
+			vsCPU, vsRef := worst(got, want), worst(got, refs)
+			t.Logf("%d positions, %d of %d logits differ from the CPU's bits; worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
+				len(c.Tokens), differ, len(got), vsCPU, gpuVsCPUBound, vsRef, refBound, cpuRef)
+			if !(vsCPU <= gpuVsCPUBound) {
+				t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, gpuVsCPUBound, differ)
+			}
+			if !(vsRef <= refBound) {
+				t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
+			}
+		})
+	}
+}

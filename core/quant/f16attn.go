@@ -1,0 +1,79 @@
+package quant
+
+// More of the attention over an F16 cache (see f16.go), in the AVX-512
+// build's order: the score of one key, the products of the V rows past the
+// last 64-lane block, and the fold of the transposed V lanes into the
+// output.
+
+// DotF16x64 is ReduceAdd16 of DotF16Lanes64(q, k): ggml_vec_dot_f16's
+// lane part over the first len(k)/64·64 elements, reduced to one float32
+// (the float64 tail is the caller's).
+func DotF16x64(q []float32, k []uint16) float32 {
+	n := len(k) &^ 63
+	return cur.dotF16x64(q[:n:n], k[:n:n])
+}
+
+func dotF16x64Generic(q []float32, k []uint16) float32 {
+	var v [16]float32
+	f16Lanes64Generic(q, k, &v)
+	return ReduceAdd16(&v)
+}
+
+// AxpyF16F64 does acc[i] += float64(a·v[i]) for the halves v (len(v) ≥
+// len(acc)): the float32 product widened, then added in float64.
+func AxpyF16F64(acc []float64, a float32, v []uint16) {
+	cur.axpyF16F64(acc, a, v[:len(acc)])
+}
+
+func axpyF16F64Generic(acc []float64, a float32, v []uint16) {
+	v = v[:len(acc)]
+	for i, h := range v {
+		acc[i] += float64(a * F16ToF32(h))
+	}
+}
+
+// FoldLanes64 finishes ggml_vec_dot_f16 for len(out) dot products whose 64
+// float32 lanes are stored transposed, lane-major: lanes[l·d+j] is lane l
+// of product j (d = len(out)). For each j the lanes are folded as
+// GGML_F32x16_REDUCE does (l, 32+l, 16+l, 48+l → 16), ReduceAdd16 gives
+// one float32, and out[j] = float32(that + tail[j]) in float64.
+func FoldLanes64(out, lanes []float32, tail []float64) {
+	d := len(out)
+	cur.foldLanes64(out, lanes[:64*d:64*d], tail[:d:d])
+}
+
+func foldLanes64Generic(out, lanes []float32, tail []float64) {
+	d := len(out)
+	for j := range out {
+		var v [16]float32
+		for l := range v {
+			v[l] = (lanes[l*d+j] + lanes[(32+l)*d+j]) + (lanes[(16+l)*d+j] + lanes[(48+l)*d+j])
+		}
+		out[j] = float32(float64(ReduceAdd16(&v)) + tail[j])
+	}
+}
+
+// RoundF16 sets dst[i] to src[i] rounded to F16 and widened back
+// (F16ToF32(F32ToF16(src[i]))), as ggml rounds Q for an F16 K cache.
+func RoundF16(dst, src []float32) {
+	cur.roundF16(dst[:len(src)], src, 1, false)
+}
+
+// RoundF16Scaled sets dst[i] to F16ToF32(F32ToF16(src[i]·s)), the product
+// rounded to float32 first (the softmax weights for an F16 V cache).
+func RoundF16Scaled(dst, src []float32, s float32) {
+	cur.roundF16(dst[:len(src)], src, s, true)
+}
+
+func roundF16Generic(dst, src []float32, s float32, scaled bool) {
+	dst = dst[:len(src)]
+	if !scaled {
+		for i, v := range src {
+			dst[i] = F16ToF32(F32ToF16(v))
+		}
+		return
+	}
+	for i, v := range src {
+		dst[i] = F16ToF32(F32ToF16(v * s))
+	}
+}

@@ -1,0 +1,202 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// AVX2 + F16C twins of the attention helpers in f16attn.go. Each lane or
+// element sees the generic body's operations in its order (products of a
+// half and a half-valued float32 are exact), so the results are
+// bit-identical.
+
+// func f16dot64AVX2(q *float32, k *uint16, n64 int) float32
+// 64 float32 lanes (Y0..Y7) of q·k over n64 chunks of 64, folded to 16
+// (l + 32+l) + (16+l + 48+l), then ReduceAdd16.
+TEXT ·f16dot64AVX2(SB), NOSPLIT, $0-28
+	MOVQ q+0(FP), DI
+	MOVQ k+8(FP), SI
+	MOVQ n64+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+dot64loop:
+	VCVTPH2PS 0(SI), Y8
+	VFMADD231PS 0(DI), Y8, Y0
+	VCVTPH2PS 16(SI), Y9
+	VFMADD231PS 32(DI), Y9, Y1
+	VCVTPH2PS 32(SI), Y10
+	VFMADD231PS 64(DI), Y10, Y2
+	VCVTPH2PS 48(SI), Y11
+	VFMADD231PS 96(DI), Y11, Y3
+	VCVTPH2PS 64(SI), Y8
+	VFMADD231PS 128(DI), Y8, Y4
+	VCVTPH2PS 80(SI), Y9
+	VFMADD231PS 160(DI), Y9, Y5
+	VCVTPH2PS 96(SI), Y10
+	VFMADD231PS 192(DI), Y10, Y6
+	VCVTPH2PS 112(SI), Y11
+	VFMADD231PS 224(DI), Y11, Y7
+	ADDQ $128, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  dot64loop
+	VADDPS Y4, Y0, Y0
+	VADDPS Y6, Y2, Y2
+	VADDPS Y2, Y0, Y0 // v[0..7]
+	VADDPS Y5, Y1, Y1
+	VADDPS Y7, Y3, Y3
+	VADDPS Y3, Y1, Y1 // v[8..15]
+	VADDPS Y0, Y1, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X0, X1, X0
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func axpyf16f64AVX2(acc *float64, a float32, v *uint16, n8 int)
+// acc[i] += float64(a·v[i]) over n8×8 elements.
+TEXT ·axpyf16f64AVX2(SB), NOSPLIT, $0-32
+	MOVQ acc+0(FP), DI
+	VBROADCASTSS a+8(FP), Y15
+	MOVQ v+16(FP), SI
+	MOVQ n8+24(FP), CX
+axpy64loop:
+	VCVTPH2PS (SI), Y1
+	VMULPS Y15, Y1, Y1
+	VCVTPS2PD X1, Y2
+	VEXTRACTF128 $1, Y1, X3
+	VCVTPS2PD X3, Y3
+	VADDPD (DI), Y2, Y2
+	VADDPD 32(DI), Y3, Y3
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y3, 32(DI)
+	ADDQ $16, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  axpy64loop
+	VZEROUPPER
+	RET
+
+// FOLDV(t, a, b, c, d): t = (a + b) + (c + d), the four lane rows at a..d.
+#define FOLDV(t, a, b, c, d) \
+	VMOVUPS a, t; \
+	VADDPS b, t, t; \
+	VMOVUPS c, Y1; \
+	VADDPS d, Y1, Y1; \
+	VADDPS Y1, t, t
+
+// FOLDPAIR: rows at P0 = lanes + l·stride and P32 = P0 + 32·stride:
+// t = v[8+l] + v[l] (ReduceAdd16's first step) with
+// v[x] = (row x + row 32+x) + (row 16+x + row 48+x); P0, P32 advance a row.
+#define FOLDPAIR(t) \
+	FOLDV(Y0, (R11), (R12), (R11)(R9*2), (R12)(R9*2)); \
+	FOLDV(Y2, (R11)(R9*1), (R12)(R9*1), (R11)(R10*1), (R12)(R10*1)); \
+	VADDPS Y0, Y2, t; \
+	ADDQ R8, R11; \
+	ADDQ R8, R12
+
+// func foldlanes64AVX2(out, lanes *float32, tail *float64, d, n8 int)
+// For n8 groups of 8 products j (the rows of lanes are d floats apart):
+// the 16 folded lanes reduced as ReduceAdd16, then out[j] = float32(r +
+// tail[j]) in float64.
+TEXT ·foldlanes64AVX2(SB), NOSPLIT, $0-40
+	MOVQ out+0(FP), DI
+	MOVQ lanes+8(FP), BX
+	MOVQ tail+16(FP), DX
+	MOVQ d+24(FP), R8
+	MOVQ n8+32(FP), CX
+	SHLQ $2, R8            // row stride in bytes
+	MOVQ R8, R9
+	SHLQ $3, R9            // 8 rows
+	LEAQ (R9)(R9*2), R10   // 24 rows
+foldloop:
+	MOVQ BX, R11
+	LEAQ (R11)(R9*4), R12  // row 32
+	FOLDPAIR(Y8)
+	FOLDPAIR(Y9)
+	FOLDPAIR(Y10)
+	FOLDPAIR(Y11)
+	FOLDPAIR(Y12)
+	FOLDPAIR(Y13)
+	FOLDPAIR(Y14)
+	FOLDPAIR(Y15)
+	VADDPS Y8, Y12, Y8     // t6[0] = t3[4] + t3[0]
+	VADDPS Y9, Y13, Y9
+	VADDPS Y10, Y14, Y10
+	VADDPS Y11, Y15, Y11
+	VADDPS Y10, Y8, Y8     // t6[0] + t6[2]
+	VADDPS Y11, Y9, Y9     // t6[1] + t6[3]
+	VADDPS Y9, Y8, Y8
+	VCVTPS2PD X8, Y0
+	VEXTRACTF128 $1, Y8, X1
+	VCVTPS2PD X1, Y1
+	VADDPD (DX), Y0, Y0
+	VADDPD 32(DX), Y1, Y1
+	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X0, (DI)
+	VMOVUPS X1, 16(DI)
+	ADDQ $32, BX
+	ADDQ $64, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  foldloop
+	VZEROUPPER
+	RET
+
+// func roundf16AVX2(dst, src *float32, s float32, scaled bool, n8 int)
+// dst = F16ToF32(F32ToF16(src·s or src)) over n8×8 elements: VCVTPS2PH
+// rounds to nearest even and keeps NaN payloads as F32ToF16 does.
+TEXT ·roundf16AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	VBROADCASTSS s+16(FP), Y15
+	MOVBLZX scaled+20(FP), AX
+	MOVQ n8+24(FP), CX
+	TESTL AX, AX
+	JZ   roundplain
+roundscaled:
+	VMULPS (SI), Y15, Y0
+	VCVTPS2PH $0, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  roundscaled
+	VZEROUPPER
+	RET
+roundplain:
+	VMOVUPS (SI), Y0
+	VCVTPS2PH $0, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  roundplain
+	VZEROUPPER
+	RET
+
+// func cvtf16AVX2(dst *byte, src *float32, n8 int)
+TEXT ·cvtf16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n8+16(FP), CX
+cvtloop:
+	VMOVUPS (SI), Y0
+	VCVTPS2PH $0, Y0, X0
+	VMOVUPS X0, (DI)
+	ADDQ $32, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  cvtloop
+	VZEROUPPER
+	RET

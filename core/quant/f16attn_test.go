@@ -1,0 +1,134 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestF16AttentionHelpersMatchGenericTwins: DotF16x64, AxpyF16F64 and
+// FoldLanes64 give the generic bits at every level, for lengths with and
+// without a part past the SIMD groups, subnormal and extreme halves.
+func TestF16AttentionHelpersMatchGenericTwins(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		ks := levels[lvl]
+		for _, n := range []int{0, 1, 7, 8, 9, 40, 63, 64, 65, 96, 128, 200, 256} {
+			for rep := 0; rep < 12; rep++ {
+				k := halfRow(r, n, rep)
+				q := make([]float32, n)
+				for i := range q {
+					q[i] = F16ToF32(F32ToF16(float32(r.NormFloat64())))
+				}
+				n64 := n &^ 63
+				if got, want := ks.dotF16x64(q[:n64], k[:n64]), gen.dotF16x64(q[:n64], k[:n64]); !sameBits(got, want) {
+					t.Fatalf("%s n=%d rep %d: dotF16x64 %g, generic %g", lvl, n, rep, got, want)
+				}
+				func() {
+					defer ForceLevel(lvl)()
+					if got, want := DotF16x64(q, k), gen.dotF16x64(q[:n64], k[:n64]); !sameBits(got, want) {
+						t.Fatalf("%s n=%d rep %d: DotF16x64 %g, generic %g", lvl, n, rep, got, want)
+					}
+				}()
+
+				a := F16ToF32(F32ToF16(float32(r.NormFloat64())))
+				acc := make([]float64, n)
+				for i := range acc {
+					acc[i] = r.NormFloat64()
+				}
+				want := append([]float64(nil), acc...)
+				gen.axpyF16F64(want, a, k)
+				ks.axpyF16F64(acc, a, k)
+				for i := range acc {
+					if acc[i] != want[i] && !(acc[i] != acc[i] && want[i] != want[i]) {
+						t.Fatalf("%s n=%d rep %d: axpyF16F64[%d] = %g, generic %g", lvl, n, rep, i, acc[i], want[i])
+					}
+				}
+
+				lanes := make([]float32, 64*n)
+				for i := range lanes {
+					lanes[i] = float32(r.NormFloat64())
+					if rep%6 == 5 && i%5 == 0 {
+						lanes[i] *= 1e30
+					}
+				}
+				tail := make([]float64, n)
+				for i := range tail {
+					tail[i] = r.NormFloat64() * 1e-3
+				}
+				got, wantF := make([]float32, n), make([]float32, n)
+				gen.foldLanes64(wantF, lanes, tail)
+				ks.foldLanes64(got, lanes, tail)
+				for j := range got {
+					if !sameBits(got[j], wantF[j]) {
+						t.Fatalf("%s n=%d rep %d: foldLanes64[%d] = %g, generic %g", lvl, n, rep, j, got[j], wantF[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRoundF16MatchesGenericTwin: RoundF16, RoundF16Scaled and the F16 row
+// conversion (quantizeF16) give the generic bits at every level for every input class: normal, overflowing,
+// half-subnormal, below the smallest half subnormal, ties, infinities,
+// NaNs with payloads, signed zeros; odd lengths.
+func TestRoundF16MatchesGenericTwin(t *testing.T) {
+	r := rand.New(rand.NewPCG(83, 84))
+	for _, lvl := range Levels() {
+		for _, n := range []int{0, 1, 7, 8, 9, 64, 100} {
+			for rep := 0; rep < 40; rep++ {
+				src := make([]float32, n)
+				for i := range src {
+					switch r.IntN(6) {
+					case 0:
+						src[i] = float32(r.NormFloat64())
+					case 1:
+						src[i] = float32(r.NormFloat64() * 70000) // some overflow
+					case 2:
+						src[i] = float32(r.NormFloat64() * 1e-6) // half subnormals
+					case 3:
+						src[i] = float32(r.NormFloat64() * 1e-8) // below them
+					case 4:
+						// exact ties: a half plus half its ulp
+						h := F16ToF32(uint16(r.IntN(0x7c00)))
+						src[i] = h * (1 + 1.0/2048)
+					default:
+						src[i] = math.Float32frombits([]uint32{0x7f800000, 0xff800000, 0x7fc00000 | uint32(r.IntN(1<<22)), 0xffa00001, 0, 0x80000000, 1}[r.IntN(7)])
+					}
+					if r.IntN(2) == 0 {
+						src[i] = -src[i]
+					}
+				}
+				// The F16 row conversion on the same inputs.
+				wantB, gotB := make([]byte, 2*n), make([]byte, 2*n)
+				genericKernels().quantizeF16(src, wantB)
+				levels[lvl].quantizeF16(src, gotB)
+				for i := 0; i < n; i++ {
+					if le16(gotB[2*i:]) != le16(wantB[2*i:]) {
+						t.Fatalf("%s n=%d: quantizeF16(%#x) = %#04x, generic %#04x", lvl, n, math.Float32bits(src[i]), le16(gotB[2*i:]), le16(wantB[2*i:]))
+					}
+				}
+				s := float32(r.Float64() * 3)
+				for _, scaled := range []bool{false, true} {
+					want, got := make([]float32, n), make([]float32, n)
+					genericKernels().roundF16(want, src, s, scaled)
+					func() {
+						defer ForceLevel(lvl)()
+						if scaled {
+							RoundF16Scaled(got, src, s)
+						} else {
+							RoundF16(got, src)
+						}
+					}()
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%s n=%d scaled=%v: %g (%#x) → %#x, generic %#x", lvl, n, scaled, src[i], math.Float32bits(src[i]), math.Float32bits(got[i]), math.Float32bits(want[i]))
+						}
+					}
+				}
+			}
+		}
+	}
+}
