@@ -161,9 +161,12 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	}
 	grain := 16
 	if tokens == 1 {
-		// Decode: enough chunks to balance two threads on a busy machine,
-		// big enough that claiming one is noise.
-		grain = max(16, rows/(8*c.w.n)) &^ 7
+		// Decode: four chunks per thread, enough to balance two threads on
+		// a busy machine. More and smaller chunks (each one restarts a
+		// thread's stream through the weights) measured slower on the
+		// 2-core VM: eight per thread 4-5 %, sixteen and thirty-two more
+		// (bench/results/2026-12-01-cpufin).
+		grain = max(16, rows/(4*c.w.n)) &^ 7
 	}
 	c.weightReads.Add(int64(wrb * rows))
 	c.w.run(rows, grain, &c.mt)
