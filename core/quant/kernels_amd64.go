@@ -5,40 +5,41 @@ package quant
 import "golang.org/x/sys/cpu"
 
 // The AVX2 level: assembly in kernels_amd64.s, chosen at run time (so a
-// GOAMD64=v1 binary uses it on a CPU that has it). The wrappers turn whole
-// rows into block counts; an empty row returns what the generic body does.
+// GOAMD64=v1 binary uses it on a CPU that has it). The adapters of
+// kernels_asm.go turn whole rows into block counts; an empty row returns
+// what the generic body does.
 
 func init() {
 	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA || !cpu.X86.HasF16C {
 		return
 	}
 	ks := *genericKernels()
-	ks.dotQ4_0Q8_0 = dotQ4_0Q8_0AVX2
-	ks.dotQ8_0Q8_0 = dotQ8_0Q8_0AVX2
-	ks.dot4Q4_0Q8_0 = dot4Q4_0Q8_0AVX2
-	ks.dot4Q8_0Q8_0 = dot4Q8_0Q8_0AVX2
-	ks.dotR4Q4_0Q8_0 = dotR4Q4_0Q8_0AVX2
+	ks.dotQ4_0Q8_0 = blocks(q4_0q8_0AVX2, bytesQ4, bytesQ80)
+	ks.dotQ8_0Q8_0 = blocks(q8_0q8_0AVX2, bytesQ80, bytesQ80)
+	ks.dot4Q4_0Q8_0 = blocks4(q4_0q8_0x4AVX2, bytesQ4, bytesQ80)
+	ks.dot4Q8_0Q8_0 = blocks4(q8_0q8_0x4AVX2, bytesQ80, bytesQ80)
+	ks.dotR4Q4_0Q8_0 = blocksR4(q4_0q8_0r4AVX2, bytesQ4, bytesQ80)
 	ks.dot4TQ4_0Q8_0 = dot4TQ4_0Q8_0AVX2
 	ks.dotR4TQ4_0Q8_0 = dotR4TQ4_0Q8_0AVX2
-	ks.dotR4Q8_0Q8_0 = dotR4Q8_0Q8_0AVX2
+	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX2, bytesQ80, bytesQ80)
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0AVX2
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0AVX2
 	ks.unpack4Q4_0 = unpack4Q4_0AVX2
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KAVX2
 	ks.dotR8TQ4_0Q8_0 = dotR8TQ4_0Q8_0AVX2
-	ks.dotR4Q4_KQ8_K = dotR4Q4_KQ8_KAVX2
+	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotR2x16Q8_0Q8_0 = dotR2x16Q8_0Q8_0AVX2
 	ks.dotR2x16Q4_0Q8_0 = dotR2x16Q4_0Q8_0AVX2
 	ks.dotR2x16Q4_KQ8_K = dotR2x16Q4_KQ8_KAVX2
 	ks.prep4Q4_K = prep4Q4_KAVX2
-	ks.dotQ4_KQ8_K = dotQ4_KQ8_KAVX2
-	ks.dot4Q4_KQ8_K = dot4Q4_KQ8_KAVX2
-	ks.dotQ6_KQ8_K = dotQ6_KQ8_KAVX2
-	ks.dot4Q6_KQ8_K = dot4Q6_KQ8_KAVX2
+	ks.dotQ4_KQ8_K = blocks(q4_Kq8_KAVX2, bytesQ4K, bytesQ8K)
+	ks.dot4Q4_KQ8_K = blocks4(q4_Kq8_Kx4AVX2, bytesQ4K, bytesQ8K)
+	ks.dotQ6_KQ8_K = blocks(q6_Kq8_KAVX2, bytesQ6K, bytesQ8K)
+	ks.dot4Q6_KQ8_K = blocks4(q6_Kq8_Kx4AVX2, bytesQ6K, bytesQ8K)
 	ks.axpyF16 = axpyF16AVX2
 	ks.f16Lanes64 = f16Lanes64AVX2
-	ks.quantizeQ8_0 = quantizeRowQ8_0AVX2
-	ks.quantizeQ8_K = quantizeRowQ8_KAVX2
+	ks.quantizeQ8_0 = quantizer(quantQ8_0AVX2, qk, bytesQ80)
+	ks.quantizeQ8_K = quantizer(quantQ8_KAVX2, qkK, bytesQ8K)
 	addBreadthAVX2(&ks)
 	register(AVX2, &ks)
 }
@@ -55,44 +56,6 @@ func q8_0q8_0AVX2(w, x *byte, nb int) float32
 //go:noescape
 func q8_0q8_0x4AVX2(w, x *byte, stride, nb int, out *[4]float32)
 
-func dotQ4_0Q8_0AVX2(w, x []byte) float32 {
-	nb := len(w) / bytesQ4
-	if nb == 0 {
-		return 0
-	}
-	_ = x[nb*bytesQ80-1]
-	return q4_0q8_0AVX2(&w[0], &x[0], nb)
-}
-
-func dot4Q4_0Q8_0AVX2(w, x []byte, stride int, out *[4]float32) {
-	nb := len(w) / bytesQ4
-	if nb == 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[3*stride+nb*bytesQ80-1]
-	q4_0q8_0x4AVX2(&w[0], &x[0], stride, nb, out)
-}
-
-func dotQ8_0Q8_0AVX2(w, x []byte) float32 {
-	nb := len(w) / bytesQ80
-	if nb == 0 {
-		return 0
-	}
-	_ = x[nb*bytesQ80-1]
-	return q8_0q8_0AVX2(&w[0], &x[0], nb)
-}
-
-func dot4Q8_0Q8_0AVX2(w, x []byte, stride int, out *[4]float32) {
-	nb := len(w) / bytesQ80
-	if nb == 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[3*stride+nb*bytesQ80-1]
-	q8_0q8_0x4AVX2(&w[0], &x[0], stride, nb, out)
-}
-
 //go:noescape
 func q4_Kq8_KAVX2(w, x *byte, nb int) float32
 
@@ -105,67 +68,11 @@ func q6_Kq8_KAVX2(w, x *byte, nb int) float32
 //go:noescape
 func q6_Kq8_Kx4AVX2(w, x *byte, stride, nb int, out *[4]float32)
 
-func dotQ4_KQ8_KAVX2(w, x []byte) float32 {
-	nb := len(w) / bytesQ4K
-	if nb == 0 {
-		return 0
-	}
-	_ = x[nb*bytesQ8K-1]
-	return q4_Kq8_KAVX2(&w[0], &x[0], nb)
-}
-
-func dot4Q4_KQ8_KAVX2(w, x []byte, stride int, out *[4]float32) {
-	nb := len(w) / bytesQ4K
-	if nb == 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[3*stride+nb*bytesQ8K-1]
-	q4_Kq8_Kx4AVX2(&w[0], &x[0], stride, nb, out)
-}
-
-func dotQ6_KQ8_KAVX2(w, x []byte) float32 {
-	nb := len(w) / bytesQ6K
-	if nb == 0 {
-		return 0
-	}
-	_ = x[nb*bytesQ8K-1]
-	return q6_Kq8_KAVX2(&w[0], &x[0], nb)
-}
-
-func dot4Q6_KQ8_KAVX2(w, x []byte, stride int, out *[4]float32) {
-	nb := len(w) / bytesQ6K
-	if nb == 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[3*stride+nb*bytesQ8K-1]
-	q6_Kq8_Kx4AVX2(&w[0], &x[0], stride, nb, out)
-}
-
 //go:noescape
 func quantQ8_0AVX2(src *float32, dst *byte, nb int)
 
 //go:noescape
 func quantQ8_KAVX2(src *float32, dst *byte, nb int)
-
-func quantizeRowQ8_0AVX2(src []float32, dst []byte) {
-	nb := len(src) / qk
-	if nb == 0 {
-		return
-	}
-	_ = dst[nb*bytesQ80-1]
-	quantQ8_0AVX2(&src[0], &dst[0], nb)
-}
-
-func quantizeRowQ8_KAVX2(src []float32, dst []byte) {
-	nb := len(src) / qkK
-	if nb == 0 {
-		return
-	}
-	_ = dst[nb*bytesQ8K-1]
-	quantQ8_KAVX2(&src[0], &dst[0], nb)
-}
 
 //go:noescape
 func axpyf16AVX2(acc *float32, a float32, v *uint16, n8 int)
@@ -198,26 +105,6 @@ func q4_0q8_0r4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 
 //go:noescape
 func q8_0q8_0r4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
-
-func dotR4Q4_0Q8_0AVX2(w []byte, wstride int, x []byte, out *[4]float32) {
-	nb := (len(w) - 3*wstride) / bytesQ4
-	if nb <= 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[nb*bytesQ80-1]
-	q4_0q8_0r4AVX2(&w[0], wstride, &x[0], nb, out)
-}
-
-func dotR4Q8_0Q8_0AVX2(w []byte, wstride int, x []byte, out *[4]float32) {
-	nb := (len(w) - 3*wstride) / bytesQ80
-	if nb <= 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[nb*bytesQ80-1]
-	q8_0q8_0r4AVX2(&w[0], wstride, &x[0], nb, out)
-}
 
 //go:noescape
 func q4_0q8_0x4tAVX2(w, x *byte, stride, nb int, tab *byte, out *[4]float32)

@@ -2,11 +2,7 @@
 
 package quant
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // The arm64 levels: NEON (every arm64 CPU has Advanced SIMD) and NEONDot
 // where the CPU has the dot-product extension (its own dots; NEON's
@@ -28,8 +24,8 @@ func init() {
 	neon.dot4Q8_0Q8_0 = loop4(neon.dotQ8_0Q8_0)
 	neon.dot4Q4_KQ8_K = loop4(neon.dotQ4_KQ8_K)
 	neon.dot4Q6_KQ8_K = loop4(neon.dotQ6_KQ8_K)
-	neon.quantizeQ8_0 = quantizeRowQ8_0NEON
-	neon.quantizeQ8_K = quantizeRowQ8_KNEON
+	neon.quantizeQ8_0 = quantizer(quantQ8_0NEON, qk, bytesQ80)
+	neon.quantizeQ8_K = quantizer(quantQ8_KNEON, qkK, bytesQ8K)
 	neon.dotF16F32 = dotF16F32NEON
 	neon.dotF16F32x4 = dotF16F32x4NEON
 	neon.axpyF16 = axpyF16NEON
@@ -41,10 +37,10 @@ func init() {
 	neon.quantizeF16 = quantizeF16NEON
 	neon.ropePairs = ropePairsNEON
 	neon.ropeHalves = ropeHalvesNEON
-	neon.dotF32Bytes = dotF32BytesNEON
-	neon.dotF32 = dotF32NEON
-	neon.dotF16 = dotF16NEON
-	neon.dotBF16 = dotBF16NEON
+	neon.dotF32Bytes = f32BytesDot(f32dotNEON)
+	neon.dotF32 = f32Dot(f32dotNEON)
+	neon.dotF16 = half16Dot(f16dotNEON, F16ToF32)
+	neon.dotBF16 = half16Dot(bf16dotNEON, BF16ToF32)
 	neon.dotQ4_1Q8_1 = blocks(q4_1q8_1NEON, bytesQ41, bytesQ81)
 	neon.dotQ5_0Q8_0 = blocks(q5_0q8_0NEON, bytesQ50, bytesQ80)
 	neon.dotQ5_1Q8_1 = blocks(q5_1q8_1NEON, bytesQ51, bytesQ81)
@@ -116,24 +112,6 @@ func quantQ8_0NEON(src *float32, dst *byte, nb int)
 
 //go:noescape
 func quantQ8_KNEON(src *float32, dst *byte, nb int)
-
-func quantizeRowQ8_0NEON(src []float32, dst []byte) {
-	nb := len(src) / qk
-	if nb == 0 {
-		return
-	}
-	_ = dst[nb*bytesQ80-1]
-	quantQ8_0NEON(&src[0], &dst[0], nb)
-}
-
-func quantizeRowQ8_KNEON(src []float32, dst []byte) {
-	nb := len(src) / qkK
-	if nb == 0 {
-		return
-	}
-	_ = dst[nb*bytesQ8K-1]
-	quantQ8_KNEON(&src[0], &dst[0], nb)
-}
 
 //go:noescape
 func f16f32dotNEON(w *byte, x *float32, n16 int) float32
@@ -307,66 +285,6 @@ func f16dotNEON(a, b *byte, n32 int) float32
 
 //go:noescape
 func bf16dotNEON(a, b *byte, n32 int) float32
-
-// The lane parts in assembly; the tails as the generic bodies add them.
-
-func dotF32BytesNEON(w, x []byte) float32 {
-	n := len(w) / 4
-	x = x[:4*n]
-	np := n &^ 31
-	var sum float32
-	if np > 0 {
-		sum = f32dotNEON(&w[0], &x[0], np/32)
-	}
-	for i := np; i < n; i++ {
-		sum += float32(f32le(w[4*i:]) * f32le(x[4*i:]))
-	}
-	return sum
-}
-
-func dotF32NEON(a, b []float32) float32 {
-	n := len(a)
-	b = b[:n]
-	np := n &^ 31
-	var sum float32
-	if np > 0 {
-		sum = f32dotNEON((*byte)(unsafe.Pointer(&a[0])), (*byte)(unsafe.Pointer(&b[0])), np/32)
-	}
-	for i := np; i < n; i++ {
-		sum += float32(a[i] * b[i])
-	}
-	return sum
-}
-
-func dotF16NEON(w, x []byte) float32 {
-	n := len(w) / 2
-	x = x[:2*n]
-	np := n &^ 31
-	var lanes float32
-	if np > 0 {
-		lanes = f16dotNEON(&w[0], &x[0], np/32)
-	}
-	sum := float64(lanes)
-	for i := np; i < n; i++ {
-		sum += float64(f16le(w[2*i:]) * f16le(x[2*i:]))
-	}
-	return float32(sum)
-}
-
-func dotBF16NEON(w, x []byte) float32 {
-	n := len(w) / 2
-	x = x[:2*n]
-	np := n &^ 31
-	var lanes float32
-	if np > 0 {
-		lanes = bf16dotNEON(&w[0], &x[0], np/32)
-	}
-	sum := float64(lanes)
-	for i := np; i < n; i++ {
-		sum += float64(BF16ToF32(le16(w[2*i:])) * BF16ToF32(le16(x[2*i:])))
-	}
-	return float32(sum)
-}
 
 //go:noescape
 func q2_Kq8_KNEON(w, x *byte, nb int) float32

@@ -2,8 +2,6 @@
 
 package quant
 
-import "unsafe"
-
 // AVX2 twins of the remaining dot products — Q4_1, Q5_0, Q5_1
 // (kernels_q5_amd64.s) and Q2_K, Q3_K, Q5_K (kernels_k3_amd64.s), each with
 // a four-token form — the lane parts of the F32, F16 and BF16 dots
@@ -25,10 +23,10 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dot4Q4_1Q8_1 = blocks4(q4_1q8_1x4AVX2, bytesQ41, bytesQ81)
 	ks.dot4Q5_0Q8_0 = blocks4(q5_0q8_0x4AVX2, bytesQ50, bytesQ80)
 	ks.dot4Q5_1Q8_1 = blocks4(q5_1q8_1x4AVX2, bytesQ51, bytesQ81)
-	ks.dotF32Bytes = dotF32BytesAVX2
-	ks.dotF32 = dotF32AVX2
-	ks.dotF16 = dotF16AVX2
-	ks.dotBF16 = dotBF16AVX2
+	ks.dotF32Bytes = f32BytesDot(f32dotAVX2)
+	ks.dotF32 = f32Dot(f32dotAVX2)
+	ks.dotF16 = half16Dot(f16dotAVX2, F16ToF32)
+	ks.dotBF16 = half16Dot(bf16dotAVX2, BF16ToF32)
 	ks.ropePairs = ropePairsAVX2Row
 	ks.ropeHalves = ropeHalvesAVX2Row
 	ks.dotF16F32 = dotF16F32AVX2
@@ -84,64 +82,6 @@ func f16dotAVX2(a, b *byte, n32 int) float32
 
 //go:noescape
 func bf16dotAVX2(a, b *byte, n32 int) float32
-
-func dotF32BytesAVX2(w, x []byte) float32 {
-	n := len(w) / 4
-	x = x[:4*n]
-	np := n &^ 31
-	var sum float32
-	if np > 0 {
-		sum = f32dotAVX2(&w[0], &x[0], np/32)
-	}
-	for i := np; i < n; i++ {
-		sum += float32(f32le(w[4*i:]) * f32le(x[4*i:]))
-	}
-	return sum
-}
-
-func dotF32AVX2(a, b []float32) float32 {
-	n := len(a)
-	b = b[:n]
-	np := n &^ 31
-	var sum float32
-	if np > 0 {
-		sum = f32dotAVX2((*byte)(unsafe.Pointer(&a[0])), (*byte)(unsafe.Pointer(&b[0])), np/32)
-	}
-	for i := np; i < n; i++ {
-		sum += float32(a[i] * b[i])
-	}
-	return sum
-}
-
-func dotF16AVX2(w, x []byte) float32 {
-	n := len(w) / 2
-	x = x[:2*n]
-	np := n &^ 31
-	var lanes float32
-	if np > 0 {
-		lanes = f16dotAVX2(&w[0], &x[0], np/32)
-	}
-	sum := float64(lanes)
-	for i := np; i < n; i++ {
-		sum += float64(f16le(w[2*i:]) * f16le(x[2*i:]))
-	}
-	return float32(sum)
-}
-
-func dotBF16AVX2(w, x []byte) float32 {
-	n := len(w) / 2
-	x = x[:2*n]
-	np := n &^ 31
-	var lanes float32
-	if np > 0 {
-		lanes = bf16dotAVX2(&w[0], &x[0], np/32)
-	}
-	sum := float64(lanes)
-	for i := np; i < n; i++ {
-		sum += float64(BF16ToF32(le16(w[2*i:])) * BF16ToF32(le16(x[2*i:])))
-	}
-	return float32(sum)
-}
 
 //go:noescape
 func f16f32dotAVX2(w *byte, x *float32, n16 int) float32

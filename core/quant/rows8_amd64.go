@@ -18,13 +18,3 @@ func dotR8TQ4_0Q8_0AVX2(w []byte, wstride int, x, tab []byte, out *[8]float32) {
 
 //go:noescape
 func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
-
-func dotR4Q4_KQ8_KAVX2(w []byte, wstride int, x []byte, out *[4]float32) {
-	nb := (len(w) - 3*wstride) / bytesQ4K
-	if nb <= 0 {
-		*out = [4]float32{}
-		return
-	}
-	_ = x[nb*bytesQ8K-1]
-	q4_Kq8_Kr4AVX2(&w[0], wstride, &x[0], nb, out)
-}
