@@ -832,24 +832,13 @@ __device__ int nkv_of(const float* mask, int kvLen, int* red) {
     return max(32, (used + 31) / 32 * 32);
 }
 
+// score_f16 is one attention score over the F16 cache in the CPU's order
+// (ggml512.go): 64 lane chains over the head's 64-element groups, folded
+// (l, l+32), (l+16, l+48), reduced as reduce_add16, the tail in float64,
+// then soft-cap, scale and the mask value m.
 template <int HD>
-__device__ void attn_x_scores(const float* q, const __half* kc, const float* mask, float* S, int* info, int heads, int kvHeads, int kvLen, int nkvMax,
-                              float scale, float softCap) {
-    __shared__ float qh[HD];
-    __shared__ int red[4];
-    const int h = blockIdx.x, kvh = h / (heads / kvHeads);
-    for (int d = threadIdx.x; d < HD; d += blockDim.x) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
-    const int nkv = nkv_of(mask, kvLen, red); // (synchronizes qh too)
-    if (h == 0 && blockIdx.y == 0 && threadIdx.x == 0) info[0] = nkv;
-    const int j = blockIdx.y * blockDim.x + threadIdx.x;
-    if (j >= nkv) return;
-    float* Sh = S + (long long)h * nkvMax;
-    if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
-        Sh[j] = -INFINITY;
-        return;
-    }
+__device__ __forceinline__ float score_f16(const float* qh, const __half* kr, float m, float scale, float softCap) {
     constexpr int NPK = HD & ~63;
-    const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
     float A[64];
 #pragma unroll
     for (int x = 0; x < 64; x++) A[x] = 0.f;
@@ -876,7 +865,27 @@ __device__ void attn_x_scores(const float* q, const __half* kc, const float* mas
     for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(qh[d], __half2float(kr[d]));
     float v = (float)sd;
     if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, __fdiv_rn(1.f, softCap))), softCap);
-    Sh[j] = __fadd_rn(__fmul_rn(v, scale), mask[j]);
+    return __fadd_rn(__fmul_rn(v, scale), m);
+}
+
+template <int HD>
+__device__ void attn_x_scores(const float* q, const __half* kc, const float* mask, float* S, int* info, int heads, int kvHeads, int kvLen, int nkvMax,
+                              float scale, float softCap) {
+    __shared__ float qh[HD];
+    __shared__ int red[4];
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads);
+    for (int d = threadIdx.x; d < HD; d += blockDim.x) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
+    const int nkv = nkv_of(mask, kvLen, red); // (synchronizes qh too)
+    if (h == 0 && blockIdx.y == 0 && threadIdx.x == 0) info[0] = nkv;
+    const int j = blockIdx.y * blockDim.x + threadIdx.x;
+    if (j >= nkv) return;
+    float* Sh = S + (long long)h * nkvMax;
+    if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
+        Sh[j] = -INFINITY;
+        return;
+    }
+    const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
+    Sh[j] = score_f16<HD>(qh, kr, mask[j], scale, softCap);
 }
 
 template <int HD>
@@ -1002,40 +1011,13 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
     const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
     // Scores (attn_x_scores).
-    constexpr int NPK = HD & ~63;
     for (int j = tid; j < nkv; j += nth) {
         if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
             W[j] = -INFINITY;
             continue;
         }
         const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
-        float A[64];
-#pragma unroll
-        for (int x = 0; x < 64; x++) A[x] = 0.f;
-#pragma unroll
-        for (int c = 0; c < NPK; c += 64) {
-#pragma unroll
-            for (int u = 0; u < 8; u++) {
-                uint4 raw = *(const uint4*)(kr + c + 8 * u);
-                const __half2* hp = (const __half2*)&raw;
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    float2 f = __half22float2(hp[e]);
-                    int x = 8 * u + 2 * e;
-                    A[x] = __fadd_rn(A[x], __fmul_rn(qh[c + x], f.x));
-                    A[x + 1] = __fadd_rn(A[x + 1], __fmul_rn(qh[c + x + 1], f.y));
-                }
-            }
-        }
-        float v16[16];
-#pragma unroll
-        for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(A[l], A[l + 32]), __fadd_rn(A[l + 16], A[l + 48]));
-        double sd = (double)reduce_add16(v16);
-#pragma unroll
-        for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(qh[d], __half2float(kr[d]));
-        float v = (float)sd;
-        if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, __fdiv_rn(1.f, softCap))), softCap);
-        W[j] = __fadd_rn(__fmul_rn(v, scale), mask[j]);
+        W[j] = score_f16<HD>(qh, kr, mask[j], scale, softCap);
     }
     __syncthreads();
     // Softmax (attn_x_values).
