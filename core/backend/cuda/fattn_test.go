@@ -83,7 +83,7 @@ func TestFlashAttention(t *testing.T) {
 					return att
 				},
 			}
-			compareWithin(t, c, g, 2, nmseFloat)
+			compareWithin(t, c, g, 2, floatBound)
 		})
 	}
 }
