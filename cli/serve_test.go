@@ -3,16 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/minfer/minfer/core"
-	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 	"github.com/minfer/minfer/internal/ggtest"
 	"github.com/minfer/minfer/internal/server"
 )
@@ -28,19 +24,8 @@ func TestServeRefusesOpenHostWithoutKey(t *testing.T) {
 // serveStories serves stories260K in-process as `minfer serve` does.
 func serveStories(t *testing.T) string {
 	t.Helper()
-	o := core.LoadOptions{Threads: 1, PlanOptions: core.PlanOptions{Ctx: 256,
-		Device: func() devices.DeviceMemory { return devices.NoDevice{Reason: "test"} },
-		Env:    func(string) (string, bool) { return "", false }}}
-	s, err := core.Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	l, err := engine.NewLocal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Model{ID: "stories260K", Ctx: s.NCtxLen(),
+	l := enginetest.LoadStories(t)
+	srv := server.New(server.Model{ID: "stories260K", Ctx: l.CtxLen(),
 		Exec: func(_ context.Context, fn func(engine.Engine)) error { fn(l); return nil }}, server.Config{})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Shutdown(context.Background()) })
@@ -82,21 +67,7 @@ func TestChatRemoteErrors(t *testing.T) {
 		t.Errorf("both: %d %s", code, errb.String())
 	}
 	// A server that dies mid-reply: the text so far is printed and kept.
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Path == "/v1/models" {
-			fmt.Fprint(w, `{"object":"list","data":[{"id":"m","object":"model","created":0,"owned_by":"x"}]}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Half a sto\"},\"finish_reason\":null}]}\n\n")
-		w.(http.Flusher).Flush()
-		time.Sleep(20 * time.Millisecond)
-		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			conn.Close()
-		}
-	}))
-	defer ts.Close()
+	ts := enginetest.CutStreamServer(t)
 	out.Reset()
 	errb.Reset()
 	e.Stdin = strings.NewReader("hi\n/exit\n")

@@ -4,7 +4,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -22,6 +20,7 @@ import (
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 	"github.com/minfer/minfer/internal/server"
 	"github.com/minfer/minfer/ui/app"
 )
@@ -159,21 +158,7 @@ func TestWindowRemoteErrors(t *testing.T) {
 
 // A server that dies mid-reply: the text so far stays, marked interrupted.
 func TestWindowRemoteStreamCut(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/models" {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"object":"list","data":[{"id":"m","object":"model","created":0,"owned_by":"x"}]}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Half a sto\"},\"finish_reason\":null}]}\n\n")
-		w.(http.Flusher).Flush()
-		time.Sleep(20 * time.Millisecond)
-		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			conn.Close()
-		}
-	}))
-	defer ts.Close()
+	ts := enginetest.CutStreamServer(t)
 	h := newHarness(t, bigGPU)
 	connect(h, ts.URL, "")
 	reply := sendAndWait(h, "hi")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/minfer/minfer/core/chat"
 	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
@@ -99,7 +100,7 @@ func TestRemoteAgainstLlamaServer(t *testing.T) {
 	}
 	// Greedy text from llama.cpp and from Minfer's own engine agree on
 	// this model's first tokens (the logits match llama.cpp's).
-	local := loadStories(t)
+	local := enginetest.LoadStories(t)
 	want, _, _ := local.Complete(ctx, "Once upon a time", greedy(12), nil)
 	if text != want {
 		t.Logf("llama-server %q, minfer %q (greedy texts differ)", text, want)

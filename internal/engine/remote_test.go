@@ -11,31 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/chat"
-	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/engine"
-	"github.com/minfer/minfer/internal/ggtest"
+	"github.com/minfer/minfer/internal/engine/enginetest"
 	"github.com/minfer/minfer/internal/server"
 )
-
-// loadStories loads stories260K on the CPU.
-func loadStories(t *testing.T) *engine.Local {
-	t.Helper()
-	o := core.LoadOptions{Threads: 1, PlanOptions: core.PlanOptions{Ctx: 256,
-		Device: func() devices.DeviceMemory { return devices.NoDevice{Reason: "test"} },
-		Env:    func(string) (string, bool) { return "", false }}}
-	s, err := core.Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	l, err := engine.NewLocal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
 
 // serve serves l with `minfer serve`'s server on a loopback test server.
 func serve(t *testing.T, l *engine.Local, cfg server.Config) string {
@@ -54,7 +34,7 @@ func greedy(n int) chat.GenOptions {
 // The remote engine through `minfer serve` writes what the local engine
 // writes, streaming, for chats and raw completions.
 func TestRemoteAgainstMinferServe(t *testing.T) {
-	local := loadStories(t)
+	local := enginetest.LoadStories(t)
 	url := serve(t, local, server.Config{})
 	ctx := context.Background()
 	r, models, err := engine.Connect(ctx, url, "", "")
@@ -109,7 +89,7 @@ func TestRemoteAgainstMinferServe(t *testing.T) {
 }
 
 func TestRemoteCancel(t *testing.T) {
-	local := loadStories(t)
+	local := enginetest.LoadStories(t)
 	url := serve(t, local, server.Config{})
 	r, _, err := engine.Connect(context.Background(), url, "", "")
 	if err != nil {
@@ -137,7 +117,7 @@ func TestRemoteErrors(t *testing.T) {
 	if !errors.Is(err, engine.ErrUnreachable) || !strings.Contains(err.Error(), dead) {
 		t.Errorf("refused: %v", err)
 	}
-	local := loadStories(t)
+	local := enginetest.LoadStories(t)
 	url := serve(t, local, server.Config{APIKey: "right"})
 	_, _, err = engine.Connect(ctx, url, "wrong", "")
 	var re *engine.RemoteError

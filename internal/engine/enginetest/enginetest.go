@@ -5,10 +5,18 @@ package enginetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"testing"
+	"time"
 
+	"github.com/minfer/minfer/core"
 	"github.com/minfer/minfer/core/chat"
+	"github.com/minfer/minfer/devices"
 	"github.com/minfer/minfer/internal/engine"
+	"github.com/minfer/minfer/internal/ggtest"
 )
 
 // ToolEngine answers every request with a fixed reply written in a model's
@@ -72,3 +80,45 @@ func (f *ToolEngine) Complete(context.Context, string, chat.GenOptions, func(cha
 func (f *ToolEngine) Templated() bool { return true }
 func (f *ToolEngine) Reset() error    { return nil }
 func (f *ToolEngine) Where() string   { return "test" }
+
+// LoadStories loads the test model stories260K on the CPU (one thread, a
+// 256-token context, no device, no environment) as a local engine, closed
+// when the test ends.
+func LoadStories(t testing.TB) *engine.Local {
+	t.Helper()
+	o := core.LoadOptions{Threads: 1, PlanOptions: core.PlanOptions{Ctx: 256,
+		Device: func() devices.DeviceMemory { return devices.NoDevice{Reason: "test"} },
+		Env:    func(string) (string, bool) { return "", false }}}
+	s, err := core.Load(context.Background(), ggtest.Path(t, "models", "stories260K.gguf"), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	l, err := engine.NewLocal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// CutStreamServer is an OpenAI-compatible server that lists one model "m"
+// and dies in the middle of every chat reply: it streams the chunk "Half a
+// sto", then drops the connection without [DONE]. Closed when the test ends.
+func CutStreamServer(t testing.TB) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"m","object":"model","created":0,"owned_by":"x"}]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Half a sto\"},\"finish_reason\":null}]}\n\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond)
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
