@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"unsafe"
@@ -319,7 +320,9 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 		case uintptr:
 			*(*uintptr)(unsafe.Pointer(&l.slots[i])) = v
 		default:
-			return fmt.Errorf("cuda: kernel %s: argument %d of type %T", fn, i, a)
+			// reflect.TypeOf, not %T: handing a to fmt would make every
+			// boxed argument escape, one allocation each per launch.
+			return fmt.Errorf("cuda: kernel %s: argument %d of type %s", fn, i, reflect.TypeOf(a))
 		}
 		l.ptrs[i] = uintptr(unsafe.Pointer(&l.slots[i]))
 	}
