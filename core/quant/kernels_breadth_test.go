@@ -1,7 +1,6 @@
 package quant
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -31,45 +30,7 @@ var breadthDots = []twinDot{
 }
 
 func TestBreadthKernelsMatchGenericTwins(t *testing.T) {
-	gen := genericKernels()
-	for _, lvl := range Levels() {
-		ks := levels[lvl]
-		for _, td := range breadthDots {
-			for _, n := range twinSizes(td.wt) {
-				for kind := edgeRandom; kind <= edgeMixed; kind++ {
-					t.Run(fmt.Sprintf("%s/%s/n=%d/kind=%d", lvl, td.wt, n, kind), func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(n)+1000, uint64(kind)))
-						for rep := 0; rep < 8; rep++ {
-							w, x := twinRows(t, r, td.wt, n, kind)
-							want := td.one(gen)(w, x)
-							if got := td.one(ks)(w, x); !sameBits(got, want) {
-								t.Fatalf("rep %d: %s = %g (%#08x), generic %g (%#08x)", rep, lvl, got, math.Float32bits(got), want, math.Float32bits(want))
-							}
-							if td.four == nil {
-								continue
-							}
-							// Four tokens at a stride with a gap, each
-							// against the one-token generic result.
-							stride := len(x) + 52
-							buf := make([]byte, 3*stride+len(x))
-							xs := make([][]byte, 4)
-							for k := range xs {
-								_, xs[k] = twinRows(t, r, td.wt, n, kind)
-								copy(buf[k*stride:], xs[k])
-							}
-							var out [4]float32
-							td.four(ks)(w, buf, stride, &out)
-							for k := range xs {
-								if want := td.one(gen)(w, xs[k]); !sameBits(out[k], want) {
-									t.Fatalf("rep %d token %d: %s four-token = %g, generic %g", rep, k, lvl, out[k], want)
-								}
-							}
-						}
-					})
-				}
-			}
-		}
-	}
+	checkTwinDots(t, breadthDots, 1000, 52)
 }
 
 // TestBreadthKernelsReachVecDot: VecDot and NewKernel (Dot, Dot4) use the

@@ -203,15 +203,24 @@ func twinSizes(typ gguf.GGMLType) []int {
 }
 
 func TestKernelsMatchGenericTwins(t *testing.T) {
+	checkTwinDots(t, twinDots, 0, 64)
+}
+
+// checkTwinDots runs every dot of dots at every level against its generic
+// twin, bit for bit, on twinRows' random and edge rows at twinSizes'
+// lengths (seeded by the length plus seed and the kind), and the
+// four-token form (where there is one) on four tokens gap bytes apart,
+// each against the one-token generic result.
+func checkTwinDots(t *testing.T, dots []twinDot, seed uint64, gap int) {
 	gen := genericKernels()
 	for _, lvl := range Levels() {
 		ks := levels[lvl]
-		for _, td := range twinDots {
+		for _, td := range dots {
 			for _, n := range twinSizes(td.wt) {
 				for kind := edgeRandom; kind <= edgeMixed; kind++ {
 					name := fmt.Sprintf("%s/%s/n=%d/kind=%d", lvl, td.wt, n, kind)
 					t.Run(name, func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(n), uint64(kind)))
+						r := rand.New(rand.NewPCG(uint64(n)+seed, uint64(kind)))
 						for rep := 0; rep < 8; rep++ {
 							w, x := twinRows(t, r, td.wt, n, kind)
 							want := td.one(gen)(w, x)
@@ -221,10 +230,8 @@ func TestKernelsMatchGenericTwins(t *testing.T) {
 							if td.four == nil {
 								continue
 							}
-							// Four tokens at a stride with a gap, each
-							// compared with the one-token generic result.
 							xs := make([][]byte, 4)
-							stride := len(x) + 64
+							stride := len(x) + gap
 							buf := make([]byte, 3*stride+len(x))
 							for k := range xs {
 								_, xs[k] = twinRows(t, r, td.wt, n, kind)
