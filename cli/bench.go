@@ -91,12 +91,19 @@ func runSynth(e Env, args []string) error {
 	typ := fs.String("type", "Q4_K", "weight type of the block matmuls")
 	out := fs.String("o", "", "output file")
 	seed := fs.Uint64("seed", 1, "random seed")
+	layers := fs.Int("layers", 0, "number of blocks (0: the preset's); the shape of a big model at a fraction of its size")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg, ok := synth.Presets[*preset]
 	if !ok {
 		return usagef("--preset %q: want one of %s", *preset, synth.PresetNames())
+	}
+	if *layers < 0 {
+		return usagef("--layers %d: want a positive number of blocks (0: the preset's)", *layers)
+	}
+	if *layers > 0 {
+		cfg.NLayer = *layers
 	}
 	t, ok := gguf.TypeByName(strings.ToUpper(*typ))
 	if !ok {

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
@@ -49,5 +51,31 @@ func TestBenchRepetitionsJSON(t *testing.T) {
 	}
 	if code := runCLI(&out, &errb, "bench", "-m", model, "-r", "0"); code == 0 {
 		t.Error("-r 0 was accepted")
+	}
+}
+
+// TestSynthLayers: `synth --layers 3` writes the preset's shape with three
+// blocks (read back through gguf), and a negative count is refused.
+func TestSynthLayers(t *testing.T) {
+	var out, errb bytes.Buffer
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if code := runCLI(&out, &errb, "synth", "--preset", "tiny", "--layers", "3", "--type", "Q8_0", "-o", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n, err := f.Meta.Uint32("llama.block_count"); err != nil || n != 3 {
+		t.Fatalf("block_count %d (%v), want 3", n, err)
+	}
+	_, last := f.Tensor("blk.2.ffn_down.weight")
+	_, beyond := f.Tensor("blk.3.ffn_down.weight")
+	if !last || beyond {
+		t.Fatal("tensors do not match three blocks")
+	}
+	if code := runCLI(&out, &errb, "synth", "--preset", "tiny", "--layers", "-1", "-o", path); code == 0 {
+		t.Error("--layers -1 was accepted")
 	}
 }
