@@ -19,11 +19,12 @@ import (
 // decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
 // comma-separated list of mv, multi, attn, one (the one-block attention:
 // the split kernels then take short rows too), normmv (the norm fused
-// into the one-token mat-vec after it), quant, addnorm, rope, store, or
-// all),
+// into the one-token mat-vec after it), quant, addnorm, rope, store,
+// mvnorm and mvrope (the norm chain and the rope/store group run by the
+// last block of the mat-vec before them: tail.go), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store bool }
+type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store, mvNorm, mvRope bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
 // the one-block attention and the norm fused into the mat-vec are exact
@@ -55,6 +56,8 @@ func parseDecodeOff(v string) decodeOff {
 		o.addNorm = o.addNorm || all || f == "addnorm"
 		o.rope = o.rope || all || f == "rope"
 		o.store = o.store || all || f == "store"
+		o.mvNorm = o.mvNorm || all || f == "mvnorm"
+		o.mvRope = o.mvRope || all || f == "mvrope"
 	}
 	return o
 }
@@ -225,12 +228,27 @@ func sameRows(x, y *graph.Node) bool {
 	return y.Shape[0] == x.Shape[0] && y.Rows() == x.Rows()
 }
 
-// normChain encodes nodes[i:] from an rms_norm, or from a residual add
-// whose only next step is the rms_norm of its sum: the add, the norm, the
-// mul by the norm weight after it, and the quantization for the mat-mul
-// after that, in one norm_quant kernel, or with that mat-mul too in one
-// mvs_*_n kernel (normMatVec). It returns how many nodes it took.
-func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
+// normPlan is a norm chain's nodes and arguments (normChainPlan).
+type normPlan struct {
+	norm, last *graph.Node
+	// end: the index after the chain's nodes.
+	end int
+	// The arguments of norm_quant: x (+ y) in, the sum, the norm, the norm
+	// weight w (wrows rows) and its product out2; the quantization qt
+	// into the workspace (xrb bytes a row, the mat-mul's type vt).
+	x, y, sum, out, w, out2 uintptr
+	wrows                   int32
+	eps                     float32
+	qt                      int32
+	xrb                     int64
+	vt                      gguf.GGMLType
+}
+
+// normChainPlan reads the chain of nodes[i:] from an rms_norm, or from a
+// residual add whose only next step is the rms_norm of its sum: the add,
+// the norm, the mul by the norm weight after it, and the quantization for
+// the mat-mul after that.
+func (b *Backend) normChainPlan(nodes []*graph.Node, i int) (normPlan, error) {
 	k := i
 	var add *graph.Node
 	if nodes[k].Op == graph.OpAdd {
@@ -241,7 +259,7 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	k++
 	p, err := graph.ParamsOf[graph.NormParams](norm)
 	if err != nil {
-		return 0, err
+		return normPlan{}, err
 	}
 	var mul *graph.Node
 	if k < len(nodes) {
@@ -250,63 +268,71 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 			k++
 		}
 	}
-	last := norm
+	pl := normPlan{norm: norm, last: norm, end: k, wrows: 1, eps: p.Eps}
 	if mul != nil {
-		last = mul
+		pl.last = mul
 	}
-	qt, xrb, vt := b.quantTarget(nodes, k, last)
-	var x, y, sum, w, out2, q uintptr
-	wrows := int32(1)
+	pl.qt, pl.xrb, pl.vt = b.quantTarget(nodes, k, pl.last)
 	ptrs := []struct {
 		n *graph.Node
 		p *uintptr
-	}{{norm.Src[0], &x}}
+	}{{norm.Src[0], &pl.x}, {norm, &pl.out}}
 	if add != nil {
 		ptrs = []struct {
 			n *graph.Node
 			p *uintptr
-		}{{add.Src[0], &x}, {add.Src[1], &y}, {add, &sum}}
+		}{{add.Src[0], &pl.x}, {add.Src[1], &pl.y}, {add, &pl.sum}, {norm, &pl.out}}
 	}
 	if mul != nil {
 		ptrs = append(ptrs, struct {
 			n *graph.Node
 			p *uintptr
-		}{mul.Src[1], &w}, struct {
+		}{mul.Src[1], &pl.w}, struct {
 			n *graph.Node
 			p *uintptr
-		}{mul, &out2})
-		wrows = i32(mul.Src[1].Rows())
+		}{mul, &pl.out2})
+		pl.wrows = i32(mul.Src[1].Rows())
 	}
 	for _, e := range ptrs {
 		if *e.p, err = b.ptrOf(e.n); err != nil {
-			return 0, err
+			return normPlan{}, err
 		}
 	}
-	out, err := b.ptrOf(norm)
+	return pl, nil
+}
+
+// normChain encodes nodes[i:] from an rms_norm, or from a residual add
+// whose only next step is the rms_norm of its sum (normChainPlan): in one
+// norm_quant kernel, or with the mat-mul after it too in one mvs_*_n
+// kernel (normMatVec). It returns how many nodes it took.
+func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
+	pl, err := b.normChainPlan(nodes, i)
 	if err != nil {
 		return 0, err
 	}
-	if qt != qtNone {
+	norm, k := pl.norm, pl.end
+	var q uintptr
+	if pl.qt != qtNone {
 		q = b.dv.work
 		// With the one-token mat-vec after it, as one mvs_*_n launch.
-		fused := normMatVec{x: x, y: y, sum: sum, nout: out, nw: w, out2: out2, n: norm.Shape[0], eps: p.Eps, qt: qt, xrb: xrb}
+		fused := normMatVec{x: pl.x, y: pl.y, sum: pl.sum, nout: pl.out, nw: pl.w, out2: pl.out2, n: norm.Shape[0], eps: pl.eps, qt: pl.qt, xrb: pl.xrb}
 		ok, err := b.normMatVec(nodes, k, norm.Rows(), fused)
 		if err != nil {
 			return 0, err
 		}
 		if ok {
-			b.lastQuant, b.lastVT = last, vt
+			b.lastQuant, b.lastVT = pl.last, pl.vt
 			return k + 1 - i, nil
 		}
 	}
 	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
 	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))
 	if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
-		x, y, sum, out, w, out2, q, i32(norm.Shape[0]), wrows, p.Eps, qt, xrb); err != nil {
+		pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(norm.Shape[0]), pl.wrows, pl.eps, pl.qt, pl.xrb); err != nil {
 		return 0, err
 	}
-	if qt != qtNone {
-		b.lastQuant, b.lastVT = last, vt
+	if pl.qt != qtNone {
+		b.lastQuant, b.lastVT = pl.last, pl.vt
 	}
 	return k - i, nil
 }

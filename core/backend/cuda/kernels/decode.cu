@@ -1190,3 +1190,182 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
         MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
     }
 MVSN(q4_0) MVSN(q8_0) MVSN(q4_k) MVSN(q6_k)
+
+// ------------------------------- staged mat-vec + last-block tail (one token)
+// mvs_*_tn and mvs_*_tr: mvs_*_m (one to three weights over one token's
+// activations) whose last block to finish (a counter, as attn_x_values'
+// last block) then runs, alone, the single-block work of the nodes after
+// the mat-mul that a separate launch would do: _tn the norm chain of
+// norm_quant (residual add, rms_norm, the norm weight, the quantization
+// for the mat-mul after it), _tr the q/k rope pair and the k/v store of
+// rope_pair and store_kv_pair. Every block has written its rows (and read
+// its activations) before the last one starts, so the tail reads the
+// mat-vec's outputs and may write over the activations (the tail's
+// quantized row goes to the workspace the mat-vec read). The tails' code
+// is norm_quant's, rope_pair's and store_kv_pair's for one token, in the
+// same operations (the thread count does not enter any value). Shared
+// memory: mvs_*_m's, then MVT_SCRATCH bytes (decode.go's tailScratch).
+#define MVT_SCRATCH (64 + 16 + (int)sizeof(q8k_sh))
+
+// mvt_last: every thread of every block calls it after the block's rows
+// are written; true (in all of its threads) in the last block to get
+// there, which then sees every block's writes. It leaves the counter zero.
+__device__ __forceinline__ bool mvt_last(unsigned* counter, int* flag) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) *flag = atomicAdd(counter, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!*flag) return false;
+    __threadfence();
+    if (threadIdx.x == 0) *counter = 0;
+    return true;
+}
+
+// norm_tail: norm_quant's row 0 (of one) by this block. x and y are read
+// past the L1 (other blocks wrote them).
+__device__ void norm_tail(uint8_t* scratch, const float* x, const float* y, float* sum, float* out, const float* w, float* out2, uint8_t* q, int n,
+                          float eps, int qt, long long xrb) {
+    double* part = (double*)scratch;
+    float* sscale = (float*)(scratch + 64);
+    q8k_sh* sh = (q8k_sh*)(scratch + 80);
+    const int tid = threadIdx.x, nth = blockDim.x;
+    double s = 0;
+    for (int i = tid; i < n; i += nth) {
+        float v = __ldcg(x + i);
+        if (y) {
+            v = __fadd_rn(v, __ldcg(y + i));
+            sum[i] = v;
+        }
+        s += (double)__fmul_rn(v, v);
+    }
+    s = warp_sum_d(s);
+    if ((tid & 31) == 0) part[tid >> 5] = s;
+    __syncthreads();
+    if (tid == 0) {
+        double t = 0;
+        for (int k = 0; k < nth / 32; k++) t += part[k];
+        float mean = (float)(t / (double)n);
+        *sscale = 1.f / (float)sqrt((double)(mean + eps));
+    }
+    __syncthreads();
+    const float scale = *sscale;
+    for (int i0 = 0; i0 < n; i0 += nth) {
+        const int i = i0 + tid;
+        const bool warpIn = i0 + (tid & ~31) < n;
+        float v = 0.f;
+        if (i < n) {
+            // (the sum: this thread's own write above)
+            v = __fmul_rn(y ? sum[i] : __ldcg(x + i), scale);
+            out[i] = v;
+            if (w) {
+                v = __fmul_rn(v, w[i]);
+                out2[i] = v;
+            }
+        }
+        quantize_at(qt, v, q, xrb, 0, i, warpIn, sh, true);
+    }
+}
+
+// rope_tail: rope_pair's token 0 for x (heads) and then x2 (heads2), each
+// pass reading its input after the one before has written (the graph's
+// order, whatever the buffers share); then store_kv_pair's row: kx into
+// the cache kc and vx into vc at row rows[0] (F16 when f16), both read
+// after the ropes (kx is the k rope's output, or a view of it).
+__device__ void rope_tail(float* cs, const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos, const float* freqs,
+                          int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, const float* kx, void* vc, const float* vx,
+                          const int* rows, int n, int ctx, int f16) {
+    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
+    for (int k = tid; k < half; k += nth) {
+        float theta = (float)pos[0];
+        for (int m = 0; m < k; m++) theta *= thetaScale;
+        float ff = freqs ? freqs[k] : 1.f;
+        float th = freqScale * (theta / ff);
+        cs[2 * k] = (float)cos((double)th);
+        cs[2 * k + 1] = (float)sin((double)th);
+    }
+    __syncthreads();
+    for (int pass = 0; pass < 2; pass++) {
+        const float* X = pass ? x2 : x;
+        float* O = pass ? out2 : out;
+        const int H = pass ? heads2 : heads;
+        for (int e = tid; e < H * hp; e += nth) {
+            const int h = e / hp, k = e % hp;
+            const long long off = (long long)h * headDim;
+            const float* xr = X + off;
+            float* o = O + off;
+            if (k >= half) {
+                const int a = dims + 2 * (k - half);
+                const float x0 = __ldcg(xr + a), x1 = __ldcg(xr + a + 1);
+                o[a] = x0;
+                o[a + 1] = x1;
+                continue;
+            }
+            const int a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+            const float c = cs[2 * k], s = cs[2 * k + 1];
+            const float x0 = __ldcg(xr + a), x1 = __ldcg(xr + b);
+            o[a] = fma32(x0, c, -__fmul_rn(x1, s));
+            o[b] = fma32(x0, s, __fmul_rn(x1, c));
+        }
+        __syncthreads();
+    }
+    const int r = rows[0];
+    if (r < 0 || r >= ctx) return;
+    // kx (written by this block, or before) with plain loads, vx (the
+    // mat-vec's) past the L1.
+    for (int pass = 0; pass < 2; pass++) {
+        void* c = pass ? vc : kc;
+        const float* xs = pass ? vx : kx;
+        if (f16) {
+            uint16_t* o = (uint16_t*)c + (long long)r * n;
+            for (int i = tid; i < n; i += nth) o[i] = to_f16(pass ? __ldcg(xs + i) : xs[i]);
+        } else {
+            float* o = (float*)c + (long long)r * n;
+            for (int i = tid; i < n; i += nth) o[i] = pass ? __ldcg(xs + i) : xs[i];
+        }
+    }
+}
+
+// The mvs_*_m body: the block's rows of W0, W1, W2 (r0, r1, r2 rows; a
+// weight of no rows is skipped) into o0, o1, o2. Leaves xs, the staged
+// activations, at the end of the rows.
+#define MVT_BODY(name)                                                                                                                              \
+    extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                               \
+    constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                               \
+    const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L;                                                                  \
+    int r = blockIdx.x * (MVS_ROWS * RPW) + slot;                                                                                                   \
+    const uint8_t* W = W0;                                                                                                                          \
+    float* o = o0;                                                                                                                                  \
+    int rows = r0;                                                                                                                                  \
+    if (r >= r0) {                                                                                                                                  \
+        r -= r0, W = W1, o = o1, rows = r1;                                                                                                         \
+        if (r >= r1) r -= r1, W = W2, o = o2, rows = r2;                                                                                            \
+    }                                                                                                                                               \
+    const bool live = r < rows;                                                                                                                     \
+    uint8_t* ws = mvs_sh + slot * wrb;                                                                                                              \
+    uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb;                                                                                                    \
+    if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L);                                                                                \
+    stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                          \
+    cp_async_wait_all();                                                                                                                            \
+    __syncthreads();                                                                                                                                \
+    MVS_ROW_##name(ws, xs, o + r, live, rows, nblk, wrb, xrb);                                                                                      \
+    uint8_t* scratch = xs + round16(xrb);
+
+#define MVST(name)                                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_tn(                                                                    \
+        const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
+        const uint8_t* X, long long xrb, unsigned* counter, const float* nx, const float* ny, float* nsum, float* nout, const float* nw,           \
+        float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb) {                                                                       \
+        MVT_BODY(name)                                                                                                                              \
+        if (mvt_last(counter, (int*)(scratch + 68))) norm_tail(scratch, nx, ny, nsum, nout, nw, nout2, q, n, eps, qt, qxrb);                        \
+    }                                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_tr(                                                                    \
+        const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
+        const uint8_t* X, long long xrb, unsigned* counter, const float* rx, float* rout, int heads, const float* rx2, float* rout2, int heads2,    \
+        const int* pos, const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, const float* kx,          \
+        void* vc, const float* vx, const int* kvrows, int kvn, int ctx, int f16) {                                                                  \
+        MVT_BODY(name)                                                                                                                              \
+        if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
+            rope_tail((float*)(scratch + 80), rx, rout, heads, rx2, rout2, heads2, pos, freqs, headDim, dims, neox, freqScale, thetaScale, kc, kx, \
+                      vc, vx, kvrows, kvn, ctx, f16);                                                                                               \
+    }
+MVST(q4_0) MVST(q8_0) MVST(q4_k) MVST(q6_k)
