@@ -23,9 +23,11 @@ import (
 // q8k_sh; the rope's cos/sin table takes the q8k_sh's place).
 const tailScratch = 80 + 4*(256+8+8+16)
 
-// ropeTailMaxDims bounds the rope dimensions whose cos/sin table fits the
-// scratch.
-const ropeTailMaxDims = (tailScratch - 80) / 4
+const (
+	// ropeTailMaxDims bounds the rope dimensions whose cos/sin table fits
+	// the scratch.
+	ropeTailMaxDims = (tailScratch - 80) / 4
+)
 
 // stagedMatVecT names the tail kernels of each staged weight type.
 var stagedMatVecT = map[gguf.GGMLType]struct{ norm, rope string }{
@@ -42,7 +44,7 @@ type ropeStore struct {
 	heads, heads2                int32
 	hd, dims, neox               int32
 	freqScale, thetaScale        float32
-	kc, kx, vc, vx, rows         uintptr
+	kc, vc, vx, rows             uintptr
 	n, ctx, f16                  int32
 }
 
@@ -91,16 +93,24 @@ func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int) (ropeStore, bool, er
 	}
 	// The CPU computes theta_scale once, in float64 then rounded.
 	rs.thetaScale = float32(math.Pow(float64(p.FreqBase), -2.0/float64(p.Dims)))
+	var kx uintptr
 	for _, e := range []struct {
 		n *graph.Node
 		p *uintptr
 	}{{n.Src[0], &rs.x}, {n, &rs.out}, {n2.Src[0], &rs.x2}, {n2, &rs.out2}, {n.Src[1], &rs.pos}, {n.Src[2], &rs.freqs},
-		{s1.Src[0], &rs.kc}, {s1.Src[1], &rs.kx}, {s2.Src[0], &rs.vc}, {s2.Src[1], &rs.vx}, {s1.Src[2], &rs.rows}} {
+		{s1.Src[0], &rs.kc}, {s1.Src[1], &kx}, {s2.Src[0], &rs.vc}, {s2.Src[1], &rs.vx}, {s1.Src[2], &rs.rows}} {
 		if *e.p, err = b.ptrOf(e.n); err != nil {
 			return ropeStore{}, false, err
 		}
 	}
-	if rs.kc == rs.vc {
+	// The tail stores the k rope's values as it makes them (the k store's
+	// source is that output, whole), and a round of its loads may run
+	// ahead of the writes of the rounds before: no output may lie on an
+	// input of another rope or on v.
+	vb := int64(rs.n) * 4
+	if rs.kc == rs.vc || kx != rs.out2 || int64(rs.n) != n2.Shape[1]*hd || overlaps(rs.out, n.Bytes(), rs.x2, n2.Src[0].Bytes()) ||
+		overlaps(rs.out2, n2.Bytes(), rs.x, n.Src[0].Bytes()) || overlaps(rs.out, n.Bytes(), rs.vx, vb) ||
+		overlaps(rs.out2, n2.Bytes(), rs.vx, vb) || overlaps(rs.out, n.Bytes(), rs.out2, n2.Bytes()) {
 		return ropeStore{}, false, nil
 	}
 	return rs, true, nil
@@ -198,6 +208,10 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		return 0, nil
 	}
 	smem += tailScratch
+	per := stagedRows(1, s.rpw)
+	if isNorm && per*wrb < 4*norm.norm.Shape[0] {
+		return 0, nil // the norm tail's row does not fit the staged rows' bytes
+	}
 	if b.lastQuant != x || b.lastVT != vt {
 		xp, err := b.ptrOf(x)
 		if err != nil {
@@ -209,7 +223,6 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	}
 	b.lastQuant = nil
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
-	per := stagedRows(1, s.rpw)
 	grid, block := grid1((total+per-1)/per), block1(32*stagedWarps)
 	nblk := i32(blocksPerRow(wt, in))
 	counter := b.dv.counters + uintptr(4*normCounter)
@@ -232,5 +245,5 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	return used, b.dv.launch(&b.l, kn.rope, grid, block, uint32(smem),
 		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb), counter,
 		r.x, r.out, r.heads, r.x2, r.out2, r.heads2, r.pos, r.freqs, r.hd, r.dims, r.neox, r.freqScale, r.thetaScale,
-		r.kc, r.kx, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
+		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
 }

@@ -1209,118 +1209,244 @@ MVSN(q4_0) MVSN(q8_0) MVSN(q4_k) MVSN(q6_k)
 
 // mvt_last: every thread of every block calls it after the block's rows
 // are written; true (in all of its threads) in the last block to get
-// there, which then sees every block's writes. It leaves the counter zero.
+// there, which then sees every block's writes (the fences of a grid
+// barrier: thread 0's, after and before the block's barriers). It leaves
+// the counter zero.
 __device__ __forceinline__ bool mvt_last(unsigned* counter, int* flag) {
-    __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) *flag = atomicAdd(counter, 1u) == gridDim.x - 1;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const bool last = atomicAdd(counter, 1u) == gridDim.x - 1;
+        if (last) {
+            __threadfence();
+            *counter = 0;
+        }
+        *flag = last;
+    }
     __syncthreads();
-    if (!*flag) return false;
-    __threadfence();
-    if (threadIdx.x == 0) *counter = 0;
-    return true;
+    return *flag;
 }
 
-// norm_tail: norm_quant's row 0 (of one) by this block. x and y are read
-// past the L1 (other blocks wrote them).
-__device__ void norm_tail(uint8_t* scratch, const float* x, const float* y, float* sum, float* out, const float* w, float* out2, uint8_t* q, int n,
-                          float eps, int qt, long long xrb) {
+// q8k_warp: quantize_row_q8_K_ref of the 256 values at v (shared memory)
+// by one warp into the block at b: the same extreme (the first element of
+// largest magnitude), scale, quants and 16-element sums as q8k_block.
+// Lane l takes elements 8l..8l+7.
+__device__ __forceinline__ void q8k_warp(const float* v, uint8_t* b, int lane) {
+    float e[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) e[k] = v[8 * lane + k];
+    float a = fabsf(e[0]);
+    int idx = 8 * lane;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        if (fabsf(e[k]) > a) a = fabsf(e[k]), idx = 8 * lane + k;
+    for (int o = 16; o > 0; o >>= 1) {
+        float a2 = __shfl_xor_sync(0xffffffffu, a, o);
+        int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
+        if (a2 > a || (a2 == a && i2 < idx)) a = a2, idx = i2;
+    }
+    const float amax = a;
+    float iscale = 0.f;
+    if (amax != 0.f) iscale = -127.f / v[idx];
+    int qs = 0;
+    uint32_t w0 = 0, w1 = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        int q = 0;
+        if (amax != 0.f) {
+            q = __float2int_rn(iscale * e[k]);
+            if (q > 127) q = 127;
+        }
+        qs += q;
+        if (k < 4) w0 |= ((uint32_t)q & 0xffu) << (8 * k);
+        else w1 |= ((uint32_t)q & 0xffu) << (8 * (k - 4));
+    }
+    uint32_t* qw = (uint32_t*)(b + 4 + 8 * lane);
+    qw[0] = w0, qw[1] = w1;
+    qs += __shfl_xor_sync(0xffffffffu, qs, 1);
+    if ((lane & 1) == 0) *(int16_t*)(b + 260 + lane) = (int16_t)qs;
+    if (lane == 0) *(uint32_t*)b = amax != 0.f ? __float_as_uint(1.f / iscale) : 0u;
+}
+
+// TAIL_K: the elements a tail thread loads at once (every load of a round
+// issued before the first use; a few registers, so that the mat-vec's
+// occupancy stays that of mvs_*_m).
+#define TAIL_K 8
+
+// norm_tail: norm_quant's row 0 (of one) by this block of 256 threads,
+// thread t taking elements t, t+256, ... (norm_quant's with 256 threads),
+// in rounds of TAIL_K elements whose loads fly together; the sums (or x)
+// are kept in shared memory at vs (n floats: the mat-vec's staged rows,
+// free by now) for the second pass, which leaves there the values q8_K
+// blocks are quantized from, by one warp each (q8_0/q8_1 blocks are a
+// warp's elements). x and y are read past the L1 (other blocks wrote
+// them).
+__device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const float* y, float* sum, float* out, const float* w, float* out2, uint8_t* q,
+                          int n, float eps, int qt, long long xrb) {
     double* part = (double*)scratch;
     float* sscale = (float*)(scratch + 64);
-    q8k_sh* sh = (q8k_sh*)(scratch + 80);
-    const int tid = threadIdx.x, nth = blockDim.x;
+    const int tid = threadIdx.x, lane = tid & 31;
     double s = 0;
-    for (int i = tid; i < n; i += nth) {
-        float v = __ldcg(x + i);
-        if (y) {
-            v = __fadd_rn(v, __ldcg(y + i));
-            sum[i] = v;
+    for (int i0 = 0; i0 < n; i0 += 256 * TAIL_K) {
+        float vx[TAIL_K], vy[TAIL_K];
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int i = i0 + tid + 256 * k;
+            vx[k] = i < n ? __ldcg(x + i) : 0.f;
+            vy[k] = y && i < n ? __ldcg(y + i) : 0.f;
         }
-        s += (double)__fmul_rn(v, v);
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int i = i0 + tid + 256 * k;
+            if (i < n) {
+                float v = vx[k];
+                if (y) {
+                    v = __fadd_rn(v, vy[k]);
+                    sum[i] = v;
+                }
+                vs[i] = v;
+                s += (double)__fmul_rn(v, v);
+            }
+        }
     }
     s = warp_sum_d(s);
-    if ((tid & 31) == 0) part[tid >> 5] = s;
+    if (lane == 0) part[tid >> 5] = s;
     __syncthreads();
     if (tid == 0) {
         double t = 0;
-        for (int k = 0; k < nth / 32; k++) t += part[k];
+        for (int k = 0; k < 8; k++) t += part[k];
         float mean = (float)(t / (double)n);
         *sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
     const float scale = *sscale;
-    for (int i0 = 0; i0 < n; i0 += nth) {
-        const int i = i0 + tid;
-        const bool warpIn = i0 + (tid & ~31) < n;
-        float v = 0.f;
-        if (i < n) {
-            // (the sum: this thread's own write above)
-            v = __fmul_rn(y ? sum[i] : __ldcg(x + i), scale);
-            out[i] = v;
-            if (w) {
-                v = __fmul_rn(v, w[i]);
-                out2[i] = v;
+    for (int i0 = 0; i0 < n; i0 += 256 * TAIL_K) {
+        float vw[TAIL_K];
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int i = i0 + tid + 256 * k;
+            vw[k] = w && i < n ? w[i] : 0.f;
+        }
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int j0 = i0 + 256 * k, i = j0 + tid;
+            if (j0 >= n) break;
+            float v = 0.f;
+            if (i < n) {
+                v = __fmul_rn(vs[i], scale);
+                out[i] = v;
+                if (w) {
+                    v = __fmul_rn(v, vw[k]);
+                    out2[i] = v;
+                }
+                vs[i] = v;
+            }
+            if (qt != QT_Q8_K && j0 + (tid & ~31) < n) {
+                if (qt == QT_Q8_0) q8_0_warp(v, q + (i / 32) * 34, lane);
+                else if (qt == QT_Q8_1) q8_1_warp(v, q + (i / 32) * 36, lane);
             }
         }
-        quantize_at(qt, v, q, xrb, 0, i, warpIn, sh, true);
+    }
+    if (qt == QT_Q8_K) {
+        __syncthreads();
+        for (int g = tid >> 5; g < n / 256; g += 8) q8k_warp(vs + 256 * g, q + (long long)g * 292, lane);
     }
 }
 
-// rope_tail: rope_pair's token 0 for x (heads) and then x2 (heads2), each
-// pass reading its input after the one before has written (the graph's
-// order, whatever the buffers share); then store_kv_pair's row: kx into
-// the cache kc and vx into vc at row rows[0] (F16 when f16), both read
-// after the ropes (kx is the k rope's output, or a view of it).
+// TAIL_RJ: the pairs of each rope (and values of the v row) a rope tail
+// thread loads at once.
+#define TAIL_RJ 4
+
+// rope_tail: rope_pair's token 0 for x (heads) and x2 (heads2), and
+// store_kv_pair's row rows[0]: the k rope's output (out2, whose n values
+// are the k store's source) and vx into the caches kc and vc (F16 when
+// f16), in rounds of TAIL_RJ pairs of each rope and values of v whose
+// loads fly together (the caller guarantees that no rope output lies on
+// another rope's input or on vx, so a round may load before the rounds
+// before it have written). The inputs are the mat-vec's outputs, read
+// past the L1.
 __device__ void rope_tail(float* cs, const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos, const float* freqs,
-                          int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, const float* kx, void* vc, const float* vx,
-                          const int* rows, int n, int ctx, int f16) {
-    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
-    for (int k = tid; k < half; k += nth) {
-        float theta = (float)pos[0];
-        for (int m = 0; m < k; m++) theta *= thetaScale;
-        float ff = freqs ? freqs[k] : 1.f;
-        float th = freqScale * (theta / ff);
-        cs[2 * k] = (float)cos((double)th);
-        cs[2 * k + 1] = (float)sin((double)th);
-    }
-    __syncthreads();
-    for (int pass = 0; pass < 2; pass++) {
-        const float* X = pass ? x2 : x;
-        float* O = pass ? out2 : out;
-        const int H = pass ? heads2 : heads;
-        for (int e = tid; e < H * hp; e += nth) {
-            const int h = e / hp, k = e % hp;
-            const long long off = (long long)h * headDim;
-            const float* xr = X + off;
-            float* o = O + off;
-            if (k >= half) {
-                const int a = dims + 2 * (k - half);
-                const float x0 = __ldcg(xr + a), x1 = __ldcg(xr + a + 1);
-                o[a] = x0;
-                o[a + 1] = x1;
-                continue;
-            }
-            const int a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
-            const float c = cs[2 * k], s = cs[2 * k + 1];
-            const float x0 = __ldcg(xr + a), x1 = __ldcg(xr + b);
-            o[a] = fma32(x0, c, -__fmul_rn(x1, s));
-            o[b] = fma32(x0, s, __fmul_rn(x1, c));
-        }
-        __syncthreads();
-    }
+                          int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, void* vc, const float* vx, const int* rows, int n,
+                          int ctx, int f16) {
+    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x;
     const int r = rows[0];
-    if (r < 0 || r >= ctx) return;
-    // kx (written by this block, or before) with plain loads, vx (the
-    // mat-vec's) past the L1.
-    for (int pass = 0; pass < 2; pass++) {
-        void* c = pass ? vc : kc;
-        const float* xs = pass ? vx : kx;
-        if (f16) {
-            uint16_t* o = (uint16_t*)c + (long long)r * n;
-            for (int i = tid; i < n; i += nth) o[i] = to_f16(pass ? __ldcg(xs + i) : xs[i]);
-        } else {
-            float* o = (float*)c + (long long)r * n;
-            for (int i = tid; i < n; i += nth) o[i] = pass ? __ldcg(xs + i) : xs[i];
+    const bool st = r >= 0 && r < ctx;
+    const int I0 = heads * hp, I1 = heads2 * hp, Imax = max(max(I0, I1), n);
+    for (int e0 = 0; e0 < Imax; e0 += 256 * TAIL_RJ) {
+        float a0[2][TAIL_RJ], a1[2][TAIL_RJ], v[TAIL_RJ];
+#pragma unroll
+        for (int pass = 0; pass < 2; pass++) {
+            const float* X = pass ? x2 : x;
+            const int I = pass ? I1 : I0;
+#pragma unroll
+            for (int j = 0; j < TAIL_RJ; j++) {
+                const int e = e0 + tid + 256 * j, h = e / hp, k = e % hp;
+                int a, b;
+                if (k >= half) a = dims + 2 * (k - half), b = a + 1;
+                else a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+                const float* xr = X + (long long)h * headDim;
+                a0[pass][j] = e < I ? __ldcg(xr + a) : 0.f;
+                a1[pass][j] = e < I ? __ldcg(xr + b) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < TAIL_RJ; j++) {
+            const int i = e0 + tid + 256 * j;
+            v[j] = st && i < n ? __ldcg(vx + i) : 0.f;
+        }
+        if (e0 == 0) {
+            for (int k = tid; k < half; k += 256) {
+                float theta = (float)pos[0];
+                for (int m = 0; m < k; m++) theta *= thetaScale;
+                float ff = freqs ? freqs[k] : 1.f;
+                float th = freqScale * (theta / ff);
+                cs[2 * k] = (float)cos((double)th);
+                cs[2 * k + 1] = (float)sin((double)th);
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int pass = 0; pass < 2; pass++) {
+            float* O = pass ? out2 : out;
+            const int I = pass ? I1 : I0;
+#pragma unroll
+            for (int j = 0; j < TAIL_RJ; j++) {
+                const int e = e0 + tid + 256 * j, h = e / hp, k = e % hp;
+                if (e >= I) break;
+                int a, b;
+                float o0, o1;
+                if (k >= half) {
+                    a = dims + 2 * (k - half), b = a + 1;
+                    o0 = a0[pass][j], o1 = a1[pass][j];
+                } else {
+                    a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+                    const float c = cs[2 * k], s = cs[2 * k + 1], x0 = a0[pass][j], x1 = a1[pass][j];
+                    o0 = fma32(x0, c, -__fmul_rn(x1, s));
+                    o1 = fma32(x0, s, __fmul_rn(x1, c));
+                }
+                const long long off = (long long)h * headDim;
+                O[off + a] = o0;
+                O[off + b] = o1;
+                if (pass && st) {
+                    const long long ci = (long long)r * n + off;
+                    if (f16) {
+                        ((uint16_t*)kc)[ci + a] = to_f16(o0);
+                        ((uint16_t*)kc)[ci + b] = to_f16(o1);
+                    } else {
+                        ((float*)kc)[ci + a] = o0;
+                        ((float*)kc)[ci + b] = o1;
+                    }
+                }
+            }
+        }
+        if (st) {
+#pragma unroll
+            for (int j = 0; j < TAIL_RJ; j++) {
+                const int i = e0 + tid + 256 * j;
+                if (i >= n) break;
+                if (f16) ((uint16_t*)vc)[(long long)r * n + i] = to_f16(v[j]);
+                else ((float*)vc)[(long long)r * n + i] = v[j];
+            }
         }
     }
 }
@@ -1350,22 +1476,29 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
     MVS_ROW_##name(ws, xs, o + r, live, rows, nblk, wrb, xrb);                                                                                      \
     uint8_t* scratch = xs + round16(xrb);
 
+// MVT_MINB_*: the blocks per SM whose register budget the tail kernels
+// keep (mvs_*_m's: 64 registers for Q4_0 and Q8_0, 32 for Q4_K and Q6_K).
+#define MVT_MINB_q4_0 4
+#define MVT_MINB_q8_0 4
+#define MVT_MINB_q4_k 8
+#define MVT_MINB_q6_k 8
+
 #define MVST(name)                                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_tn(                                                                    \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tn(                                                                    \
         const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
         const uint8_t* X, long long xrb, unsigned* counter, const float* nx, const float* ny, float* nsum, float* nout, const float* nw,           \
         float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb) {                                                                       \
         MVT_BODY(name)                                                                                                                              \
-        if (mvt_last(counter, (int*)(scratch + 68))) norm_tail(scratch, nx, ny, nsum, nout, nw, nout2, q, n, eps, qt, qxrb);                        \
+        if (mvt_last(counter, (int*)(scratch + 68))) norm_tail(scratch, (float*)mvs_sh, nx, ny, nsum, nout, nw, nout2, q, n, eps, qt, qxrb);        \
     }                                                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_tr(                                                                    \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tr(                                                                    \
         const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
         const uint8_t* X, long long xrb, unsigned* counter, const float* rx, float* rout, int heads, const float* rx2, float* rout2, int heads2,    \
-        const int* pos, const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, const float* kx,          \
-        void* vc, const float* vx, const int* kvrows, int kvn, int ctx, int f16) {                                                                  \
+        const int* pos, const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, void* vc,                \
+        const float* vx, const int* kvrows, int kvn, int ctx, int f16) {                                                                            \
         MVT_BODY(name)                                                                                                                              \
         if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
-            rope_tail((float*)(scratch + 80), rx, rout, heads, rx2, rout2, heads2, pos, freqs, headDim, dims, neox, freqScale, thetaScale, kc, kx, \
-                      vc, vx, kvrows, kvn, ctx, f16);                                                                                               \
+            rope_tail((float*)(scratch + 80), rx, rout, heads, rx2, rout2, heads2, pos, freqs, headDim, dims, neox, freqScale, thetaScale, kc, vc,  \
+                      vx, kvrows, kvn, ctx, f16);                                                                                                   \
     }
 MVST(q4_0) MVST(q8_0) MVST(q4_k) MVST(q6_k)
