@@ -27,13 +27,14 @@ import (
 type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store, mvNorm, mvRope bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
-// the one-block attention and the norm fused into the mat-vec are exact
-// but measured slower on the H200 than the split attention and norm_quant
-// before the staged mat-vec (bench/results/2026-12-01-session3-h200:
-// 1.1B Q4_0 decode 455 tok/s with both on, 597 with both off; an 8B-shaped
-// Q4_K with 4 blocks 466 and 1093), so they stay off unless asked for
-// (MINFER_CUDA_DECODE=none switches every path on).
-const defaultDecodeOff = "one,normmv"
+// the norm fused into the mat-vec is exact but measured slower on the H200
+// than norm_quant before the staged mat-vec (bench/results/
+// 2026-12-01-session3-h200), so it stays off unless asked for
+// (MINFER_CUDA_DECODE=none switches every path on). The one-block
+// attention, slower there too while its value chains waited on one global
+// load after another, stages the V rows in shared memory now and is on
+// (bench/results/2026-12-01-cudadec2).
+const defaultDecodeOff = "normmv"
 
 // decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
 func decodeOffFromEnv() string {
@@ -500,8 +501,11 @@ const decodeOneMaxKV = 512
 
 // decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
 // words of scratch, the scores/weights over the padded n_kv, their
-// 16-block sums and the 128 lanes' partials of the head.
-func decodeOneShared(hd, nkvMax int64) int64 { return 4 * (hd + 64 + nkvMax + nkvMax/16 + 128*hd) }
+// 16-block sums and the 128 lanes' partials of the head, then, 16-byte
+// aligned, the head's V rows (F16).
+func decodeOneShared(hd, nkvMax int64) int64 {
+	return 4*((hd+64+nkvMax+nkvMax/16+128*hd+3)&^3) + 2*nkvMax*hd
+}
 
 // decodeAttention encodes an attention node of one query token over an F16
 // cache, when its head size is one the kernels take and the cache is

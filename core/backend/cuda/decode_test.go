@@ -18,7 +18,7 @@ func TestParseDecodeOff(t *testing.T) {
 		{"quant,addnorm,rope,store,multi", decodeOff{multi: true, quant: true, addNorm: true, rope: true, store: true}},
 		{"bogus", decodeOff{}},
 		{"none", decodeOff{}},
-		{defaultDecodeOff, decodeOff{attnOne: true, normMV: true}},
+		{defaultDecodeOff, decodeOff{normMV: true}},
 	} {
 		if got := parseDecodeOff(c.in); got != c.want {
 			t.Errorf("parseDecodeOff(%q) = %+v, want %+v", c.in, got, c.want)

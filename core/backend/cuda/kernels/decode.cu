@@ -988,28 +988,39 @@ ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 // reduction for one query token in ONE block per head (256 threads), for
 // short rows (nkvMax <= decode.go's decodeOneMaxKV): the scores
 // and the 64 lanes' partials stay in shared memory, so there is no second
-// launch, no global round trip of the partials, no fence or counter. Every
-// value is computed with attn_x_scores' and attn_x_values' operations in
-// their order (the code is theirs, the loops over positions and lanes
-// strided by the block): the results are theirs bit for bit. Dynamic
-// shared memory: q's row (HD), 64 words of scratch, the scores/weights
-// (nkvMax), their 16-block sums (nkvMax/16), then the 128 lanes' partials
-// of HD (decode.go's decodeOneShared).
+// launch, no global round trip of the partials, no fence or counter. The
+// head's V rows in use are copied to shared memory first (16-byte
+// cp.async copies, all in flight while the scores and the softmax run):
+// the value chains, many per thread, then read shared memory instead of
+// waiting on one global load after another. Every value is computed with
+// attn_x_scores' and attn_x_values' operations in their order (the code
+// is theirs, the loops over positions and lanes strided by the block):
+// the results are theirs bit for bit. Dynamic shared memory: q's row
+// (HD), 64 words of scratch, the scores/weights (nkvMax), their 16-block
+// sums (nkvMax/16), the 128 lanes' partials of HD, then (16-byte aligned)
+// the V rows, nkvMax·HD halves (decode.go's decodeOneShared).
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
                            int nkvMax, float scale, float softCap, uint8_t* q8, int qt) {
     // Dynamic shared memory only (but sum0), so that the kernel's static
     // part stays within attentionStaticShared of decode.go's limit.
-    extern __shared__ float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials
+    extern __shared__ __align__(16) float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials; V rows
     int* redi = (int*)(qh + HD);
     float* red = qh + HD + 32;
     float* W = red + 32;
     float* bs = W + nkvMax;
     float* P = bs + nkvMax / 16;
+    __half* Vs = (__half*)(qh + ((HD + 64 + nkvMax + nkvMax / 16 + 128 * HD + 3) & ~3));
     __shared__ double sum0;
     const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
     for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
     const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    // The V rows of positions < n_kv (those the chains read), HD/8 copies a row.
+    for (int c = tid; c < nkv * (HD / 8); c += nth) {
+        const int j = c / (HD / 8), k = c % (HD / 8);
+        cp_async16((uint8_t*)(Vs + j * HD + 8 * k), (const uint8_t*)(vc + j * kvRow + vbase + 8 * k));
+    }
     // Scores (attn_x_scores).
     for (int j = tid; j < nkv; j += nth) {
         if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
@@ -1050,8 +1061,10 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
     }
     __syncthreads();
-    // The 64 lanes' partials and the tail's products (attn_x_values).
-    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    // The 64 lanes' partials and the tail's products (attn_x_values), the
+    // V rows from shared memory.
+    cp_async_wait_all();
+    __syncthreads();
     const int npV = nkv & ~63;
     for (int item = tid; item < 64 * HD; item += nth) {
         const int m = item / HD, d = item % HD;
@@ -1060,10 +1073,10 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         for (int j = m; j < npV; j += 64) {
             float w = W[j];
             if (w == 0.f) continue;
-            a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+            a = __fadd_rn(a, __fmul_rn(w, __half2float(Vs[j * HD + d])));
         }
         float tp = 0.f;
-        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(vc[(npV + m) * kvRow + vbase + d]));
+        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(Vs[(npV + m) * HD + d]));
         P[m * HD + d] = a;
         P[(64 + m) * HD + d] = tp;
     }
