@@ -138,9 +138,9 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
 	nblk := i32(blocksPerRow(wt, in))
 	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
-		if smem, ok := stagedFits(wrb, xrb, 1, s.rpw, b.stagedLimit(), ws[:k-i]...); ok {
-			per := stagedRows(1, s.rpw)
-			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*stagedWarps), uint32(smem),
+		if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), ws[:k-i]...); ok {
+			per := b.mvsWarps * s.rpw
+			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*int(b.mvsWarps)), uint32(smem),
 				ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb))
 		}
 	}
@@ -157,12 +157,12 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
-			if smem, ok := stagedFits(wrb, xrb, nt, s.rpw, b.stagedLimit(), w); ok {
-				fn := s.one
-				if nt > 1 {
-					fn = s.batch
+			if nt == 1 {
+				if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), w); ok {
+					return mvLaunch{s.one, b.mvsWarps * s.rpw, 32 * int(b.mvsWarps), uint32(smem)}
 				}
-				return mvLaunch{fn, stagedRows(nt, s.rpw), 32 * stagedWarps, uint32(smem)}
+			} else if smem, ok := stagedFits(wrb, xrb, nt, s.rpw, b.stagedLimit(), w); ok {
+				return mvLaunch{s.batch, stagedRows(nt, s.rpw), 32 * stagedWarps, uint32(smem)}
 			}
 		}
 		if nt > 1 {

@@ -203,14 +203,23 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		rows[j-i] = i32(m.Src[0].Rows())
 	}
 	s := stagedMatVec[wt]
-	smem, ok := stagedFits(wrb, xrb, 1, s.rpw, b.stagedLimit()-2*tailScratch, ws[:k-i]...)
+	limit := b.stagedLimit() - 2*tailScratch
+	per := b.mvsWarps * s.rpw
+	// The norm tail keeps its row (n floats) in the staged rows' bytes, or
+	// after the scratch where those are fewer.
+	var vsOff, vsExtra int64
+	if isNorm && per*wrb < 4*norm.norm.Shape[0] {
+		vsExtra = 4 * norm.norm.Shape[0]
+		limit -= 2 * vsExtra
+	}
+	smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, limit, ws[:k-i]...)
 	if !ok {
 		return 0, nil
 	}
 	smem += tailScratch
-	per := stagedRows(1, s.rpw)
-	if isNorm && per*wrb < 4*norm.norm.Shape[0] {
-		return 0, nil // the norm tail's row does not fit the staged rows' bytes
+	if vsExtra > 0 {
+		vsOff = smem
+		smem += vsExtra
 	}
 	if b.lastQuant != x || b.lastVT != vt {
 		xp, err := b.ptrOf(x)
@@ -223,7 +232,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	}
 	b.lastQuant = nil
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
-	grid, block := grid1((total+per-1)/per), block1(32*stagedWarps)
+	grid, block := grid1((total+per-1)/per), block1(32*int(b.mvsWarps))
 	nblk := i32(blocksPerRow(wt, in))
 	counter := b.dv.counters + uintptr(4*normCounter)
 	if isNorm {
@@ -233,7 +242,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		}
 		if err := b.dv.launch(&b.l, kn.norm, grid, block, uint32(smem),
 			ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb), counter,
-			norm.x, norm.y, norm.sum, norm.out, norm.w, norm.out2, q, i32(norm.norm.Shape[0]), norm.eps, norm.qt, norm.xrb); err != nil {
+			norm.x, norm.y, norm.sum, norm.out, norm.w, norm.out2, q, i32(norm.norm.Shape[0]), norm.eps, norm.qt, norm.xrb, i32(vsOff)); err != nil {
 			return 0, err
 		}
 		if norm.qt != qtNone {

@@ -35,6 +35,49 @@ func stagedRow(t *testing.T, wt gguf.GGMLType, cols int) bool {
 	return rb%16 == 0
 }
 
+// tailWarps are the one-token mat-vec block sizes (warps) the tail tests
+// cycle through (MINFER_CUDA_MVS_WARPS), so each size meets several
+// weight types and tails.
+var tailWarps = []int64{8, 2, 4, 1}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestMatVecWarps: the one-token staged mat-vecs (one weight, and three
+// of one input as one launch) in blocks of 1, 2 and 4 warps against the
+// CPU: the row mapping follows the block size.
+func TestMatVecWarps(t *testing.T) {
+	g := tailBackend(t)
+	r := rand.New(rand.NewPCG(35, 36))
+	for _, warps := range []int64{1, 2, 4} {
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			t.Run(fmt.Sprintf("%s/warps%d", wt, warps), func(t *testing.T) {
+				g.mvsWarps = warps
+				defer func() { g.mvsWarps = stagedWarps }()
+				const cols, rows = 2048, 333
+				ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, 37, r), "c": quantized(t, wt, cols, 37, r)}
+				one, multi := g.l.counts[stagedMatVec[wt].one], g.l.counts[stagedMatVec[wt].multi]
+				compare(t, opCase{weights: ws, bound: quantBound,
+					inputs: map[string][]byte{"x": memview.Bytes(randF32(r, cols, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, cols, 1)
+						y := b.MatMul(wf("a"), x, "ya") // alone: an add comes between it and the next two
+						y37 := b.View(y, "y37", 0, 37, 1)
+						d := b.Add(y37, y37, "d")
+						return b.Add(b.Add(b.MatMul(wf("b"), x, "yb"), b.MatMul(wf("c"), x, "yc"), "bc"), d, "out")
+					}}, g, 3)
+				if g.l.counts[stagedMatVec[wt].one] == one || g.l.counts[stagedMatVec[wt].multi] == multi {
+					t.Errorf("want launches of %s and %s: %v", stagedMatVec[wt].one, stagedMatVec[wt].multi, g.l.counts)
+				}
+			})
+		}
+	}
+}
+
 // tailBackend is a backend with the default decode paths (the tails on),
 // counting its launches.
 func tailBackend(t *testing.T) *Backend {
@@ -59,7 +102,10 @@ func TestMatVecNormTail(t *testing.T) {
 		for _, n := range []int{512, 2048} {
 			for _, wt1 := range []gguf.GGMLType{wt, gguf.TypeQ5_1, gguf.TypeF16} {
 				for _, withAdd := range []bool{true, false} {
-					t.Run(fmt.Sprintf("%s/n%d/next%s/add%v", wt, n, wt1, withAdd), func(t *testing.T) {
+					warps := tailWarps[(n/512+int(wt1)+btoi(withAdd))%len(tailWarps)]
+					t.Run(fmt.Sprintf("%s/n%d/next%s/add%v/warps%d", wt, n, wt1, withAdd, warps), func(t *testing.T) {
+						g.mvsWarps = warps
+						defer func() { g.mvsWarps = stagedWarps }()
 						before := tailLaunches(g, "_tn")
 						ws := map[string]tensor{
 							"w0": quantized(t, wt, n, n, r), "w1": quantized(t, wt1, n, n, r),
@@ -111,7 +157,10 @@ func TestMatVecRopeTail(t *testing.T) {
 					if fusedW {
 						p = graph.RopeParams{Dims: hd / 2, Mode: graph.RopeNeoX, FreqBase: 1e6, FreqScale: 0.5}
 					}
-					t.Run(fmt.Sprintf("%s/hd%d/%s/fused%v", wt, hd, kvt, fusedW), func(t *testing.T) {
+					warps := tailWarps[(hd/64+btoi(fusedW)+btoi(kvt == gguf.TypeF16))%len(tailWarps)]
+					t.Run(fmt.Sprintf("%s/hd%d/%s/fused%v/warps%d", wt, hd, kvt, fusedW, warps), func(t *testing.T) {
+						g.mvsWarps = warps
+						defer func() { g.mvsWarps = stagedWarps }()
 						before := tailLaunches(g, "_tr")
 						rowLen := hd * kvHeads
 						rb, _ := kvt.RowBytes(int64(rowLen))

@@ -42,7 +42,7 @@ template <class T> int diff(const std::vector<T>& a, const std::vector<T>& b) {
     return d;
 }
 
-int norm_case(int n, int qt, bool add, bool withW, unsigned seed) {
+int norm_case(int n, int qt, bool add, bool withW, unsigned seed, int tthreads = 256) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> U(-2.f, 2.f);
     std::vector<float> x(n), y(n), w(n);
@@ -61,18 +61,18 @@ int norm_case(int n, int qt, bool add, bool withW, unsigned seed) {
                    q1.data(), n, 1, 1e-5f, qt, xrb);
     });
     std::vector<float> vs(n);
-    launch(dim3{1, 1, 1}, 256, [&] {
+    launch(dim3{1, 1, 1}, tthreads, [&] {
         static uint8_t scratch[2048];
         norm_tail(scratch, vs.data(), x.data(), add ? y.data() : nullptr, add ? s2.data() : nullptr, o2.data(), withW ? w.data() : nullptr,
                   withW ? p2.data() : nullptr, q2.data(), n, 1e-5f, qt, xrb);
     });
     int d = diff(s1, s2) + diff(o1, o2) + diff(p1, p2) + diff(q1, q2);
-    printf("norm_tail n=%d qt=%d add=%d w=%d: %d differ (sum %d, norm %d, weighted %d, quant bytes %d)\n", n, qt, add, withW, d, diff(s1, s2), diff(o1, o2),
+    printf("norm_tail threads=%d n=%d qt=%d add=%d w=%d: %d differ (sum %d, norm %d, weighted %d, quant bytes %d)\n", tthreads, n, qt, add, withW, d, diff(s1, s2), diff(o1, o2),
            diff(p1, p2), diff(q1, q2));
     return d;
 }
 
-int rope_case(int hd, int heads, int kvHeads, int dims, int neox, bool freqs, bool f16, int pos, int row, unsigned seed) {
+int rope_case(int hd, int heads, int kvHeads, int dims, int neox, bool freqs, bool f16, int pos, int row, unsigned seed, int tthreads = 256) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> U(-2.f, 2.f);
     int n = hd * kvHeads, ctx = 300;
@@ -92,13 +92,13 @@ int rope_case(int hd, int heads, int kvHeads, int dims, int neox, bool freqs, bo
         rope_pair(q.data(), qo1.data(), heads, k.data(), ko1.data(), kvHeads, p, freqs ? fr.data() : nullptr, hd, dims, neox, 0.5f, thetaScale);
     });
     launch(dim3{1, 2, 1}, 256, [&] { store_kv_pair(kc1.data(), ko1.data(), vc1.data(), v.data(), rows, n, ctx, f16); });
-    launch(dim3{1, 1, 1}, 256, [&] {
+    launch(dim3{1, 1, 1}, tthreads, [&] {
         static float cs[512];
         rope_tail(cs, q.data(), qo2.data(), heads, k.data(), ko2.data(), kvHeads, p, freqs ? fr.data() : nullptr, hd, dims, neox, 0.5f, thetaScale,
                   kc2.data(), vc2.data(), v.data(), rows, n, ctx, f16);
     });
     int d = diff(qo1, qo2) + diff(ko1, ko2) + diff(kc1, kc2) + diff(vc1, vc2);
-    printf("rope_tail hd=%d heads=%d/%d dims=%d neox=%d freqs=%d f16=%d pos=%d row=%d: %d differ\n", hd, heads, kvHeads, dims, neox, freqs, f16, pos, row, d);
+    printf("rope_tail threads=%d hd=%d heads=%d/%d dims=%d neox=%d freqs=%d f16=%d pos=%d row=%d: %d differ\n", tthreads, hd, heads, kvHeads, dims, neox, freqs, f16, pos, row, d);
     return d;
 }
 
@@ -117,6 +117,13 @@ int main() {
     bad += rope_case(128, 8, 2, 64, 1, false, false, 1000, 299, 3) != 0;
     bad += rope_case(96, 12, 4, 48, 1, true, true, 5, 5, 4) != 0;
     bad += rope_case(64, 64, 8, 64, 0, false, true, 4095, 300, 5) != 0; // row outside the cache: no store
+    for (int th : {64, 128}) { // the tails of blocks of fewer warps (MINFER_CUDA_MVS_WARPS)
+        bad += norm_case(2048, QT_Q8_0, true, true, 11, th) != 0;
+        bad += norm_case(4096, QT_Q8_K, true, true, 12, th) != 0;
+        bad += norm_case(5632, QT_Q8_1, false, true, 13, th) != 0;
+        bad += rope_case(64, 32, 4, 64, 0, false, true, 37, 37, 14, th) != 0;
+        bad += rope_case(128, 32, 8, 128, 0, true, true, 150, 150, 15, th) != 0;
+    }
     printf("%s\n", bad ? "FAIL" : "all cases: 0 differing values");
     return bad != 0;
 }

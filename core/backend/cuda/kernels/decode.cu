@@ -300,7 +300,9 @@ MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
 // threads copy the activation row(s) once for all its rows, and only then
 // do the lanes run the 16- and 32-bit reads of the 18-, 34-, 144- and
 // 210-byte blocks, which from global memory cost several L1 wavefronts per
-// useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads); a warp
+// useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads) for a
+// batch and mvs_*_n; the one-token _1, _m and tail kernels take their warp
+// count from the block (1 to MVS_ROWS: matvec.go's mvsWarps); a warp
 // takes MVS_RPW_* rows of one token (mvs_row below; Q4_K and Q6_K with
 // their own lane layouts, which cost fewer instructions than mv_*'s) or
 // one row of a batch (the mv_* bodies). The dynamic shared memory is the
@@ -501,9 +503,10 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
                                                                                 long long wrb, long long xrb, int ntok) {                           \
         extern __shared__ __align__(16) uint8_t mvs_sh[]; \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
-        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        const int nw = blockDim.x >> 5; \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (nw * RPW) + slot; \
         uint8_t* ws = mvs_sh + slot * wrb; \
-        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         const bool live = row < rows; \
         if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L); \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
@@ -530,8 +533,9 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
                                                                                 long long wrb, const uint8_t* X, long long xrb) {                    \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
+        const int nw = blockDim.x >> 5; \
         const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L; \
-        int r = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        int r = blockIdx.x * (nw * RPW) + slot; \
         const uint8_t* W = W0;                                                                                                                      \
         float* o = o0;                                                                                                                              \
         int rows = r0;                                                                                                                              \
@@ -541,7 +545,7 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         }                                                                                                                                           \
         const bool live = r < rows; \
         uint8_t* ws = mvs_sh + slot * wrb; \
-        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L); \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
         cp_async_wait_all(); \
@@ -1286,8 +1290,9 @@ __device__ __forceinline__ void q8k_warp(const float* v, uint8_t* b, int lane) {
 // occupancy stays that of mvs_*_m).
 #define TAIL_K 8
 
-// norm_tail: norm_quant's row 0 (of one) by this block of 256 threads,
-// thread t taking elements t, t+256, ... (norm_quant's with 256 threads),
+// norm_tail: norm_quant's row 0 (of one) by this block of nth threads
+// (32..256), thread t taking elements t, t+nth, ... (norm_quant's with nth
+// threads),
 // in rounds of TAIL_K elements whose loads fly together; the sums (or x)
 // are kept in shared memory at vs (n floats: the mat-vec's staged rows,
 // free by now) for the second pass, which leaves there the values q8_K
@@ -1298,19 +1303,19 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
                           int n, float eps, int qt, long long xrb) {
     double* part = (double*)scratch;
     float* sscale = (float*)(scratch + 64);
-    const int tid = threadIdx.x, lane = tid & 31;
+    const int tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
     double s = 0;
-    for (int i0 = 0; i0 < n; i0 += 256 * TAIL_K) {
+    for (int i0 = 0; i0 < n; i0 += nth * TAIL_K) {
         float vx[TAIL_K], vy[TAIL_K];
 #pragma unroll
         for (int k = 0; k < TAIL_K; k++) {
-            const int i = i0 + tid + 256 * k;
+            const int i = i0 + tid + nth * k;
             vx[k] = i < n ? __ldcg(x + i) : 0.f;
             vy[k] = y && i < n ? __ldcg(y + i) : 0.f;
         }
 #pragma unroll
         for (int k = 0; k < TAIL_K; k++) {
-            const int i = i0 + tid + 256 * k;
+            const int i = i0 + tid + nth * k;
             if (i < n) {
                 float v = vx[k];
                 if (y) {
@@ -1327,22 +1332,22 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
     __syncthreads();
     if (tid == 0) {
         double t = 0;
-        for (int k = 0; k < 8; k++) t += part[k];
+        for (int k = 0; k < nth / 32; k++) t += part[k];
         float mean = (float)(t / (double)n);
         *sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
     const float scale = *sscale;
-    for (int i0 = 0; i0 < n; i0 += 256 * TAIL_K) {
+    for (int i0 = 0; i0 < n; i0 += nth * TAIL_K) {
         float vw[TAIL_K];
 #pragma unroll
         for (int k = 0; k < TAIL_K; k++) {
-            const int i = i0 + tid + 256 * k;
+            const int i = i0 + tid + nth * k;
             vw[k] = w && i < n ? w[i] : 0.f;
         }
 #pragma unroll
         for (int k = 0; k < TAIL_K; k++) {
-            const int j0 = i0 + 256 * k, i = j0 + tid;
+            const int j0 = i0 + nth * k, i = j0 + tid;
             if (j0 >= n) break;
             float v = 0.f;
             if (i < n) {
@@ -1362,7 +1367,7 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
     }
     if (qt == QT_Q8_K) {
         __syncthreads();
-        for (int g = tid >> 5; g < n / 256; g += 8) q8k_warp(vs + 256 * g, q + (long long)g * 292, lane);
+        for (int g = tid >> 5; g < n / 256; g += nth / 32) q8k_warp(vs + 256 * g, q + (long long)g * 292, lane);
     }
 }
 
@@ -1381,11 +1386,11 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
 __device__ void rope_tail(float* cs, const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos, const float* freqs,
                           int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, void* vc, const float* vx, const int* rows, int n,
                           int ctx, int f16) {
-    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x;
+    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
     const int r = rows[0];
     const bool st = r >= 0 && r < ctx;
     const int I0 = heads * hp, I1 = heads2 * hp, Imax = max(max(I0, I1), n);
-    for (int e0 = 0; e0 < Imax; e0 += 256 * TAIL_RJ) {
+    for (int e0 = 0; e0 < Imax; e0 += nth * TAIL_RJ) {
         float a0[2][TAIL_RJ], a1[2][TAIL_RJ], v[TAIL_RJ];
 #pragma unroll
         for (int pass = 0; pass < 2; pass++) {
@@ -1393,7 +1398,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
             const int I = pass ? I1 : I0;
 #pragma unroll
             for (int j = 0; j < TAIL_RJ; j++) {
-                const int e = e0 + tid + 256 * j, h = e / hp, k = e % hp;
+                const int e = e0 + tid + nth * j, h = e / hp, k = e % hp;
                 int a, b;
                 if (k >= half) a = dims + 2 * (k - half), b = a + 1;
                 else a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
@@ -1404,11 +1409,11 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
         }
 #pragma unroll
         for (int j = 0; j < TAIL_RJ; j++) {
-            const int i = e0 + tid + 256 * j;
+            const int i = e0 + tid + nth * j;
             v[j] = st && i < n ? __ldcg(vx + i) : 0.f;
         }
         if (e0 == 0) {
-            for (int k = tid; k < half; k += 256) {
+            for (int k = tid; k < half; k += nth) {
                 float theta = (float)pos[0];
                 for (int m = 0; m < k; m++) theta *= thetaScale;
                 float ff = freqs ? freqs[k] : 1.f;
@@ -1424,7 +1429,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
             const int I = pass ? I1 : I0;
 #pragma unroll
             for (int j = 0; j < TAIL_RJ; j++) {
-                const int e = e0 + tid + 256 * j, h = e / hp, k = e % hp;
+                const int e = e0 + tid + nth * j, h = e / hp, k = e % hp;
                 if (e >= I) break;
                 int a, b;
                 float o0, o1;
@@ -1455,7 +1460,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
         if (st) {
 #pragma unroll
             for (int j = 0; j < TAIL_RJ; j++) {
-                const int i = e0 + tid + 256 * j;
+                const int i = e0 + tid + nth * j;
                 if (i >= n) break;
                 if (f16) ((uint16_t*)vc)[(long long)r * n + i] = to_f16(v[j]);
                 else ((float*)vc)[(long long)r * n + i] = v[j];
@@ -1470,8 +1475,8 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
 #define MVT_BODY(name)                                                                                                                              \
     extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                               \
     constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                               \
-    const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L;                                                                  \
-    int r = blockIdx.x * (MVS_ROWS * RPW) + slot;                                                                                                   \
+    const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L;                                            \
+    int r = blockIdx.x * (nw * RPW) + slot;                                                                                                         \
     const uint8_t* W = W0;                                                                                                                          \
     float* o = o0;                                                                                                                                  \
     int rows = r0;                                                                                                                                  \
@@ -1481,7 +1486,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
     }                                                                                                                                               \
     const bool live = r < rows;                                                                                                                     \
     uint8_t* ws = mvs_sh + slot * wrb;                                                                                                              \
-    uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb;                                                                                                    \
+    uint8_t* xs = mvs_sh + nw * RPW * wrb;                                                                                                          \
     if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L);                                                                                \
     stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                          \
     cp_async_wait_all();                                                                                                                            \
@@ -1499,10 +1504,11 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
 #define MVST(name)                                                                                                                                  \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tn(                                                                    \
         const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
-        const uint8_t* X, long long xrb, unsigned* counter, const float* nx, const float* ny, float* nsum, float* nout, const float* nw,           \
-        float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb) {                                                                       \
+        const uint8_t* X, long long xrb, unsigned* counter, const float* nx, const float* ny, float* nsum, float* nout, const float* nwt,          \
+        float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb, int vsOff) {                                                            \
         MVT_BODY(name)                                                                                                                              \
-        if (mvt_last(counter, (int*)(scratch + 68))) norm_tail(scratch, (float*)mvs_sh, nx, ny, nsum, nout, nw, nout2, q, n, eps, qt, qxrb);        \
+        if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
+            norm_tail(scratch, (float*)(mvs_sh + vsOff), nx, ny, nsum, nout, nwt, nout2, q, n, eps, qt, qxrb);                                      \
     }                                                                                                                                               \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tr(                                                                    \
         const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
