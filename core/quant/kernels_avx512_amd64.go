@@ -1,0 +1,38 @@
+//go:build !noasm
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// The AVX512 level: every AVX2 kernel, with AVX-512 VNNI twins of the hot
+// ones of the Q4_0, Q8_0 and Q4_K weights (the prefill tile pairs and the
+// decode multi-row kernels). Offered when the CPU (and the OS, which
+// x/sys/cpu checks for the ZMM state) has AVX-512 F, BW, VL and VNNI on
+// top of the AVX2 level's AVX2, FMA and F16C.
+
+// hasAVX512 reports whether this CPU runs the AVX512 level.
+func hasAVX512() bool {
+	x := cpu.X86
+	return x.HasAVX2 && x.HasFMA && x.HasF16C &&
+		x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasAVX512VNNI
+}
+
+func init() {
+	if !hasAVX512() {
+		return
+	}
+	ks := *avx2Kernels()
+	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX512)
+	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX512)
+	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)
+	register(AVX512, &ks)
+}
+
+//go:noescape
+func q4_0q8_0r2x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r2x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_Kq8_Kr2x16AVX512(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
