@@ -25,6 +25,9 @@ func init() {
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX512)
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX512)
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)
+	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16AVX512)
+	ks.dotR4x16Q8_0Q8_0 = quadQ8_0(q8_0q8_0r4x16AVX512)
+	ks.dotR4x16Q4_KQ8_K = quadQ4_K(q4_Kq8_Kr4x16AVX512)
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
 	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
@@ -39,6 +42,61 @@ func q8_0q8_0r2x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float3
 
 //go:noescape
 func q4_Kq8_Kr2x16AVX512(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_0q8_0r4x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r4x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_Kq8_Kr4x16AVX512(u, ta, tb *byte, nb int, out *float32)
+
+// quadQ4_0 wraps a four-row sixteen-token Q4_0 kernel (tile8Kernel.quad).
+func quadQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = w[3*wstride+nb*bytesQ4-1]
+		_ = u[nb*prep4Q4_0-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[0], wstride, &u[0], &ta[0], &tb[0], nb, &out[0])
+	}
+}
+
+// quadQ8_0 wraps a four-row sixteen-token Q8_0 kernel.
+func quadQ8_0(asm func(w *byte, wstride int, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, _ []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = w[3*wstride+nb*bytesQ80-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+	}
+}
+
+// quadQ4_K wraps a four-row sixteen-token Q4_K kernel (rows prepared in u).
+func quadQ4_K(asm func(u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(_ []byte, _ int, u []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8KBlock
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = u[nb*prep4Q4_KBlock-1]
+		_ = tb[nb*tile8KBlock-1]
+		asm(&u[0], &ta[0], &tb[0], nb, &out[0])
+	}
+}
 
 //go:noescape
 func q4_0q8_0r8tAVX512(w *byte, wstride int, x *byte, nb int, tab *byte, out *[8]float32)

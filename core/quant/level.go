@@ -114,6 +114,11 @@ type kernelSet struct {
 	dotR2x16Q4_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR2x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR2x16Q4_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	// Four rows against two tiles (tile8Kernel.quad); nil where the level
+	// has none.
+	dotR4x16Q4_0Q8_0 func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
+	dotR4x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
+	dotR4x16Q4_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	unpack4Q4_0      func(w []byte, wstride int, u []byte)
 	// dotR4x8Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K
 	// (tile8k.go); nil where the level has none.
