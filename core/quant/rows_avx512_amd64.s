@@ -103,12 +103,13 @@ q40r8tv:
 	RET
 
 // func q8_0q8_0r4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
-// Four Q8_0 rows against one token: rows 0 and 1 in the halves of Z1,
-// rows 2 and 3 in Z16, the token's quants in both halves of Z12. Each
-// weight byte w becomes the unsigned w+128 (XOR 0x80) for VPDPBUSD; the
-// 128·q it adds, summed by four (Z13, once per block), comes off lane by
-// lane: Σ w·q exactly, for any w. Then the AVX2 kernel's reduction and
-// epilogue: sum = fma(sumi, d_w·d_x, sum).
+// Four Q8_0 rows against one token, in YMM registers (three vector ports
+// where ZMM code has two). Each weight byte w becomes the unsigned w+128
+// (XOR 0x80, Y15, folded into the load) for VPDPBUSD, whose int32 lanes
+// start from −128·(sum of each four of the token's quants) (Y14, once per
+// block): Σ w·q exactly, for any w, in two instructions per row where the
+// AVX2 kernel's sign trick takes four. Then the AVX2 kernel's reduction
+// and epilogue: sum = fma(sumi, d_w·d_x, sum).
 TEXT ·q8_0q8_0r4AVX512(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
@@ -119,34 +120,32 @@ TEXT ·q8_0q8_0r4AVX512(SB), NOSPLIT, $0-40
 	LEAQ (R9)(R9*1), R11
 	LEAQ (R10)(R8*2), R12
 	MOVL $0x80808080, AX
-	VPBROADCASTD AX, Z15
+	VPBROADCASTD AX, Y15
 	VXORPS X0, X0, X0
 q80r4v:
 	PREFETCHT0 2(SI)(R8*4) // the next four rows, as in q8_0q8_0r4AVX2
 	PREFETCHT0 2(SI)(R10*1)
 	PREFETCHT0 2(SI)(R11*1)
 	PREFETCHT0 2(SI)(R12*1)
-	VBROADCASTI64X4 2(DI), Z12
-	// Z13: 128·(sum of each four quants), the bias to take off.
-	VPXORD Z13, Z13, Z13
-	VPDPBUSD Z12, Z15, Z13
-	// Rows 0, 1.
-	VMOVDQU 2(SI), Y1
-	VINSERTI64X4 $1, 2(SI)(R8*1), Z1, Z1
-	VPXORD Z15, Z1, Z1
-	VPXORD Z5, Z5, Z5
-	VPDPBUSD Z12, Z1, Z5
-	VPSUBD Z13, Z5, Z5
-	// Rows 2, 3.
-	VMOVDQU64 2(SI)(R8*2), Y16
-	VINSERTI64X4 $1, 2(SI)(R9*1), Z16, Z16
-	VPXORD Z15, Z16, Z16
-	VPXORD Z7, Z7, Z7
-	VPDPBUSD Z12, Z16, Z7
-	VPSUBD Z13, Z7, Z7
-	// Y5..Y8 = rows 0..3, the AVX2 kernel's layout.
-	VEXTRACTI64X4 $1, Z5, Y6
-	VEXTRACTI64X4 $1, Z7, Y8
+	VMOVDQU 2(DI), Y12
+	// Y14 = −128·(sum of each four quants): the bias the rows start from.
+	VPXOR Y13, Y13, Y13
+	VPDPBUSD Y12, Y15, Y13
+	VPXOR Y14, Y14, Y14
+	VPSUBD Y13, Y14, Y14
+	VMOVDQA Y14, Y5
+	VPXOR 2(SI), Y15, Y1
+	VPDPBUSD Y12, Y1, Y5
+	VMOVDQA Y14, Y6
+	VPXOR 2(SI)(R8*1), Y15, Y2
+	VPDPBUSD Y12, Y2, Y6
+	VMOVDQA Y14, Y7
+	VPXOR 2(SI)(R8*2), Y15, Y3
+	VPDPBUSD Y12, Y3, Y7
+	VMOVDQA Y14, Y8
+	VPXOR 2(SI)(R9*1), Y15, Y4
+	VPDPBUSD Y12, Y4, Y8
+	// Y5..Y8 = rows 0..3: the AVX2 kernel's reduction and epilogue.
 	VPHADDD Y6, Y5, Y5
 	VPHADDD Y8, Y7, Y7
 	VPHADDD Y7, Y5, Y5
