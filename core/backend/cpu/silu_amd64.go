@@ -10,9 +10,9 @@ func siluAVX2(out, x *float32, n8 int) int
 //go:noescape
 func swigluAVX2(out, x, u *float32, n8 int) int
 
-// siluLanes is siluLanesGo (len(x) a multiple of 8); at the AVX2 and AVX512 levels in
-// assembly (silu_amd64.s), a chunk whose exp leaves the assembly's range
-// done in Go.
+// siluLanes is siluLanesGo (len(x) a multiple of 8); at the AVX2 and
+// AVX512 levels in assembly (silu_amd64.s), a chunk whose exp leaves the
+// assembly's range done in Go.
 func siluLanes(out, x []float32) {
 	if !quant.CurrentLevel().HasAVX2() {
 		siluLanesGo(out, x)
