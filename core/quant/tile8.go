@@ -47,6 +47,10 @@ type tile8Kernel struct {
 	// prepared in u) against two tiles, row r0+i's results for ta at
 	// out[8i:8i+8], for tb at out[32+8i:32+8i+8].
 	pair func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	// quad, where set: all four rows against two tiles, row r's results
+	// for ta at out[8r:8r+8], for tb at out[32+8r:32+8r+8] (one pass over
+	// the tiles instead of pair's two).
+	quad func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
 }
@@ -119,6 +123,16 @@ func (k *Kernel) Dot4RowsTile8(w, u, tile []byte, out *[32]float32) {
 func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 	tb := k.Tile8Bytes()
 	g := 0
+	if k.t8.quad != nil {
+		w = w[: 4*k.wrb : 4*k.wrb]
+		nb := k.n / k.t8.qk
+		if k.t8.prep != nil {
+			u = u[:nb*k.t8.prepBlock]
+		}
+		for ; g+2 <= n; g += 2 {
+			k.t8.quad(w, k.wrb, u, tiles[g*tb:(g+1)*tb], tiles[(g+1)*tb:(g+2)*tb], out[32*g:32*g+64])
+		}
+	}
 	if k.t8.pair != nil {
 		w = w[: 4*k.wrb : 4*k.wrb]
 		nb := k.n / k.t8.qk
@@ -144,15 +158,16 @@ const prep4Q4_0 = 128
 func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: packTile8Q8_0,
+			qk: qk, tileBlock: tile8Block}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	}
 	return tile8Kernel{}
