@@ -494,10 +494,11 @@ func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
 
 // decodeOneMaxKV bounds the padded n_kv of the one-block attention
 // (attn_x_one_*: a block per head); longer rows take the split kernels,
-// which spread the positions over many blocks. (A guess, not measured:
-// the sessions' KV classes step by 256, and a block's work grows with the
-// row.)
-const decodeOneMaxKV = 512
+// which spread the positions over many blocks. 256 is the longest class
+// measured (bench/results/2026-12-01-cudadec2: decode of 64..191 positions,
+// the 256 class, faster than the split kernels); longer ones stay with the
+// split kernels until measured.
+const decodeOneMaxKV = 256
 
 // decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
 // words of scratch, the scores/weights over the padded n_kv, their

@@ -2,10 +2,8 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -141,17 +139,6 @@ func (dv *device) setup() (err error) {
 		if fn == "attention_f16" || fn == "attention_f32" || strings.HasPrefix(fn, "attn_x_values_") || strings.HasPrefix(fn, "attn_x_one_") || wantsLargeShared(fn) {
 			const maxDynamicShared = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, maxDynamicShared, uintptr(dv.smemOptin-attentionStaticShared))); err != nil {
-				return err
-			}
-		}
-	}
-	// MINFER_CUDA_CARVEOUT=p: every kernel prefers p percent of the unified
-	// L1/shared memory as shared memory (a diagnosis switch: one carveout
-	// for all spares the SMs a reconfiguration between kernels that differ).
-	if p, ok := carveoutFromEnv(); ok {
-		const preferredCarveout = 9 // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
-		for _, f := range dv.fns {
-			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, preferredCarveout, uintptr(p))); err != nil {
 				return err
 			}
 		}
@@ -349,14 +336,4 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 		return nil // the call's name is built only on failure: this runs per kernel
 	}
 	return check("cuLaunchKernel("+fn+")", r)
-}
-
-// carveoutFromEnv is MINFER_CUDA_CARVEOUT, a percentage (0..100), when set
-// to one.
-func carveoutFromEnv() (int, bool) {
-	p, err := strconv.Atoi(os.Getenv("MINFER_CUDA_CARVEOUT"))
-	if err != nil || p < 0 || p > 100 {
-		return 0, false
-	}
-	return p, true
 }

@@ -15,8 +15,8 @@ import (
 // weight, quantization: norm_quant's work) after the attention output and
 // the FFN down projection, the q/k rope pair and the k/v store
 // (rope_pair's and store_kv_pair's) after the q/k/v projection. A decode
-// block then takes seven launches instead of eleven. MINFER_CUDA_DECODE
-// names mvnorm and mvrope switch them off.
+// block then takes six launches instead of eleven (with the one-block
+// attention). MINFER_CUDA_DECODE names mvnorm and mvrope switch them off.
 
 // tailScratch is MVT_SCRATCH of decode.cu: the tail's shared scratch after
 // the staged activations (8 doubles, the scale, the last-block flag, a
