@@ -102,27 +102,62 @@ func TestMeanSquaresIsTheSerialChain(t *testing.T) {
 	}
 }
 
-// tieRow is a row of n = 2^p elements (p even, ≥ 4) whose serial mean is
-// exactly the float32 tie 1 + 2^-24 (rounded to even: 1), while a sum in
-// lanes lands above it: 2^p and 2^(p−24) at positions i and j (the first
-// two when i = j = −1), every other element's square 2^(p−54) ·
-// (1 or 1.5 at random), under half a double ulp of 2^p once the two big
-// ones are in, so the serial chain drops those that come after both.
-func tieRow(r *rand.Rand, p, i, j int) []float32 {
-	n := 1 << p
-	x := make([]float32, n)
-	tiny := float32(math.Ldexp(1, (p-54)/2))
-	for k := range x {
-		x[k] = tiny
-		if r.IntN(2) == 0 {
-			x[k] = float32(math.Sqrt(1.5)) * tiny
+// tieRow is a row of n = 2^p elements (p ≥ 4) whose serial mean is
+// exactly the float32 tie between m = 2 + 2k·2^-22 and its successor (m's
+// mantissa is even: the serial chain rounds to m), while a sum in lanes
+// lands above the tie (the successor). The big elements (at random
+// positions when shuffle, else first) have the squares 2^(p+1),
+// k·2^(p−20) (its bits) and 2^(p−23), an odd power as two squares of
+// half of it; every other element's square is the even power of two
+// 2^e ≤ 2^(p−54) times 1 or about 1.5, under half a double ulp of the big
+// sum, so the serial chain drops those that come after the big ones. k
+// is the first for which m and its successor give different scales
+// 1/sqrt(mean + eps), so the tie reaches the norm's output.
+func tieRow(r *rand.Rand, p int, eps float32, shuffle bool) []float32 {
+	scale := func(m float32) float32 { return 1 / float32(math.Sqrt(float64(m+eps))) }
+	k := 0
+	for ; ; k++ {
+		m := 2 + float32(2*k)*0x1p-22
+		if scale(m) != scale(math.Nextafter32(m, 4)) {
+			break
 		}
 	}
-	if i < 0 {
-		i, j = 0, 1
+	var big []float32
+	add := func(e int) {
+		if e%2 == 0 {
+			big = append(big, float32(math.Ldexp(1, e/2)))
+		} else {
+			h := float32(math.Ldexp(1, (e-1)/2))
+			big = append(big, h, h)
+		}
 	}
-	x[i] = float32(math.Ldexp(1, p/2))
-	x[j] = float32(math.Ldexp(1, (p-24)/2))
+	add(p + 1)
+	add(p - 23)
+	for b := 0; k>>b != 0; b++ {
+		if k>>b&1 == 1 {
+			add(p - 20 + b)
+		}
+	}
+	n := 1 << p
+	e := p - 54
+	if e%2 != 0 {
+		e--
+	}
+	tiny := float32(math.Ldexp(1, e/2))
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = tiny
+		if r.IntN(2) == 0 {
+			x[i] = float32(math.Sqrt(1.5)) * tiny
+		}
+	}
+	if !shuffle {
+		copy(x, big)
+		return x
+	}
+	for i, j := range r.Perm(n)[:len(big)] {
+		x[j] = big[i]
+	}
 	return x
 }
 
@@ -137,28 +172,23 @@ func TestMeanSquaresFallback(t *testing.T) {
 			defer quant.ForceLevel(lvl)()
 			differ := 0
 			for rep := 0; rep < 200; rep++ {
-				p := []int{4, 6, 8, 10, 12}[rep%5]
-				i, j := -1, -1
-				if rep%2 == 1 {
-					i, j = r.IntN(1<<p), r.IntN(1<<p)
-					if i == j {
-						continue
-					}
-				}
-				x := tieRow(r, p, i, j)
+				p := 4 + rep%10
+				shuffle := rep%2 == 1
+				x := tieRow(r, p, 1e-5, shuffle)
 				want := meanSquaresSerial(x)
 				before := serialMeans.Load()
 				if got := meanSquares(x); !sameF32(got, want) {
-					t.Fatalf("%s p=%d (%d, %d): mean %g, serial %g", lvl, p, i, j, got, want)
+					t.Fatalf("%s p=%d shuffle %v: mean %g, serial %g", lvl, p, shuffle, got, want)
 				}
 				if serialMeans.Load() == before {
-					t.Fatalf("%s p=%d (%d, %d): a tie row passed the check", lvl, p, i, j)
+					t.Fatalf("%s p=%d shuffle %v: a tie row passed the check", lvl, p, shuffle)
 				}
-				if float32(sumSquaresLanes(x)/float64(len(x))) != want {
+				lanes := float32(sumSquaresLanes(x) / float64(len(x)))
+				if lanes != want {
 					differ++
 				}
-				if i < 0 && (want != 1 || float32(sumSquaresLanes(x)/float64(len(x))) != 1+0x1p-23) {
-					t.Fatalf("%s p=%d: the tie row's serial mean %g, lanes' %g", lvl, p, want, sumSquaresLanes(x)/float64(len(x)))
+				if !shuffle && lanes != math.Nextafter32(want, 4) {
+					t.Fatalf("%s p=%d: the tie row's serial mean %g, lanes' %g (want the next float32)", lvl, p, want, lanes)
 				}
 			}
 			if differ == 0 {
@@ -185,7 +215,7 @@ func TestRMSNormMatchesSerial(t *testing.T) {
 					x = append(x, normRow(r, n, class)...)
 				}
 				if n == 64 || n == 256 {
-					x = append(x, tieRow(r, int(math.Log2(float64(n))), -1, -1)...)
+					x = append(x, tieRow(r, int(math.Log2(float64(n))), eps, false)...)
 				} else {
 					x = append(x, normRow(r, n, 0)...)
 				}
