@@ -664,8 +664,9 @@ __device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long lo
 // sum goes to sum), the norm to out, times w (wrows rows) to out2, and the
 // result quantized (qt) into q for the mat-mul that reads it. One block
 // per row of 256, 512 or 1024 threads; n a multiple of 32 (q8_0/q8_1) or
-// 256 (q8_K). The sum of squares is accumulated in double (any order
-// gives the CPU's float mean) and the scale computed as the CPU does.
+// 256 (q8_K). The sum of squares is accumulated in double and rms_mean
+// makes it the CPU's serial float32 mean (the serial chain itself where
+// the order could matter); the scale computed as the CPU does.
 extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
                                                               uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) {
     __shared__ double part[32];
@@ -692,7 +693,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
-        float mean = (float)(t / (double)n);
+        float mean = rms_mean(t, n, yr ? sr : xr, nullptr); // sr: x+y (it may lie on x or y)
         sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
@@ -1153,7 +1154,7 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < 8; k++) t += part[k];
-        float mean = (float)(t / (double)n);
+        float mean = rms_mean(t, n, x, y); // every block reads x, y before the last one writes
         *sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
@@ -1333,7 +1334,7 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
-        float mean = (float)(t / (double)n);
+        float mean = rms_mean(t, n, vs, nullptr); // vs: the row (x, or x+y)
         *sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
