@@ -16,7 +16,7 @@ func sumSquaresAVX2(x *float32, n16 int) float64
 func scaleAVX2(out, x *float32, n8 int, s float32)
 
 // sumSquaresLanes is sumSquaresLanesGo, in assembly at the AVX2 and AVX512
-// levels.
+// levels (the AVX2 kernel at both).
 func sumSquaresLanes(x []float32) float64 {
 	n16 := len(x) / sumSqLanes
 	if n16 == 0 || !quant.CurrentLevel().HasAVX2() {
