@@ -170,6 +170,9 @@ func TestNormTieRows(t *testing.T) {
 		mvVariants(t, newVariants{staged: true}, func(t *testing.T, g *Backend, v1 bool) {
 			for _, wt := range []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_K} {
 				for _, p := range []int{11, 12} {
+					if wt == gguf.TypeQ4_K && p == 12 {
+						continue // (quantizing the 4096² weight on the host takes seconds)
+					}
 					for _, T := range []int{1, 3} {
 						n := 1 << p
 						t.Run(fmt.Sprintf("%s/n%d/T%d", wt, n, T), func(t *testing.T) {
@@ -209,6 +212,9 @@ func TestNormTieRows(t *testing.T) {
 		g := tailBackend(t)
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_K} {
 			for _, p := range []int{11, 12} {
+				if wt == gguf.TypeQ4_K && p == 12 {
+					continue
+				}
 				for _, warps := range []int64{8, 2} {
 					n := 1 << p
 					t.Run(fmt.Sprintf("%s/n%d/warps%d", wt, n, warps), func(t *testing.T) {
