@@ -33,8 +33,9 @@ import "sync/atomic"
 //     f(lo) == f(hi), that float32 is the serial chain's mean.
 //
 // When f(lo) ≠ f(hi) (the mean sits within E of a float32 rounding
-// boundary, about one row in 10^5–10^6 of real activations), or S_p is
-// Inf or NaN (lo or hi is NaN, and NaN ≠ NaN), the serial chain runs.
+// boundary: measured on normal rows, about 1 in 10^5 at n = 2048 and 5 in
+// 10^5 at 4096, bench/results/2026-12-01-normexact), or S_p is Inf or NaN
+// (lo or hi is NaN, and NaN ≠ NaN), the serial chain runs.
 // The CUDA kernels (kernels/common.cuh, rms_mean) make the same check.
 
 // sumSqLanes is the number of double lanes sumSquaresLanes sums in.
@@ -51,7 +52,7 @@ var serialMeans atomic.Int64
 // serially in x's order (ggml's rms_norm mean), computed in lanes.
 func meanSquares(x []float32) float32 {
 	n := len(x)
-	if n > 1 && n <= maxLanesRow {
+	if n > 1 && int64(n) <= maxLanesRow {
 		if m, ok := meanIfDetermined(sumSquaresLanes(x), n); ok {
 			return m
 		}
