@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/internal/normtie"
 )
 
 // normRow is a test row of length n of one of the magnitude classes.
@@ -102,65 +103,6 @@ func TestMeanSquaresIsTheSerialChain(t *testing.T) {
 	}
 }
 
-// tieRow is a row of n = 2^p elements (p ≥ 4) whose serial mean is
-// exactly the float32 tie between m = 2 + 2k·2^-22 and its successor (m's
-// mantissa is even: the serial chain rounds to m), while a sum in lanes
-// lands above the tie (the successor). The big elements (at random
-// positions when shuffle, else first) have the squares 2^(p+1),
-// k·2^(p−20) (its bits) and 2^(p−23), an odd power as two squares of
-// half of it; every other element's square is the even power of two
-// 2^e ≤ 2^(p−54) times 1 or about 1.5, under half a double ulp of the big
-// sum, so the serial chain drops those that come after the big ones. k
-// is the first for which m and its successor give different scales
-// 1/sqrt(mean + eps), so the tie reaches the norm's output.
-func tieRow(r *rand.Rand, p int, eps float32, shuffle bool) []float32 {
-	scale := func(m float32) float32 { return 1 / float32(math.Sqrt(float64(m+eps))) }
-	k := 0
-	for ; ; k++ {
-		m := 2 + float32(2*k)*0x1p-22
-		if scale(m) != scale(math.Nextafter32(m, 4)) {
-			break
-		}
-	}
-	var big []float32
-	add := func(e int) {
-		if e%2 == 0 {
-			big = append(big, float32(math.Ldexp(1, e/2)))
-		} else {
-			h := float32(math.Ldexp(1, (e-1)/2))
-			big = append(big, h, h)
-		}
-	}
-	add(p + 1)
-	add(p - 23)
-	for b := 0; k>>b != 0; b++ {
-		if k>>b&1 == 1 {
-			add(p - 20 + b)
-		}
-	}
-	n := 1 << p
-	e := p - 54
-	if e%2 != 0 {
-		e--
-	}
-	tiny := float32(math.Ldexp(1, e/2))
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = tiny
-		if r.IntN(2) == 0 {
-			x[i] = float32(math.Sqrt(1.5)) * tiny
-		}
-	}
-	if !shuffle {
-		copy(x, big)
-		return x
-	}
-	for i, j := range r.Perm(n)[:len(big)] {
-		x[j] = big[i]
-	}
-	return x
-}
-
 // TestMeanSquaresFallback: rows whose mean sits on a float32 tie fail the
 // check, take the serial chain and still give its mean — and for them
 // the lanes' sum alone would have given another float32, so the check is
@@ -174,7 +116,7 @@ func TestMeanSquaresFallback(t *testing.T) {
 			for rep := 0; rep < 200; rep++ {
 				p := 4 + rep%10
 				shuffle := rep%2 == 1
-				x := tieRow(r, p, 1e-5, shuffle)
+				x := normtie.Row(r, p, 1e-5, shuffle)
 				want := meanSquaresSerial(x)
 				before := serialMeans.Load()
 				if got := meanSquares(x); !sameF32(got, want) {
@@ -215,7 +157,7 @@ func TestRMSNormMatchesSerial(t *testing.T) {
 					x = append(x, normRow(r, n, class)...)
 				}
 				if n == 64 || n == 256 {
-					x = append(x, tieRow(r, int(math.Log2(float64(n))), eps, false)...)
+					x = append(x, normtie.Row(r, int(math.Log2(float64(n))), eps, false)...)
 				} else {
 					x = append(x, normRow(r, n, 0)...)
 				}

@@ -12,67 +12,18 @@ import (
 	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/memview"
+	"github.com/minfer/minfer/internal/normtie"
 )
 
 // normTieEps is the rms_norm eps of the tie-row tests (tieRow picks its
 // tie for it).
 const normTieEps = 1e-5
 
-// tieRow is core/backend/cpu's tieRow (normsum_test.go): n = 2^p elements
-// whose serial mean is exactly the float32 tie between m = 2 + 2k·2^-22
-// and its successor (the serial chain rounds to m, whose mantissa is
-// even), while a parallel sum lands above it; the big elements (squares
-// 2^(p+1), k·2^(p−20) by its bits, 2^(p−23); an odd power as two squares)
-// first or at random positions, every other square 2^e ≤ 2^(p−54) times 1
-// or about 1.5; k the first whose two roundings give different scales.
-// The kernels' order without rms_mean's check gives the successor, a
-// one-ulp different scale and so a different norm everywhere.
+// tieRow is normtie.Row with the tests' eps. The kernels' order without
+// rms_mean's check gives the tie's successor, a one-ulp different scale
+// and so a different norm everywhere.
 func tieRow(r *rand.Rand, p int, shuffle bool) []float32 {
-	scale := func(m float32) float32 { return 1 / float32(math.Sqrt(float64(m+normTieEps))) }
-	k := 0
-	for ; ; k++ {
-		m := 2 + float32(2*k)*0x1p-22
-		if scale(m) != scale(math.Nextafter32(m, 4)) {
-			break
-		}
-	}
-	var big []float32
-	add := func(e int) {
-		if e%2 == 0 {
-			big = append(big, float32(math.Ldexp(1, e/2)))
-		} else {
-			h := float32(math.Ldexp(1, (e-1)/2))
-			big = append(big, h, h)
-		}
-	}
-	add(p + 1)
-	add(p - 23)
-	for b := 0; k>>b != 0; b++ {
-		if k>>b&1 == 1 {
-			add(p - 20 + b)
-		}
-	}
-	n := 1 << p
-	e := p - 54
-	if e%2 != 0 {
-		e--
-	}
-	tiny := float32(math.Ldexp(1, e/2))
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = tiny
-		if r.IntN(2) == 0 {
-			x[i] = float32(math.Sqrt(1.5)) * tiny
-		}
-	}
-	if !shuffle {
-		copy(x, big)
-		return x
-	}
-	for i, j := range r.Perm(n)[:len(big)] {
-		x[j] = big[i]
-	}
-	return x
+	return normtie.Row(r, p, normTieEps, shuffle)
 }
 
 // compareExact is compare with no bound: every output the CPU's bits.
