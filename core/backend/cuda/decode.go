@@ -75,6 +75,21 @@ var fastMatVec = map[gguf.GGMLType]struct {
 	gguf.TypeQ6_K: {"mvf_q6_k_1", "mvf_q6_k_b", "mvf_q6_k_m", 2},
 }
 
+// matVecOperands is the weights' and outputs' device addresses and the
+// row counts of up to three one-token mat-muls that one launch runs.
+func (b *Backend) matVecOperands(mm []*graph.Node) (ws, outs [3]uintptr, rows [3]int32, err error) {
+	for j, m := range mm {
+		if ws[j], err = b.ptrOf(m.Src[0]); err != nil {
+			return ws, outs, rows, err
+		}
+		if outs[j], err = b.ptrOf(m); err != nil {
+			return ws, outs, rows, err
+		}
+		rows[j] = i32(m.Src[0].Rows())
+	}
+	return ws, outs, rows, nil
+}
+
 // multiMatVec encodes nodes[i] and the one or two mat-muls right after it
 // that read the same one-token input with weights of the same type and
 // row length (q, k and v; gate and up) as one mvf_*_m launch, quantizing
@@ -102,20 +117,14 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var ws, outs [3]uintptr
-	var rows [3]int32
-	for j := i; j < k; j++ {
-		m := nodes[j]
-		if ws[j-i], err = b.ptrOf(m.Src[0]); err != nil {
-			return 0, err
-		}
-		if outs[j-i], err = b.ptrOf(m); err != nil {
-			return 0, err
-		}
-		if ws[j-i]%f.align != 0 || uintptr(wrb)%f.align != 0 {
+	ws, outs, rows, err := b.matVecOperands(nodes[i:k])
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range ws[:k-i] {
+		if w%f.align != 0 || uintptr(wrb)%f.align != 0 {
 			return 0, nil
 		}
-		rows[j-i] = i32(m.Src[0].Rows())
 	}
 	vt := quant.VecDotType(wt)
 	xrb, err := vt.RowBytes(in)

@@ -190,17 +190,9 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	if xrb > b.dv.workSize {
 		return 0, nil
 	}
-	var ws, outs [3]uintptr
-	var rows [3]int32
-	for j := i; j < k; j++ {
-		m := nodes[j]
-		if ws[j-i], err = b.ptrOf(m.Src[0]); err != nil {
-			return 0, err
-		}
-		if outs[j-i], err = b.ptrOf(m); err != nil {
-			return 0, err
-		}
-		rows[j-i] = i32(m.Src[0].Rows())
+	ws, outs, rows, err := b.matVecOperands(nodes[i:k])
+	if err != nil {
+		return 0, err
 	}
 	s := stagedMatVec[wt]
 	limit := b.stagedLimit() - 2*tailScratch
