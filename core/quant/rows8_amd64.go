@@ -18,3 +18,6 @@ func dotR8TQ4_0Q8_0AVX2(w []byte, wstride int, x, tab []byte, out *[8]float32) {
 
 //go:noescape
 func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q6_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
