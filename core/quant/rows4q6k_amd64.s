@@ -86,15 +86,10 @@ GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
 	R6_Q4; \
 	R6_GROUP(yo+96, 96, acc)
 
-// R6_ROW: row super-block at rowaddr into acc (int32 lanes). Prefetches
-// the same super-block of the row four further on (the next call's rows).
-// The scales as int16 go to Y7; acc starts at −32·Σ scale·bsum.
+// R6_ROW: row super-block at rowaddr into acc (int32 lanes). The scales
+// as int16 go to Y7; acc starts at −32·Σ scale·bsum.
 #define R6_ROW(rowaddr, acc) \
 	LEAQ rowaddr, R13; \
-	PREFETCHT0 (R13)(R8*4); \
-	PREFETCHT0 64(R13)(R8*4); \
-	PREFETCHT0 128(R13)(R8*4); \
-	PREFETCHT0 192(R13)(R8*4); \
 	VPMOVSXBW 192(R13), Y7; \
 	VPMADDWD 260(DI), Y7, Y6; \
 	VPSLLD $5, Y6, Y6; \
@@ -106,17 +101,44 @@ GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
 // func q6_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 // Registers: Y0..Y3 the rows' int32 sums of the super-block, X13 the four
 // running sums, Y14 0x30 and Y15 0x0F bytes; R9 = 3·wstride.
+//
+// Prefetch: a mat-vec calls this for rows i..i+3, then i+4..i+7, …, the
+// rows adjacent. Per super-block the kernel prefetches the next 840 bytes
+// of the region after its rows (R12), so the next call's rows arrive as
+// one sequential stream while this call computes. Prefetching each row's
+// own super-block four rows further on (four interleaved streams) or the
+// one-row kernel's in-row distance measured slower from memory on the
+// 2-core Zen 3 VM: 8.5–14 and 2–3 GB/s against 15–19 GB/s for one thread
+// (BenchmarkQ6KMatVec; bench/results/2026-12-01-cpuq6).
 TEXT ·q6_Kq8_Kr4AVX2(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
 	MOVQ x+16(FP), DI
 	MOVQ nb+24(FP), CX
 	LEAQ (R8)(R8*2), R9
+	LEAQ (SI)(R8*4), R12
 	MOVL $0x0F0F0F0F, AX; VMOVD AX, X15; VPBROADCASTD X15, Y15
 	MOVL $0x30303030, AX; VMOVD AX, X14; VPBROADCASTD X14, Y14
 	VXORPS X13, X13, X13
 
 q6kr4loop:
+	// Prefetch the next call's rows (the 4·210 bytes after these rows per
+	// super-block of them) as one sequential stream.
+	PREFETCHT0 0(R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	PREFETCHT0 256(R12)
+	PREFETCHT0 320(R12)
+	PREFETCHT0 384(R12)
+	PREFETCHT0 448(R12)
+	PREFETCHT0 512(R12)
+	PREFETCHT0 576(R12)
+	PREFETCHT0 640(R12)
+	PREFETCHT0 704(R12)
+	PREFETCHT0 768(R12)
+	PREFETCHT0 832(R12)
+	ADDQ $840, R12
 	R6_ROW((SI), Y0)
 	R6_ROW((SI)(R8*1), Y1)
 	R6_ROW((SI)(R8*2), Y2)
