@@ -109,7 +109,8 @@ GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
 // own super-block four rows further on (four interleaved streams) or the
 // one-row kernel's in-row distance measured slower from memory on the
 // 2-core Zen 3 VM: 8.5–14 and 2–3 GB/s against 15–19 GB/s for one thread
-// (BenchmarkQ6KMatVec; bench/results/2026-12-01-cpuq6).
+// (BenchmarkMatVecDRAM, then named BenchmarkQ6KMatVec;
+// bench/results/2026-12-01-cpuq6).
 TEXT ·q6_Kq8_Kr4AVX2(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8

@@ -176,48 +176,50 @@ func BenchmarkQ6KPrefillRows(b *testing.B) {
 	}
 }
 
-// BenchmarkQ6KMatVec runs a whole Q6_K output-head-sized matrix (32000 ×
-// 2048, 54 MB: from memory, not cache) against one token, four rows per
-// Dot4Rows call and one row per Dot call, at each level; MB/s counts
-// the weight bytes.
-func BenchmarkQ6KMatVec(b *testing.B) {
+// BenchmarkMatVecDRAM runs a whole output-head-sized matrix (32000 × 2048:
+// 54 MB for Q6_K, 37 MB for Q4_K, from memory, not cache) against one
+// token, the way a decode mat-vec does: four rows per Dot4Rows call and
+// one row per Dot call, at each level; MB/s counts the weight bytes.
+func BenchmarkMatVecDRAM(b *testing.B) {
 	const rows, n = 32000, 2048
-	r := rand.New(rand.NewPCG(71, 72))
-	k, err := NewKernel(gguf.TypeQ6_K, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	wrb := k.WeightRowBytes()
-	w := make([]byte, rows*wrb)
-	for i := 0; i < 64; i++ { // 64 distinct rows, repeated
-		copy(w[i*wrb:], quantizeWeights(b, gguf.TypeQ6_K, gaussian(r, n, 0.02)))
-	}
-	for i := 64; i < rows; i++ {
-		copy(w[i*wrb:(i+1)*wrb], w[(i%64)*wrb:])
-	}
-	x := quantizeRow(b, gguf.TypeQ8_K, gaussian(r, n, 1))
-	out := make([]float32, rows)
-	for _, lvl := range Levels() {
-		restore := ForceLevel(lvl)
-		k, _ := NewKernel(gguf.TypeQ6_K, n)
-		restore()
-		var o [4]float32
-		b.Run(lvl.String()+"/Dot4Rows", func(b *testing.B) {
-			b.SetBytes(int64(len(w)))
-			for b.Loop() {
-				for i := 0; i < rows; i += 4 {
-					k.Dot4Rows(w[i*wrb:(i+4)*wrb], x, &o)
-					copy(out[i:i+4], o[:])
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ6_K, gguf.TypeQ4_K} {
+		r := rand.New(rand.NewPCG(71, 72))
+		k, err := NewKernel(typ, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wrb := k.WeightRowBytes()
+		w := make([]byte, rows*wrb)
+		for i := 0; i < 64; i++ { // 64 distinct rows, repeated
+			copy(w[i*wrb:], quantizeWeights(b, typ, gaussian(r, n, 0.02)))
+		}
+		for i := 64; i < rows; i++ {
+			copy(w[i*wrb:(i+1)*wrb], w[(i%64)*wrb:])
+		}
+		x := quantizeRow(b, VecDotType(typ), gaussian(r, n, 1))
+		out := make([]float32, rows)
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, _ := NewKernel(typ, n)
+			restore()
+			var o [4]float32
+			b.Run(lvl.String()+"/"+typ.String()+"/Dot4Rows", func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					for i := 0; i < rows; i += 4 {
+						k.Dot4Rows(w[i*wrb:(i+4)*wrb], x, &o)
+						copy(out[i:i+4], o[:])
+					}
 				}
-			}
-		})
-		b.Run(lvl.String()+"/Dot", func(b *testing.B) {
-			b.SetBytes(int64(len(w)))
-			for b.Loop() {
-				for i := 0; i < rows; i++ {
-					out[i] = k.Dot(w[i*wrb:(i+1)*wrb], x)
+			})
+			b.Run(lvl.String()+"/"+typ.String()+"/Dot", func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					for i := 0; i < rows; i++ {
+						out[i] = k.Dot(w[i*wrb:(i+1)*wrb], x)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
