@@ -77,6 +77,8 @@ type kernelSet struct {
 	dotR2x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR2x16Q4_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	unpack4Q4_0      func(w []byte, wstride int, u []byte)
+	// scan4Q8_0 flags four Q8_0 rows holding a −128 quant (tile8q8.go).
+	scan4Q8_0 func(w []byte, wstride int, u []byte)
 	// dotR4x8Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K
 	// (tile8k.go); nil where the level has none.
 	dotR4x8Q4_KQ8_K func(w []byte, wstride int, u, tile []byte, out *[32]float32)

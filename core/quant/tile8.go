@@ -12,7 +12,8 @@ import (
 //
 // A tile holds eight Q8_0 activation rows rearranged once per mat-mul so
 // that a kernel can put the eight tokens in the eight lanes of a vector:
-// per block, a 320-byte entry
+// per block, a 320-byte entry (Q4_0's; Q8_0 weights take the 576-byte
+// tile8Abs form of tile8q8.go, which adds the quants' magnitudes)
 //
 //	  0: d_x of the eight tokens, float32
 //	 32: 8·Σq of the eight tokens, int32 (Q4_0's nibble offset, exact)
@@ -147,7 +148,8 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, prep: ks.scan4Q8_0, pack: packTile8Q8_0Abs,
+			qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
@@ -211,20 +213,21 @@ func dotR4x8Q4_0Q8_0Generic(w []byte, wstride int, u, tile []byte, out *[32]floa
 }
 
 // dotR4x8Q8_0Q8_0Generic is the Go twin of the four-row eight-token Q8_0
-// kernel (u is unused): sum = fma(sumi, d_w·d_x, sum) per block.
+// kernel on a tile8Abs tile (u is unused): sum = fma(sumi, d_w·d_x, sum)
+// per block.
 func dotR4x8Q8_0Q8_0Generic(w []byte, wstride int, _, tile []byte, out *[32]float32) {
-	nb := len(tile) / tile8Block
+	nb := len(tile) / tile8AbsBlock
 	for r := 0; r < 4; r++ {
 		wr := w[r*wstride : r*wstride+nb*bytesQ80]
 		for t := 0; t < 8; t++ {
 			var sum float32
 			for b := 0; b < nb; b++ {
 				wb := wr[b*bytesQ80 : (b+1)*bytesQ80]
-				e := tile[b*tile8Block : (b+1)*tile8Block]
+				e := tile[b*tile8AbsBlock : (b+1)*tile8AbsBlock]
 				dx, _ := tile8Facts(e, t)
 				var sumi int32
 				for j := 0; j < 32; j++ {
-					sumi += int32(int8(wb[2+j])) * tile8Q(e, t, j)
+					sumi += int32(int8(wb[2+j])) * tile8AbsQ(e, t, j)
 				}
 				sum = fma32(float32(sumi), f16le(wb)*dx, sum)
 			}

@@ -23,7 +23,7 @@ func dotR4x8Q4_0Q8_0AVX2(w []byte, wstride int, u, tile []byte, out *[32]float32
 }
 
 func dotR4x8Q8_0Q8_0AVX2(w []byte, wstride int, _, tile []byte, out *[32]float32) {
-	nb := len(tile) / tile8Block
+	nb := len(tile) / tile8AbsBlock
 	if nb == 0 {
 		*out = [32]float32{}
 		return
@@ -57,10 +57,17 @@ func dotR4x8Q4_KQ8_KAVX2(_ []byte, _ int, u, tile []byte, out *[32]float32) {
 //go:noescape
 func q8_0q8_0r2x16AVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 
+//go:noescape
+func q8_0q8_0r2x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func scan4Q8_0AVX2asm(w *byte, wstride int, nb int) bool
+
 // dotR2x16Q8_0Q8_0AVX2 runs rows r0, r0+1 of the four rows in w against
-// tiles ta and tb.
-func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, _ []byte, r0 int, ta, tb []byte, out []float32) {
-	nb := len(ta) / tile8Block
+// tiles ta and tb: |x| against w·sign(x) unless the quad's scan (u[0])
+// found a −128 weight quant, then ggml's |w| against x·sign(w).
+func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8AbsBlock
 	_ = out[48-1]
 	if nb == 0 {
 		clear(out[:16])
@@ -68,8 +75,25 @@ func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, _ []byte, r0 int, ta, tb []byte
 		return
 	}
 	_ = w[(r0+1)*wstride+nb*bytesQ80-1]
-	_ = tb[nb*tile8Block-1]
+	_ = tb[nb*tile8AbsBlock-1]
+	if u[0] == 0 {
+		q8_0q8_0r2x16absAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+		return
+	}
 	q8_0q8_0r2x16AVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+}
+
+// scan4Q8_0AVX2 is scan4Q8_0Generic with one compare per 32 quants.
+func scan4Q8_0AVX2(w []byte, wstride int, u []byte) {
+	nb := len(u)
+	if nb == 0 {
+		return
+	}
+	u[0] = 0
+	_ = w[3*wstride+nb*bytesQ80-1]
+	if scan4Q8_0AVX2asm(&w[0], wstride, nb) {
+		u[0] = 1
+	}
 }
 
 //go:noescape

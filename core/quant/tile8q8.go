@@ -1,0 +1,79 @@
+package quant
+
+import "encoding/binary"
+
+// Q8_0's eight-token tiles keep each quant's magnitude beside it.
+//
+// On AVX2 a signed·signed byte product needs one side unsigned for
+// VPMADDUBSW. ggml makes the weight unsigned (|w| against x·sign(w)), which
+// costs a VPSIGNB per weight chunk for |w| on top of the one per (row,
+// tile). A tile8Abs tile stores |x| beside x, so the kernel takes |x| as the
+// unsigned side and gives the broadcast weight x's sign (w·sign(x)): the
+// same integer products and pair sums, one VPSIGNB per (row, tile) and
+// chunk and none per row. Per block, a 576-byte entry:
+//
+//	  0: d_x of the eight tokens, float32
+//	 32: 8·Σq of the eight tokens, int32 (as tile8Block; unused by Q8_0)
+//	 64: 8 chunks of 64 bytes: chunk c holds quants 4c..4c+3 of tokens
+//	     0..7 (32 bytes, tile8Block's chunk), then their magnitudes |q|
+//
+// w·sign(x) is exact except for a weight quant of −128 against a negative
+// x (−(−128) does not fit a byte). ggml's quantizer never writes −128, but
+// a file may hold it: Prep4 scans each row quad for it (scan4Q8_0), and
+// the pair kernel of a quad that has one takes ggml's |w| form instead.
+// Activation quants are never −128 (QuantizeRow rounds to ±127).
+
+const tile8AbsBlock = 576 // bytes per block of a Q8_0 tile
+
+func packTile8Q8_0Abs(x []byte, xrb, nb int, tile []byte) {
+	for b := 0; b < nb; b++ {
+		e := tile[b*tile8AbsBlock : (b+1)*tile8AbsBlock : (b+1)*tile8AbsBlock]
+		for t := 0; t < 8; t++ {
+			xb := x[t*xrb+b*bytesQ80 : t*xrb+(b+1)*bytesQ80 : t*xrb+(b+1)*bytesQ80]
+			d, s8 := q8_0Facts(xb)
+			putF32(e[4*t:], d)
+			binary.LittleEndian.PutUint32(e[32+4*t:], s8)
+			for c := 0; c < 8; c++ {
+				o := tile8Quant + 64*c + 4*t
+				for j := 0; j < 4; j++ {
+					q := int8(xb[2+4*c+j])
+					e[o+j] = byte(q)
+					e[o+32+j] = byte(abs8(q))
+				}
+			}
+		}
+	}
+}
+
+// abs8 is |q| as a byte value (−128 gives 128).
+func abs8(q int8) uint8 {
+	if q < 0 {
+		return uint8(-int16(q))
+	}
+	return uint8(q)
+}
+
+// tile8AbsQ reads token t's quant j (0..31) from a tile8Abs block.
+func tile8AbsQ(e []byte, t, j int) int32 {
+	return int32(int8(e[tile8Quant+64*(j/4)+4*t+j%4]))
+}
+
+// scan4Q8_0Generic sets u[0] to 1 when a weight quant of the four Q8_0
+// rows (wstride apart, len(u) blocks each) is −128, else 0.
+func scan4Q8_0Generic(w []byte, wstride int, u []byte) {
+	nb := len(u)
+	if nb == 0 {
+		return
+	}
+	u[0] = 0
+	for r := 0; r < 4; r++ {
+		for b := 0; b < nb; b++ {
+			for _, q := range w[r*wstride+b*bytesQ80+2 : r*wstride+(b+1)*bytesQ80] {
+				if q == 0x80 {
+					u[0] = 1
+					return
+				}
+			}
+		}
+	}
+}
