@@ -253,13 +253,22 @@ func u16s(b []byte) []uint16 { return memview.As[uint16](b) }
 // checking ctx whenever the block changes.
 func (c *CPU) Compute(ctx context.Context, nodes []*graph.Node) error {
 	layer := graph.Unblocked
-	for i, n := range nodes {
+	for i := 0; i < len(nodes); i++ {
+		n := nodes[i]
 		if i > 0 && n.Layer != layer {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 		layer = n.Layer
+		if k := sharedRun(nodes[i:]); k > 1 {
+			// One-token mat-muls of one input in one pool call (shared.go).
+			if err := c.matMulShared(nodes[i : i+k]); err != nil {
+				return fmt.Errorf("cpu: %s: %w", n, err)
+			}
+			i += k - 1
+			continue
+		}
 		if err := c.compute(n); err != nil {
 			return fmt.Errorf("cpu: %s: %w", n, err)
 		}

@@ -161,17 +161,22 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	}
 	grain := 16
 	if tokens == 1 {
-		// Decode: four chunks per thread, enough to balance two threads on
-		// a busy machine. More and smaller chunks (each one restarts a
-		// thread's stream through the weights) measured slower on the
-		// 2-core VM: eight per thread 4-5 %, sixteen and thirty-two more
-		// (bench/results/2026-12-01-cpufin).
-		grain = max(16, rows/(4*c.w.n)) &^ 7
+		grain = decodeGrain(rows, c.w.n)
 	}
 	c.weightReads.Add(int64(wrb * rows))
 	c.w.run(rows, grain, &c.mt)
 	c.mt = matTask{}
 	return nil
+}
+
+// decodeGrain is the chunk size of a one-token mat-mul of rows rows on
+// threads threads: four chunks per thread, enough to balance two threads
+// on a busy machine. More and smaller chunks (each one restarts a thread's
+// stream through the weights) measured slower on the 2-core VM: eight per
+// thread 4-5 %, sixteen and thirty-two more
+// (bench/results/2026-12-01-cpufin).
+func decodeGrain(rows, threads int) int {
+	return max(16, rows/(4*threads)) &^ 7
 }
 
 // quantTask quantizes activation rows 1..tokens-1 (item i is row i+1).
@@ -212,6 +217,10 @@ type matTask struct {
 	f16f32 bool
 	x      []float32
 	in     int
+	// segs[:nseg], when nseg > 0: the weights of a shared one-token call
+	// (shared.go); w, out and rows are then unused.
+	segs [maxShared]matSeg
+	nseg int
 }
 
 func (t *matTask) run(worker, lo, hi int) {
@@ -231,6 +240,10 @@ func (t *matTask) run(worker, lo, hi int) {
 				t.out[tok*rows+i] = quant.DotF16F32(wr, t.x[tok*t.in:(tok+1)*t.in])
 			}
 		}
+		return
+	}
+	if t.nseg > 0 {
+		t.runShared(worker, lo, hi)
 		return
 	}
 	tok := 0
@@ -256,30 +269,40 @@ func (t *matTask) run(worker, lo, hi int) {
 		}
 	}
 	for ; tok < t.tokens; tok++ {
-		// Left-over tokens (all of a decode step): four rows at a time.
-		x := t.xq[tok*xrb : (tok+1)*xrb]
-		out := t.out[tok*rows : (tok+1)*rows]
-		i := lo
+		// Left-over tokens (all of a decode step).
+		var tab []byte
 		if t.tabs1 != nil {
 			r := tok - t.tokens&^3
-			tab := t.tabs1[r*t.tb1 : (r+1)*t.tb1]
-			o8 := &t.c.ws[worker].dot8
-			for ; i+8 <= hi; i += 8 {
-				t.k.Dot8RowsT(t.w[i*wrb:(i+8)*wrb], x, tab, o8)
-				copy(out[i:i+8], o8[:])
-			}
-			for ; i+4 <= hi; i += 4 {
-				t.k.Dot4RowsT(t.w[i*wrb:(i+4)*wrb], x, tab, o)
-				out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
-			}
+			tab = t.tabs1[r*t.tb1 : (r+1)*t.tb1]
+		}
+		t.oneToken(worker, t.w, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
+	}
+}
+
+// oneToken computes out[i] = w_i · x for rows lo..hi-1 of w against one
+// quantized token x (tab its token table, nil when the kernel takes none):
+// eight or four rows at a time.
+func (t *matTask) oneToken(worker int, w, x, tab []byte, out []float32, lo, hi int) {
+	wrb := t.k.WeightRowBytes()
+	o := &t.c.ws[worker].dot4
+	i := lo
+	if tab != nil {
+		o8 := &t.c.ws[worker].dot8
+		for ; i+8 <= hi; i += 8 {
+			t.k.Dot8RowsT(w[i*wrb:(i+8)*wrb], x, tab, o8)
+			copy(out[i:i+8], o8[:])
 		}
 		for ; i+4 <= hi; i += 4 {
-			t.k.Dot4Rows(t.w[i*wrb:(i+4)*wrb], x, o)
+			t.k.Dot4RowsT(w[i*wrb:(i+4)*wrb], x, tab, o)
 			out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
 		}
-		for ; i < hi; i++ {
-			out[i] = t.k.Dot(t.w[i*wrb:(i+1)*wrb], x)
-		}
+	}
+	for ; i+4 <= hi; i += 4 {
+		t.k.Dot4Rows(w[i*wrb:(i+4)*wrb], x, o)
+		out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
+	}
+	for ; i < hi; i++ {
+		out[i] = t.k.Dot(w[i*wrb:(i+1)*wrb], x)
 	}
 }
 
