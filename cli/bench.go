@@ -88,7 +88,7 @@ func startCPUProfile(path string) (stop func() error, err error) {
 func runSynth(e Env, args []string) error {
 	fs := newFlagSet("synth", "--preset 1b --type Q4_K -o FILE.gguf", e)
 	preset := fs.String("preset", "tiny", "model shape: "+synth.PresetNames())
-	typ := fs.String("type", "Q4_K", "weight type of the block matmuls")
+	typ := fs.String("type", "Q4_K", "weight type of the block matmuls, or a llama.cpp mix (Q4_K_M, Q5_K_M)")
 	out := fs.String("o", "", "output file")
 	seed := fs.Uint64("seed", 1, "random seed")
 	layers := fs.Int("layers", 0, "number of blocks (0: the preset's); the shape of a big model at a fraction of its size")
@@ -105,9 +105,13 @@ func runSynth(e Env, args []string) error {
 	if *layers > 0 {
 		cfg.NLayer = *layers
 	}
-	t, ok := gguf.TypeByName(strings.ToUpper(*typ))
+	name := strings.ToUpper(*typ)
+	if m, ok := synth.Mixes[name]; ok {
+		cfg.Mix, name = name, m.Base.String()
+	}
+	t, ok := gguf.TypeByName(name)
 	if !ok {
-		return usagef("--type %q is not a ggml type", *typ)
+		return usagef("--type %q is not a ggml type or a mix (Q4_K_M, Q5_K_M)", *typ)
 	}
 	if *out == "" {
 		return usagef("-o FILE.gguf is required")

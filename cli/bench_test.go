@@ -55,10 +55,12 @@ func TestBenchRepetitionsJSON(t *testing.T) {
 }
 
 // TestSynthLayers: `synth --layers 3` writes the preset's shape with three
-// blocks (read back through gguf), and a negative count is refused.
+// blocks (read back through gguf), `--type q4_k_m` writes llama.cpp's mix,
+// and a negative count is refused.
 func TestSynthLayers(t *testing.T) {
 	var out, errb bytes.Buffer
-	path := filepath.Join(t.TempDir(), "m.gguf")
+	dir := t.TempDir()
+	path, mixed := filepath.Join(dir, "m.gguf"), filepath.Join(dir, "mixed.gguf")
 	if code := runCLI(&out, &errb, "synth", "--preset", "tiny", "--layers", "3", "--type", "Q8_0", "-o", path); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -74,6 +76,20 @@ func TestSynthLayers(t *testing.T) {
 	_, beyond := f.Tensor("blk.3.ffn_down.weight")
 	if !last || beyond {
 		t.Fatal("tensors do not match three blocks")
+	}
+	if code := runCLI(&out, &errb, "synth", "--preset", "tiny", "--layers", "8", "--type", "q4_k_m", "-o", mixed); code != 0 {
+		t.Fatalf("Q4_K_M: exit %d: %s", code, errb.String())
+	}
+	g, err := gguf.Open(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if v, ok := g.Tensor("blk.0.attn_v.weight"); !ok || v.Type != gguf.TypeQ6_K {
+		t.Errorf("Q4_K_M blk.0.attn_v: %+v", v)
+	}
+	if q, ok := g.Tensor("blk.0.attn_q.weight"); !ok || q.Type != gguf.TypeQ4_K {
+		t.Errorf("Q4_K_M blk.0.attn_q: %+v", q)
 	}
 	if code := runCLI(&out, &errb, "synth", "--preset", "tiny", "--layers", "-1", "-o", path); code == 0 {
 		t.Error("--layers -1 was accepted")

@@ -175,34 +175,40 @@ func meanStdDev(xs []float64) (mean, sd float64) {
 var sink float32
 
 // MeasureReadBandwidth reads a buffer of size bytes with threads
-// goroutines (sums of float32, best of 5 passes) and returns GB/s.
+// goroutines and returns GB/s (best of 5 passes). Each goroutine streams
+// its part through the fastest float dot kernel the CPU has
+// (quant.VecDotF32 against a 16 KiB vector that stays in L1), so the
+// figure is the memory's, not a scalar loop's: a Go loop of float adds
+// reads ~10 GB/s on one Zen 3 core where the SIMD kernel reads ~19.
 func MeasureReadBandwidth(threads int, size int) float64 {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
+	const span = 4096 // floats per kernel call: 16 KiB of the buffer, and the resident vector
 	buf := make([]float32, size/4)
 	for i := range buf {
 		buf[i] = float32(i & 7)
 	}
+	ones := make([]float32, span)
+	for i := range ones {
+		ones[i] = 1
+	}
+	chunk := len(buf) / threads / span * span
 	best := 0.0
 	for pass := 0; pass < 5; pass++ {
 		var wg sync.WaitGroup
 		sums := make([]float32, threads)
-		chunk := len(buf) / threads
 		t0 := time.Now()
 		for t := 0; t < threads; t++ {
 			wg.Add(1)
 			go func(t int) {
 				defer wg.Done()
 				part := buf[t*chunk : (t+1)*chunk]
-				var a, b, c, d float32
-				for i := 0; i+4 <= len(part); i += 4 {
-					a += part[i]
-					b += part[i+1]
-					c += part[i+2]
-					d += part[i+3]
+				var s float32
+				for i := 0; i < len(part); i += span {
+					s += quant.VecDotF32(part[i:i+span], ones)
 				}
-				sums[t] = a + b + c + d
+				sums[t] = s
 			}(t)
 		}
 		wg.Wait()

@@ -20,7 +20,41 @@ type Config struct {
 	NEmbd, NLayer, NHead, NHeadKV, NFF, NVocab, Ctx int
 	Type                                            gguf.GGMLType // block matmul weights
 	OutputType                                      gguf.GGMLType // token_embd / output (0: Q6_K for K/4-bit types, else Type)
-	Seed                                            uint64
+	// Mix is a llama.cpp file type's per-tensor rule instead of one Type:
+	// "" (every block mat-mul is Type), "Q4_K_M" or "Q5_K_M" (see mixType).
+	Mix  string
+	Seed uint64
+}
+
+// Mixes are the llama.cpp file types Mix names, with their base type and
+// general.file_type value (llama_ftype).
+var Mixes = map[string]struct {
+	Base     gguf.GGMLType
+	FileType uint32
+}{
+	"Q4_K_M": {gguf.TypeQ4_K, 15},
+	"Q5_K_M": {gguf.TypeQ5_K, 17},
+}
+
+// useMoreBits is llama.cpp's choice of the blocks whose attn_v and
+// ffn_down get more bits in the _M mixes: the first and last eighth and
+// every third block between.
+func useMoreBits(il, n int) bool {
+	return il < n/8 || il >= 7*n/8 || (il-n/8)%3 == 2
+}
+
+// tensorType is the type of block il's mat-mul weight (role "attn_q",
+// "ffn_down", …): Type, or the mix's rule as llama.cpp's quantizer applies
+// it to a llama model (attn_v and ffn_down in Q6_K where useMoreBits,
+// everything else the base type; the output head is Q6_K by outputType).
+func (c Config) tensorType(role string, il int) gguf.GGMLType {
+	if c.Mix == "" {
+		return c.Type
+	}
+	if (role == "attn_v" || role == "ffn_down") && useMoreBits(il, c.NLayer) {
+		return gguf.TypeQ6_K
+	}
+	return c.Type
 }
 
 // Presets are shapes of well-known models.
@@ -51,6 +85,15 @@ func (c Config) Validate() error {
 	if c.NEmbd <= 0 || c.NLayer <= 0 || c.NHead <= 0 || c.NHeadKV <= 0 || c.NFF <= 0 || c.NVocab < 259 || c.Ctx <= 0 {
 		return fmt.Errorf("synth: shape %+v has a non-positive size (or fewer than 259 tokens)", c)
 	}
+	if c.Mix != "" {
+		m, ok := Mixes[c.Mix]
+		if !ok {
+			return fmt.Errorf("synth: mix %q: want Q4_K_M or Q5_K_M", c.Mix)
+		}
+		if c.Type != m.Base {
+			return fmt.Errorf("synth: mix %s is based on %s, not %s", c.Mix, m.Base, c.Type)
+		}
+	}
 	if c.NEmbd%c.NHead != 0 || c.NHead%c.NHeadKV != 0 {
 		return fmt.Errorf("synth: %d heads, %d KV heads, embedding %d do not divide", c.NHead, c.NHeadKV, c.NEmbd)
 	}
@@ -58,7 +101,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("synth: weight type %s cannot be generated", c.Type)
 	}
 	for _, n := range []int{c.NEmbd, c.NFF} {
-		if n%c.Type.BlockSize() != 0 || n%c.outputType().BlockSize() != 0 {
+		if n%c.Type.BlockSize() != 0 || n%c.outputType().BlockSize() != 0 || (c.Mix != "" && n%gguf.TypeQ6_K.BlockSize() != 0) {
 			return fmt.Errorf("synth: row of %d is not a multiple of %s's block of %d", n, c.Type, c.Type.BlockSize())
 		}
 	}
@@ -84,7 +127,12 @@ func Build(c Config) (*gguf.Builder, error) {
 	}
 	b := gguf.NewBuilder()
 	b.SetString("general.architecture", "llama")
-	b.SetString("general.name", fmt.Sprintf("minfer-synth-%dx%d-%s", c.NLayer, c.NEmbd, c.Type))
+	name := c.Type.String()
+	if c.Mix != "" {
+		name = c.Mix
+		b.SetUint32("general.file_type", Mixes[c.Mix].FileType)
+	}
+	b.SetString("general.name", fmt.Sprintf("minfer-synth-%dx%d-%s", c.NLayer, c.NEmbd, name))
 	b.SetUint32("llama.context_length", uint32(c.Ctx))
 	b.SetUint32("llama.embedding_length", uint32(c.NEmbd))
 	b.SetUint32("llama.block_count", uint32(c.NLayer))
@@ -107,20 +155,24 @@ func Build(c Config) (*gguf.Builder, error) {
 			return writeRows(w, t, rowLen, rows, norm, seed)
 		})
 	}
-	add("token_embd.weight", c.outputType(), c.NEmbd, c.NVocab, false)
+	embd := c.outputType()
+	if c.Mix != "" {
+		embd = c.Type // llama.cpp's _M mixes keep the embedding in the base type
+	}
+	add("token_embd.weight", embd, c.NEmbd, c.NVocab, false)
 	add("output_norm.weight", gguf.TypeF32, c.NEmbd, 1, true)
 	add("output.weight", c.outputType(), c.NEmbd, c.NVocab, false)
 	for il := 0; il < c.NLayer; il++ {
 		p := fmt.Sprintf("blk.%d.", il)
 		add(p+"attn_norm.weight", gguf.TypeF32, c.NEmbd, 1, true)
-		add(p+"attn_q.weight", c.Type, c.NEmbd, c.NEmbd, false)
-		add(p+"attn_k.weight", c.Type, c.NEmbd, hd*c.NHeadKV, false)
-		add(p+"attn_v.weight", c.Type, c.NEmbd, hd*c.NHeadKV, false)
-		add(p+"attn_output.weight", c.Type, c.NEmbd, c.NEmbd, false)
+		add(p+"attn_q.weight", c.tensorType("attn_q", il), c.NEmbd, c.NEmbd, false)
+		add(p+"attn_k.weight", c.tensorType("attn_k", il), c.NEmbd, hd*c.NHeadKV, false)
+		add(p+"attn_v.weight", c.tensorType("attn_v", il), c.NEmbd, hd*c.NHeadKV, false)
+		add(p+"attn_output.weight", c.tensorType("attn_output", il), c.NEmbd, c.NEmbd, false)
 		add(p+"ffn_norm.weight", gguf.TypeF32, c.NEmbd, 1, true)
-		add(p+"ffn_gate.weight", c.Type, c.NEmbd, c.NFF, false)
-		add(p+"ffn_up.weight", c.Type, c.NEmbd, c.NFF, false)
-		add(p+"ffn_down.weight", c.Type, c.NFF, c.NEmbd, false)
+		add(p+"ffn_gate.weight", c.tensorType("ffn_gate", il), c.NEmbd, c.NFF, false)
+		add(p+"ffn_up.weight", c.tensorType("ffn_up", il), c.NEmbd, c.NFF, false)
+		add(p+"ffn_down.weight", c.tensorType("ffn_down", il), c.NFF, c.NEmbd, false)
 	}
 	if err := b.Err(); err != nil {
 		return nil, err
