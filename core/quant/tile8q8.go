@@ -2,7 +2,9 @@ package quant
 
 import "encoding/binary"
 
-// Q8_0's eight-token tiles keep each quant's magnitude beside it.
+// The AVX2 level's Q8_0 eight-token tiles keep each quant's magnitude
+// beside it (kernelSet.tile8Q8_0Abs; the AVX512 level's VNNI kernels
+// multiply signed by unsigned directly and keep tile8Block's form).
 //
 // On AVX2 a signed·signed byte product needs one side unsigned for
 // VPMADDUBSW. ggml makes the weight unsigned (|w| against x·sign(w)), which
@@ -74,6 +76,28 @@ func scan4Q8_0Generic(w []byte, wstride int, u []byte) {
 					return
 				}
 			}
+		}
+	}
+}
+
+// dotR4x8Q8_0Q8_0AbsGeneric is dotR4x8Q8_0Q8_0Generic on a tile8Abs tile.
+func dotR4x8Q8_0Q8_0AbsGeneric(w []byte, wstride int, _, tile []byte, out *[32]float32) {
+	nb := len(tile) / tile8AbsBlock
+	for r := 0; r < 4; r++ {
+		wr := w[r*wstride : r*wstride+nb*bytesQ80]
+		for t := 0; t < 8; t++ {
+			var sum float32
+			for b := 0; b < nb; b++ {
+				wb := wr[b*bytesQ80 : (b+1)*bytesQ80]
+				e := tile[b*tile8AbsBlock : (b+1)*tile8AbsBlock]
+				dx, _ := tile8Facts(e, t)
+				var sumi int32
+				for j := 0; j < 32; j++ {
+					sumi += int32(int8(wb[2+j])) * tile8AbsQ(e, t, j)
+				}
+				sum = fma32(float32(sumi), f16le(wb)*dx, sum)
+			}
+			out[8*r+t] = sum
 		}
 	}
 }

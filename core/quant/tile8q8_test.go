@@ -13,11 +13,22 @@ import (
 // planted against a negative activation (the scan sends the quad to the
 // |w| form). The scan's flag is checked against the planted quants. Random
 // weight bytes hold 0x80 in nearly every row, so the other tile tests run
-// the |w| form; this one runs both.
+// the |w| form; this one runs both, at each level with tile8Abs tiles.
 func TestTile8Q8_0AbsForms(t *testing.T) {
 	gen := genericKernels()
 	typ := gguf.TypeQ8_0
+	ran := false
 	for _, lvl := range Levels() {
+		restore := ForceLevel(lvl)
+		k, err := NewKernel(typ, 32)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.t8.tileBlock != tile8AbsBlock {
+			continue // this level's Q8_0 tiles are tile8Block's
+		}
+		ran = true
 		for _, n := range twinSizes(typ)[1:] {
 			for kind := edgeRandom; kind <= edgeMixed; kind++ {
 				for _, plant := range []bool{false, true} {
@@ -94,4 +105,18 @@ func TestTile8Q8_0AbsForms(t *testing.T) {
 			}
 		}
 	}
+	if !ran {
+		t.Skip("no level here keeps Q8_0 tiles in the tile8Abs form")
+	}
+}
+
+// genTile8For is the generic level's tile kernel for typ on the tiles k
+// packs: the tile8Abs twins where k's level keeps Q8_0's magnitudes.
+func genTile8For(gen *kernelSet, typ gguf.GGMLType, k *Kernel) tile8Kernel {
+	if typ == gguf.TypeQ8_0 && k.t8.tileBlock == tile8AbsBlock {
+		g := *gen
+		g.tile8Q8_0Abs = true
+		return g.tile8For(typ)
+	}
+	return gen.tile8For(typ)
 }
