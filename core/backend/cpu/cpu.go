@@ -49,6 +49,7 @@ type CPU struct {
 	// moePairs[moeEnd[e]] and begin where expert e−1's end.
 	moeEnd, moePairs []int32
 	topIdx           []int32 // topK's index row
+	attnUsed         []int32 // attention's unmasked length of each row
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).

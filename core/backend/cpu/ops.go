@@ -417,16 +417,23 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	} else {
 		k32, v32 = f32s(kc), f32s(vc)
 	}
-	// The cells in use: the last unmasked entry of any row, plus one.
+	// The cells in use: the last unmasked entry of any row, plus one; and
+	// each row's own (0 when the row is all masked).
+	if cap(c.attnUsed) < tokens {
+		c.attnUsed = make([]int32, tokens)
+	}
+	rowUsed := c.attnUsed[:tokens]
 	used := 0
 	for t := 0; t < tokens; t++ {
 		mr := mask[t*kvLen : (t+1)*kvLen]
-		for j := kvLen - 1; j >= used; j-- {
+		rowUsed[t] = 0
+		for j := kvLen - 1; j >= 0; j-- {
 			if !math.IsInf(float64(mr[j]), -1) {
-				used = j + 1
+				rowUsed[t] = int32(j + 1)
 				break
 			}
 		}
+		used = max(used, int(rowUsed[t]))
 	}
 	nkv := nkvPad(used)
 	npV := nkv &^ 63
@@ -434,7 +441,7 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	c.at = attnTask{
 		c: c, out: out, q: q, mask: mask, k16: k16, v16: v16, k32: k32, v32: v32,
 		headDim: headDim, heads: heads, group: group, kvLen: kvLen, kvRow: kvRow,
-		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16,
+		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16, rowUsed: rowUsed,
 	}
 	c.w.run(tokens*heads, 1, &c.at)
 	c.at = attnTask{}
@@ -450,7 +457,13 @@ type attnTask struct {
 	nkv, npV, npK                       int
 	scale, softCap                      float32
 	f16                                 bool
+	// rowUsed[t]: token t's last unmasked entry plus one (see run).
+	rowUsed []int32
 }
+
+// attnFullRows makes attnTask.run take every row over all nkv entries
+// (tests compare the two).
+var attnFullRows = false
 
 func (at *attnTask) run(worker, lo, hi int) {
 	headDim, heads, group, kvLen, kvRow := at.headDim, at.heads, at.group, at.kvLen, at.kvRow
@@ -459,7 +472,7 @@ func (at *attnTask) run(worker, lo, hi int) {
 	k16, v16, k32, v32 := at.k16, at.v16, at.k32, at.v32
 	ninf := float32(math.Inf(-1))
 	ws := at.c.scratchFor(worker)
-	scores := ws.f32(&ws.scores, at.nkv)
+	scoresAll := ws.f32(&ws.scores, at.nkv)
 	qh := ws.f32(&ws.qh, headDim)
 	if cap(ws.accs) < headDim {
 		ws.accs = make([]dotF16Acc, headDim)
@@ -468,6 +481,14 @@ func (at *attnTask) run(worker, lo, hi int) {
 	for job := lo; job < hi; job++ {
 		t, h := job/heads, job%heads
 		kvh := h / group
+		// Entries past the row's last unmasked one, in whole 16-lane
+		// blocks, are left out: their scores are −inf, their weights 0
+		// (skipped by the V pass), and their blocks add +0 to the
+		// softmax sum, so the results are the same bits.
+		scores := scoresAll
+		if u := int(at.rowUsed[t]); u > 0 && !attnFullRows {
+			scores = scoresAll[:min(len(scoresAll), (u+15)&^15)]
+		}
 		qr := q[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
 		if f16 {
 			quant.RoundF16(qh, qr)
