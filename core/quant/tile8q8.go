@@ -37,22 +37,20 @@ func packTile8Q8_0Abs(x []byte, xrb, nb int, tile []byte) {
 			binary.LittleEndian.PutUint32(e[32+4*t:], s8)
 			for c := 0; c < 8; c++ {
 				o := tile8Quant + 64*c + 4*t
-				for j := 0; j < 4; j++ {
-					q := int8(xb[2+4*c+j])
-					e[o+j] = byte(q)
-					e[o+32+j] = byte(abs8(q))
-				}
+				v := binary.LittleEndian.Uint32(xb[2+4*c:])
+				binary.LittleEndian.PutUint32(e[o:], v)
+				binary.LittleEndian.PutUint32(e[o+32:], abs4(v))
 			}
 		}
 	}
 }
 
-// abs8 is |q| as a byte value (−128 gives 128).
-func abs8(q int8) uint8 {
-	if q < 0 {
-		return uint8(-int16(q))
-	}
-	return uint8(q)
+// abs4 is the magnitudes of the four int8 in v, byte by byte (−128 gives
+// 128): a negative byte b becomes ^b + 1, which stays within its byte
+// (at most 0x80), so no carry crosses into the next.
+func abs4(v uint32) uint32 {
+	m := (v >> 7 & 0x01010101) * 0xff // 0xff in each negative byte
+	return v ^ m + m&0x01010101
 }
 
 // tile8AbsQ reads token t's quant j (0..31) from a tile8Abs block.

@@ -120,3 +120,25 @@ func genTile8For(gen *kernelSet, typ gguf.GGMLType, k *Kernel) tile8Kernel {
 	}
 	return gen.tile8For(typ)
 }
+
+// TestAbs4: abs4 is each byte's magnitude for every byte value, in every
+// position, beside other bytes.
+func TestAbs4(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for b := 0; b < 256; b++ {
+		for pos := 0; pos < 4; pos++ {
+			v := r.Uint32()&^(0xff<<(8*pos)) | uint32(b)<<(8*pos)
+			got := abs4(v)
+			for i := 0; i < 4; i++ {
+				q := int8(v >> (8 * i))
+				want := uint8(q)
+				if q < 0 {
+					want = uint8(-int16(q))
+				}
+				if g := uint8(got >> (8 * i)); g != want {
+					t.Fatalf("abs4(%#08x) byte %d = %#x, want %#x", v, i, g, want)
+				}
+			}
+		}
+	}
+}
