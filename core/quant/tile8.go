@@ -54,6 +54,8 @@ type tile8Kernel struct {
 	quad func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
+	// scan: prep only flags a row quad holding a −128 quant (tile8q8.go).
+	scan bool
 }
 
 // Tile8Bytes is the size of one eight-token tile (PackTile8), 0 when this
@@ -165,7 +167,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.tile8Q8_0Abs {
 			// |x| beside x in the tile (tile8q8.go).
 			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: packTile8Q8_0Abs,
-				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1}
+				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1, scan: true}
 		}
 		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block}

@@ -99,3 +99,36 @@ func dotR4x8Q8_0Q8_0AbsGeneric(w []byte, wstride int, _, tile []byte, out *[32]f
 		}
 	}
 }
+
+// ScansRows reports whether Prep4 only scans the rows for a −128 quant
+// (Q8_0 on tile8Abs tiles), so that a caller that knows a whole weight
+// free of them (RowsFree, once per weight) can skip the scan (Prep4Free).
+func (k *Kernel) ScansRows() bool { return k.t8.scan }
+
+// RowsFree reports whether no quant of the weight rows in w (whole rows,
+// a multiple of four of them) is −128, scanning four rows at a time into
+// u (Prep4Bytes long). False when the kernel does not scan.
+func (k *Kernel) RowsFree(w, u []byte) bool {
+	if !k.t8.scan {
+		return false
+	}
+	for r := 0; r+4 <= len(w)/k.wrb; r += 4 {
+		k.Prep4(w[r*k.wrb:(r+4)*k.wrb], u)
+		if u[0] != 0 {
+			return false
+		}
+	}
+	return len(w)/k.wrb%4 == 0
+}
+
+// Prep4Free is Prep4 for rows that RowsFree found free of −128: a
+// scanning kernel's flag is cleared without reading them.
+func (k *Kernel) Prep4Free(w, u []byte) {
+	if k.t8.scan {
+		if len(u) > 0 {
+			u[0] = 0
+		}
+		return
+	}
+	k.Prep4(w, u)
+}

@@ -142,3 +142,58 @@ func TestAbs4(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsFree: RowsFree finds a single −128 quant anywhere in a weight
+// and nothing in clean rows; Prep4Free of clean rows leaves what Prep4
+// leaves; kernels that do not scan report false.
+func TestRowsFree(t *testing.T) {
+	for _, lvl := range Levels() {
+		func() {
+			defer ForceLevel(lvl)()
+			k, err := NewKernel(gguf.TypeQ8_0, 256)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(9, 10))
+			w := make([]byte, 12*k.WeightRowBytes())
+			for i := range w {
+				if w[i] = byte(r.Uint32()); w[i] == 0x80 {
+					w[i] = 0x7f
+				}
+			}
+			u := make([]byte, k.Prep4Bytes())
+			if !k.ScansRows() {
+				if k.RowsFree(w, u) {
+					t.Fatalf("%s: RowsFree true for a kernel that does not scan", lvl)
+				}
+				return
+			}
+			if !k.RowsFree(w, u) {
+				t.Fatalf("%s: clean rows not free", lvl)
+			}
+			u2 := make([]byte, len(u))
+			k.Prep4(w[4*k.WeightRowBytes():8*k.WeightRowBytes()], u)
+			u2[0] = 7
+			k.Prep4Free(w[4*k.WeightRowBytes():8*k.WeightRowBytes()], u2)
+			if u[0] != u2[0] {
+				t.Fatalf("%s: Prep4Free flag %d, Prep4 %d", lvl, u2[0], u[0])
+			}
+			for _, row := range []int{0, 5, 11} {
+				b, j := r.IntN(256/qk), r.IntN(qk)
+				off := row*k.WeightRowBytes() + b*bytesQ80 + 2 + j
+				w[off] = 0x80
+				if k.RowsFree(w, u) {
+					t.Fatalf("%s: −128 in row %d not found", lvl, row)
+				}
+				w[off] = 0x81
+			}
+		}()
+	}
+	k, err := NewKernel(gguf.TypeQ4_0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ScansRows() || k.RowsFree(make([]byte, 4*k.WeightRowBytes()), make([]byte, k.Prep4Bytes())) {
+		t.Fatal("Q4_0 scans or is free")
+	}
+}

@@ -50,6 +50,9 @@ type CPU struct {
 	moeEnd, moePairs []int32
 	topIdx           []int32 // topK's index row
 	attnUsed         []int32 // attention's unmasked length of each row
+	// freeRows: weights known to hold no −128 quant or known to hold one
+	// (rowsFree in tile8.go), by their bytes.
+	freeRows map[weightKey]bool
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).

@@ -133,6 +133,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		// Eight-token tiles (tile8.go) for all whole groups of eight.
 		c.packTiles8(k, xq, tokens/8, tb)
 		c.mt.t8 = tokens &^ 7
+		c.mt.rowsFree = c.rowsFree(k, w[:rows*wrb])
 	}
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
 		// Per-block facts of each group of four tokens after the tiles,
@@ -205,6 +206,9 @@ type matTask struct {
 	t8    int
 	tiles []byte
 	tb8   int
+	// rowsFree: the weight holds no −128 quant (CPU.rowsFree), so the
+	// tile path skips its per-quad scans.
+	rowsFree bool
 	// tabs holds the group table (tb bytes) of each group of four tokens
 	// after the tiles when the kernel takes one.
 	tabs []byte

@@ -71,10 +71,16 @@ func (t *matTask) runTiles8(worker, lo, hi int) {
 		for q := 0; q < quads; q++ {
 			i := lo + 4*q
 			if g0 == 0 {
-				if q+1 < quads {
-					quant.Prefetch(t.w[(i+4)*wrb : (i+8)*wrb])
+				if t.rowsFree {
+					// No scan to run: the kernel's own first read of
+					// the rows overlaps its compute.
+					t.k.Prep4Free(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+				} else {
+					if q+1 < quads {
+						quant.Prefetch(t.w[(i+4)*wrb : (i+8)*wrb])
+					}
+					t.k.Prep4(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
 				}
-				t.k.Prep4(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
 			}
 			t.k.Dot4RowsTiles8(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
 			for g := g0; g < g1; g++ {
@@ -87,4 +93,34 @@ func (t *matTask) runTiles8(worker, lo, hi int) {
 			}
 		}
 	}
+}
+
+// rowsFree reports whether weight w (rows of k) holds no −128 quant, for
+// kernels that scan their row quads (Kernel.ScansRows): the whole weight
+// is scanned the first time a prompt step uses it and the answer kept, so
+// later prompt steps skip the per-quad scans.
+func (c *CPU) rowsFree(k quant.Kernel, w []byte) bool {
+	if !k.ScansRows() || len(w) == 0 {
+		return false
+	}
+	key := weightKey{&w[0], len(w)}
+	if free, ok := c.freeRows[key]; ok {
+		return free
+	}
+	ws := &c.ws[0]
+	if pb := k.Prep4Bytes(); cap(ws.prep) < pb {
+		ws.prep = make([]byte, pb)
+	}
+	free := k.RowsFree(w, ws.prep[:k.Prep4Bytes()])
+	if c.freeRows == nil {
+		c.freeRows = map[weightKey]bool{}
+	}
+	c.freeRows[key] = free
+	return free
+}
+
+// weightKey names a weight's bytes: where they start and how many.
+type weightKey struct {
+	p *byte
+	n int
 }
