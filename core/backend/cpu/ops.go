@@ -37,7 +37,9 @@ func (c *CPU) getRows(n *graph.Node, out, table []byte, ids []int32) error {
 }
 
 // rmsNorm: ggml sums x² (each product in float32) in double, then
-// scale = 1/sqrtf(mean + eps) in float32.
+// scale = 1/sqrtf(mean + eps) in float32. The sum runs in lanes with a
+// per-row proof that the float32 mean is the serial chain's
+// (meanSquares, normsum.go).
 func (c *CPU) rmsNorm(out, x []float32, rowLen int, eps float32) {
 	c.nt = normTask{out: out, x: x, rowLen: rowLen, eps: eps}
 	c.w.run(len(x)/rowLen, 1, &c.nt)
@@ -53,16 +55,9 @@ func (t *normTask) run(_, lo, hi int) {
 	rowLen := t.rowLen
 	for r := lo; r < hi; r++ {
 		xr := t.x[r*rowLen : (r+1)*rowLen]
-		var sum float64
-		for _, v := range xr {
-			sum += float64(v * v)
-		}
-		mean := float32(sum / float64(rowLen))
+		mean := meanSquares(xr)
 		scale := 1 / float32(math.Sqrt(float64(mean+t.eps)))
-		or := t.out[r*rowLen : (r+1)*rowLen]
-		for i, v := range xr {
-			or[i] = v * scale
-		}
+		scaleRow(t.out[r*rowLen:(r+1)*rowLen], xr, scale)
 	}
 }
 
