@@ -30,6 +30,10 @@ func avx2Kernels() *kernelSet {
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0AVX2
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0AVX2
 	ks.unpack4Q4_0 = unpack4Q4_0AVX2
+	ks.tile8Q8_0Abs = true
+	ks.scan4Q8_0 = scan4Q8_0AVX2
+	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsAVX2
+	ks.dotR2x16Q8_0Q8_0Abs = dotR2x16Q8_0Q8_0AbsAVX2
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KAVX2
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX2)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX2, bytesQ4K, bytesQ8K)

@@ -22,6 +22,8 @@ func init() {
 		return
 	}
 	ks := *avx2Kernels()
+	// The VNNI Q8_0 kernels read tile8Block's tiles, not tile8Abs.
+	ks.tile8Q8_0Abs = false
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX512)
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX512)
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)

@@ -13,7 +13,8 @@ import (
 //
 // A tile holds eight Q8_0 activation rows rearranged once per mat-mul so
 // that a kernel can put the eight tokens in the eight lanes of a vector:
-// per block, a 320-byte entry
+// per block, a 320-byte entry (the AVX2 level's Q8_0 kernels take the
+// 576-byte tile8Abs form of tile8q8.go, which adds the quants' magnitudes)
 //
 //	  0: d_x of the eight tokens, float32
 //	 32: 8·Σq of the eight tokens, int32 (Q4_0's nibble offset, exact)
@@ -54,6 +55,8 @@ type tile8Kernel struct {
 	quad func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
+	// scan: prep only flags a row quad holding a −128 quant (tile8q8.go).
+	scan bool
 }
 
 // Tile8Bytes is the size of one eight-token tile (PackTile8), 0 when this
@@ -162,6 +165,11 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
+		if ks.tile8Q8_0Abs {
+			// |x| beside x in the tile (tile8q8.go).
+			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: packTile8Q8_0Abs,
+				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1, scan: true}
+		}
 		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block}
 	case gguf.TypeQ4_K:

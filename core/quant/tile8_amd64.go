@@ -126,3 +126,60 @@ func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
 	_ = w[3*wstride+nb*bytesQ4K-1]
 	prep4Q4_KAVX2asm(&w[0], wstride, nb, &u[0])
 }
+
+// The AVX2 Q8_0 kernels on tile8Abs tiles (tile8q8.go).
+
+//go:noescape
+func q8_0q8_0r4x8t8aAVX2(w *byte, wstride int, tile *byte, nb int, out *[32]float32)
+
+//go:noescape
+func q8_0q8_0r2x16t8aAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r2x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func scan4Q8_0AVX2asm(w *byte, wstride int, nb int) bool
+
+func dotR4x8Q8_0Q8_0AbsAVX2(w []byte, wstride int, _, tile []byte, out *[32]float32) {
+	nb := len(tile) / tile8AbsBlock
+	if nb == 0 {
+		*out = [32]float32{}
+		return
+	}
+	_ = w[3*wstride+nb*bytesQ80-1]
+	q8_0q8_0r4x8t8aAVX2(&w[0], wstride, &tile[0], nb, out)
+}
+
+// dotR2x16Q8_0Q8_0AbsAVX2 runs rows r0, r0+1 of the four rows in w against
+// tiles ta and tb: |x| against w·sign(x) unless the quad's scan (u[0])
+// found a −128 weight quant, then ggml's |w| against x·sign(w).
+func dotR2x16Q8_0Q8_0AbsAVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8AbsBlock
+	_ = out[48-1]
+	if nb == 0 {
+		clear(out[:16])
+		clear(out[32:48])
+		return
+	}
+	_ = w[(r0+1)*wstride+nb*bytesQ80-1]
+	_ = tb[nb*tile8AbsBlock-1]
+	if u[0] == 0 {
+		q8_0q8_0r2x16absAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+		return
+	}
+	q8_0q8_0r2x16t8aAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+}
+
+// scan4Q8_0AVX2 is scan4Q8_0Generic with one compare per 32 quants.
+func scan4Q8_0AVX2(w []byte, wstride int, u []byte) {
+	nb := len(u)
+	if nb == 0 {
+		return
+	}
+	u[0] = 0
+	_ = w[3*wstride+nb*bytesQ80-1]
+	if scan4Q8_0AVX2asm(&w[0], wstride, nb) {
+		u[0] = 1
+	}
+}
