@@ -53,6 +53,8 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q8_0Q8_0
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
+	case gguf.TypeQ6_K:
+		k.rows4 = cur.dotR4Q6_KQ8_K
 	}
 	return k, nil
 }

@@ -114,7 +114,8 @@ func TestDot4TMatchesGeneric(t *testing.T) {
 
 // BenchmarkKernel measures one weight row against four tokens (Dot4, and
 // Dot4T where the type has a group table) and four rows against one token
-// (Dot4Rows), per level; MB/s counts weight bytes once per call.
+// (Dot4Rows, and the same rows by Dot one at a time), per level; MB/s
+// counts weight bytes once per call.
 func BenchmarkKernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(31, 32))
 	const n = 4096
@@ -163,6 +164,16 @@ func BenchmarkKernel(b *testing.B) {
 				b.SetBytes(int64(4 * k.WeightRowBytes()))
 				for b.Loop() {
 					k.Dot4Rows(w, xs, &out)
+				}
+			})
+			// The same four rows one at a time (the one-row kernel).
+			b.Run(lvl.String()+"/"+typ.String()+"/Dot×4", func(b *testing.B) {
+				b.SetBytes(int64(4 * k.WeightRowBytes()))
+				wrb := k.WeightRowBytes()
+				for b.Loop() {
+					for i := range out {
+						out[i] = k.Dot(w[i*wrb:(i+1)*wrb], xs)
+					}
 				}
 			})
 		}

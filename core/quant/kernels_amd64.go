@@ -40,7 +40,11 @@ func avx2Kernels() *kernelSet {
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX2)
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX2)
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX2)
+	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX2, bytesQ6K, bytesQ8K)
 	ks.prep4Q4_K = prep4Q4_KAVX2
+	ks.dotR4x8Q6_KQ8_K = dotR4x8Q6_KQ8_KAVX2
+	ks.dotR2x16Q6_KQ8_K = dotR2x16Q6_KQ8_KAVX2
+	ks.prep4Q6_K = prep4Q6_KAVX2
 	ks.dotQ4_KQ8_K = blocks(q4_Kq8_KAVX2, bytesQ4K, bytesQ8K)
 	ks.dot4Q4_KQ8_K = blocks4(q4_Kq8_Kx4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotQ6_KQ8_K = blocks(q6_Kq8_KAVX2, bytesQ6K, bytesQ8K)

@@ -413,7 +413,7 @@ func TestDotF16Lanes64MatchesGenericTwin(t *testing.T) {
 	}
 }
 
-// TestFourRowKernelsMatchGenericTwins: the four-row Q4_0, Q8_0 and Q4_K kernels
+// TestFourRowKernelsMatchGenericTwins: the four-row Q4_0, Q8_0, Q4_K and Q6_K kernels
 // give each row the one-row generic bits, on random and edge rows.
 func TestFourRowKernelsMatchGenericTwins(t *testing.T) {
 	gen := genericKernels()
@@ -428,6 +428,7 @@ func TestFourRowKernelsMatchGenericTwins(t *testing.T) {
 			{gguf.TypeQ4_0, func(k *kernelSet) func([]byte, int, []byte, *[4]float32) { return k.dotR4Q4_0Q8_0 }, gen.dotQ4_0Q8_0},
 			{gguf.TypeQ8_0, func(k *kernelSet) func([]byte, int, []byte, *[4]float32) { return k.dotR4Q8_0Q8_0 }, gen.dotQ8_0Q8_0},
 			{gguf.TypeQ4_K, func(k *kernelSet) func([]byte, int, []byte, *[4]float32) { return k.dotR4Q4_KQ8_K }, gen.dotQ4_KQ8_K},
+			{gguf.TypeQ6_K, func(k *kernelSet) func([]byte, int, []byte, *[4]float32) { return k.dotR4Q6_KQ8_K }, gen.dotQ6_KQ8_K},
 		} {
 			for _, n := range twinSizes(c.wt) {
 				for kind := edgeRandom; kind <= edgeMixed; kind++ {

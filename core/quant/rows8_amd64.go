@@ -21,3 +21,6 @@ func rows8TQ4_0(asm func(w *byte, wstride int, x *byte, nb int, tab *byte, out *
 
 //go:noescape
 func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q6_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)

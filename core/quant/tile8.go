@@ -7,8 +7,9 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// Eight-token tiles for the prefill GEMM of Q4_0, Q8_0 and Q4_K weights
-// (Q4_K's tiles of Q8_K activations: tile8k.go).
+// Eight-token tiles for the prefill GEMM of Q4_0, Q8_0, Q4_K and Q6_K
+// weights (the tiles of Q8_K activations: tile8k.go for Q4_K, tile8q6k.go
+// for Q6_K).
 //
 // A tile holds eight Q8_0 activation rows rearranged once per mat-mul so
 // that a kernel can put the eight tokens in the eight lanes of a vector:
@@ -177,6 +178,12 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		}
 		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
+	case gguf.TypeQ6_K:
+		if ks.dotR4x8Q6_KQ8_K == nil {
+			return tile8Kernel{}
+		}
+		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, prep: ks.prep4Q6_K, pack: packTile8Q6_K,
+			qk: qkK, tileBlock: tile8Q6KBlock, prepBlock: prep4Q6_KBlock}
 	}
 	return tile8Kernel{}
 }

@@ -14,9 +14,10 @@ import (
 func TestTile8MatchesGeneric(t *testing.T) {
 	gen := genericKernels()
 	for _, lvl := range Levels() {
-		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 			one := map[gguf.GGMLType]func(w, x []byte) float32{
 				gguf.TypeQ4_0: gen.dotQ4_0Q8_0, gguf.TypeQ8_0: gen.dotQ8_0Q8_0, gguf.TypeQ4_K: gen.dotQ4_KQ8_K,
+				gguf.TypeQ6_K: gen.dotQ6_KQ8_K,
 			}[typ]
 			for _, n := range twinSizes(typ) {
 				for kind := edgeRandom; kind <= edgeMixed; kind++ {
@@ -102,7 +103,7 @@ func TestTile8MatchesGeneric(t *testing.T) {
 func BenchmarkTile8(b *testing.B) {
 	r := rand.New(rand.NewPCG(41, 42))
 	const n = 4096
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		for _, lvl := range Levels() {
 			restore := ForceLevel(lvl)
 			k, err := NewKernel(typ, n)
@@ -156,9 +157,10 @@ func BenchmarkTile8(b *testing.B) {
 func TestTiles8MatchGeneric(t *testing.T) {
 	gen := genericKernels()
 	for _, lvl := range Levels() {
-		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 			one := map[gguf.GGMLType]func(w, x []byte) float32{
 				gguf.TypeQ4_0: gen.dotQ4_0Q8_0, gguf.TypeQ8_0: gen.dotQ8_0Q8_0, gguf.TypeQ4_K: gen.dotQ4_KQ8_K,
+				gguf.TypeQ6_K: gen.dotQ6_KQ8_K,
 			}[typ]
 			for _, n := range twinSizes(typ)[1:] {
 				for kind := edgeRandom; kind <= edgeMixed; kind++ {

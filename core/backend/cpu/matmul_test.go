@@ -14,7 +14,7 @@ import (
 // of four, four rows against one token, single rows) give every (row,
 // token) the bits of quant.VecDot on that row and the token's quantized
 // activations, for token counts around the group sizes, row counts with
-// and without a multiple of four, at every kernel level.
+// and without a multiple of four (odd ones too), at every kernel level.
 func TestMatMulMatchesVecDot(t *testing.T) {
 	c := New(2)
 	defer c.Close()
@@ -26,7 +26,7 @@ func TestMatMulMatchesVecDot(t *testing.T) {
 			if wt.BlockSize() == 256 {
 				in = 512
 			}
-			for _, rows := range []int{20, 22, 68} {
+			for _, rows := range []int{20, 21, 22, 68} {
 				rb, _ := wt.RowBytes(int64(in))
 				w := make([]byte, int(rb)*rows)
 				wf := randRow(r, in*rows, 0.1)
