@@ -13,6 +13,11 @@ func init() {
 	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA || !cpu.X86.HasF16C {
 		return
 	}
+	register(AVX2, avx2Kernels())
+}
+
+// avx2Kernels is the AVX2 level's kernel set (a fresh copy).
+func avx2Kernels() *kernelSet {
 	ks := *genericKernels()
 	ks.dotQ4_0Q8_0 = blocks(q4_0q8_0AVX2, bytesQ4, bytesQ80)
 	ks.dotQ8_0Q8_0 = blocks(q8_0q8_0AVX2, bytesQ80, bytesQ80)
@@ -25,13 +30,17 @@ func init() {
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0AVX2
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0AVX2
 	ks.unpack4Q4_0 = unpack4Q4_0AVX2
+	ks.tile8Q8_0Abs = true
+	ks.scan4Q8_0 = scan4Q8_0AVX2
+	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsAVX2
+	ks.dotR2x16Q8_0Q8_0Abs = dotR2x16Q8_0Q8_0AbsAVX2
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KAVX2
-	ks.dotR8TQ4_0Q8_0 = dotR8TQ4_0Q8_0AVX2
+	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX2)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX2, bytesQ4K, bytesQ8K)
+	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX2)
+	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX2)
+	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX2)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX2, bytesQ6K, bytesQ8K)
-	ks.dotR2x16Q8_0Q8_0 = dotR2x16Q8_0Q8_0AVX2
-	ks.dotR2x16Q4_0Q8_0 = dotR2x16Q4_0Q8_0AVX2
-	ks.dotR2x16Q4_KQ8_K = dotR2x16Q4_KQ8_KAVX2
 	ks.prep4Q4_K = prep4Q4_KAVX2
 	ks.dotR4x8Q6_KQ8_K = dotR4x8Q6_KQ8_KAVX2
 	ks.dotR2x16Q6_KQ8_K = dotR2x16Q6_KQ8_KAVX2
@@ -45,7 +54,7 @@ func init() {
 	ks.quantizeQ8_0 = quantizer(quantQ8_0AVX2, qk, bytesQ80)
 	ks.quantizeQ8_K = quantizer(quantQ8_KAVX2, qkK, bytesQ8K)
 	addBreadthAVX2(&ks)
-	register(AVX2, &ks)
+	return &ks
 }
 
 //go:noescape

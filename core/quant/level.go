@@ -2,6 +2,8 @@ package quant
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 )
 
@@ -19,8 +21,11 @@ const (
 	NEON
 	// NEONDot is NEON with the dot-product extension (SDOT).
 	NEONDot
+	// AVX512 is AVX2 plus AVX-512 F, BW, VL and VNNI (VPDPBUSD): the AVX2
+	// kernels, with VNNI twins of the hot Q4_0, Q8_0 and Q4_K ones.
+	AVX512
 
-	maxLevel = NEONDot
+	maxLevel = AVX512
 )
 
 func (l Level) String() string {
@@ -33,9 +38,42 @@ func (l Level) String() string {
 		return "neon"
 	case NEONDot:
 		return "neondot"
+	case AVX512:
+		return "avx512"
 	}
 	return fmt.Sprintf("level(%d)", int(l))
 }
+
+// HasAVX2 reports whether l is one of amd64's SIMD levels (AVX2 and
+// AVX512), whose CPUs run every AVX2 kernel.
+func (l Level) HasAVX2() bool { return l == AVX2 || l == AVX512 }
+
+// EnvLevel is the environment variable that caps the default level by
+// name ("generic", "avx2", "avx512", "neon", "neondot"), for side-by-side
+// runs such as MINFER_CPU_LEVEL=avx2 minfer bench …: the named level is
+// the default when this CPU and build have it; otherwise (or when unset)
+// the best level is.
+const EnvLevel = "MINFER_CPU_LEVEL"
+
+// ParseLevel is the level named s (Level.String's names, any case).
+func ParseLevel(s string) (Level, error) {
+	for l := Generic; l <= maxLevel; l++ {
+		if strings.EqualFold(s, l.String()) {
+			return l, nil
+		}
+	}
+	return Generic, fmt.Errorf("quant: no kernel level %q: %w", s, ErrUnknownLevel)
+}
+
+// envLevel is the level EnvLevel names, -1 when unset or unknown; read
+// before the init functions register levels.
+var envLevel = func() Level {
+	l, err := ParseLevel(os.Getenv(EnvLevel))
+	if err != nil {
+		return -1
+	}
+	return l
+}()
 
 // kernelSet is one level's kernels. A nil field means the level has no
 // twin for that kernel and the generic body runs.
@@ -76,7 +114,19 @@ type kernelSet struct {
 	dotR2x16Q4_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR2x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR2x16Q4_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	// Four rows against two tiles (tile8Kernel.quad); nil where the level
+	// has none.
+	dotR4x16Q4_0Q8_0 func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
+	dotR4x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
+	dotR4x16Q4_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	unpack4Q4_0      func(w []byte, wstride int, u []byte)
+	// tile8Q8_0Abs: Q8_0's tiles are tile8Abs (tile8q8.go), run by
+	// dotR4x8Q8_0Q8_0Abs and dotR2x16Q8_0Q8_0Abs, the row quads scanned by
+	// scan4Q8_0 for a −128 quant.
+	tile8Q8_0Abs        bool
+	dotR4x8Q8_0Q8_0Abs  func(w []byte, wstride int, u, tile []byte, out *[32]float32)
+	dotR2x16Q8_0Q8_0Abs func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	scan4Q8_0           func(w []byte, wstride int, u []byte)
 	// dotR4x8Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K
 	// (tile8k.go); nil where the level has none.
 	dotR4x8Q4_KQ8_K func(w []byte, wstride int, u, tile []byte, out *[32]float32)
@@ -146,10 +196,17 @@ var (
 
 // register makes a level available and, being the best one seen so far,
 // the active one. Called from init functions of architecture files.
+// When EnvLevel names a level, that level stays the default once
+// registered, whatever the registration order.
 func register(l Level, ks *kernelSet) {
 	levels[l] = ks
 	if l > bestLvl {
 		bestLvl = l
+		if curLvl != envLevel {
+			cur, curLvl = ks, l
+		}
+	}
+	if l == envLevel {
 		cur, curLvl = ks, l
 	}
 }

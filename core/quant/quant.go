@@ -25,6 +25,10 @@ import (
 // handle for the requested operation.
 var ErrUnsupported = errors.New("unsupported type")
 
+// ErrUnknownLevel is wrapped by ParseLevel's error for a name that is no
+// kernel level.
+var ErrUnknownLevel = errors.New("unknown kernel level")
+
 // Byte layouts of the blocks (ggml-common.h). Offsets are noted where each
 // kernel reads them.
 const (

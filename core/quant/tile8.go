@@ -13,7 +13,8 @@ import (
 //
 // A tile holds eight Q8_0 activation rows rearranged once per mat-mul so
 // that a kernel can put the eight tokens in the eight lanes of a vector:
-// per block, a 320-byte entry
+// per block, a 320-byte entry (the AVX2 level's Q8_0 kernels take the
+// 576-byte tile8Abs form of tile8q8.go, which adds the quants' magnitudes)
 //
 //	  0: d_x of the eight tokens, float32
 //	 32: 8·Σq of the eight tokens, int32 (Q4_0's nibble offset, exact)
@@ -48,8 +49,14 @@ type tile8Kernel struct {
 	// prepared in u) against two tiles, row r0+i's results for ta at
 	// out[8i:8i+8], for tb at out[32+8i:32+8i+8].
 	pair func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	// quad, where set: all four rows against two tiles, row r's results
+	// for ta at out[8r:8r+8], for tb at out[32+8r:32+8r+8] (one pass over
+	// the tiles instead of pair's two).
+	quad func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
+	// scan: prep only flags a row quad holding a −128 quant (tile8q8.go).
+	scan bool
 }
 
 // Tile8Bytes is the size of one eight-token tile (PackTile8), 0 when this
@@ -120,6 +127,16 @@ func (k *Kernel) Dot4RowsTile8(w, u, tile []byte, out *[32]float32) {
 func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 	tb := k.Tile8Bytes()
 	g := 0
+	if k.t8.quad != nil {
+		w = w[: 4*k.wrb : 4*k.wrb]
+		nb := k.n / k.t8.qk
+		if k.t8.prep != nil {
+			u = u[:nb*k.t8.prepBlock]
+		}
+		for ; g+2 <= n; g += 2 {
+			k.t8.quad(w, k.wrb, u, tiles[g*tb:(g+1)*tb], tiles[(g+1)*tb:(g+2)*tb], out[32*g:32*g+64])
+		}
+	}
 	if k.t8.pair != nil {
 		w = w[: 4*k.wrb : 4*k.wrb]
 		nb := k.n / k.t8.qk
@@ -145,15 +162,21 @@ const prep4Q4_0 = 128
 func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, pack: packTile8Q8_0, qk: qk, tileBlock: tile8Block}
+		if ks.tile8Q8_0Abs {
+			// |x| beside x in the tile (tile8q8.go).
+			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: packTile8Q8_0Abs,
+				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1, scan: true}
+		}
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: packTile8Q8_0,
+			qk: qk, tileBlock: tile8Block}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	case gguf.TypeQ6_K:
 		if ks.dotR4x8Q6_KQ8_K == nil {

@@ -57,19 +57,21 @@ func dotR4x8Q4_KQ8_KAVX2(_ []byte, _ int, u, tile []byte, out *[32]float32) {
 //go:noescape
 func q8_0q8_0r2x16AVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 
-// dotR2x16Q8_0Q8_0AVX2 runs rows r0, r0+1 of the four rows in w against
-// tiles ta and tb.
-func dotR2x16Q8_0Q8_0AVX2(w []byte, wstride int, _ []byte, r0 int, ta, tb []byte, out []float32) {
-	nb := len(ta) / tile8Block
-	_ = out[48-1]
-	if nb == 0 {
-		clear(out[:16])
-		clear(out[32:48])
-		return
+// pairQ8_0 wraps a Q8_0 pair kernel (tile8Kernel.pair): rows r0, r0+1
+// of the four rows in w against tiles ta and tb.
+func pairQ8_0(asm func(w *byte, wstride int, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, _ []byte, r0 int, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[48-1]
+		if nb == 0 {
+			clear(out[:16])
+			clear(out[32:48])
+			return
+		}
+		_ = w[(r0+1)*wstride+nb*bytesQ80-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
 	}
-	_ = w[(r0+1)*wstride+nb*bytesQ80-1]
-	_ = tb[nb*tile8Block-1]
-	q8_0q8_0r2x16AVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
 }
 
 //go:noescape
@@ -78,35 +80,39 @@ func q4_0q8_0r2x16AVX2(w *byte, wstride int, u, ta, tb *byte, nb int, out *float
 //go:noescape
 func q4_Kq8_Kr2x16AVX2(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
 
-// dotR2x16Q4_0Q8_0AVX2 runs rows r0, r0+1 of the four rows in w (u their
-// unpacked nibbles) against tiles ta and tb.
-func dotR2x16Q4_0Q8_0AVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
-	nb := len(ta) / tile8Block
-	_ = out[48-1]
-	if nb == 0 {
-		clear(out[:16])
-		clear(out[32:48])
-		return
+// pairQ4_0 wraps a Q4_0 pair kernel: rows r0, r0+1 of the four rows in w
+// (u their unpacked nibbles) against tiles ta and tb.
+func pairQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[48-1]
+		if nb == 0 {
+			clear(out[:16])
+			clear(out[32:48])
+			return
+		}
+		_ = w[(r0+1)*wstride+nb*bytesQ4-1]
+		_ = u[nb*prep4Q4_0-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[r0*wstride], wstride, &u[32*r0], &ta[0], &tb[0], nb, &out[0])
 	}
-	_ = w[(r0+1)*wstride+nb*bytesQ4-1]
-	_ = u[nb*prep4Q4_0-1]
-	_ = tb[nb*tile8Block-1]
-	q4_0q8_0r2x16AVX2(&w[r0*wstride], wstride, &u[32*r0], &ta[0], &tb[0], nb, &out[0])
 }
 
-// dotR2x16Q4_KQ8_KAVX2 runs rows r0, r0+1 of the four rows prepared in u
-// against tiles ta and tb.
-func dotR2x16Q4_KQ8_KAVX2(_ []byte, _ int, u []byte, r0 int, ta, tb []byte, out []float32) {
-	nb := len(ta) / tile8KBlock
-	_ = out[48-1]
-	if nb == 0 {
-		clear(out[:16])
-		clear(out[32:48])
-		return
+// pairQ4_K wraps a Q4_K pair kernel: rows r0, r0+1 of the four rows
+// prepared in u against tiles ta and tb.
+func pairQ4_K(asm func(u *byte, r0 int, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	return func(_ []byte, _ int, u []byte, r0 int, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8KBlock
+		_ = out[48-1]
+		if nb == 0 {
+			clear(out[:16])
+			clear(out[32:48])
+			return
+		}
+		_ = u[nb*prep4Q4_KBlock-1]
+		_ = tb[nb*tile8KBlock-1]
+		asm(&u[0], r0, &ta[0], &tb[0], nb, &out[0])
 	}
-	_ = u[nb*prep4Q4_KBlock-1]
-	_ = tb[nb*tile8KBlock-1]
-	q4_Kq8_Kr2x16AVX2(&u[0], r0, &ta[0], &tb[0], nb, &out[0])
 }
 
 //go:noescape
@@ -119,4 +125,61 @@ func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
 	}
 	_ = w[3*wstride+nb*bytesQ4K-1]
 	prep4Q4_KAVX2asm(&w[0], wstride, nb, &u[0])
+}
+
+// The AVX2 Q8_0 kernels on tile8Abs tiles (tile8q8.go).
+
+//go:noescape
+func q8_0q8_0r4x8t8aAVX2(w *byte, wstride int, tile *byte, nb int, out *[32]float32)
+
+//go:noescape
+func q8_0q8_0r2x16t8aAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r2x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func scan4Q8_0AVX2asm(w *byte, wstride int, nb int) bool
+
+func dotR4x8Q8_0Q8_0AbsAVX2(w []byte, wstride int, _, tile []byte, out *[32]float32) {
+	nb := len(tile) / tile8AbsBlock
+	if nb == 0 {
+		*out = [32]float32{}
+		return
+	}
+	_ = w[3*wstride+nb*bytesQ80-1]
+	q8_0q8_0r4x8t8aAVX2(&w[0], wstride, &tile[0], nb, out)
+}
+
+// dotR2x16Q8_0Q8_0AbsAVX2 runs rows r0, r0+1 of the four rows in w against
+// tiles ta and tb: |x| against w·sign(x) unless the quad's scan (u[0])
+// found a −128 weight quant, then ggml's |w| against x·sign(w).
+func dotR2x16Q8_0Q8_0AbsAVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8AbsBlock
+	_ = out[48-1]
+	if nb == 0 {
+		clear(out[:16])
+		clear(out[32:48])
+		return
+	}
+	_ = w[(r0+1)*wstride+nb*bytesQ80-1]
+	_ = tb[nb*tile8AbsBlock-1]
+	if u[0] == 0 {
+		q8_0q8_0r2x16absAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+		return
+	}
+	q8_0q8_0r2x16t8aAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+}
+
+// scan4Q8_0AVX2 is scan4Q8_0Generic with one compare per 32 quants.
+func scan4Q8_0AVX2(w []byte, wstride int, u []byte) {
+	nb := len(u)
+	if nb == 0 {
+		return
+	}
+	u[0] = 0
+	_ = w[3*wstride+nb*bytesQ80-1]
+	if scan4Q8_0AVX2asm(&w[0], wstride, nb) {
+		u[0] = 1
+	}
 }

@@ -50,7 +50,7 @@ func TestTile8MatchesGeneric(t *testing.T) {
 							k.PackTile8(xs, tile)
 							// The weight preparation at this level and in Go.
 							var u, ug []byte
-							gt := gen.tile8For(typ)
+							gt := genTile8For(gen, typ, &k)
 							genDot, genPrep := gt.dot, gt.prep
 							if k.t8.prep != nil {
 								u = make([]byte, k.Prep4Bytes())

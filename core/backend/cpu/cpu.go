@@ -49,6 +49,10 @@ type CPU struct {
 	// moePairs[moeEnd[e]] and begin where expert e−1's end.
 	moeEnd, moePairs []int32
 	topIdx           []int32 // topK's index row
+	attnUsed         []int32 // attention's unmasked length of each row
+	// freeRows: weights known to hold no −128 quant or known to hold one
+	// (rowsFree in tile8.go), by their bytes.
+	freeRows map[weightKey]bool
 
 	// weightReads counts the weight bytes the mat-muls read (a decode
 	// step of a mixture of experts reads only its selected experts).
@@ -253,13 +257,22 @@ func u16s(b []byte) []uint16 { return memview.As[uint16](b) }
 // checking ctx whenever the block changes.
 func (c *CPU) Compute(ctx context.Context, nodes []*graph.Node) error {
 	layer := graph.Unblocked
-	for i, n := range nodes {
+	for i := 0; i < len(nodes); i++ {
+		n := nodes[i]
 		if i > 0 && n.Layer != layer {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 		layer = n.Layer
+		if k := sharedRun(nodes[i:]); k > 1 {
+			// One-token mat-muls of one input in one pool call (shared.go).
+			if err := c.matMulShared(nodes[i : i+k]); err != nil {
+				return fmt.Errorf("cpu: %s: %w", n, err)
+			}
+			i += k - 1
+			continue
+		}
 		if err := c.compute(n); err != nil {
 			return fmt.Errorf("cpu: %s: %w", n, err)
 		}

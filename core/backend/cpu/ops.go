@@ -37,7 +37,9 @@ func (c *CPU) getRows(n *graph.Node, out, table []byte, ids []int32) error {
 }
 
 // rmsNorm: ggml sums x² (each product in float32) in double, then
-// scale = 1/sqrtf(mean + eps) in float32.
+// scale = 1/sqrtf(mean + eps) in float32. The sum runs in lanes with a
+// per-row proof that the float32 mean is the serial chain's
+// (meanSquares, normsum.go).
 func (c *CPU) rmsNorm(out, x []float32, rowLen int, eps float32) {
 	c.nt = normTask{out: out, x: x, rowLen: rowLen, eps: eps}
 	c.w.run(len(x)/rowLen, 1, &c.nt)
@@ -53,16 +55,9 @@ func (t *normTask) run(_, lo, hi int) {
 	rowLen := t.rowLen
 	for r := lo; r < hi; r++ {
 		xr := t.x[r*rowLen : (r+1)*rowLen]
-		var sum float64
-		for _, v := range xr {
-			sum += float64(v * v)
-		}
-		mean := float32(sum / float64(rowLen))
+		mean := meanSquares(xr)
 		scale := 1 / float32(math.Sqrt(float64(mean+t.eps)))
-		or := t.out[r*rowLen : (r+1)*rowLen]
-		for i, v := range xr {
-			or[i] = v * scale
-		}
+		scaleRow(t.out[r*rowLen:(r+1)*rowLen], xr, scale)
 	}
 }
 
@@ -133,6 +128,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		// Eight-token tiles (tile8.go) for all whole groups of eight.
 		c.packTiles8(k, xq, tokens/8, tb)
 		c.mt.t8 = tokens &^ 7
+		c.mt.rowsFree = c.rowsFree(k, w[:rows*wrb])
 	}
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
 		// Per-block facts of each group of four tokens after the tiles,
@@ -161,17 +157,22 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 	}
 	grain := 16
 	if tokens == 1 {
-		// Decode: four chunks per thread, enough to balance two threads on
-		// a busy machine. More and smaller chunks (each one restarts a
-		// thread's stream through the weights) measured slower on the
-		// 2-core VM: eight per thread 4-5 %, sixteen and thirty-two more
-		// (bench/results/2026-12-01-cpufin).
-		grain = max(16, rows/(4*c.w.n)) &^ 7
+		grain = decodeGrain(rows, c.w.n)
 	}
 	c.weightReads.Add(int64(wrb * rows))
 	c.w.run(rows, grain, &c.mt)
 	c.mt = matTask{}
 	return nil
+}
+
+// decodeGrain is the chunk size of a one-token mat-mul of rows rows on
+// threads threads: four chunks per thread, enough to balance two threads
+// on a busy machine. More and smaller chunks (each one restarts a thread's
+// stream through the weights) measured slower on the 2-core VM: eight per
+// thread 4-5 %, sixteen and thirty-two more
+// (bench/results/2026-12-01-cpufin).
+func decodeGrain(rows, threads int) int {
+	return max(16, rows/(4*threads)) &^ 7
 }
 
 // quantTask quantizes activation rows 1..tokens-1 (item i is row i+1).
@@ -200,6 +201,9 @@ type matTask struct {
 	t8    int
 	tiles []byte
 	tb8   int
+	// rowsFree: the weight holds no −128 quant (CPU.rowsFree), so the
+	// tile path skips its per-quad scans.
+	rowsFree bool
 	// tabs holds the group table (tb bytes) of each group of four tokens
 	// after the tiles when the kernel takes one.
 	tabs []byte
@@ -212,6 +216,10 @@ type matTask struct {
 	f16f32 bool
 	x      []float32
 	in     int
+	// segs[:nseg], when nseg > 0: the weights of a shared one-token call
+	// (shared.go); w, out and rows are then unused.
+	segs [maxShared]matSeg
+	nseg int
 }
 
 func (t *matTask) run(worker, lo, hi int) {
@@ -231,6 +239,10 @@ func (t *matTask) run(worker, lo, hi int) {
 				t.out[tok*rows+i] = quant.DotF16F32(wr, t.x[tok*t.in:(tok+1)*t.in])
 			}
 		}
+		return
+	}
+	if t.nseg > 0 {
+		t.runShared(worker, lo, hi)
 		return
 	}
 	tok := 0
@@ -256,30 +268,40 @@ func (t *matTask) run(worker, lo, hi int) {
 		}
 	}
 	for ; tok < t.tokens; tok++ {
-		// Left-over tokens (all of a decode step): four rows at a time.
-		x := t.xq[tok*xrb : (tok+1)*xrb]
-		out := t.out[tok*rows : (tok+1)*rows]
-		i := lo
+		// Left-over tokens (all of a decode step).
+		var tab []byte
 		if t.tabs1 != nil {
 			r := tok - t.tokens&^3
-			tab := t.tabs1[r*t.tb1 : (r+1)*t.tb1]
-			o8 := &t.c.ws[worker].dot8
-			for ; i+8 <= hi; i += 8 {
-				t.k.Dot8RowsT(t.w[i*wrb:(i+8)*wrb], x, tab, o8)
-				copy(out[i:i+8], o8[:])
-			}
-			for ; i+4 <= hi; i += 4 {
-				t.k.Dot4RowsT(t.w[i*wrb:(i+4)*wrb], x, tab, o)
-				out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
-			}
+			tab = t.tabs1[r*t.tb1 : (r+1)*t.tb1]
+		}
+		t.oneToken(worker, t.w, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
+	}
+}
+
+// oneToken computes out[i] = w_i · x for rows lo..hi-1 of w against one
+// quantized token x (tab its token table, nil when the kernel takes none):
+// eight or four rows at a time.
+func (t *matTask) oneToken(worker int, w, x, tab []byte, out []float32, lo, hi int) {
+	wrb := t.k.WeightRowBytes()
+	o := &t.c.ws[worker].dot4
+	i := lo
+	if tab != nil {
+		o8 := &t.c.ws[worker].dot8
+		for ; i+8 <= hi; i += 8 {
+			t.k.Dot8RowsT(w[i*wrb:(i+8)*wrb], x, tab, o8)
+			copy(out[i:i+8], o8[:])
 		}
 		for ; i+4 <= hi; i += 4 {
-			t.k.Dot4Rows(t.w[i*wrb:(i+4)*wrb], x, o)
+			t.k.Dot4RowsT(w[i*wrb:(i+4)*wrb], x, tab, o)
 			out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
 		}
-		for ; i < hi; i++ {
-			out[i] = t.k.Dot(t.w[i*wrb:(i+1)*wrb], x)
-		}
+	}
+	for ; i+4 <= hi; i += 4 {
+		t.k.Dot4Rows(w[i*wrb:(i+4)*wrb], x, o)
+		out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
+	}
+	for ; i < hi; i++ {
+		out[i] = t.k.Dot(w[i*wrb:(i+1)*wrb], x)
 	}
 }
 
@@ -394,16 +416,23 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	} else {
 		k32, v32 = f32s(kc), f32s(vc)
 	}
-	// The cells in use: the last unmasked entry of any row, plus one.
+	// The cells in use: the last unmasked entry of any row, plus one; and
+	// each row's own (0 when the row is all masked).
+	if cap(c.attnUsed) < tokens {
+		c.attnUsed = make([]int32, tokens)
+	}
+	rowUsed := c.attnUsed[:tokens]
 	used := 0
 	for t := 0; t < tokens; t++ {
 		mr := mask[t*kvLen : (t+1)*kvLen]
-		for j := kvLen - 1; j >= used; j-- {
+		rowUsed[t] = 0
+		for j := kvLen - 1; j >= 0; j-- {
 			if !math.IsInf(float64(mr[j]), -1) {
-				used = j + 1
+				rowUsed[t] = int32(j + 1)
 				break
 			}
 		}
+		used = max(used, int(rowUsed[t]))
 	}
 	nkv := nkvPad(used)
 	npV := nkv &^ 63
@@ -411,7 +440,7 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	c.at = attnTask{
 		c: c, out: out, q: q, mask: mask, k16: k16, v16: v16, k32: k32, v32: v32,
 		headDim: headDim, heads: heads, group: group, kvLen: kvLen, kvRow: kvRow,
-		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16,
+		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16, rowUsed: rowUsed,
 	}
 	c.w.run(tokens*heads, 1, &c.at)
 	c.at = attnTask{}
@@ -427,7 +456,13 @@ type attnTask struct {
 	nkv, npV, npK                       int
 	scale, softCap                      float32
 	f16                                 bool
+	// rowUsed[t]: token t's last unmasked entry plus one (see run).
+	rowUsed []int32
 }
+
+// attnFullRows makes attnTask.run take every row over all nkv entries
+// (tests compare the two).
+var attnFullRows = false
 
 func (at *attnTask) run(worker, lo, hi int) {
 	headDim, heads, group, kvLen, kvRow := at.headDim, at.heads, at.group, at.kvLen, at.kvRow
@@ -436,7 +471,7 @@ func (at *attnTask) run(worker, lo, hi int) {
 	k16, v16, k32, v32 := at.k16, at.v16, at.k32, at.v32
 	ninf := float32(math.Inf(-1))
 	ws := at.c.scratchFor(worker)
-	scores := ws.f32(&ws.scores, at.nkv)
+	scoresAll := ws.f32(&ws.scores, at.nkv)
 	qh := ws.f32(&ws.qh, headDim)
 	if cap(ws.accs) < headDim {
 		ws.accs = make([]dotF16Acc, headDim)
@@ -445,6 +480,14 @@ func (at *attnTask) run(worker, lo, hi int) {
 	for job := lo; job < hi; job++ {
 		t, h := job/heads, job%heads
 		kvh := h / group
+		// Entries past the row's last unmasked one, in whole 16-lane
+		// blocks, are left out: their scores are −inf, their weights 0
+		// (skipped by the V pass), and their blocks add +0 to the
+		// softmax sum, so the results are the same bits.
+		scores := scoresAll
+		if u := int(at.rowUsed[t]); u > 0 && !attnFullRows {
+			scores = scoresAll[:min(len(scoresAll), (u+15)&^15)]
+		}
 		qr := q[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
 		if f16 {
 			quant.RoundF16(qh, qr)

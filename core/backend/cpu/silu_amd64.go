@@ -10,11 +10,11 @@ func siluAVX2(out, x *float32, n8 int) int
 //go:noescape
 func swigluAVX2(out, x, u *float32, n8 int) int
 
-// siluLanes is siluLanesGo (len(x) a multiple of 8); at the AVX2 level in
-// assembly (silu_amd64.s), a chunk whose exp leaves the assembly's range
-// done in Go.
+// siluLanes is siluLanesGo (len(x) a multiple of 8); at the AVX2 and
+// AVX512 levels in assembly (silu_amd64.s), a chunk whose exp leaves the
+// assembly's range done in Go.
 func siluLanes(out, x []float32) {
-	if quant.CurrentLevel() != quant.AVX2 {
+	if !quant.CurrentLevel().HasAVX2() {
 		siluLanesGo(out, x)
 		return
 	}
@@ -28,9 +28,9 @@ func siluLanes(out, x []float32) {
 	}
 }
 
-// swigluLanes is swigluLanesGo, at the AVX2 level in assembly.
+// swigluLanes is swigluLanesGo, at the AVX2 and AVX512 levels in assembly.
 func swigluLanes(out, g, u []float32) {
-	if quant.CurrentLevel() != quant.AVX2 {
+	if !quant.CurrentLevel().HasAVX2() {
 		swigluLanesGo(out, g, u)
 		return
 	}

@@ -44,10 +44,13 @@ func (t *tileTask) run(_, lo, hi int) {
 const tileBlockBytes = 256 << 10
 
 // runTiles8 computes rows lo..hi-1 (a multiple of four of them) for the
-// t.t8 tiled tokens. Each row quad is prepared once (Kernel.Prep4, in the
-// worker's scratch); then, a block of tiles at a time, every quad runs
+// t.t8 tiled tokens. A block of tiles at a time, every row quad runs
 // against the block's tiles in one call: a quad's rows stay in L1 while
-// the tiles stream past, and the block stays in L2 for the next quad.
+// the tiles stream past, and the block stays in L2 for the next quad. Each
+// quad is prepared once (Kernel.Prep4, into the worker's scratch), just
+// before its first call; the preparation is the first read of its rows
+// from memory, so the next quad's rows are prefetched first, to arrive
+// while this quad computes.
 func (t *matTask) runTiles8(worker, lo, hi int) {
 	wrb, rows := t.k.WeightRowBytes(), t.rows
 	ws := &t.c.ws[worker]
@@ -62,15 +65,23 @@ func (t *matTask) runTiles8(worker, lo, hi int) {
 		ws.tileOut = make([]float32, 32*per)
 	}
 	prep := ws.prep[:quads*pb]
-	for q := 0; q < quads; q++ {
-		i := lo + 4*q
-		t.k.Prep4(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
-	}
 	for g0 := 0; g0 < groups; g0 += per {
 		g1 := min(groups, g0+per)
 		o := ws.tileOut[:32*(g1-g0)]
 		for q := 0; q < quads; q++ {
 			i := lo + 4*q
+			if g0 == 0 {
+				if t.rowsFree {
+					// No scan to run: the kernel's own first read of
+					// the rows overlaps its compute.
+					t.k.Prep4Free(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+				} else {
+					if q+1 < quads {
+						quant.Prefetch(t.w[(i+4)*wrb : (i+8)*wrb])
+					}
+					t.k.Prep4(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+				}
+			}
 			t.k.Dot4RowsTiles8(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
 			for g := g0; g < g1; g++ {
 				og := o[32*(g-g0) : 32*(g-g0)+32]
@@ -82,4 +93,34 @@ func (t *matTask) runTiles8(worker, lo, hi int) {
 			}
 		}
 	}
+}
+
+// rowsFree reports whether weight w (rows of k) holds no −128 quant, for
+// kernels that scan their row quads (Kernel.ScansRows): the whole weight
+// is scanned the first time a prompt step uses it and the answer kept, so
+// later prompt steps skip the per-quad scans.
+func (c *CPU) rowsFree(k quant.Kernel, w []byte) bool {
+	if !k.ScansRows() || len(w) == 0 {
+		return false
+	}
+	key := weightKey{&w[0], len(w)}
+	if free, ok := c.freeRows[key]; ok {
+		return free
+	}
+	ws := &c.ws[0]
+	if pb := k.Prep4Bytes(); cap(ws.prep) < pb {
+		ws.prep = make([]byte, pb)
+	}
+	free := k.RowsFree(w, ws.prep[:k.Prep4Bytes()])
+	if c.freeRows == nil {
+		c.freeRows = map[weightKey]bool{}
+	}
+	c.freeRows[key] = free
+	return free
+}
+
+// weightKey names a weight's bytes: where they start and how many.
+type weightKey struct {
+	p *byte
+	n int
 }

@@ -77,6 +77,9 @@ type Backend struct {
 	off decodeOff
 	// mvV1 keeps the unstaged mvf_* mat-vecs (MINFER_CUDA_MV=v1).
 	mvV1 bool
+	// mvsWarps is the warps of a one-token staged mat-vec block
+	// (MINFER_CUDA_MVS_WARPS; stagedWarps by default).
+	mvsWarps int64
 }
 
 // Options tune Open.
@@ -101,6 +104,7 @@ func Open(o Options) (*Backend, error) {
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
+	b.mvsWarps = mvsWarpsFromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

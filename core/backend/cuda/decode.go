@@ -19,20 +19,22 @@ import (
 // decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
 // comma-separated list of mv, multi, attn, one (the one-block attention:
 // the split kernels then take short rows too), normmv (the norm fused
-// into the one-token mat-vec after it), quant, addnorm, rope, store, or
-// all),
+// into the one-token mat-vec after it), quant, addnorm, rope, store,
+// mvnorm and mvrope (the norm chain and the rope/store group run by the
+// last block of the mat-vec before them: tail.go), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store bool }
+type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store, mvNorm, mvRope bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
-// the one-block attention and the norm fused into the mat-vec are exact
-// but measured slower on the H200 than the split attention and norm_quant
-// before the staged mat-vec (bench/results/2026-12-01-session3-h200:
-// 1.1B Q4_0 decode 455 tok/s with both on, 597 with both off; an 8B-shaped
-// Q4_K with 4 blocks 466 and 1093), so they stay off unless asked for
-// (MINFER_CUDA_DECODE=none switches every path on).
-const defaultDecodeOff = "one,normmv"
+// the norm fused into the mat-vec is exact but measured slower on the H200
+// than norm_quant before the staged mat-vec (bench/results/
+// 2026-12-01-session3-h200), so it stays off unless asked for
+// (MINFER_CUDA_DECODE=none switches every path on). The one-block
+// attention, slower there too while its value chains waited on one global
+// load after another, stages the V rows in shared memory now and is on
+// (bench/results/2026-12-01-cudadec2).
+const defaultDecodeOff = "normmv"
 
 // decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
 func decodeOffFromEnv() string {
@@ -55,6 +57,8 @@ func parseDecodeOff(v string) decodeOff {
 		o.addNorm = o.addNorm || all || f == "addnorm"
 		o.rope = o.rope || all || f == "rope"
 		o.store = o.store || all || f == "store"
+		o.mvNorm = o.mvNorm || all || f == "mvnorm"
+		o.mvRope = o.mvRope || all || f == "mvrope"
 	}
 	return o
 }
@@ -69,6 +73,21 @@ var fastMatVec = map[gguf.GGMLType]struct {
 	gguf.TypeQ8_0: {"mvf_q8_0_1", "mvf_q8_0_b", "mvf_q8_0_m", 2},
 	gguf.TypeQ4_K: {"mvf_q4_k_1", "mvf_q4_k_b", "mvf_q4_k_m", 4},
 	gguf.TypeQ6_K: {"mvf_q6_k_1", "mvf_q6_k_b", "mvf_q6_k_m", 2},
+}
+
+// matVecOperands is the weights' and outputs' device addresses and the
+// row counts of up to three one-token mat-muls that one launch runs.
+func (b *Backend) matVecOperands(mm []*graph.Node) (ws, outs [3]uintptr, rows [3]int32, err error) {
+	for j, m := range mm {
+		if ws[j], err = b.ptrOf(m.Src[0]); err != nil {
+			return ws, outs, rows, err
+		}
+		if outs[j], err = b.ptrOf(m); err != nil {
+			return ws, outs, rows, err
+		}
+		rows[j] = i32(m.Src[0].Rows())
+	}
+	return ws, outs, rows, nil
 }
 
 // multiMatVec encodes nodes[i] and the one or two mat-muls right after it
@@ -98,20 +117,14 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var ws, outs [3]uintptr
-	var rows [3]int32
-	for j := i; j < k; j++ {
-		m := nodes[j]
-		if ws[j-i], err = b.ptrOf(m.Src[0]); err != nil {
-			return 0, err
-		}
-		if outs[j-i], err = b.ptrOf(m); err != nil {
-			return 0, err
-		}
-		if ws[j-i]%f.align != 0 || uintptr(wrb)%f.align != 0 {
+	ws, outs, rows, err := b.matVecOperands(nodes[i:k])
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range ws[:k-i] {
+		if w%f.align != 0 || uintptr(wrb)%f.align != 0 {
 			return 0, nil
 		}
-		rows[j-i] = i32(m.Src[0].Rows())
 	}
 	vt := quant.VecDotType(wt)
 	xrb, err := vt.RowBytes(in)
@@ -134,9 +147,9 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
 	nblk := i32(blocksPerRow(wt, in))
 	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
-		if smem, ok := stagedFits(wrb, xrb, 1, s.rpw, b.stagedLimit(), ws[:k-i]...); ok {
-			per := stagedRows(1, s.rpw)
-			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*stagedWarps), uint32(smem),
+		if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), ws[:k-i]...); ok {
+			per := b.mvsWarps * s.rpw
+			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*int(b.mvsWarps)), uint32(smem),
 				ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb))
 		}
 	}
@@ -153,12 +166,12 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
-			if smem, ok := stagedFits(wrb, xrb, nt, s.rpw, b.stagedLimit(), w); ok {
-				fn := s.one
-				if nt > 1 {
-					fn = s.batch
+			if nt == 1 {
+				if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), w); ok {
+					return mvLaunch{s.one, b.mvsWarps * s.rpw, 32 * int(b.mvsWarps), uint32(smem)}
 				}
-				return mvLaunch{fn, stagedRows(nt, s.rpw), 32 * stagedWarps, uint32(smem)}
+			} else if smem, ok := stagedFits(wrb, xrb, nt, s.rpw, b.stagedLimit(), w); ok {
+				return mvLaunch{s.batch, stagedRows(nt, s.rpw), 32 * stagedWarps, uint32(smem)}
 			}
 		}
 		if nt > 1 {
@@ -225,12 +238,27 @@ func sameRows(x, y *graph.Node) bool {
 	return y.Shape[0] == x.Shape[0] && y.Rows() == x.Rows()
 }
 
-// normChain encodes nodes[i:] from an rms_norm, or from a residual add
-// whose only next step is the rms_norm of its sum: the add, the norm, the
-// mul by the norm weight after it, and the quantization for the mat-mul
-// after that, in one norm_quant kernel, or with that mat-mul too in one
-// mvs_*_n kernel (normMatVec). It returns how many nodes it took.
-func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
+// normPlan is a norm chain's nodes and arguments (normChainPlan).
+type normPlan struct {
+	norm, last *graph.Node
+	// end: the index after the chain's nodes.
+	end int
+	// The arguments of norm_quant: x (+ y) in, the sum, the norm, the norm
+	// weight w (wrows rows) and its product out2; the quantization qt
+	// into the workspace (xrb bytes a row, the mat-mul's type vt).
+	x, y, sum, out, w, out2 uintptr
+	wrows                   int32
+	eps                     float32
+	qt                      int32
+	xrb                     int64
+	vt                      gguf.GGMLType
+}
+
+// normChainPlan reads the chain of nodes[i:] from an rms_norm, or from a
+// residual add whose only next step is the rms_norm of its sum: the add,
+// the norm, the mul by the norm weight after it, and the quantization for
+// the mat-mul after that.
+func (b *Backend) normChainPlan(nodes []*graph.Node, i int) (normPlan, error) {
 	k := i
 	var add *graph.Node
 	if nodes[k].Op == graph.OpAdd {
@@ -241,7 +269,7 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	k++
 	p, err := graph.ParamsOf[graph.NormParams](norm)
 	if err != nil {
-		return 0, err
+		return normPlan{}, err
 	}
 	var mul *graph.Node
 	if k < len(nodes) {
@@ -250,63 +278,71 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 			k++
 		}
 	}
-	last := norm
+	pl := normPlan{norm: norm, last: norm, end: k, wrows: 1, eps: p.Eps}
 	if mul != nil {
-		last = mul
+		pl.last = mul
 	}
-	qt, xrb, vt := b.quantTarget(nodes, k, last)
-	var x, y, sum, w, out2, q uintptr
-	wrows := int32(1)
+	pl.qt, pl.xrb, pl.vt = b.quantTarget(nodes, k, pl.last)
 	ptrs := []struct {
 		n *graph.Node
 		p *uintptr
-	}{{norm.Src[0], &x}}
+	}{{norm.Src[0], &pl.x}, {norm, &pl.out}}
 	if add != nil {
 		ptrs = []struct {
 			n *graph.Node
 			p *uintptr
-		}{{add.Src[0], &x}, {add.Src[1], &y}, {add, &sum}}
+		}{{add.Src[0], &pl.x}, {add.Src[1], &pl.y}, {add, &pl.sum}, {norm, &pl.out}}
 	}
 	if mul != nil {
 		ptrs = append(ptrs, struct {
 			n *graph.Node
 			p *uintptr
-		}{mul.Src[1], &w}, struct {
+		}{mul.Src[1], &pl.w}, struct {
 			n *graph.Node
 			p *uintptr
-		}{mul, &out2})
-		wrows = i32(mul.Src[1].Rows())
+		}{mul, &pl.out2})
+		pl.wrows = i32(mul.Src[1].Rows())
 	}
 	for _, e := range ptrs {
 		if *e.p, err = b.ptrOf(e.n); err != nil {
-			return 0, err
+			return normPlan{}, err
 		}
 	}
-	out, err := b.ptrOf(norm)
+	return pl, nil
+}
+
+// normChain encodes nodes[i:] from an rms_norm, or from a residual add
+// whose only next step is the rms_norm of its sum (normChainPlan): in one
+// norm_quant kernel, or with the mat-mul after it too in one mvs_*_n
+// kernel (normMatVec). It returns how many nodes it took.
+func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
+	pl, err := b.normChainPlan(nodes, i)
 	if err != nil {
 		return 0, err
 	}
-	if qt != qtNone {
+	norm, k := pl.norm, pl.end
+	var q uintptr
+	if pl.qt != qtNone {
 		q = b.dv.work
 		// With the one-token mat-vec after it, as one mvs_*_n launch.
-		fused := normMatVec{x: x, y: y, sum: sum, nout: out, nw: w, out2: out2, n: norm.Shape[0], eps: p.Eps, qt: qt, xrb: xrb}
+		fused := normMatVec{x: pl.x, y: pl.y, sum: pl.sum, nout: pl.out, nw: pl.w, out2: pl.out2, n: norm.Shape[0], eps: pl.eps, qt: pl.qt, xrb: pl.xrb}
 		ok, err := b.normMatVec(nodes, k, norm.Rows(), fused)
 		if err != nil {
 			return 0, err
 		}
 		if ok {
-			b.lastQuant, b.lastVT = last, vt
+			b.lastQuant, b.lastVT = pl.last, pl.vt
 			return k + 1 - i, nil
 		}
 	}
 	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
 	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))
 	if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
-		x, y, sum, out, w, out2, q, i32(norm.Shape[0]), wrows, p.Eps, qt, xrb); err != nil {
+		pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(norm.Shape[0]), pl.wrows, pl.eps, pl.qt, pl.xrb); err != nil {
 		return 0, err
 	}
-	if qt != qtNone {
-		b.lastQuant, b.lastVT = last, vt
+	if pl.qt != qtNone {
+		b.lastQuant, b.lastVT = pl.last, pl.vt
 	}
 	return k - i, nil
 }
@@ -467,15 +503,19 @@ func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
 
 // decodeOneMaxKV bounds the padded n_kv of the one-block attention
 // (attn_x_one_*: a block per head); longer rows take the split kernels,
-// which spread the positions over many blocks. (A guess, not measured:
-// the sessions' KV classes step by 256, and a block's work grows with the
-// row.)
-const decodeOneMaxKV = 512
+// which spread the positions over many blocks. 256 is the longest class
+// measured (bench/results/2026-12-01-cudadec2: decode of 64..191 positions,
+// the 256 class, faster than the split kernels); longer ones stay with the
+// split kernels until measured.
+const decodeOneMaxKV = 256
 
 // decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
 // words of scratch, the scores/weights over the padded n_kv, their
-// 16-block sums and the 128 lanes' partials of the head.
-func decodeOneShared(hd, nkvMax int64) int64 { return 4 * (hd + 64 + nkvMax + nkvMax/16 + 128*hd) }
+// 16-block sums and the 128 lanes' partials of the head, then, 16-byte
+// aligned, the head's V rows (F16).
+func decodeOneShared(hd, nkvMax int64) int64 {
+	return 4*((hd+64+nkvMax+nkvMax/16+128*hd+3)&^3) + 2*nkvMax*hd
+}
 
 // decodeAttention encodes an attention node of one query token over an F16
 // cache, when its head size is one the kernels take and the cache is

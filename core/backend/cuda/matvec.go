@@ -82,6 +82,38 @@ func stagedFits(wrb, xrb, nt, rpw int64, limit int64, ws ...uintptr) (int64, boo
 	return smem, smem <= limit/2
 }
 
+// oneFits is stagedFits for one token's mvs_*_1, mvs_*_m and tail
+// launches of blocks of warps warps (b.mvsWarps; the kernels take the
+// count from the block size).
+func oneFits(wrb, xrb, rpw, warps, limit int64, ws ...uintptr) (int64, bool) {
+	if wrb%16 != 0 {
+		return 0, false
+	}
+	for _, w := range ws {
+		if w%16 != 0 {
+			return 0, false
+		}
+	}
+	smem := warps*rpw*wrb + (xrb+15)&^15
+	return smem, smem <= limit/2
+}
+
+// mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of a
+// one-token staged mat-vec block; stagedWarps otherwise. Fewer warps, as
+// many more blocks: a small mat-vec's rows spread over more SMs, and an
+// SM holds several blocks whose copies overlap each other's sums.
+func mvsWarpsFromEnv() int64 {
+	switch os.Getenv("MINFER_CUDA_MVS_WARPS") {
+	case "1":
+		return 1
+	case "2":
+		return 2
+	case "4":
+		return 4
+	}
+	return stagedWarps
+}
+
 // mvLaunch is the kernel and block shape of one mat-vec launch.
 type mvLaunch struct {
 	fn string

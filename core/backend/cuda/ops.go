@@ -209,6 +209,10 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 		if used, err := b.mmqGroup(nodes[i:]); err != nil || used > 0 {
 			return used, err
 		}
+		// One token's mat-vec(s) with the norm chain or rope/store after it.
+		if used, err := b.matVecTail(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
 		if used, err := b.multiMatVec(nodes, i); err != nil || used > 0 {
 			return used, err
 		}

@@ -300,7 +300,9 @@ MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
 // threads copy the activation row(s) once for all its rows, and only then
 // do the lanes run the 16- and 32-bit reads of the 18-, 34-, 144- and
 // 210-byte blocks, which from global memory cost several L1 wavefronts per
-// useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads); a warp
+// useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads) for a
+// batch and mvs_*_n; the one-token _1, _m and tail kernels take their warp
+// count from the block (1 to MVS_ROWS: matvec.go's mvsWarps); a warp
 // takes MVS_RPW_* rows of one token (mvs_row below; Q4_K and Q6_K with
 // their own lane layouts, which cost fewer instructions than mv_*'s) or
 // one row of a batch (the mv_* bodies). The dynamic shared memory is the
@@ -501,9 +503,10 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
                                                                                 long long wrb, long long xrb, int ntok) {                           \
         extern __shared__ __align__(16) uint8_t mvs_sh[]; \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
-        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        const int nw = blockDim.x >> 5; \
+        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (nw * RPW) + slot; \
         uint8_t* ws = mvs_sh + slot * wrb; \
-        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         const bool live = row < rows; \
         if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L); \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
@@ -530,8 +533,9 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
                                                                                 long long wrb, const uint8_t* X, long long xrb) {                    \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
+        const int nw = blockDim.x >> 5; \
         const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L; \
-        int r = blockIdx.x * (MVS_ROWS * RPW) + slot; \
+        int r = blockIdx.x * (nw * RPW) + slot; \
         const uint8_t* W = W0;                                                                                                                      \
         float* o = o0;                                                                                                                              \
         int rows = r0;                                                                                                                              \
@@ -541,7 +545,7 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         }                                                                                                                                           \
         const bool live = r < rows; \
         uint8_t* ws = mvs_sh + slot * wrb; \
-        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb; \
+        uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L); \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
         cp_async_wait_all(); \
@@ -660,8 +664,9 @@ __device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long lo
 // sum goes to sum), the norm to out, times w (wrows rows) to out2, and the
 // result quantized (qt) into q for the mat-mul that reads it. One block
 // per row of 256, 512 or 1024 threads; n a multiple of 32 (q8_0/q8_1) or
-// 256 (q8_K). The sum of squares is accumulated in double (any order
-// gives the CPU's float mean) and the scale computed as the CPU does.
+// 256 (q8_K). The sum of squares is accumulated in double and rms_mean
+// makes it the CPU's serial float32 mean (the serial chain itself where
+// the order could matter); the scale computed as the CPU does.
 extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
                                                               uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) {
     __shared__ double part[32];
@@ -688,7 +693,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
-        float mean = (float)(t / (double)n);
+        float mean = rms_mean(t, n, yr ? sr : xr, nullptr); // sr: x+y (it may lie on x or y)
         sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
@@ -988,28 +993,39 @@ ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 // reduction for one query token in ONE block per head (256 threads), for
 // short rows (nkvMax <= decode.go's decodeOneMaxKV): the scores
 // and the 64 lanes' partials stay in shared memory, so there is no second
-// launch, no global round trip of the partials, no fence or counter. Every
-// value is computed with attn_x_scores' and attn_x_values' operations in
-// their order (the code is theirs, the loops over positions and lanes
-// strided by the block): the results are theirs bit for bit. Dynamic
-// shared memory: q's row (HD), 64 words of scratch, the scores/weights
-// (nkvMax), their 16-block sums (nkvMax/16), then the 128 lanes' partials
-// of HD (decode.go's decodeOneShared).
+// launch, no global round trip of the partials, no fence or counter. The
+// head's V rows in use are copied to shared memory first (16-byte
+// cp.async copies, all in flight while the scores and the softmax run):
+// the value chains, many per thread, then read shared memory instead of
+// waiting on one global load after another. Every value is computed with
+// attn_x_scores' and attn_x_values' operations in their order (the code
+// is theirs, the loops over positions and lanes strided by the block):
+// the results are theirs bit for bit. Dynamic shared memory: q's row
+// (HD), 64 words of scratch, the scores/weights (nkvMax), their 16-block
+// sums (nkvMax/16), the 128 lanes' partials of HD, then (16-byte aligned)
+// the V rows, nkvMax·HD halves (decode.go's decodeOneShared).
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
                            int nkvMax, float scale, float softCap, uint8_t* q8, int qt) {
     // Dynamic shared memory only (but sum0), so that the kernel's static
     // part stays within attentionStaticShared of decode.go's limit.
-    extern __shared__ float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials
+    extern __shared__ __align__(16) float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials; V rows
     int* redi = (int*)(qh + HD);
     float* red = qh + HD + 32;
     float* W = red + 32;
     float* bs = W + nkvMax;
     float* P = bs + nkvMax / 16;
+    __half* Vs = (__half*)(qh + ((HD + 64 + nkvMax + nkvMax / 16 + 128 * HD + 3) & ~3));
     __shared__ double sum0;
     const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
     for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
     const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    // The V rows of positions < n_kv (those the chains read), HD/8 copies a row.
+    for (int c = tid; c < nkv * (HD / 8); c += nth) {
+        const int j = c / (HD / 8), k = c % (HD / 8);
+        cp_async16((uint8_t*)(Vs + j * HD + 8 * k), (const uint8_t*)(vc + j * kvRow + vbase + 8 * k));
+    }
     // Scores (attn_x_scores).
     for (int j = tid; j < nkv; j += nth) {
         if (j >= kvLen || (isinf(mask[j]) && mask[j] < 0)) {
@@ -1050,8 +1066,10 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
     }
     __syncthreads();
-    // The 64 lanes' partials and the tail's products (attn_x_values).
-    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    // The 64 lanes' partials and the tail's products (attn_x_values), the
+    // V rows from shared memory.
+    cp_async_wait_all();
+    __syncthreads();
     const int npV = nkv & ~63;
     for (int item = tid; item < 64 * HD; item += nth) {
         const int m = item / HD, d = item % HD;
@@ -1060,10 +1078,10 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         for (int j = m; j < npV; j += 64) {
             float w = W[j];
             if (w == 0.f) continue;
-            a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+            a = __fadd_rn(a, __fmul_rn(w, __half2float(Vs[j * HD + d])));
         }
         float tp = 0.f;
-        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(vc[(npV + m) * kvRow + vbase + d]));
+        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(Vs[(npV + m) * HD + d]));
         P[m * HD + d] = a;
         P[(64 + m) * HD + d] = tp;
     }
@@ -1136,7 +1154,7 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < 8; k++) t += part[k];
-        float mean = (float)(t / (double)n);
+        float mean = rms_mean(t, n, x, y); // every block reads x, y before the last one writes
         *sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
@@ -1190,3 +1208,317 @@ __device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, cons
         MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
     }
 MVSN(q4_0) MVSN(q8_0) MVSN(q4_k) MVSN(q6_k)
+
+// ------------------------------- staged mat-vec + last-block tail (one token)
+// mvs_*_tn and mvs_*_tr: mvs_*_m (one to three weights over one token's
+// activations) whose last block to finish (a counter, as attn_x_values'
+// last block) then runs, alone, the single-block work of the nodes after
+// the mat-mul that a separate launch would do: _tn the norm chain of
+// norm_quant (residual add, rms_norm, the norm weight, the quantization
+// for the mat-mul after it), _tr the q/k rope pair and the k/v store of
+// rope_pair and store_kv_pair. Every block has written its rows (and read
+// its activations) before the last one starts, so the tail reads the
+// mat-vec's outputs and may write over the activations (the tail's
+// quantized row goes to the workspace the mat-vec read). The tails' code
+// is norm_quant's, rope_pair's and store_kv_pair's for one token, in the
+// same operations (the thread count does not enter any value). Shared
+// memory: mvs_*_m's, then MVT_SCRATCH bytes (decode.go's tailScratch).
+#define MVT_SCRATCH (64 + 16 + (int)sizeof(q8k_sh))
+
+// mvt_last: every thread of every block calls it after the block's rows
+// are written; true (in all of its threads) in the last block to get
+// there, which then sees every block's writes (the fences of a grid
+// barrier: thread 0's, after and before the block's barriers). It leaves
+// the counter zero.
+__device__ __forceinline__ bool mvt_last(unsigned* counter, int* flag) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const bool last = atomicAdd(counter, 1u) == gridDim.x - 1;
+        if (last) {
+            __threadfence();
+            *counter = 0;
+        }
+        *flag = last;
+    }
+    __syncthreads();
+    return *flag;
+}
+
+// q8k_warp: quantize_row_q8_K_ref of the 256 values at v (shared memory)
+// by one warp into the block at b: the same extreme (the first element of
+// largest magnitude), scale, quants and 16-element sums as q8k_block.
+// Lane l takes elements 8l..8l+7.
+__device__ __forceinline__ void q8k_warp(const float* v, uint8_t* b, int lane) {
+    float e[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) e[k] = v[8 * lane + k];
+    float a = fabsf(e[0]);
+    int idx = 8 * lane;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        if (fabsf(e[k]) > a) a = fabsf(e[k]), idx = 8 * lane + k;
+    for (int o = 16; o > 0; o >>= 1) {
+        float a2 = __shfl_xor_sync(0xffffffffu, a, o);
+        int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
+        if (a2 > a || (a2 == a && i2 < idx)) a = a2, idx = i2;
+    }
+    const float amax = a;
+    float iscale = 0.f;
+    if (amax != 0.f) iscale = -127.f / v[idx];
+    int qs = 0;
+    uint32_t w0 = 0, w1 = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        int q = 0;
+        if (amax != 0.f) {
+            q = __float2int_rn(iscale * e[k]);
+            if (q > 127) q = 127;
+        }
+        qs += q;
+        if (k < 4) w0 |= ((uint32_t)q & 0xffu) << (8 * k);
+        else w1 |= ((uint32_t)q & 0xffu) << (8 * (k - 4));
+    }
+    uint32_t* qw = (uint32_t*)(b + 4 + 8 * lane);
+    qw[0] = w0, qw[1] = w1;
+    qs += __shfl_xor_sync(0xffffffffu, qs, 1);
+    if ((lane & 1) == 0) *(int16_t*)(b + 260 + lane) = (int16_t)qs;
+    if (lane == 0) *(uint32_t*)b = amax != 0.f ? __float_as_uint(1.f / iscale) : 0u;
+}
+
+// TAIL_K: the elements a tail thread loads at once (every load of a round
+// issued before the first use; a few registers, so that the mat-vec's
+// occupancy stays that of mvs_*_m).
+#define TAIL_K 8
+
+// norm_tail: norm_quant's row 0 (of one) by this block of nth threads
+// (32..256), thread t taking elements t, t+nth, ... (norm_quant's with nth
+// threads),
+// in rounds of TAIL_K elements whose loads fly together; the sums (or x)
+// are kept in shared memory at vs (n floats: the mat-vec's staged rows,
+// free by now) for the second pass, which leaves there the values q8_K
+// blocks are quantized from, by one warp each (q8_0/q8_1 blocks are a
+// warp's elements). x and y are read past the L1 (other blocks wrote
+// them).
+__device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const float* y, float* sum, float* out, const float* w, float* out2, uint8_t* q,
+                          int n, float eps, int qt, long long xrb) {
+    double* part = (double*)scratch;
+    float* sscale = (float*)(scratch + 64);
+    const int tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
+    double s = 0;
+    for (int i0 = 0; i0 < n; i0 += nth * TAIL_K) {
+        float vx[TAIL_K], vy[TAIL_K];
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int i = i0 + tid + nth * k;
+            vx[k] = i < n ? __ldcg(x + i) : 0.f;
+            vy[k] = y && i < n ? __ldcg(y + i) : 0.f;
+        }
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int i = i0 + tid + nth * k;
+            if (i < n) {
+                float v = vx[k];
+                if (y) {
+                    v = __fadd_rn(v, vy[k]);
+                    sum[i] = v;
+                }
+                vs[i] = v;
+                s += (double)__fmul_rn(v, v);
+            }
+        }
+    }
+    s = warp_sum_d(s);
+    if (lane == 0) part[tid >> 5] = s;
+    __syncthreads();
+    if (tid == 0) {
+        double t = 0;
+        for (int k = 0; k < nth / 32; k++) t += part[k];
+        float mean = rms_mean(t, n, vs, nullptr); // vs: the row (x, or x+y)
+        *sscale = 1.f / (float)sqrt((double)(mean + eps));
+    }
+    __syncthreads();
+    const float scale = *sscale;
+    for (int i0 = 0; i0 < n; i0 += nth * TAIL_K) {
+        float vw[TAIL_K];
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int i = i0 + tid + nth * k;
+            vw[k] = w && i < n ? w[i] : 0.f;
+        }
+#pragma unroll
+        for (int k = 0; k < TAIL_K; k++) {
+            const int j0 = i0 + nth * k, i = j0 + tid;
+            if (j0 >= n) break;
+            float v = 0.f;
+            if (i < n) {
+                v = __fmul_rn(vs[i], scale);
+                out[i] = v;
+                if (w) {
+                    v = __fmul_rn(v, vw[k]);
+                    out2[i] = v;
+                }
+                vs[i] = v;
+            }
+            if (qt != QT_Q8_K && j0 + (tid & ~31) < n) {
+                if (qt == QT_Q8_0) q8_0_warp(v, q + (i / 32) * 34, lane);
+                else if (qt == QT_Q8_1) q8_1_warp(v, q + (i / 32) * 36, lane);
+            }
+        }
+    }
+    if (qt == QT_Q8_K) {
+        __syncthreads();
+        for (int g = tid >> 5; g < n / 256; g += nth / 32) q8k_warp(vs + 256 * g, q + (long long)g * 292, lane);
+    }
+}
+
+// TAIL_RJ: the pairs of each rope (and values of the v row) a rope tail
+// thread loads at once.
+#define TAIL_RJ 4
+
+// rope_tail: rope_pair's token 0 for x (heads) and x2 (heads2), and
+// store_kv_pair's row rows[0]: the k rope's output (out2, whose n values
+// are the k store's source) and vx into the caches kc and vc (F16 when
+// f16), in rounds of TAIL_RJ pairs of each rope and values of v whose
+// loads fly together (the caller guarantees that no rope output lies on
+// another rope's input or on vx, so a round may load before the rounds
+// before it have written). The inputs are the mat-vec's outputs, read
+// past the L1.
+__device__ void rope_tail(float* cs, const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos, const float* freqs,
+                          int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, void* vc, const float* vx, const int* rows, int n,
+                          int ctx, int f16) {
+    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
+    const int r = rows[0];
+    const bool st = r >= 0 && r < ctx;
+    const int I0 = heads * hp, I1 = heads2 * hp, Imax = max(max(I0, I1), n);
+    for (int e0 = 0; e0 < Imax; e0 += nth * TAIL_RJ) {
+        float a0[2][TAIL_RJ], a1[2][TAIL_RJ], v[TAIL_RJ];
+#pragma unroll
+        for (int pass = 0; pass < 2; pass++) {
+            const float* X = pass ? x2 : x;
+            const int I = pass ? I1 : I0;
+#pragma unroll
+            for (int j = 0; j < TAIL_RJ; j++) {
+                const int e = e0 + tid + nth * j, h = e / hp, k = e % hp;
+                int a, b;
+                if (k >= half) a = dims + 2 * (k - half), b = a + 1;
+                else a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+                const float* xr = X + (long long)h * headDim;
+                a0[pass][j] = e < I ? __ldcg(xr + a) : 0.f;
+                a1[pass][j] = e < I ? __ldcg(xr + b) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < TAIL_RJ; j++) {
+            const int i = e0 + tid + nth * j;
+            v[j] = st && i < n ? __ldcg(vx + i) : 0.f;
+        }
+        if (e0 == 0) {
+            for (int k = tid; k < half; k += nth) {
+                float theta = (float)pos[0];
+                for (int m = 0; m < k; m++) theta *= thetaScale;
+                float ff = freqs ? freqs[k] : 1.f;
+                float th = freqScale * (theta / ff);
+                cs[2 * k] = (float)cos((double)th);
+                cs[2 * k + 1] = (float)sin((double)th);
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int pass = 0; pass < 2; pass++) {
+            float* O = pass ? out2 : out;
+            const int I = pass ? I1 : I0;
+#pragma unroll
+            for (int j = 0; j < TAIL_RJ; j++) {
+                const int e = e0 + tid + nth * j, h = e / hp, k = e % hp;
+                if (e >= I) break;
+                int a, b;
+                float o0, o1;
+                if (k >= half) {
+                    a = dims + 2 * (k - half), b = a + 1;
+                    o0 = a0[pass][j], o1 = a1[pass][j];
+                } else {
+                    a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+                    const float c = cs[2 * k], s = cs[2 * k + 1], x0 = a0[pass][j], x1 = a1[pass][j];
+                    o0 = fma32(x0, c, -__fmul_rn(x1, s));
+                    o1 = fma32(x0, s, __fmul_rn(x1, c));
+                }
+                const long long off = (long long)h * headDim;
+                O[off + a] = o0;
+                O[off + b] = o1;
+                if (pass && st) {
+                    const long long ci = (long long)r * n + off;
+                    if (f16) {
+                        ((uint16_t*)kc)[ci + a] = to_f16(o0);
+                        ((uint16_t*)kc)[ci + b] = to_f16(o1);
+                    } else {
+                        ((float*)kc)[ci + a] = o0;
+                        ((float*)kc)[ci + b] = o1;
+                    }
+                }
+            }
+        }
+        if (st) {
+#pragma unroll
+            for (int j = 0; j < TAIL_RJ; j++) {
+                const int i = e0 + tid + nth * j;
+                if (i >= n) break;
+                if (f16) ((uint16_t*)vc)[(long long)r * n + i] = to_f16(v[j]);
+                else ((float*)vc)[(long long)r * n + i] = v[j];
+            }
+        }
+    }
+}
+
+// The mvs_*_m body: the block's rows of W0, W1, W2 (r0, r1, r2 rows; a
+// weight of no rows is skipped) into o0, o1, o2. Leaves xs, the staged
+// activations, at the end of the rows.
+#define MVT_BODY(name)                                                                                                                              \
+    extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                               \
+    constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                               \
+    const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L;                                            \
+    int r = blockIdx.x * (nw * RPW) + slot;                                                                                                         \
+    const uint8_t* W = W0;                                                                                                                          \
+    float* o = o0;                                                                                                                                  \
+    int rows = r0;                                                                                                                                  \
+    if (r >= r0) {                                                                                                                                  \
+        r -= r0, W = W1, o = o1, rows = r1;                                                                                                         \
+        if (r >= r1) r -= r1, W = W2, o = o2, rows = r2;                                                                                            \
+    }                                                                                                                                               \
+    const bool live = r < rows;                                                                                                                     \
+    uint8_t* ws = mvs_sh + slot * wrb;                                                                                                              \
+    uint8_t* xs = mvs_sh + nw * RPW * wrb;                                                                                                          \
+    if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L);                                                                                \
+    stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                          \
+    cp_async_wait_all();                                                                                                                            \
+    __syncthreads();                                                                                                                                \
+    MVS_ROW_##name(ws, xs, o + r, live, rows, nblk, wrb, xrb);                                                                                      \
+    uint8_t* scratch = xs + round16(xrb);
+
+// MVT_MINB_*: the blocks per SM whose register budget the tail kernels
+// keep (mvs_*_m's: 64 registers for Q4_0 and Q8_0, 32 for Q4_K and Q6_K).
+#define MVT_MINB_q4_0 4
+#define MVT_MINB_q8_0 4
+#define MVT_MINB_q4_k 8
+#define MVT_MINB_q6_k 8
+
+#define MVST(name)                                                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tn(                                                                    \
+        const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
+        const uint8_t* X, long long xrb, unsigned* counter, const float* nx, const float* ny, float* nsum, float* nout, const float* nwt,          \
+        float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb, int vsOff) {                                                            \
+        MVT_BODY(name)                                                                                                                              \
+        if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
+            norm_tail(scratch, (float*)(mvs_sh + vsOff), nx, ny, nsum, nout, nwt, nout2, q, n, eps, qt, qxrb);                                      \
+    }                                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tr(                                                                    \
+        const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
+        const uint8_t* X, long long xrb, unsigned* counter, const float* rx, float* rout, int heads, const float* rx2, float* rout2, int heads2,    \
+        const int* pos, const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, void* vc,                \
+        const float* vx, const int* kvrows, int kvn, int ctx, int f16) {                                                                            \
+        MVT_BODY(name)                                                                                                                              \
+        if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
+            rope_tail((float*)(scratch + 80), rx, rout, heads, rx2, rout2, heads2, pos, freqs, headDim, dims, neox, freqScale, thetaScale, kc, vc,  \
+                      vx, kvrows, kvn, ctx, f16);                                                                                                   \
+    }
+MVST(q4_0) MVST(q8_0) MVST(q4_k) MVST(q6_k)

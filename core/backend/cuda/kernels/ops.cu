@@ -7,7 +7,8 @@
 
 // rms_norm into out; with w, also the broadcast mul by w (wrows rows, 1 or
 // the same as x) into out2 — the fused rmsnorm·mul, which still writes the
-// norm for any other reader. One block per row.
+// norm for any other reader. One block per row; the block's double sum
+// of the squares gives the CPU's serial mean through rms_mean.
 extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, float* out2, int n, int wrows, float eps) {
     __shared__ double part[32];
     __shared__ float sscale;
@@ -23,7 +24,7 @@ extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, 
     if (threadIdx.x == 0) {
         double t = 0;
         for (int k = 0; k < (int)(blockDim.x >> 5); k++) t += part[k];
-        float mean = (float)(t / (double)n);
+        float mean = rms_mean(t, n, xr, nullptr);
         sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();

@@ -1,0 +1,128 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
+	"github.com/minfer/minfer/internal/memview"
+)
+
+// TestSharedMatMulsMatchVecDot: one-token mat-muls reading one input run
+// as one shared call (sharedRun takes the three, not the fourth of another
+// input) and give every row the bits of quant.VecDot, with rows that put
+// the weights' boundaries inside the pool's chunks, at every kernel level.
+func TestSharedMatMulsMatchVecDot(t *testing.T) {
+	c := New(2)
+	defer c.Close()
+	r := rand.New(rand.NewSource(31))
+	for _, lvl := range quant.Levels() {
+		restore := quant.ForceLevel(lvl)
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			in := 96
+			if wt.BlockSize() == 256 {
+				in = 512
+			}
+			rb, _ := wt.RowBytes(int64(in))
+			buf := func(floats int) alloc.BufRef {
+				id, err := c.AllocBuffer(int64(4 * floats))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return alloc.BufRef{ID: id, Len: int64(4 * floats)}
+			}
+			x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: buf(in)}
+			x2 := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: buf(in)}
+			for _, in := range []*graph.Node{x, x2} {
+				b, _ := c.HostWindow(in.Buf)
+				copy(memview.As[float32](b), randRow(r, len(b)/4, 1))
+			}
+			var nodes []*graph.Node
+			weights := map[string][]byte{}
+			for i, rows := range []int{68, 20, 22, 44} {
+				name := fmt.Sprintf("w%d.%s.%s", i, wt, lvl)
+				w := make([]byte, int(rb)*rows)
+				wf := randRow(r, in*rows, 0.1)
+				for row := 0; row < rows; row++ {
+					if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
+					t.Fatal(err)
+				}
+				weights[name] = w
+				src := x
+				if i == 3 {
+					src = x2
+				}
+				nodes = append(nodes, &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), 1, 1, 1}, Name: name + ".out", Buf: buf(rows),
+					Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}, src}})
+			}
+			if k := sharedRun(nodes); k != 3 {
+				t.Fatalf("%s %s: sharedRun %d, want 3", lvl, wt, k)
+			}
+			if err := c.Compute(context.Background(), nodes); err != nil {
+				t.Fatal(err)
+			}
+			vt := quant.VecDotType(wt)
+			xrb, _ := vt.RowBytes(int64(in))
+			xq := make([]byte, xrb)
+			for _, n := range nodes {
+				xb, _ := c.HostWindow(n.Src[1].Buf)
+				if err := quant.QuantizeRow(vt, memview.As[float32](xb), xq); err != nil {
+					t.Fatal(err)
+				}
+				ob, _ := c.HostWindow(n.Buf)
+				got := memview.As[float32](ob)
+				w := weights[n.Src[0].Weight]
+				for i := range got {
+					want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+					if math.Float32bits(got[i]) != math.Float32bits(want) {
+						t.Fatalf("%s %s %s: row %d = %g, VecDot %g", lvl, wt, n.Name, i, got[i], want)
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
+// TestSharedRunRefuses: a shared call stops at a mat-mul of another
+// weight type or row length, a prompt step, and outputs that overlap the
+// input or one another.
+func TestSharedRunRefuses(t *testing.T) {
+	ref := func(id alloc.BufID, off, n int64) alloc.BufRef { return alloc.BufRef{ID: id, Off: off, Len: n} }
+	x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{64, 1, 1, 1}, Buf: ref(1, 0, 256)}
+	mm := func(t gguf.GGMLType, in int64, src *graph.Node, out alloc.BufRef) *graph.Node {
+		return &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{8, src.Shape[1], 1, 1}, Buf: out,
+			Src: [4]*graph.Node{{Op: graph.OpWeight, Type: t, Shape: [4]int64{in, 8, 1, 1}}, src}}
+	}
+	q8 := gguf.TypeQ8_0
+	x3 := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{64, 3, 1, 1}, Buf: ref(5, 0, 768)}
+	for _, c := range []struct {
+		name  string
+		nodes []*graph.Node
+		want  int
+	}{
+		{"two", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 64, x, ref(2, 32, 32))}, 2},
+		{"type", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(gguf.TypeQ4_0, 64, x, ref(3, 0, 32))}, 1},
+		{"row length", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 32, x, ref(3, 0, 32))}, 1},
+		{"prompt", []*graph.Node{mm(q8, 64, x3, ref(2, 0, 96)), mm(q8, 64, x3, ref(3, 0, 96))}, 1},
+		{"output on input", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 64, x, ref(1, 128, 32))}, 1},
+		{"first output on input", []*graph.Node{mm(q8, 64, x, ref(1, 0, 32)), mm(q8, 64, x, ref(3, 0, 32))}, 1},
+		{"outputs overlap", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 64, x, ref(2, 16, 32))}, 1},
+		{"at most four", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 64, x, ref(3, 0, 32)), mm(q8, 64, x, ref(4, 0, 32)),
+			mm(q8, 64, x, ref(6, 0, 32)), mm(q8, 64, x, ref(7, 0, 32))}, 4},
+	} {
+		if got := sharedRun(c.nodes); got != c.want {
+			t.Errorf("%s: sharedRun %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package cuda
+
+import (
+	"math"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+)
+
+// The one-token staged mat-vec with a tail (decode.cu's mvs_*_tn and
+// mvs_*_tr): the last of the mat-vec's blocks to finish runs the
+// single-block work of the nodes after it, which would otherwise be
+// launches of their own — the norm chain (residual add, rms_norm, norm
+// weight, quantization: norm_quant's work) after the attention output and
+// the FFN down projection, the q/k rope pair and the k/v store
+// (rope_pair's and store_kv_pair's) after the q/k/v projection. A decode
+// block then takes six launches instead of eleven (with the one-block
+// attention). MINFER_CUDA_DECODE names mvnorm and mvrope switch them off.
+
+// tailScratch is MVT_SCRATCH of decode.cu: the tail's shared scratch after
+// the staged activations (8 doubles, the scale, the last-block flag, a
+// q8k_sh; the rope's cos/sin table takes the q8k_sh's place).
+const tailScratch = 80 + 4*(256+8+8+16)
+
+const (
+	// ropeTailMaxDims bounds the rope dimensions whose cos/sin table fits
+	// the scratch.
+	ropeTailMaxDims = (tailScratch - 80) / 4
+)
+
+// stagedMatVecT names the tail kernels of each staged weight type.
+var stagedMatVecT = map[gguf.GGMLType]struct{ norm, rope string }{
+	gguf.TypeQ4_0: {"mvs_q4_0_tn", "mvs_q4_0_tr"},
+	gguf.TypeQ8_0: {"mvs_q8_0_tn", "mvs_q8_0_tr"},
+	gguf.TypeQ4_K: {"mvs_q4_k_tn", "mvs_q4_k_tr"},
+	gguf.TypeQ6_K: {"mvs_q6_k_tn", "mvs_q6_k_tr"},
+}
+
+// ropeStore is a rope_pair + store_kv_pair group of one token's nodes
+// (ropeStorePlan): its kernel arguments.
+type ropeStore struct {
+	x, out, x2, out2, pos, freqs uintptr
+	heads, heads2                int32
+	hd, dims, neox               int32
+	freqScale, thetaScale        float32
+	kc, vc, vx, rows             uintptr
+	n, ctx, f16                  int32
+}
+
+// ropeStorePlan reads nodes[j:j+4] as the q rope, the k rope (same
+// positions, frequencies and parameters), and the k and v stores of one
+// row into two caches of one type and shape, all of one token; ok false
+// when they are not that.
+func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int) (ropeStore, bool, error) {
+	if b.off.rope || b.off.store || j+4 > len(nodes) {
+		return ropeStore{}, false, nil
+	}
+	n, n2, s1, s2 := nodes[j], nodes[j+1], nodes[j+2], nodes[j+3]
+	if n.Op != graph.OpRope || n2.Op != graph.OpRope || s1.Op != graph.OpStoreKV || s2.Op != graph.OpStoreKV {
+		return ropeStore{}, false, nil
+	}
+	be := n.Backend
+	if n2.Backend != be || s1.Backend != be || s2.Backend != be {
+		return ropeStore{}, false, nil
+	}
+	p, err := graph.ParamsOf[graph.RopeParams](n)
+	if err != nil {
+		return ropeStore{}, false, err
+	}
+	p2, err := graph.ParamsOf[graph.RopeParams](n2)
+	if err != nil {
+		return ropeStore{}, false, err
+	}
+	hd := n.Shape[0]
+	if p2 != p || hd%2 != 0 || int64(p.Dims) > hd || p.Dims > ropeTailMaxDims || n.Shape[2] != 1 || n2.Shape[2] != 1 || n2.Shape[0] != hd ||
+		n2.Src[1] != n.Src[1] || n2.Src[2] != n.Src[2] || n2.Src[0] == n {
+		return ropeStore{}, false, nil
+	}
+	// The stores: storePair's conditions, one row.
+	if s2.Src[2] != s1.Src[2] || s2.Src[0].Type != s1.Src[0].Type || s2.Src[0].Shape[0] != s1.Src[0].Shape[0] ||
+		s2.Src[0].Shape[1] != s1.Src[0].Shape[1] || s2.Src[1] == s1 || s2.Src[0] == s1.Src[0] || s1.Src[2].Elements() != 1 ||
+		s1.Src[1].Elements() != s1.Src[0].Shape[0] || s2.Src[1].Elements() != s1.Src[0].Shape[0] {
+		return ropeStore{}, false, nil
+	}
+	rs := ropeStore{heads: i32(n.Shape[1]), heads2: i32(n2.Shape[1]), hd: i32(hd), dims: i32(p.Dims), freqScale: p.FreqScale,
+		n: i32(s1.Src[0].Shape[0]), ctx: i32(s1.Src[0].Shape[1])}
+	if p.Mode == graph.RopeNeoX {
+		rs.neox = 1
+	}
+	if s1.Src[0].Type == gguf.TypeF16 {
+		rs.f16 = 1
+	}
+	// The CPU computes theta_scale once, in float64 then rounded.
+	rs.thetaScale = float32(math.Pow(float64(p.FreqBase), -2.0/float64(p.Dims)))
+	var kx uintptr
+	for _, e := range []struct {
+		n *graph.Node
+		p *uintptr
+	}{{n.Src[0], &rs.x}, {n, &rs.out}, {n2.Src[0], &rs.x2}, {n2, &rs.out2}, {n.Src[1], &rs.pos}, {n.Src[2], &rs.freqs},
+		{s1.Src[0], &rs.kc}, {s1.Src[1], &kx}, {s2.Src[0], &rs.vc}, {s2.Src[1], &rs.vx}, {s1.Src[2], &rs.rows}} {
+		if *e.p, err = b.ptrOf(e.n); err != nil {
+			return ropeStore{}, false, err
+		}
+	}
+	// The tail stores the k rope's values as it makes them (the k store's
+	// source is that output, whole), and a round of its loads may run
+	// ahead of the writes of the rounds before: no output may lie on an
+	// input of another rope or on v.
+	vb := int64(rs.n) * 4
+	if rs.kc == rs.vc || kx != rs.out2 || int64(rs.n) != n2.Shape[1]*hd || overlaps(rs.out, n.Bytes(), rs.x2, n2.Src[0].Bytes()) ||
+		overlaps(rs.out2, n2.Bytes(), rs.x, n.Src[0].Bytes()) || overlaps(rs.out, n.Bytes(), rs.vx, vb) ||
+		overlaps(rs.out2, n2.Bytes(), rs.vx, vb) || overlaps(rs.out, n.Bytes(), rs.out2, n2.Bytes()) {
+		return ropeStore{}, false, nil
+	}
+	return rs, true, nil
+}
+
+// matVecTail encodes nodes[i] — with the one or two mat-muls after it of
+// the same one-token input, weight type and row length, as multiMatVec
+// takes them — and the norm chain or the rope/store group right after
+// them as one mvs_*_tn or mvs_*_tr launch, when the weights have a staged
+// kernel that fits. It reports how many nodes it took (0: not this shape).
+func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
+	n := nodes[i]
+	x, wt, in := n.Src[1], n.Src[0].Type, n.Src[0].Shape[0]
+	kn, ok := stagedMatVecT[wt]
+	if !ok || b.mvV1 || b.off.mv || (b.off.mvNorm && b.off.mvRope) || x.Rows() != 1 || !matVecWeight(n.Src[0]) {
+		return 0, nil
+	}
+	vt := quant.VecDotType(wt)
+	if vt == gguf.TypeF32 {
+		return 0, nil
+	}
+	// The mat-vec group: as multiMatVec's.
+	k := i + 1
+	for !b.off.multi && k < len(nodes) && k-i < 3 {
+		m := nodes[k]
+		if m.Op != graph.OpMatMul || m.Src[1] != x || m.Backend != n.Backend || m.Src[0].Type != wt || m.Src[0].Shape[0] != in {
+			break
+		}
+		k++
+	}
+	for j := i; j < k; j++ {
+		if nodes[j].Src[0].Rows() > math.MaxInt32 {
+			return 0, nil
+		}
+	}
+	// The tail.
+	var (
+		norm   normPlan
+		rope   ropeStore
+		isNorm bool
+		used   int
+	)
+	if k >= len(nodes) {
+		return 0, nil
+	}
+	switch t := nodes[k]; {
+	case !b.off.mvNorm && (t.Op == graph.OpRMSNorm || (t.Op == graph.OpAdd && b.addFeedsNorm(nodes, k))):
+		nn := t
+		if t.Op == graph.OpAdd {
+			nn = nodes[k+1]
+		}
+		if nn.Backend != n.Backend || nn.Rows() != 1 || !isF32(nn.Src[0]) {
+			return 0, nil
+		}
+		pl, err := b.normChainPlan(nodes, k)
+		if err != nil {
+			return 0, err
+		}
+		norm, isNorm, used = pl, true, pl.end-i
+	case !b.off.mvRope && t.Op == graph.OpRope:
+		rs, ok, err := b.ropeStorePlan(nodes, k)
+		if err != nil || !ok {
+			return 0, err
+		}
+		rope, used = rs, k+4-i
+	default:
+		return 0, nil
+	}
+	wrb, err := wt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	xrb, err := vt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	if xrb > b.dv.workSize {
+		return 0, nil
+	}
+	ws, outs, rows, err := b.matVecOperands(nodes[i:k])
+	if err != nil {
+		return 0, err
+	}
+	s := stagedMatVec[wt]
+	limit := b.stagedLimit() - 2*tailScratch
+	per := b.mvsWarps * s.rpw
+	// The norm tail keeps its row (n floats) in the staged rows' bytes, or
+	// after the scratch where those are fewer.
+	var vsOff, vsExtra int64
+	if isNorm && per*wrb < 4*norm.norm.Shape[0] {
+		vsExtra = 4 * norm.norm.Shape[0]
+		limit -= 2 * vsExtra
+	}
+	smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, limit, ws[:k-i]...)
+	if !ok {
+		return 0, nil
+	}
+	smem += tailScratch
+	if vsExtra > 0 {
+		vsOff = smem
+		smem += vsExtra
+	}
+	if b.lastQuant != x || b.lastVT != vt {
+		xp, err := b.ptrOf(x)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
+			return 0, err
+		}
+	}
+	b.lastQuant = nil
+	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
+	grid, block := grid1((total+per-1)/per), block1(32*int(b.mvsWarps))
+	nblk := i32(blocksPerRow(wt, in))
+	counter := b.dv.counters + uintptr(4*normCounter)
+	if isNorm {
+		var q uintptr
+		if norm.qt != qtNone {
+			q = b.dv.work
+		}
+		if err := b.dv.launch(&b.l, kn.norm, grid, block, uint32(smem),
+			ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb), counter,
+			norm.x, norm.y, norm.sum, norm.out, norm.w, norm.out2, q, i32(norm.norm.Shape[0]), norm.eps, norm.qt, norm.xrb, i32(vsOff)); err != nil {
+			return 0, err
+		}
+		if norm.qt != qtNone {
+			b.lastQuant, b.lastVT = norm.last, norm.vt
+		}
+		return used, nil
+	}
+	r := rope
+	return used, b.dv.launch(&b.l, kn.rope, grid, block, uint32(smem),
+		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb), counter,
+		r.x, r.out, r.heads, r.x2, r.out2, r.heads2, r.pos, r.freqs, r.hd, r.dims, r.neox, r.freqScale, r.thetaScale,
+		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
+}

@@ -1,0 +1,223 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/memview"
+)
+
+// tailLaunches counts the launches of the mat-vec tail kernels (suffix
+// _tn, _tr) in g's counts.
+func tailLaunches(g *Backend, suffix string) int {
+	n := 0
+	for fn, c := range g.l.counts {
+		if strings.HasPrefix(fn, "mvs_") && strings.HasSuffix(fn, suffix) {
+			n += c
+		}
+	}
+	return n
+}
+
+// stagedRow reports whether rows of cols weights of type wt are staged
+// (16-byte copies need a row length of a multiple of 16 bytes): where not,
+// the mat-vec runs without a tail.
+func stagedRow(t *testing.T, wt gguf.GGMLType, cols int) bool {
+	rb, err := wt.RowBytes(int64(cols))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rb%16 == 0
+}
+
+// tailWarps are the one-token mat-vec block sizes (warps) the tail tests
+// cycle through (MINFER_CUDA_MVS_WARPS), so each size meets several
+// weight types and tails.
+var tailWarps = []int64{8, 2, 4, 1}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestMatVecWarps: the one-token staged mat-vecs (one weight, and three
+// of one input as one launch) in blocks of 1, 2 and 4 warps against the
+// CPU: the row mapping follows the block size.
+func TestMatVecWarps(t *testing.T) {
+	g := tailBackend(t)
+	r := rand.New(rand.NewPCG(35, 36))
+	for _, warps := range []int64{1, 2, 4} {
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			t.Run(fmt.Sprintf("%s/warps%d", wt, warps), func(t *testing.T) {
+				g.mvsWarps = warps
+				defer func() { g.mvsWarps = stagedWarps }()
+				const cols, rows = 2048, 333
+				ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, 37, r), "c": quantized(t, wt, cols, 37, r)}
+				one, multi := g.l.counts[stagedMatVec[wt].one], g.l.counts[stagedMatVec[wt].multi]
+				compare(t, opCase{weights: ws, bound: quantBound,
+					inputs: map[string][]byte{"x": memview.Bytes(randF32(r, cols, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, cols, 1)
+						y := b.MatMul(wf("a"), x, "ya") // alone: an add comes between it and the next two
+						y37 := b.View(y, "y37", 0, 37, 1)
+						d := b.Add(y37, y37, "d")
+						return b.Add(b.Add(b.MatMul(wf("b"), x, "yb"), b.MatMul(wf("c"), x, "yc"), "bc"), d, "out")
+					}}, g, 3)
+				if g.l.counts[stagedMatVec[wt].one] == one || g.l.counts[stagedMatVec[wt].multi] == multi {
+					t.Errorf("want launches of %s and %s: %v", stagedMatVec[wt].one, stagedMatVec[wt].multi, g.l.counts)
+				}
+			})
+		}
+	}
+}
+
+// tailBackend is a backend with the default decode paths (the tails on),
+// counting its launches.
+func tailBackend(t *testing.T) *Backend {
+	g := gpu(t)
+	g.mvV1, g.off = false, parseDecodeOff(defaultDecodeOff)
+	g.l.counts = map[string]int{}
+	return g
+}
+
+// TestMatVecNormTail: a one-token mat-vec whose last block runs the norm
+// chain after it (Q6_K rows of 512 are not staged: there the plain
+// mat-vec and norm_quant must run) (residual add or none, rms_norm, norm weight, the
+// quantization for the next mat-mul: q8_0, q8_1, q8_K or none for an F16
+// weight), against the CPU, eager, captured and replayed. The mat-vec's
+// output, the residual sum and the weighted norm are part of the output,
+// so a tail that skipped one fails; the launch counts must show the tail
+// kernel.
+func TestMatVecNormTail(t *testing.T) {
+	g := tailBackend(t)
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		for _, n := range []int{512, 2048} {
+			for _, wt1 := range []gguf.GGMLType{wt, gguf.TypeQ5_1, gguf.TypeF16} {
+				for _, withAdd := range []bool{true, false} {
+					warps := tailWarps[(n/512+int(wt1)+btoi(withAdd))%len(tailWarps)]
+					t.Run(fmt.Sprintf("%s/n%d/next%s/add%v/warps%d", wt, n, wt1, withAdd, warps), func(t *testing.T) {
+						g.mvsWarps = warps
+						defer func() { g.mvsWarps = stagedWarps }()
+						before := tailLaunches(g, "_tn")
+						ws := map[string]tensor{
+							"w0": quantized(t, wt, n, n, r), "w1": quantized(t, wt1, n, n, r),
+							"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
+						}
+						inputs := map[string][]byte{"x": memview.Bytes(randF32(r, n, 2))}
+						if withAdd {
+							inputs["res"] = memview.Bytes(randF32(r, n, 2))
+						}
+						compare(t, opCase{weights: ws, bound: quantBound,
+							inputs: inputs,
+							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+								y0 := b.MatMul(wf("w0"), b.Input("x", gguf.TypeF32, int64(n), 1), "y0")
+								s := y0
+								if withAdd {
+									s = b.Add(y0, b.Input("res", gguf.TypeF32, int64(n), 1), "sum")
+								}
+								m := b.Mul(b.RMSNorm(s, 1e-5, "nrm"), wf("norm"), "m")
+								y1 := b.MatMul(wf("w1"), m, "y1")
+								return b.Add(b.Add(y1, s, "y1s"), m, "out")
+							}}, g, 3)
+						if got := tailLaunches(g, "_tn") - before; stagedRow(t, wt, n) && got == 0 {
+							t.Errorf("no mvs_*_tn launch: %v", g.l.counts)
+						} else if !stagedRow(t, wt, n) && got != 0 {
+							t.Errorf("%d mvs_*_tn launches over rows the staged kernels do not take", got)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestMatVecRopeTail: one token's q/k/v projection (three weights as one
+// launch, or one fused weight whose output's parts are views) whose last
+// block runs the q and k ropes and the k/v stores, then the attention over
+// a cache with earlier rows, against the CPU, eager, captured and
+// replayed; F16 and F32 caches, both rope modes. The attention reads the
+// stored row and the roped q, and the roped q is part of the output.
+func TestMatVecRopeTail(t *testing.T) {
+	g := tailBackend(t)
+	r := rand.New(rand.NewPCG(33, 34))
+	const heads, kvHeads, ctx, past, cols = 8, 2, 256, 137, 2048 // (rows of Q6_K staged too)
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		for _, hd := range []int{64, 128} {
+			for _, kvt := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeF32} {
+				for _, fusedW := range []bool{false, true} {
+					p := graph.RopeParams{Dims: hd, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1}
+					if fusedW {
+						p = graph.RopeParams{Dims: hd / 2, Mode: graph.RopeNeoX, FreqBase: 1e6, FreqScale: 0.5}
+					}
+					warps := tailWarps[(hd/64+btoi(fusedW)+btoi(kvt == gguf.TypeF16))%len(tailWarps)]
+					t.Run(fmt.Sprintf("%s/hd%d/%s/fused%v/warps%d", wt, hd, kvt, fusedW, warps), func(t *testing.T) {
+						g.mvsWarps = warps
+						defer func() { g.mvsWarps = stagedWarps }()
+						before := tailLaunches(g, "_tr")
+						rowLen := hd * kvHeads
+						rb, _ := kvt.RowBytes(int64(rowLen))
+						mask := make([]float32, ctx)
+						for j := past + 1; j < ctx; j++ {
+							mask[j] = float32(math.Inf(-1))
+						}
+						allRows := make([]int32, ctx)
+						for i := range allRows {
+							allRows[i] = int32(i)
+						}
+						ws := map[string]tensor{
+							"wq": quantized(t, wt, cols, hd*heads, r), "wk": quantized(t, wt, cols, rowLen, r), "wv": quantized(t, wt, cols, rowLen, r),
+							"wqkv": quantized(t, wt, cols, hd*heads+2*rowLen, r),
+						}
+						compare(t, opCase{
+							kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
+							weights: ws,
+							inputs: map[string][]byte{
+								"x": memview.Bytes(randF32(r, cols, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+								"pos": memview.Bytes([]int32{past}), "rows": memview.Bytes([]int32{past}),
+								"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+							},
+							bound: quantBound,
+							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+								all := b.Input("allrows", gguf.TypeI32, ctx)
+								kc := b.StoreKV(b.KV("k", kvt, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+								vc := b.StoreKV(b.KV("v", kvt, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+								x := b.Input("x", gguf.TypeF32, cols, 1)
+								var q, k, v *graph.Node
+								if fusedW {
+									qkv := b.MatMul(wf("wqkv"), x, "qkv")
+									q = b.View(qkv, "qc", 0, int64(hd*heads))
+									k = b.View(qkv, "kc", int64(4*hd*heads), int64(rowLen))
+									v = b.View(qkv, "vc", int64(4*(hd*heads+rowLen)), int64(rowLen))
+								} else {
+									q = b.MatMul(wf("wq"), x, "q")
+									k = b.MatMul(wf("wk"), x, "k")
+									v = b.MatMul(wf("wv"), x, "v")
+								}
+								pos := b.Input("pos", gguf.TypeI32, 1)
+								q = b.Rope(b.View(q, "q3", 0, int64(hd), heads, 1), pos, nil, p, "qr")
+								k = b.Rope(b.View(k, "k3", 0, int64(hd), kvHeads, 1), pos, nil, p, "kr")
+								rows := b.Input("rows", gguf.TypeI32, 1)
+								kc = b.StoreKV(kc, b.View(k, "k2", 0, int64(rowLen), 1), rows, "kstore")
+								vc = b.StoreKV(vc, v, rows, "vstore")
+								att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, ctx, 1),
+									graph.AttentionParams{Scale: 0.088, KVHeads: kvHeads, KVLen: ctx}, "att")
+								return b.Add(b.View(att, "attf", 0, int64(hd*heads), 1), b.View(q, "qf", 0, int64(hd*heads), 1), "out")
+							},
+						}, g, 3)
+						if got := tailLaunches(g, "_tr") - before; got == 0 {
+							t.Errorf("no mvs_*_tr launch: %v", g.l.counts)
+						}
+					})
+				}
+			}
+		}
+	}
+}

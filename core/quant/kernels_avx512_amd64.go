@@ -1,0 +1,110 @@
+//go:build !noasm
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// The AVX512 level: every AVX2 kernel, with AVX-512 VNNI twins of the hot
+// ones of the Q4_0, Q8_0 and Q4_K weights (the prefill tile pairs and the
+// decode multi-row kernels). Offered when the CPU (and the OS, which
+// x/sys/cpu checks for the ZMM state) has AVX-512 F, BW, VL and VNNI on
+// top of the AVX2 level's AVX2, FMA and F16C.
+
+// hasAVX512 reports whether this CPU runs the AVX512 level.
+func hasAVX512() bool {
+	x := cpu.X86
+	return x.HasAVX2 && x.HasFMA && x.HasF16C &&
+		x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasAVX512VNNI
+}
+
+func init() {
+	if !hasAVX512() {
+		return
+	}
+	ks := *avx2Kernels()
+	// The VNNI Q8_0 kernels read tile8Block's tiles, not tile8Abs.
+	ks.tile8Q8_0Abs = false
+	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX512)
+	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX512)
+	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)
+	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16AVX512)
+	ks.dotR4x16Q8_0Q8_0 = quadQ8_0(q8_0q8_0r4x16AVX512)
+	ks.dotR4x16Q4_KQ8_K = quadQ4_K(q4_Kq8_Kr4x16AVX512)
+	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
+	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
+	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
+	register(AVX512, &ks)
+}
+
+//go:noescape
+func q4_0q8_0r2x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r2x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_Kq8_Kr2x16AVX512(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_0q8_0r4x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r4x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_Kq8_Kr4x16AVX512(u, ta, tb *byte, nb int, out *float32)
+
+// quadQ4_0 wraps a four-row sixteen-token Q4_0 kernel (tile8Kernel.quad).
+func quadQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = w[3*wstride+nb*bytesQ4-1]
+		_ = u[nb*prep4Q4_0-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[0], wstride, &u[0], &ta[0], &tb[0], nb, &out[0])
+	}
+}
+
+// quadQ8_0 wraps a four-row sixteen-token Q8_0 kernel.
+func quadQ8_0(asm func(w *byte, wstride int, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, _ []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = w[3*wstride+nb*bytesQ80-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+	}
+}
+
+// quadQ4_K wraps a four-row sixteen-token Q4_K kernel (rows prepared in u).
+func quadQ4_K(asm func(u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(_ []byte, _ int, u []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8KBlock
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = u[nb*prep4Q4_KBlock-1]
+		_ = tb[nb*tile8KBlock-1]
+		asm(&u[0], &ta[0], &tb[0], nb, &out[0])
+	}
+}
+
+//go:noescape
+func q4_0q8_0r8tAVX512(w *byte, wstride int, x *byte, nb int, tab *byte, out *[8]float32)
+
+//go:noescape
+func q8_0q8_0r4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q4_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)

@@ -1,0 +1,5 @@
+//go:build noasm || !amd64
+
+package quant
+
+func prefetch([]byte) {}

@@ -1,0 +1,629 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// Two weight rows against two eight-token tiles (tile8Kernel.pair) with
+// AVX-512 VNNI. A ZMM register holds sixteen tokens: tile ta's eight in
+// lanes 0..7, tile tb's in lanes 8..15, so each 32-byte chunk of the two
+// tiles is one 512-bit operand. A weight row's four bytes of a chunk are
+// broadcast to the sixteen lanes and VPDPBUSD multiplies them with the
+// tokens' four quants and adds the four products to the lane's int32 sum:
+// one instruction for what VPMADDUBSW + VPADDW (+ VPMADDWD) do in the AVX2
+// kernels. The integer sums are the same: the AVX2 kernels' int16 partial
+// sums never saturate (each lane adds at most 16 products of |nibble| ≤ 15
+// and |q| ≤ 128, ≤ 30720; Q8_0 pairs stay ≤ 2·127·127), so both compute
+// the exact Σ w·q. Every float step is the AVX2 kernels' (the generic
+// twins'), lane by lane: results are bit-identical.
+//
+// Output layout (as the AVX2 pair kernels): row r0's results for ta at
+// out[0:8], row r0+1's at out[8:16], for tb at out[32:40] and out[40:48].
+
+// TILES(off, z, y): z = the 32 bytes at off(DI) (tile ta) in the low half,
+// those at off(DX) (tile tb) in the high half.
+#define TILES(off, z, y) \
+	VMOVDQU64 off(DI), y; \
+	VINSERTI64X4 $1, off(DX), z, z
+
+// DOT2(wa, wb, acc0, acc1): a chunk of both tiles (Z8) against the
+// four unsigned bytes of row 0 at wa and row 1 at wb, into acc0 and acc1.
+#define DOT2(wa, wb, acc0, acc1) \
+	VPBROADCASTD wa, Z10; \
+	VPDPBUSD Z8, Z10, acc0; \
+	VPBROADCASTD wb, Z11; \
+	VPDPBUSD Z8, Z11, acc1
+
+// STORE2: Z0 (row r0) and Z1 (row r0+1) to the output layout at DX.
+#define STORE2 \
+	VMOVUPS Y0, (DX); \
+	VEXTRACTF64X4 $1, Z0, 128(DX); \
+	VMOVUPS Y1, 32(DX); \
+	VEXTRACTF64X4 $1, Z1, 160(DX)
+
+// func q4_0q8_0r2x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+// Rows r0, r0+1 of Q4_0 (w at row r0; u at their unpacked nibbles, row
+// r0+1's 32 bytes after row r0's, 128 bytes per block): per block the
+// unsigned nibbles against the quants (even chunks into Z2/Z3, odd ones
+// into Z4/Z5: two short dependency chains per row, integer adds only),
+// minus 8·Σq per token: Σ(nibble−8)·q; then sum += sumi·(d_w·d_x).
+TEXT ·q4_0q8_0r2x16AVX512(SB), NOSPLIT, $0-56
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ u+16(FP), BX
+	MOVQ ta+24(FP), DI
+	MOVQ tb+32(FP), DX
+	MOVQ nb+40(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+q40r2x16v:
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TILES(64, Z8, Y8)
+	DOT2(0(BX), 32(BX), Z2, Z3)
+	TILES(96, Z8, Y8)
+	DOT2(4(BX), 36(BX), Z4, Z5)
+	TILES(128, Z8, Y8)
+	DOT2(8(BX), 40(BX), Z2, Z3)
+	TILES(160, Z8, Y8)
+	DOT2(12(BX), 44(BX), Z4, Z5)
+	TILES(192, Z8, Y8)
+	DOT2(16(BX), 48(BX), Z2, Z3)
+	TILES(224, Z8, Y8)
+	DOT2(20(BX), 52(BX), Z4, Z5)
+	TILES(256, Z8, Y8)
+	DOT2(24(BX), 56(BX), Z2, Z3)
+	TILES(288, Z8, Y8)
+	DOT2(28(BX), 60(BX), Z4, Z5)
+	// sumi = Σ nibble·q − 8·Σq, per row and token.
+	VPADDD Z4, Z2, Z2
+	VPADDD Z5, Z3, Z3
+	TILES(32, Z12, Y12)
+	VPSUBD Z12, Z2, Z2
+	VPSUBD Z12, Z3, Z3
+	VCVTDQ2PS Z2, Z2
+	VCVTDQ2PS Z3, Z3
+	// Z13 = d_x of the sixteen tokens.
+	VMOVUPS (DI), Y13
+	VINSERTF64X4 $1, (DX), Z13, Z13
+	// Row r0: sum += sumi·(d_w·d_x).
+	VPBROADCASTW (SI), Y14
+	VCVTPH2PS Y14, Z14
+	VMULPS Z13, Z14, Z14
+	VMULPS Z14, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	// Row r0+1.
+	VPBROADCASTW (SI)(R8*1), Y14
+	VCVTPH2PS Y14, Z14
+	VMULPS Z13, Z14, Z14
+	VMULPS Z14, Z3, Z3
+	VADDPS Z3, Z1, Z1
+	ADDQ $18, SI
+	ADDQ $128, BX
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q40r2x16v
+	MOVQ out+48(FP), DX
+	STORE2
+	VZEROUPPER
+	RET
+
+// DOT2X(wa, wb, acc0, acc1): DOT2 for signed Q8_0 weights: each broadcast
+// byte w is turned into the unsigned w+128 (XOR 0x80, Z15) first; the
+// 128·Σq this adds is taken off per block.
+#define DOT2X(wa, wb, acc0, acc1) \
+	VPBROADCASTD wa, Z10; \
+	VPXORD Z15, Z10, Z10; \
+	VPDPBUSD Z8, Z10, acc0; \
+	VPBROADCASTD wb, Z11; \
+	VPXORD Z15, Z11, Z11; \
+	VPDPBUSD Z8, Z11, acc1
+
+// func q8_0q8_0r2x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+// Two Q8_0 rows against two tiles: Σ (w+128)·q − 16·(8·Σq) = Σ w·q
+// exactly (any w, −128 too); then sum = fma(sumi, d_w·d_x, sum).
+TEXT ·q8_0q8_0r2x16AVX512(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ ta+16(FP), DI
+	MOVQ tb+24(FP), DX
+	MOVQ nb+32(FP), CX
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+q80r2x16v:
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TILES(64, Z8, Y8)
+	DOT2X(2(SI), 2(SI)(R8*1), Z2, Z3)
+	TILES(96, Z8, Y8)
+	DOT2X(6(SI), 6(SI)(R8*1), Z4, Z5)
+	TILES(128, Z8, Y8)
+	DOT2X(10(SI), 10(SI)(R8*1), Z2, Z3)
+	TILES(160, Z8, Y8)
+	DOT2X(14(SI), 14(SI)(R8*1), Z4, Z5)
+	TILES(192, Z8, Y8)
+	DOT2X(18(SI), 18(SI)(R8*1), Z2, Z3)
+	TILES(224, Z8, Y8)
+	DOT2X(22(SI), 22(SI)(R8*1), Z4, Z5)
+	TILES(256, Z8, Y8)
+	DOT2X(26(SI), 26(SI)(R8*1), Z2, Z3)
+	TILES(288, Z8, Y8)
+	DOT2X(30(SI), 30(SI)(R8*1), Z4, Z5)
+	// sumi = Σ (w+128)·q − 128·Σq.
+	VPADDD Z4, Z2, Z2
+	VPADDD Z5, Z3, Z3
+	TILES(32, Z12, Y12)
+	VPSLLD $4, Z12, Z12
+	VPSUBD Z12, Z2, Z2
+	VPSUBD Z12, Z3, Z3
+	VCVTDQ2PS Z2, Z2
+	VCVTDQ2PS Z3, Z3
+	VMOVUPS (DI), Y13
+	VINSERTF64X4 $1, (DX), Z13, Z13
+	// Row r0: sum = fma(sumi, d_w·d_x, sum).
+	VPBROADCASTW (SI), Y14
+	VCVTPH2PS Y14, Z14
+	VMULPS Z13, Z14, Z14
+	VFMADD231PS Z14, Z2, Z0
+	// Row r0+1.
+	VPBROADCASTW (SI)(R8*1), Y14
+	VCVTPH2PS Y14, Z14
+	VMULPS Z13, Z14, Z14
+	VFMADD231PS Z14, Z3, Z1
+	ADDQ $34, SI
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q80r2x16v
+	MOVQ out+40(FP), DX
+	STORE2
+	VZEROUPPER
+	RET
+
+// func q4_Kq8_Kr2x16AVX512(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
+// Rows r0, r0+1 of four Q4_K rows prepared by prep4Q4_K (tile8k.go)
+// against two Q8_K tiles. Per sub-block s the nibble·q sums of the eight
+// chunks (even chunks into Z2/Z3, odd into Z4/Z5), times the sub-block's
+// scale (VPMULLD: the sum may exceed int16 here), into isum (Z6, Z7);
+// summs = Σ m·(sub-block sums of q) by VPMADDWD from the tile's int16
+// pair sums; sum += (d_x·d)·isum − (d_x·dmin)·summs: the generic twin's
+// float sequence. R11: rows' nibbles (u+32·r0) and scales at 1024(R11)
+// onwards, SI: their mins (u+16·r0), R13: d and dmin (u+4·r0); R12/R14
+// the two tiles; all advance by super-block.
+TEXT ·q4_Kq8_Kr2x16AVX512(SB), NOSPLIT, $0-48
+	MOVQ u+0(FP), R11
+	MOVQ r0+8(FP), AX
+	MOVQ ta+16(FP), R12
+	MOVQ tb+24(FP), R14
+	MOVQ nb+32(FP), CX
+	LEAQ (R11)(AX*4), R13
+	LEAQ (R11)(AX*8), SI
+	LEAQ (SI)(AX*8), SI
+	SHLQ $5, AX
+	ADDQ AX, R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+q4kr2x16vsb:
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ R11, BX
+	MOVQ R12, DI
+	MOVQ R14, DX
+	LEAQ 1024(R11), R10
+	MOVQ $8, R9
+q4kr2x16vsub:
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TILES(160, Z8, Y8)
+	DOT2(0(BX), 32(BX), Z2, Z3)
+	TILES(192, Z8, Y8)
+	DOT2(4(BX), 36(BX), Z4, Z5)
+	TILES(224, Z8, Y8)
+	DOT2(8(BX), 40(BX), Z2, Z3)
+	TILES(256, Z8, Y8)
+	DOT2(12(BX), 44(BX), Z4, Z5)
+	TILES(288, Z8, Y8)
+	DOT2(16(BX), 48(BX), Z2, Z3)
+	TILES(320, Z8, Y8)
+	DOT2(20(BX), 52(BX), Z4, Z5)
+	TILES(352, Z8, Y8)
+	DOT2(24(BX), 56(BX), Z2, Z3)
+	TILES(384, Z8, Y8)
+	DOT2(28(BX), 60(BX), Z4, Z5)
+	VPADDD Z4, Z2, Z2
+	VPADDD Z5, Z3, Z3
+	// The scale dword holds sc twice (as int16); >>16 leaves sc.
+	VPBROADCASTD 0(R10), Z10
+	VPSRLD $16, Z10, Z10
+	VPMULLD Z10, Z2, Z2
+	VPADDD Z2, Z6, Z6
+	VPBROADCASTD 32(R10), Z11
+	VPSRLD $16, Z11, Z11
+	VPMULLD Z11, Z3, Z3
+	VPADDD Z3, Z7, Z7
+	ADDQ $128, BX
+	ADDQ $256, DI
+	ADDQ $256, DX
+	ADDQ $4, R10
+	DECQ R9
+	JNZ  q4kr2x16vsub
+	// The tiles' int16 sub-block pair sums (Z16..Z19) and d_x (Z20).
+	MOVQ R12, DI
+	MOVQ R14, DX
+	TILES(32, Z16, Y16)
+	TILES(64, Z17, Y17)
+	TILES(96, Z18, Y18)
+	TILES(128, Z19, Y19)
+	VMOVUPS (DI), Y20
+	VINSERTF64X4 $1, (DX), Z20, Z20
+	// Row r0: summs (Z2) = Σ mins·bsums.
+	VPBROADCASTD 1152(SI), Z10
+	VPMADDWD Z16, Z10, Z2
+	VPBROADCASTD 1156(SI), Z10
+	VPMADDWD Z17, Z10, Z10
+	VPADDD Z10, Z2, Z2
+	VPBROADCASTD 1160(SI), Z10
+	VPMADDWD Z18, Z10, Z10
+	VPADDD Z10, Z2, Z2
+	VPBROADCASTD 1164(SI), Z10
+	VPMADDWD Z19, Z10, Z10
+	VPADDD Z10, Z2, Z2
+	// sum += (d_x·d)·isum − (d_x·dmin)·summs.
+	VCVTDQ2PS Z6, Z6
+	VCVTDQ2PS Z2, Z2
+	VBROADCASTSS 1216(R13), Z10
+	VMULPS Z20, Z10, Z10
+	VMULPS Z10, Z6, Z6
+	VBROADCASTSS 1232(R13), Z10
+	VMULPS Z20, Z10, Z10
+	VMULPS Z10, Z2, Z2
+	VSUBPS Z2, Z6, Z6
+	VADDPS Z6, Z0, Z0
+	// Row r0+1.
+	VPBROADCASTD 1168(SI), Z10
+	VPMADDWD Z16, Z10, Z3
+	VPBROADCASTD 1172(SI), Z10
+	VPMADDWD Z17, Z10, Z10
+	VPADDD Z10, Z3, Z3
+	VPBROADCASTD 1176(SI), Z10
+	VPMADDWD Z18, Z10, Z10
+	VPADDD Z10, Z3, Z3
+	VPBROADCASTD 1180(SI), Z10
+	VPMADDWD Z19, Z10, Z10
+	VPADDD Z10, Z3, Z3
+	VCVTDQ2PS Z7, Z7
+	VCVTDQ2PS Z3, Z3
+	VBROADCASTSS 1220(R13), Z10
+	VMULPS Z20, Z10, Z10
+	VMULPS Z10, Z7, Z7
+	VBROADCASTSS 1236(R13), Z10
+	VMULPS Z20, Z10, Z10
+	VMULPS Z10, Z3, Z3
+	VSUBPS Z3, Z7, Z7
+	VADDPS Z7, Z1, Z1
+	ADDQ $1248, R11
+	ADDQ $1248, R13
+	ADDQ $1248, SI
+	ADDQ $2208, R12
+	ADDQ $2208, R14
+	DECQ CX
+	JNZ  q4kr2x16vsb
+	MOVQ out+40(FP), DX
+	STORE2
+	VZEROUPPER
+	RET
+
+// Four weight rows against two eight-token tiles (tile8Kernel.quad): the
+// pair kernels' arithmetic for all four rows of a quad in one pass, so
+// each chunk of the two tiles is read (from L2, where the prefill keeps
+// its block of tiles) once for four rows instead of twice. Output layout:
+// row r's results for ta at out[8r:8r+8], for tb at out[32+8r:32+8r+8].
+// Registers: Z0..Z3 the rows' running sums, Z4..Z7 and Z16..Z19 their
+// even- and odd-chunk integer sums, Z8 a chunk of both tiles, Z9..Z12 the
+// rows' broadcast weight bytes.
+
+// DOT4(w0, w1, w2, w3, a0, a1, a2, a3): the chunk in Z8 against the four
+// unsigned bytes of each row (at w0..w3), into a0..a3.
+#define DOT4(w0, w1, w2, w3, a0, a1, a2, a3) \
+	VPBROADCASTD w0, Z9; \
+	VPDPBUSD Z8, Z9, a0; \
+	VPBROADCASTD w1, Z10; \
+	VPDPBUSD Z8, Z10, a1; \
+	VPBROADCASTD w2, Z11; \
+	VPDPBUSD Z8, Z11, a2; \
+	VPBROADCASTD w3, Z12; \
+	VPDPBUSD Z8, Z12, a3
+
+// DOT4X: DOT4 for signed Q8_0 weights (XOR 0x80 with Z15: w+128).
+#define DOT4X(w0, w1, w2, w3, a0, a1, a2, a3) \
+	VPBROADCASTD w0, Z9; \
+	VPXORD Z15, Z9, Z9; \
+	VPDPBUSD Z8, Z9, a0; \
+	VPBROADCASTD w1, Z10; \
+	VPXORD Z15, Z10, Z10; \
+	VPDPBUSD Z8, Z10, a1; \
+	VPBROADCASTD w2, Z11; \
+	VPXORD Z15, Z11, Z11; \
+	VPDPBUSD Z8, Z11, a2; \
+	VPBROADCASTD w3, Z12; \
+	VPXORD Z15, Z12, Z12; \
+	VPDPBUSD Z8, Z12, a3
+
+#define ZERO_ACC4 \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19
+
+// SUM_ACC4: the even- and odd-chunk sums added (Z4..Z7).
+#define SUM_ACC4 \
+	VPADDD Z16, Z4, Z4; \
+	VPADDD Z17, Z5, Z5; \
+	VPADDD Z18, Z6, Z6; \
+	VPADDD Z19, Z7, Z7
+
+// STORE4: Z0..Z3 to the output layout at DX.
+#define STORE4 \
+	VMOVUPS Y0, (DX); \
+	VEXTRACTF64X4 $1, Z0, 128(DX); \
+	VMOVUPS Y1, 32(DX); \
+	VEXTRACTF64X4 $1, Z1, 160(DX); \
+	VMOVUPS Y2, 64(DX); \
+	VEXTRACTF64X4 $1, Z2, 192(DX); \
+	VMOVUPS Y3, 96(DX); \
+	VEXTRACTF64X4 $1, Z3, 224(DX)
+
+// Q40_ROW(d, acc, sum): sum += (acc − 8·Σq)·(d_w·d_x), d_w the f16 at d;
+// Z13 holds the tokens' d_x, Z14 their 8·Σq.
+#define Q40_ROW(d, acc, sum) \
+	VPSUBD Z14, acc, acc; \
+	VCVTDQ2PS acc, acc; \
+	VPBROADCASTW d, Y15; \
+	VCVTPH2PS Y15, Z15; \
+	VMULPS Z13, Z15, Z15; \
+	VMULPS Z15, acc, acc; \
+	VADDPS acc, sum, sum
+
+// func q4_0q8_0r4x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+// Four Q4_0 rows (w; u their unpacked nibbles, 128 bytes per block) against
+// two tiles; per lane the pair kernel's sequence.
+TEXT ·q4_0q8_0r4x16AVX512(SB), NOSPLIT, $0-56
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ u+16(FP), BX
+	MOVQ ta+24(FP), DI
+	MOVQ tb+32(FP), DX
+	MOVQ nb+40(FP), CX
+	LEAQ (R8)(R8*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+q40r4x16v:
+	ZERO_ACC4
+	TILES(64, Z8, Y8)
+	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
+	TILES(96, Z8, Y8)
+	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
+	TILES(128, Z8, Y8)
+	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
+	TILES(160, Z8, Y8)
+	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
+	TILES(192, Z8, Y8)
+	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
+	TILES(224, Z8, Y8)
+	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
+	TILES(256, Z8, Y8)
+	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
+	TILES(288, Z8, Y8)
+	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
+	SUM_ACC4
+	TILES(32, Z14, Y14)
+	VMOVUPS (DI), Y13
+	VINSERTF64X4 $1, (DX), Z13, Z13
+	Q40_ROW((SI), Z4, Z0)
+	Q40_ROW((SI)(R8*1), Z5, Z1)
+	Q40_ROW((SI)(R8*2), Z6, Z2)
+	Q40_ROW((SI)(R9*1), Z7, Z3)
+	ADDQ $18, SI
+	ADDQ $128, BX
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q40r4x16v
+	MOVQ out+48(FP), DX
+	STORE4
+	VZEROUPPER
+	RET
+
+// Q80_ROW(d, acc, sum): sum = fma(acc − 128·Σq, d_w·d_x, sum); Z13 d_x,
+// Z14 128·Σq; Z20 scratch.
+#define Q80_ROW(d, acc, sum) \
+	VPSUBD Z14, acc, acc; \
+	VCVTDQ2PS acc, acc; \
+	VPBROADCASTW d, Y20; \
+	VCVTPH2PS Y20, Z20; \
+	VMULPS Z13, Z20, Z20; \
+	VFMADD231PS Z20, acc, sum
+
+// func q8_0q8_0r4x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+// Four Q8_0 rows against two tiles; per lane the pair kernel's sequence.
+TEXT ·q8_0q8_0r4x16AVX512(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ ta+16(FP), DI
+	MOVQ tb+24(FP), DX
+	MOVQ nb+32(FP), CX
+	LEAQ (R8)(R8*2), R9
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+q80r4x16v:
+	ZERO_ACC4
+	TILES(64, Z8, Y8)
+	DOT4X(2(SI), 2(SI)(R8*1), 2(SI)(R8*2), 2(SI)(R9*1), Z4, Z5, Z6, Z7)
+	TILES(96, Z8, Y8)
+	DOT4X(6(SI), 6(SI)(R8*1), 6(SI)(R8*2), 6(SI)(R9*1), Z16, Z17, Z18, Z19)
+	TILES(128, Z8, Y8)
+	DOT4X(10(SI), 10(SI)(R8*1), 10(SI)(R8*2), 10(SI)(R9*1), Z4, Z5, Z6, Z7)
+	TILES(160, Z8, Y8)
+	DOT4X(14(SI), 14(SI)(R8*1), 14(SI)(R8*2), 14(SI)(R9*1), Z16, Z17, Z18, Z19)
+	TILES(192, Z8, Y8)
+	DOT4X(18(SI), 18(SI)(R8*1), 18(SI)(R8*2), 18(SI)(R9*1), Z4, Z5, Z6, Z7)
+	TILES(224, Z8, Y8)
+	DOT4X(22(SI), 22(SI)(R8*1), 22(SI)(R8*2), 22(SI)(R9*1), Z16, Z17, Z18, Z19)
+	TILES(256, Z8, Y8)
+	DOT4X(26(SI), 26(SI)(R8*1), 26(SI)(R8*2), 26(SI)(R9*1), Z4, Z5, Z6, Z7)
+	TILES(288, Z8, Y8)
+	DOT4X(30(SI), 30(SI)(R8*1), 30(SI)(R8*2), 30(SI)(R9*1), Z16, Z17, Z18, Z19)
+	SUM_ACC4
+	TILES(32, Z14, Y14)
+	VPSLLD $4, Z14, Z14
+	VMOVUPS (DI), Y13
+	VINSERTF64X4 $1, (DX), Z13, Z13
+	Q80_ROW((SI), Z4, Z0)
+	Q80_ROW((SI)(R8*1), Z5, Z1)
+	Q80_ROW((SI)(R8*2), Z6, Z2)
+	Q80_ROW((SI)(R9*1), Z7, Z3)
+	ADDQ $34, SI
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q80r4x16v
+	MOVQ out+40(FP), DX
+	STORE4
+	VZEROUPPER
+	RET
+
+// Q4K_SCALE(off, acc, isum): isum += sc·acc, sc the scale of the dword at
+// off (sc twice as int16; >>16 leaves sc); Z9 scratch.
+#define Q4K_SCALE(off, acc, isum) \
+	VPBROADCASTD off, Z9; \
+	VPSRLD $16, Z9, Z9; \
+	VPMULLD Z9, acc, acc; \
+	VPADDD acc, isum, isum
+
+// Q4K_MINS(m0, m1, m2, m3, dst): dst = Σ mins·(tile sub-block sums) for
+// the row whose four dwords of min pairs are at m0..m3 (Z24..Z27 the
+// tiles' pair sums of the same sub-blocks).
+#define Q4K_MINS(m0, m1, m2, m3, dst) \
+	VPBROADCASTD m0, Z9; \
+	VPMADDWD Z24, Z9, dst; \
+	VPBROADCASTD m1, Z9; \
+	VPMADDWD Z25, Z9, Z9; \
+	VPADDD Z9, dst, dst; \
+	VPBROADCASTD m2, Z9; \
+	VPMADDWD Z26, Z9, Z9; \
+	VPADDD Z9, dst, dst; \
+	VPBROADCASTD m3, Z9; \
+	VPMADDWD Z27, Z9, Z9; \
+	VPADDD Z9, dst, dst
+
+// Q4K_ROW4(d, dmin, isum, summs, sum): sum += (d_x·d)·isum − (d_x·dmin)·summs
+// (Z28: d_x; Z9 scratch).
+#define Q4K_ROW4(d, dmin, isum, summs, sum) \
+	VCVTDQ2PS isum, isum; \
+	VCVTDQ2PS summs, summs; \
+	VBROADCASTSS d, Z9; \
+	VMULPS Z28, Z9, Z9; \
+	VMULPS Z9, isum, isum; \
+	VBROADCASTSS dmin, Z9; \
+	VMULPS Z28, Z9, Z9; \
+	VMULPS Z9, summs, summs; \
+	VSUBPS summs, isum, isum; \
+	VADDPS isum, sum, sum
+
+// func q4_Kq8_Kr4x16AVX512(u *byte, ta, tb *byte, nb int, out *float32)
+// Four Q4_K rows prepared by prep4Q4_K against two Q8_K tiles; per lane
+// the pair kernel's sequence. R11: the prepared super-block (nibbles of
+// sub-block s, row r at 128s+32r; scales at 1024+32r+4s; mins at
+// 1152+16r; d, dmin at 1216+4r, 1232+4r); R12, R14 the tiles. Z20..Z23:
+// the rows' isum.
+TEXT ·q4_Kq8_Kr4x16AVX512(SB), NOSPLIT, $0-40
+	MOVQ u+0(FP), R11
+	MOVQ ta+8(FP), R12
+	MOVQ tb+16(FP), R14
+	MOVQ nb+24(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+q4kr4x16vsb:
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ R11, BX
+	MOVQ R12, DI
+	MOVQ R14, DX
+	LEAQ 1024(R11), R10
+	MOVQ $8, R9
+q4kr4x16vsub:
+	ZERO_ACC4
+	TILES(160, Z8, Y8)
+	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
+	TILES(192, Z8, Y8)
+	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
+	TILES(224, Z8, Y8)
+	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
+	TILES(256, Z8, Y8)
+	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
+	TILES(288, Z8, Y8)
+	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
+	TILES(320, Z8, Y8)
+	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
+	TILES(352, Z8, Y8)
+	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
+	TILES(384, Z8, Y8)
+	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
+	SUM_ACC4
+	Q4K_SCALE(0(R10), Z4, Z20)
+	Q4K_SCALE(32(R10), Z5, Z21)
+	Q4K_SCALE(64(R10), Z6, Z22)
+	Q4K_SCALE(96(R10), Z7, Z23)
+	ADDQ $128, BX
+	ADDQ $256, DI
+	ADDQ $256, DX
+	ADDQ $4, R10
+	DECQ R9
+	JNZ  q4kr4x16vsub
+	// The tiles' int16 sub-block pair sums (Z24..Z27) and d_x (Z28).
+	MOVQ R12, DI
+	MOVQ R14, DX
+	TILES(32, Z24, Y24)
+	TILES(64, Z25, Y25)
+	TILES(96, Z26, Y26)
+	TILES(128, Z27, Y27)
+	VMOVUPS (DI), Y28
+	VINSERTF64X4 $1, (DX), Z28, Z28
+	Q4K_MINS(1152(R11), 1156(R11), 1160(R11), 1164(R11), Z4)
+	Q4K_MINS(1168(R11), 1172(R11), 1176(R11), 1180(R11), Z5)
+	Q4K_MINS(1184(R11), 1188(R11), 1192(R11), 1196(R11), Z6)
+	Q4K_MINS(1200(R11), 1204(R11), 1208(R11), 1212(R11), Z7)
+	Q4K_ROW4(1216(R11), 1232(R11), Z20, Z4, Z0)
+	Q4K_ROW4(1220(R11), 1236(R11), Z21, Z5, Z1)
+	Q4K_ROW4(1224(R11), 1240(R11), Z22, Z6, Z2)
+	Q4K_ROW4(1228(R11), 1244(R11), Z23, Z7, Z3)
+	ADDQ $1248, R11
+	ADDQ $2208, R12
+	ADDQ $2208, R14
+	DECQ CX
+	JNZ  q4kr4x16vsb
+	MOVQ out+32(FP), DX
+	STORE4
+	VZEROUPPER
+	RET
