@@ -24,10 +24,13 @@ func init() {
 	neon.dot4Q8_0Q8_0 = loop4(neon.dotQ8_0Q8_0)
 	neon.dot4Q4_KQ8_K = loop4(neon.dotQ4_KQ8_K)
 	neon.dot4Q6_KQ8_K = loop4(neon.dotQ6_KQ8_K)
-	// Q6_K: the NEON one-row kernel four times for decode, and no tile
-	// form (the Go twin is slower than the NEON one-token kernel).
+	// No eight-token tile forms on arm64: the generic set's are the Go
+	// twins, far slower than the NEON one-token kernels four tokens at a
+	// time, so prompts take the four-token path; the four-row decode
+	// forms are the NEON one-row kernels four times.
+	neon.noTiles()
+	neon.dotR4Q4_KQ8_K = rows4(neon.dotQ4_KQ8_K)
 	neon.dotR4Q6_KQ8_K = rows4(neon.dotQ6_KQ8_K)
-	neon.dotR4x8Q6_KQ8_K, neon.dotR2x16Q6_KQ8_K, neon.prep4Q6_K = nil, nil, nil
 	neon.quantizeQ8_0 = quantizer(quantQ8_0NEON, qk, bytesQ80)
 	neon.quantizeQ8_K = quantizer(quantQ8_KNEON, qkK, bytesQ8K)
 	neon.dotF16F32 = dotF16F32NEON
@@ -72,6 +75,7 @@ func init() {
 	dot.dot4Q8_0Q8_0 = loop4(dot.dotQ8_0Q8_0)
 	dot.dot4Q4_KQ8_K = loop4(dot.dotQ4_KQ8_K)
 	dot.dot4Q6_KQ8_K = loop4(dot.dotQ6_KQ8_K)
+	dot.dotR4Q4_KQ8_K = rows4(dot.dotQ4_KQ8_K)
 	dot.dotR4Q6_KQ8_K = rows4(dot.dotQ6_KQ8_K)
 	dot.dotQ4_1Q8_1 = blocks(q4_1q8_1NEONDot, bytesQ41, bytesQ81)
 	dot.dotQ5_0Q8_0 = blocks(q5_0q8_0NEONDot, bytesQ50, bytesQ80)

@@ -59,6 +59,10 @@ type tile8Kernel struct {
 	scan bool
 }
 
+// HasTile8 reports whether the kernel has an eight-token tile form at
+// its level.
+func (k *Kernel) HasTile8() bool { return k.t8.dot != nil }
+
 // Tile8Bytes is the size of one eight-token tile (PackTile8), 0 when this
 // kernel has no eight-token form.
 func (k *Kernel) Tile8Bytes() int {
@@ -156,6 +160,16 @@ func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 
 // prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows.
 const prep4Q4_0 = 128
+
+// noTiles drops the set's eight-token tile kernels (and their row
+// preparations), so every type takes the four-token path at this level.
+func (ks *kernelSet) noTiles() {
+	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0 = nil, nil, nil, nil
+	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0 = nil, nil, nil
+	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil
+	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K = nil, nil, nil, nil
+	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.prep4Q6_K = nil, nil, nil
+}
 
 // tile8For is the level's eight-token tile kernel for t; its dot is nil
 // where there is none.

@@ -11,6 +11,11 @@ import (
 // (row, token) pair the bits of the one-token generic kernel on that pair's
 // rows, on random and edge rows, with rows not adjacent, at every level;
 // the Go twin of the tile kernel is checked the same way.
+// tileLevel reports whether level l must have the eight-token tile
+// kernels: the Go twins and the x86 levels do; the arm64 levels drop them
+// for the four-token path (kernelSet.noTiles).
+func tileLevel(l Level) bool { return l == Generic || l.HasAVX2() }
+
 func TestTile8MatchesGeneric(t *testing.T) {
 	gen := genericKernels()
 	for _, lvl := range Levels() {
@@ -26,6 +31,12 @@ func TestTile8MatchesGeneric(t *testing.T) {
 						k, err := NewKernel(typ, n)
 						if err != nil {
 							t.Fatal(err)
+						}
+						if !k.HasTile8() {
+							if tileLevel(lvl) {
+								t.Fatalf("%s %s: no tile kernel", lvl, typ)
+							}
+							return // arm64 levels take the four-token path
 						}
 						if k.Tile8Bytes() != n/k.t8.qk*k.t8.tileBlock || k.Tile8Bytes() == 0 && n > 0 {
 							t.Fatalf("%s %s: Tile8Bytes %d", lvl, typ, k.Tile8Bytes())
@@ -111,6 +122,9 @@ func BenchmarkTile8(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			if !k.HasTile8() {
+				continue
+			}
 			w := make([]byte, 0, 4*k.WeightRowBytes())
 			xs := make([]byte, 0, 8*k.ActRowBytes())
 			for i := 0; i < 4; i++ {
@@ -169,6 +183,12 @@ func TestTiles8MatchGeneric(t *testing.T) {
 						k, err := NewKernel(typ, n)
 						if err != nil {
 							t.Fatal(err)
+						}
+						if !k.HasTile8() {
+							if tileLevel(lvl) {
+								t.Fatalf("%s %s: no tile kernel", lvl, typ)
+							}
+							return // arm64 levels take the four-token path
 						}
 						r := rand.New(rand.NewPCG(uint64(n)+23, uint64(kind)))
 						var w4 []byte
