@@ -22,15 +22,11 @@ TEXT ·q4_0q8_0r8tAVX2(SB), NOSPLIT, $0-48
 	MOVL $0x00010001, AX; VMOVQ AX, X13; VPBROADCASTD X13, Y13
 	VXORPS Y0, Y0, Y0
 q40r8tloop:
-	// The next eight rows' block at this offset, for the caller's next call.
-	PREFETCHT0 2(DX)
-	PREFETCHT0 2(DX)(R8*1)
-	PREFETCHT0 2(DX)(R8*2)
-	PREFETCHT0 2(DX)(R9*1)
-	PREFETCHT0 2(DX)(R8*4)
-	PREFETCHT0 2(DX)(R10*1)
-	PREFETCHT0 2(DX)(R9*2)
-	PREFETCHT0 2(DX)(R11*1)
+	// The caller's next eight rows (the region after these) as one
+	// sequential stream: 8·18 bytes of it per block.
+	PREFETCHT0 0(DX)
+	PREFETCHT0 64(DX)
+	PREFETCHT0 128(DX)
 	VBROADCASTI128 2(DI), Y11
 	VBROADCASTI128 18(DI), Y12
 	VMOVDQU 2(SI), X1
@@ -90,7 +86,7 @@ q40r8tloop:
 	VMULPS Y8, Y3, Y3
 	VADDPS Y3, Y0, Y0
 	ADDQ $18, SI
-	ADDQ $18, DX
+	ADDQ $144, DX
 	ADDQ $34, DI
 	ADDQ $8, BX
 	DECQ CX
