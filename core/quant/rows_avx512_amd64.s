@@ -34,9 +34,14 @@ TEXT ·q4_0q8_0r8tAVX512(SB), NOSPLIT, $0-48
 	VXORPS Y0, Y0, Y0
 q40r8tv:
 	// The next eight rows' block at this offset, for the caller's next call.
-	PREFETCHT0 0(DX) // the next eight rows, one sequential stream as in q4_0q8_0r8tAVX2
-	PREFETCHT0 64(DX)
-	PREFETCHT0 128(DX)
+	PREFETCHT0 2(DX)
+	PREFETCHT0 2(DX)(R8*1)
+	PREFETCHT0 2(DX)(R8*2)
+	PREFETCHT0 2(DX)(R9*1)
+	PREFETCHT0 2(DX)(R8*4)
+	PREFETCHT0 2(DX)(R10*1)
+	PREFETCHT0 2(DX)(R9*2)
+	PREFETCHT0 2(DX)(R11*1)
 	// The token's quants 0..15 and 16..31, in every 128-bit lane.
 	VBROADCASTI32X4 2(DI), Z11
 	VBROADCASTI32X4 18(DI), Z12
@@ -87,7 +92,7 @@ q40r8tv:
 	VMULPS Y8, Y3, Y3
 	VADDPS Y3, Y0, Y0
 	ADDQ $18, SI
-	ADDQ $144, DX
+	ADDQ $18, DX
 	ADDQ $34, DI
 	ADDQ $8, BX
 	DECQ CX
@@ -117,12 +122,11 @@ TEXT ·q8_0q8_0r4AVX512(SB), NOSPLIT, $0-40
 	MOVL $0x80808080, AX
 	VPBROADCASTD AX, Y15
 	VXORPS X0, X0, X0
-	LEAQ (SI)(R8*4), R13 // the next four rows, as in q8_0q8_0r4AVX2
 q80r4v:
-	PREFETCHT0 0(R13)
-	PREFETCHT0 64(R13)
-	PREFETCHT0 128(R13)
-	ADDQ $136, R13
+	PREFETCHT0 2(SI)(R8*4) // the next four rows, as in q8_0q8_0r4AVX2
+	PREFETCHT0 2(SI)(R10*1)
+	PREFETCHT0 2(SI)(R11*1)
+	PREFETCHT0 2(SI)(R12*1)
 	VMOVDQU 2(DI), Y12
 	// Y14 = −128·(sum of each four quants): the bias the rows start from.
 	VPXOR Y13, Y13, Y13
@@ -215,6 +219,9 @@ GLOBL q4kScaleIdx<>(SB), RODATA|NOPTR, $256
 // scales and summed into acc by VPDPWSSD: Σ sc·Σ q4·q8, exact.
 #define Q4K_ROW(rowoff, acc, mins) \
 	LEAQ rowoff, R13; \
+	PREFETCHT0 (R13)(R8*4); \
+	PREFETCHT0 64(R13)(R8*4); \
+	PREFETCHT0 128(R13)(R8*4); \
 	MOVL 4(R13), AX; MOVL 8(R13), BX; MOVL 12(R13), DX; \
 	MOVL AX, R10; ANDL $0x3f3f3f3f, R10; \
 	MOVL DX, R11; ANDL $0x0f0f0f0f, R11; \
@@ -259,7 +266,7 @@ GLOBL q4kScaleIdx<>(SB), RODATA|NOPTR, $256
 // super-block each row's exact isum (Z0..Z3, folded to eight lanes) and
 // summs (Y4..Y7), the AVX2 kernel's VPHADDD reduction and its float
 // epilogue in the lanes of X14, lane r doing row r's scalar sequence.
-TEXT ·q4_Kq8_Kr4AVX512(SB), NOSPLIT, $8-40
+TEXT ·q4_Kq8_Kr4AVX512(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
 	MOVQ x+16(FP), DI
@@ -272,23 +279,7 @@ TEXT ·q4_Kq8_Kr4AVX512(SB), NOSPLIT, $8-40
 	VMOVDQU64 q4kScaleIdx<>+128(SB), Z26
 	VMOVDQU64 q4kScaleIdx<>+192(SB), Z27
 	VXORPS X14, X14, X14
-	LEAQ (SI)(R8*4), R13
-	MOVQ R13, 0(SP)
 q4kr4v:
-	// The next four rows as one sequential stream (4·144 bytes per
-	// super-block), as in q4_Kq8_Kr4AVX2.
-	MOVQ 0(SP), R13
-	PREFETCHT0 0(R13)
-	PREFETCHT0 64(R13)
-	PREFETCHT0 128(R13)
-	PREFETCHT0 192(R13)
-	PREFETCHT0 256(R13)
-	PREFETCHT0 320(R13)
-	PREFETCHT0 384(R13)
-	PREFETCHT0 448(R13)
-	PREFETCHT0 512(R13)
-	ADDQ $576, R13
-	MOVQ R13, 0(SP)
 	// The token's quants by sub-block pairs [0|2], [1|3], [4|6], [5|7].
 	XQ(4, 68, Z28, Y28)
 	XQ(36, 100, Z29, Y29)
