@@ -257,18 +257,34 @@ func dotR4x8Q4_0Q8_0Generic(w []byte, wstride int, u, tile []byte, out *[32]floa
 // dotR4x8Q8_0Q8_0Generic is the Go twin of the four-row eight-token Q8_0
 // kernel (u is unused): sum = fma(sumi, d_w·d_x, sum) per block.
 func dotR4x8Q8_0Q8_0Generic(w []byte, wstride int, _, tile []byte, out *[32]float32) {
-	nb := len(tile) / tile8Block
+	dotR4x8Q8_0Tiles(w, wstride, tile, tile8Block, tile8Quants, out)
+}
+
+// tile8Quants reads token t's 32 quants from a tile block.
+func tile8Quants(e []byte, t int, xq *[32]int32) {
+	for j := range xq {
+		xq[j] = tile8Q(e, t, j)
+	}
+}
+
+// dotR4x8Q8_0Tiles is the Q8_0 tile twin over tiles of blk bytes a block
+// whose token t's 32 quants quants reads (tile8Quants, or the tile8Abs
+// form's).
+func dotR4x8Q8_0Tiles(w []byte, wstride int, tile []byte, blk int, quants func(e []byte, t int, xq *[32]int32), out *[32]float32) {
+	var xq [32]int32
+	nb := len(tile) / blk
 	for r := 0; r < 4; r++ {
 		wr := w[r*wstride : r*wstride+nb*bytesQ80]
 		for t := 0; t < 8; t++ {
 			var sum float32
 			for b := 0; b < nb; b++ {
 				wb := wr[b*bytesQ80 : (b+1)*bytesQ80]
-				e := tile[b*tile8Block : (b+1)*tile8Block]
+				e := tile[b*blk : (b+1)*blk]
 				dx, _ := tile8Facts(e, t)
+				quants(e, t, &xq)
 				var sumi int32
-				for j := 0; j < 32; j++ {
-					sumi += int32(int8(wb[2+j])) * tile8Q(e, t, j)
+				for j, x := range xq {
+					sumi += int32(int8(wb[2+j])) * x
 				}
 				sum = fma32(float32(sumi), f16le(wb)*dx, sum)
 			}

@@ -80,23 +80,13 @@ func scan4Q8_0Generic(w []byte, wstride int, u []byte) {
 
 // dotR4x8Q8_0Q8_0AbsGeneric is dotR4x8Q8_0Q8_0Generic on a tile8Abs tile.
 func dotR4x8Q8_0Q8_0AbsGeneric(w []byte, wstride int, _, tile []byte, out *[32]float32) {
-	nb := len(tile) / tile8AbsBlock
-	for r := 0; r < 4; r++ {
-		wr := w[r*wstride : r*wstride+nb*bytesQ80]
-		for t := 0; t < 8; t++ {
-			var sum float32
-			for b := 0; b < nb; b++ {
-				wb := wr[b*bytesQ80 : (b+1)*bytesQ80]
-				e := tile[b*tile8AbsBlock : (b+1)*tile8AbsBlock]
-				dx, _ := tile8Facts(e, t)
-				var sumi int32
-				for j := 0; j < 32; j++ {
-					sumi += int32(int8(wb[2+j])) * tile8AbsQ(e, t, j)
-				}
-				sum = fma32(float32(sumi), f16le(wb)*dx, sum)
-			}
-			out[8*r+t] = sum
-		}
+	dotR4x8Q8_0Tiles(w, wstride, tile, tile8AbsBlock, tile8AbsQuants, out)
+}
+
+// tile8AbsQuants reads token t's 32 quants from a tile8Abs block.
+func tile8AbsQuants(e []byte, t int, xq *[32]int32) {
+	for j := range xq {
+		xq[j] = tile8AbsQ(e, t, j)
 	}
 }
 
