@@ -18,23 +18,22 @@ import (
 
 // decodeOff lists the decode paths switched off (MINFER_CUDA_DECODE, a
 // comma-separated list of mv, multi, attn, one (the one-block attention:
-// the split kernels then take short rows too), normmv (the norm fused
-// into the one-token mat-vec after it), quant, addnorm, rope, store,
+// the split kernels then take short rows too), quant, addnorm, rope, store,
 // mvnorm and mvrope (the norm chain and the rope/store group run by the
 // last block of the mat-vec before them: tail.go), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, normMV, quant, addNorm, rope, store, mvNorm, mvRope bool }
+type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
-// the norm fused into the mat-vec is exact but measured slower on the H200
-// than norm_quant before the staged mat-vec (bench/results/
-// 2026-12-01-session3-h200), so it stays off unless asked for
-// (MINFER_CUDA_DECODE=none switches every path on). The one-block
-// attention, slower there too while its value chains waited on one global
-// load after another, stages the V rows in shared memory now and is on
-// (bench/results/2026-12-01-cudadec2).
-const defaultDecodeOff = "normmv"
+// every path on. (The norm fused before the one-token mat-vec, mvs_*_n,
+// exact but measured slower on the H200 than norm_quant before the staged
+// mat-vec — bench/results/2026-12-01-session3-h200 — is gone: the norm
+// chain now runs in the last block of the mat-vec before it, tail.go. The
+// one-block attention, slower there too while its value chains waited on
+// one global load after another, stages the V rows in shared memory now:
+// bench/results/2026-12-01-cudadec2.)
+const defaultDecodeOff = ""
 
 // decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
 func decodeOffFromEnv() string {
@@ -52,7 +51,6 @@ func parseDecodeOff(v string) decodeOff {
 		o.multi = o.multi || all || f == "multi"
 		o.attn = o.attn || all || f == "attn"
 		o.attnOne = o.attnOne || all || f == "one"
-		o.normMV = o.normMV || all || f == "normmv"
 		o.quant = o.quant || all || f == "quant"
 		o.addNorm = o.addNorm || all || f == "addnorm"
 		o.rope = o.rope || all || f == "rope"
@@ -312,9 +310,8 @@ func (b *Backend) normChainPlan(nodes []*graph.Node, i int) (normPlan, error) {
 }
 
 // normChain encodes nodes[i:] from an rms_norm, or from a residual add
-// whose only next step is the rms_norm of its sum (normChainPlan): in one
-// norm_quant kernel, or with the mat-mul after it too in one mvs_*_n
-// kernel (normMatVec). It returns how many nodes it took.
+// whose only next step is the rms_norm of its sum (normChainPlan), in one
+// norm_quant kernel. It returns how many nodes it took.
 func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	pl, err := b.normChainPlan(nodes, i)
 	if err != nil {
@@ -324,16 +321,6 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	var q uintptr
 	if pl.qt != qtNone {
 		q = b.dv.work
-		// With the one-token mat-vec after it, as one mvs_*_n launch.
-		fused := normMatVec{x: pl.x, y: pl.y, sum: pl.sum, nout: pl.out, nw: pl.w, out2: pl.out2, n: norm.Shape[0], eps: pl.eps, qt: pl.qt, xrb: pl.xrb}
-		ok, err := b.normMatVec(nodes, k, norm.Rows(), fused)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			b.lastQuant, b.lastVT = pl.last, pl.vt
-			return k + 1 - i, nil
-		}
 	}
 	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
 	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))

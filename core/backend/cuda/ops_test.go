@@ -68,22 +68,19 @@ func mvVariants(t *testing.T, want newVariants, run func(t *testing.T, g *Backen
 			g := gpu(t)
 			// Both families set every switch they compare, whatever the
 			// default list (defaultDecodeOff) keeps off.
-			g.mvV1, g.off.attnOne, g.off.normMV = v1, v1, v1
+			g.mvV1, g.off.attnOne = v1, v1
 			g.l.counts = map[string]int{}
 			run(t, g, v1)
-			staged, normed, one := 0, 0, 0
+			staged, one := 0, 0
 			for fn, n := range g.l.counts {
 				if strings.HasPrefix(fn, "mvs_") {
 					staged += n
-					if strings.HasSuffix(fn, "_n") {
-						normed += n
-					}
 				}
 				if strings.HasPrefix(fn, "attn_x_one_") {
 					one += n
 				}
 			}
-			t.Logf("%d launches of staged mat-vecs (%d with the norm), %d of one-block attention", staged, normed, one)
+			t.Logf("%d launches of staged mat-vecs, %d of one-block attention", staged, one)
 			if v1 && staged+one > 0 {
 				t.Errorf("the v1 run launched %d staged mat-vecs and %d one-block attentions", staged, one)
 			}

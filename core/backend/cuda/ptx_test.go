@@ -72,7 +72,7 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 		want = append(want, f.one, f.batch, f.multi)
 	}
 	for _, f := range stagedMatVec {
-		want = append(want, f.one, f.batch, f.multi, f.norm)
+		want = append(want, f.one, f.batch, f.multi)
 	}
 	for _, e := range decodeHeadDims {
 		want = append(want, "attn_x_scores"+e, "attn_x_values"+e, "attn_x_one"+e)

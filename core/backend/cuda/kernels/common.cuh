@@ -58,13 +58,14 @@ __device__ __forceinline__ double warp_sum_d(double v) {
     return v;
 }
 // rms_mean_serial: core/backend/cpu's serial chain of the rms_norm mean —
-// the float32 squares of a[i] (+ b[i] when b, the residual add) summed in
-// double in index order, divided by n, rounded to float32. One thread runs
-// it, and only for rows rms_mean cannot settle (rare): kept out of line.
-__device__ __noinline__ float rms_mean_serial(const float* a, const float* b, int n) {
+// the float32 squares of a[i] (the row, the residual add's sum already
+// taken) summed in double in index order, divided by n, rounded to
+// float32. One thread runs it, and only for rows rms_mean cannot settle
+// (rare): kept out of line.
+__device__ __noinline__ float rms_mean_serial(const float* a, int n) {
     double s = 0;
     for (int i = 0; i < n; i++) {
-        const float v = b ? __fadd_rn(a[i], b[i]) : a[i];
+        const float v = a[i];
         s = __dadd_rn(s, (double)__fmul_rn(v, v));
     }
     return (float)(s / (double)n);
@@ -76,15 +77,15 @@ __device__ __noinline__ float rms_mean_serial(const float* a, const float* b, in
 // float32((t−E)/n) == float32((t+E)/n) is the serial chain's float32 mean
 // (division and conversion are monotonic); otherwise (the mean within E
 // of a float32 rounding boundary; t Inf or NaN) the serial chain runs
-// (rms_mean_serial over a, b).
-__device__ __forceinline__ float rms_mean(double t, int n, const float* a, const float* b) {
+// (rms_mean_serial over a).
+__device__ __forceinline__ float rms_mean(double t, int n, const float* a) {
     if (n > 1) {
         const double fn = (double)n;
         const double e = __dmul_rn(t, fn * 0x1p-51);
         const float lo = (float)(__dsub_rn(t, e) / fn), hi = (float)(__dadd_rn(t, e) / fn);
         if (lo == hi) return lo;
     }
-    return rms_mean_serial(a, b, n);
+    return rms_mean_serial(a, n);
 }
 __device__ __forceinline__ int warp_sum_i(int v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

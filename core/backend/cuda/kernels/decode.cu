@@ -301,7 +301,7 @@ MVF(q4_0) MVF(q8_0) MVF(q4_k) MVF(q6_k)
 // do the lanes run the 16- and 32-bit reads of the 18-, 34-, 144- and
 // 210-byte blocks, which from global memory cost several L1 wavefronts per
 // useful word. Blocks of MVS_ROWS warps (32·MVS_ROWS threads) for a
-// batch and mvs_*_n; the one-token _1, _m and tail kernels take their warp
+// batch; the one-token _1, _m and tail kernels take their warp
 // count from the block (1 to MVS_ROWS: matvec.go's mvsWarps); a warp
 // takes MVS_RPW_* rows of one token (mvs_row below; Q4_K and Q6_K with
 // their own lane layouts, which cost fewer instructions than mv_*'s) or
@@ -693,7 +693,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
-        float mean = rms_mean(t, n, yr ? sr : xr, nullptr); // sr: x+y (it may lie on x or y)
+        float mean = rms_mean(t, n, yr ? sr : xr); // sr: x+y (it may lie on x or y)
         sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
@@ -1110,105 +1110,6 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     }
 ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
 
-// ------------------------------------- norm + staged mat-vec (one token)
-// mvs_*_n: norm_quant and the staged one-token mat-vec after it in one
-// launch. Every block issues its weight rows' copies first, then computes
-// the whole activation row itself (the residual add, rms_norm, the norm
-// weight, the quantization: norm_quant's operations, each thread keeping
-// its elements in registers between the passes) into its shared memory
-// while the copies fly. The last block to get there (a counter, as
-// attn_x_values' last block) writes the sum, the norm and the weighted
-// norm (those not null: a null one is dead) and the quantized row (for
-// mat-muls after this one): every block has read x and y by then, so the
-// outputs may lie on them. The caller guarantees that the mat-vec's
-// output overlaps neither x, y nor the outputs written, n <= MVN_MAXK·256,
-// n a multiple of the activation block, and a zero counter (left zero).
-// Shared memory: mvs_*_1's, then the prologue's scratch (MVN_SCRATCH
-// bytes).
-#define MVN_MAXK 32
-#define MVN_SCRATCH (64 + 16 + (int)sizeof(q8k_sh))
-
-__device__ __forceinline__ void mvn_prologue(uint8_t* xs, uint8_t* scratch, const float* x, const float* y, float* sum, float* nout, const float* nw,
-                                             float* out2, uint8_t* q, int n, float eps, int qt, long long xrb, unsigned* counter) {
-    double* part = (double*)scratch;
-    float* sscale = (float*)(scratch + 64);
-    int* last = (int*)(scratch + 68);
-    q8k_sh* sh = (q8k_sh*)(scratch + 80);
-    const int tid = threadIdx.x;
-    float vals[MVN_MAXK];
-    double s = 0;
-#pragma unroll
-    for (int k = 0; k < MVN_MAXK; k++) {
-        const int i = tid + 256 * k;
-        float v = 0.f;
-        if (i < n) {
-            v = x[i];
-            if (y) v = __fadd_rn(v, y[i]);
-            s += (double)__fmul_rn(v, v);
-        }
-        vals[k] = v;
-    }
-    s = warp_sum_d(s);
-    if ((tid & 31) == 0) part[tid >> 5] = s;
-    __syncthreads();
-    if (tid == 0) {
-        double t = 0;
-        for (int k = 0; k < 8; k++) t += part[k];
-        float mean = rms_mean(t, n, x, y); // every block reads x, y before the last one writes
-        *sscale = 1.f / (float)sqrt((double)(mean + eps));
-    }
-    __syncthreads();
-    const float scale = *sscale;
-#pragma unroll
-    for (int k = 0; k < MVN_MAXK; k++) {
-        const int i0 = 256 * k;
-        if (i0 >= n) break;
-        const int i = i0 + tid;
-        const bool warpIn = i0 + (tid & ~31) < n;
-        float v = 0.f;
-        if (i < n) {
-            v = __fmul_rn(vals[k], scale);
-            if (nw) v = __fmul_rn(v, nw[i]);
-        }
-        quantize_at(qt, v, xs, xrb, 0, i, warpIn, sh, true);
-    }
-    __syncthreads(); // xs complete; this block's reads of x and y are done
-    if (tid == 0) *last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!*last) return;
-#pragma unroll
-    for (int k = 0; k < MVN_MAXK; k++) {
-        const int i = tid + 256 * k;
-        if (i < n) {
-            const float v = vals[k], nv = __fmul_rn(v, scale);
-            if (sum) sum[i] = v;
-            if (nout) nout[i] = nv;
-            if (out2) out2[i] = __fmul_rn(nv, nw[i]);
-        }
-    }
-    for (long long e = tid; e < xrb; e += 256) q[e] = xs[e];
-    if (tid == 0) *counter = 0;
-}
-
-#define MVSN(name)                                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_n(const uint8_t* W, float* out, int rows, int nblk, long long wrb,      \
-                                                                                long long xrb, const float* x, const float* y, float* sum,          \
-                                                                                float* nout, const float* nw, float* out2, uint8_t* q, int n,       \
-                                                                                float eps, int qt, unsigned* counter) {                             \
-        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
-        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
-        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (MVS_ROWS * RPW) + slot;               \
-        uint8_t* ws = mvs_sh + slot * wrb;                                                                                                          \
-        uint8_t* xs = mvs_sh + MVS_ROWS * RPW * wrb;                                                                                                \
-        const bool live = row < rows;                                                                                                               \
-        if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L);                                                                          \
-        mvn_prologue(xs, xs + round16(xrb), x, y, sum, nout, nw, out2, q, n, eps, qt, xrb, counter);                                                \
-        cp_async_wait_all();                                                                                                                        \
-        __syncthreads();                                                                                                                            \
-        MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
-    }
-MVSN(q4_0) MVSN(q8_0) MVSN(q4_k) MVSN(q6_k)
-
 // ------------------------------- staged mat-vec + last-block tail (one token)
 // mvs_*_tn and mvs_*_tr: mvs_*_m (one to three weights over one token's
 // activations) whose last block to finish (a counter, as attn_x_values'
@@ -1334,7 +1235,7 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
     if (tid == 0) {
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
-        float mean = rms_mean(t, n, vs, nullptr); // vs: the row (x, or x+y)
+        float mean = rms_mean(t, n, vs); // vs: the row (x, or x+y)
         *sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();

@@ -24,7 +24,7 @@ extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, 
     if (threadIdx.x == 0) {
         double t = 0;
         for (int k = 0; k < (int)(blockDim.x >> 5); k++) t += part[k];
-        float mean = rms_mean(t, n, xr, nullptr);
+        float mean = rms_mean(t, n, xr);
         sscale = 1.f / (float)sqrt((double)(mean + eps));
     }
     __syncthreads();
