@@ -33,15 +33,11 @@ TEXT ·q4_0q8_0r8tAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD AX, Z15
 	VXORPS Y0, Y0, Y0
 q40r8tv:
-	// The next eight rows' block at this offset, for the caller's next call.
-	PREFETCHT0 2(DX)
-	PREFETCHT0 2(DX)(R8*1)
-	PREFETCHT0 2(DX)(R8*2)
-	PREFETCHT0 2(DX)(R9*1)
-	PREFETCHT0 2(DX)(R8*4)
-	PREFETCHT0 2(DX)(R10*1)
-	PREFETCHT0 2(DX)(R9*2)
-	PREFETCHT0 2(DX)(R11*1)
+	// The caller's next eight rows (the region after these) as one
+	// sequential stream, as in q4_0q8_0r8tAVX2: 8·18 bytes of it per block.
+	PREFETCHT0 0(DX)
+	PREFETCHT0 64(DX)
+	PREFETCHT0 128(DX)
 	// The token's quants 0..15 and 16..31, in every 128-bit lane.
 	VBROADCASTI32X4 2(DI), Z11
 	VBROADCASTI32X4 18(DI), Z12
@@ -92,7 +88,7 @@ q40r8tv:
 	VMULPS Y8, Y3, Y3
 	VADDPS Y3, Y0, Y0
 	ADDQ $18, SI
-	ADDQ $18, DX
+	ADDQ $144, DX
 	ADDQ $34, DI
 	ADDQ $8, BX
 	DECQ CX

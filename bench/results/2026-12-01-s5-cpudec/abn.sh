@@ -1,0 +1,16 @@
+#!/bin/bash
+# usage: abn.sh DIR ROUNDS "BIN1 BIN2 ..." TYPES...   (bin order rotates every round)
+cd /tmp/cd
+D=$1; R=$2; BINS=($3); shift 3
+n=${#BINS[@]}
+for r in $(seq 1 $R); do
+  for T in "$@"; do
+    for k in $(seq 0 $((n-1))); do
+      bin=${BINS[$(( (k + r - 1) % n ))]}
+      l=$(cut -d' ' -f1 /proc/loadavg)
+      ./$bin bench -m 1b-$T.gguf -p 128 -n 64 -t 2 -r 3 --json > $D/$bin-$T-$r.json
+      python3 -c "
+import json;d=json.load(open('$D/$bin-$T-$r.json'));print('$bin $T r$r $(date -u +%T) load $l', d['kernel_level'], round(d['prefill_tok_s'],1), round(d['decode_tok_s'],2), round(d['decode_fraction_of_memory_bandwidth'],3), round(d['measured_memory_gb_s'],1))" >> $D/summary.txt
+    done
+  done
+done
