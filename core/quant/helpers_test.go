@@ -120,3 +120,18 @@ func randomWeightBytes(t testing.TB, r *rand.Rand, typ gguf.GGMLType, n int) []b
 	}
 	return b
 }
+
+// repeatedRows is a weight of rows rows of n elements (wrb bytes each) for
+// the from-memory benchmarks: 64 distinct rows of typ (gaussian, std 0.02,
+// drawn from r), repeated, so the bytes stream from memory while the
+// values stay realistic.
+func repeatedRows(t testing.TB, r *rand.Rand, typ gguf.GGMLType, n, wrb, rows int) []byte {
+	w := make([]byte, rows*wrb)
+	for i := 0; i < 64; i++ {
+		copy(w[i*wrb:], quantizeWeights(t, typ, gaussian(r, n, 0.02)))
+	}
+	for i := 64; i < rows; i++ {
+		copy(w[i*wrb:(i+1)*wrb], w[(i%64)*wrb:])
+	}
+	return w
+}

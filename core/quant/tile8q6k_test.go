@@ -189,13 +189,7 @@ func BenchmarkMatVecDRAM(b *testing.B) {
 			b.Fatal(err)
 		}
 		wrb := k.WeightRowBytes()
-		w := make([]byte, rows*wrb)
-		for i := 0; i < 64; i++ { // 64 distinct rows, repeated
-			copy(w[i*wrb:], quantizeWeights(b, typ, gaussian(r, n, 0.02)))
-		}
-		for i := 64; i < rows; i++ {
-			copy(w[i*wrb:(i+1)*wrb], w[(i%64)*wrb:])
-		}
+		w := repeatedRows(b, r, typ, n, wrb, rows)
 		x := quantizeRow(b, VecDotType(typ), gaussian(r, n, 1))
 		out := make([]float32, rows)
 		for _, lvl := range Levels() {
