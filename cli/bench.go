@@ -26,7 +26,7 @@ func runBench(e Env, args []string) error {
 	decode := fs.Int("n", 32, "decode tokens (one at a time)")
 	reps := fs.Int("r", 1, "repetitions; with more than one, an untimed warm-up run first and mean ± stddev")
 	asJSON := fs.Bool("json", false, "print JSON")
-	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs (not the load) to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs (not the load) to this file; the bandwidth meter's samples carry the label bench=meter (pprof -tagignore bench=meter leaves them out)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -86,7 +87,11 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	// The roofline is the best read bandwidth of a measurement after each
 	// run: one measurement moved 35–42 GB/s between runs on a quiet
 	// two-core VM while decode tok/s stayed within 1 %.
-	meter := newReadMeter(256 << 20)
+	// It runs under the profile label bench=meter, so that a CPU profile
+	// of the runs (minfer bench --cpuprofile) can leave it out
+	// (pprof -tagignore bench=meter).
+	var meter *readMeter
+	pprof.Do(ctx, meterLabels, func(context.Context) { meter = newReadMeter(256 << 20) })
 	for i := 0; i < reps; i++ {
 		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode, &r)
 		if err != nil {
@@ -94,7 +99,7 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 		}
 		r.PrefillSamples = append(r.PrefillSamples, pp)
 		r.DecodeSamples = append(r.DecodeSamples, tg)
-		r.MemGBs = max(r.MemGBs, meter.best(r.Threads, 3))
+		pprof.Do(ctx, meterLabels, func(context.Context) { r.MemGBs = max(r.MemGBs, meter.best(r.Threads, 3)) })
 	}
 	r.PrefillCPUms /= float64(reps * prompt)
 	r.DecodeCPUms /= float64(reps * decode)
@@ -178,6 +183,10 @@ func meanStdDev(xs []float64) (mean, sd float64) {
 }
 
 var sink float32
+
+// meterLabels marks the bandwidth meter's work in CPU profiles (its
+// goroutines inherit the label).
+var meterLabels = pprof.Labels("bench", "meter")
 
 // MeasureReadBandwidth reads a buffer of size bytes with threads
 // goroutines and returns GB/s (best of 5 passes); see readMeter.
