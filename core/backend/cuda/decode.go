@@ -20,20 +20,26 @@ import (
 // comma-separated list of mv, multi, attn, one (the one-block attention:
 // the split kernels then take short rows too), quant, addnorm, rope, store,
 // mvnorm and mvrope (the norm chain and the rope/store group run by the
-// last block of the mat-vec before them: tail.go), or all),
+// last block of the mat-vec before them: tail.go), normone and ropeone
+// (norm_one and rope_store_one, the one-token forms of the norm chain and
+// of the rope/store group), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope bool }
+type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
-// every path on. (The norm fused before the one-token mat-vec, mvs_*_n,
+// every path on but the mat-vec tails. (Their one-block tails, every
+// load a round trip of its own, took 8–12 µs of each 8B-shaped mat-vec,
+// and each block's fence and counter before them more: norm_one and
+// rope_store_one after a plain mat-vec are faster —
+// bench/results/2026-12-01-s7-probe and s7-tails. The norm fused before the one-token mat-vec, mvs_*_n,
 // exact but measured slower on the H200 than norm_quant before the staged
 // mat-vec — bench/results/2026-12-01-session3-h200 — is gone: the norm
 // chain now runs in the last block of the mat-vec before it, tail.go. The
 // one-block attention, slower there too while its value chains waited on
 // one global load after another, stages the V rows in shared memory now:
 // bench/results/2026-12-01-cudadec2.)
-const defaultDecodeOff = ""
+const defaultDecodeOff = "mvnorm,mvrope"
 
 // decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
 func decodeOffFromEnv() string {
@@ -57,6 +63,8 @@ func parseDecodeOff(v string) decodeOff {
 		o.store = o.store || all || f == "store"
 		o.mvNorm = o.mvNorm || all || f == "mvnorm"
 		o.mvRope = o.mvRope || all || f == "mvrope"
+		o.normOne = o.normOne || all || f == "normone"
+		o.ropeOne = o.ropeOne || all || f == "ropeone"
 	}
 	return o
 }
@@ -322,17 +330,36 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	if pl.qt != qtNone {
 		q = b.dv.work
 	}
-	// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
-	threads := min(1024, max(256, (norm.Shape[0]+255)/256*256))
-	if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
-		pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(norm.Shape[0]), pl.wrows, pl.eps, pl.qt, pl.xrb); err != nil {
-		return 0, err
+	n := norm.Shape[0]
+	if norm.Rows() == 1 && !b.off.normOne && n <= normOneMax {
+		// One row: norm_one, a thread per element up to 1024 threads.
+		threads := min(1024, (n+31)/32*32)
+		var smem uint32
+		if pl.qt == qtQ8_K {
+			smem = uint32(4 * n)
+		}
+		if err := b.dv.launch(&b.l, "norm_one", grid1(1), block1(int(threads)), smem,
+			pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(n), pl.eps, pl.qt); err != nil {
+			return 0, err
+		}
+	} else {
+		// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
+		threads := min(1024, max(256, (n+255)/256*256))
+		if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
+			pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(n), pl.wrows, pl.eps, pl.qt, pl.xrb); err != nil {
+			return 0, err
+		}
 	}
 	if pl.qt != qtNone {
 		b.lastQuant, b.lastVT = pl.last, pl.vt
 	}
 	return k - i, nil
 }
+
+// normOneMax is the longest row norm_one takes: NORM1_K (decode.cu)
+// elements for each of 1024 threads, and its q8_K values (4 bytes each)
+// within the 48 KiB of shared memory a launch gets without opting in.
+const normOneMax = 8 * 1024
 
 // addFeedsNorm reports whether nodes[i], an add, is a plain (same-shape)
 // residual add whose next node is the rms_norm of its sum.

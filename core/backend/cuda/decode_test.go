@@ -10,15 +10,16 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true}},
 		{"mvnorm,mvrope", decodeOff{mvNorm: true, mvRope: true}},
+		{"normone,ropeone", decodeOff{normOne: true, ropeOne: true}},
 		{"normmv,one", decodeOff{attnOne: true}}, // normmv: a retired path, nothing
 		{"mv,attn", decodeOff{mv: true, attn: true}},
 		{"one", decodeOff{attnOne: true}},
 		{"quant,addnorm,rope,store,multi", decodeOff{multi: true, quant: true, addNorm: true, rope: true, store: true}},
 		{"bogus", decodeOff{}},
 		{"none", decodeOff{}},
-		{defaultDecodeOff, decodeOff{}},
+		{defaultDecodeOff, decodeOff{mvNorm: true, mvRope: true}}, // the tails: norm_one and rope_store_one instead
 	} {
 		if got := parseDecodeOff(c.in); got != c.want {
 			t.Errorf("parseDecodeOff(%q) = %+v, want %+v", c.in, got, c.want)

@@ -85,7 +85,9 @@ func isNormQuant(fn string) bool { return fn == "norm_quant" }
 // it differ on every such row), together with shuffled tie rows and
 // random rows; every path that sums squares for rms_norm: norm_quant
 // (rms_norm alone and times its weight, several rows; the residual chain
-// before a mat-vec, of one and of three tokens), the norm tail mvs_*_tn (a one-token mat-vec, the residual add, the chain), eager,
+// before a mat-vec, of three tokens), norm_one (that chain of one token,
+// and after a one-token mat-vec) and the norm tail mvs_*_tn (a one-token
+// mat-vec, the residual add, the chain), eager,
 // captured and replayed. The outputs are built to be exact (the mat-vecs
 // times a zero weight, a zero weight's mat-vec under the residual) and
 // must be the CPU's bits, not merely close.
@@ -135,7 +137,7 @@ func TestNormTieRows(t *testing.T) {
 								"zero": {gguf.TypeF32, []int64{int64(n)}, make([]byte, 4*n)},
 							}
 							in := map[string][]byte{"x": memview.Bytes(x), "res": make([]byte, 4*n*T)}
-							before := normLaunches(g, isNormQuant)
+							before, beforeOne := normLaunches(g, isNormQuant), g.l.counts["norm_one"]
 							compareExact(t, opCase{weights: ws, inputs: in,
 								build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 									x := b.Input("x", gguf.TypeF32, int64(n), int64(T))
@@ -148,7 +150,11 @@ func TestNormTieRows(t *testing.T) {
 									// stay live past the mat-vec.
 									return b.Add(o, b.Mul(b.Add(x, res, "xr"), wf("zero"), "xz"), "out")
 								}}, g, 3)
-							if normLaunches(g, isNormQuant) == before {
+							// One token's chain runs norm_one, a batch's norm_quant.
+							if T == 1 && g.l.counts["norm_one"] == beforeOne {
+								t.Errorf("no norm_one launch: %v", g.l.counts)
+							}
+							if T > 1 && normLaunches(g, isNormQuant) == before {
 								t.Errorf("no norm_quant launch: %v", g.l.counts)
 							}
 						})
@@ -157,8 +163,17 @@ func TestNormTieRows(t *testing.T) {
 			}
 		})
 	})
-	t.Run("tail", func(t *testing.T) {
-		g := tailBackend(t)
+	for _, mode := range tailModes {
+		t.Run(mode, func(t *testing.T) { normTieTail(t, r, mode) })
+	}
+}
+
+// normTieTail: TestNormTieRows' one-token mat-vec followed by the norm
+// chain of a tie row (the residual add's other input), in its last block
+// (mode "tail") or in norm_one after it ("one", the defaults).
+func normTieTail(t *testing.T, r *rand.Rand, mode string) {
+	{
+		g := modeBackend(t, mode)
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_K} {
 			for _, p := range []int{11, 12} {
 				if wt == gguf.TypeQ4_K && p == 12 {
@@ -175,7 +190,7 @@ func TestNormTieRows(t *testing.T) {
 							"zero": {gguf.TypeF32, []int64{int64(n)}, make([]byte, 4*n)},
 						}
 						in := map[string][]byte{"x": memview.Bytes(randF32(r, n, 2)), "res": memview.Bytes(tieRow(r, p, warps == 2))}
-						before := tailLaunches(g, "_tn")
+						before, beforeOne := tailLaunches(g, "_tn"), g.l.counts["norm_one"]
 						compareExact(t, opCase{weights: ws, inputs: in,
 							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 								y0 := b.MatMul(wf("w0"), b.Input("x", gguf.TypeF32, int64(n), 1), "y0")
@@ -184,12 +199,15 @@ func TestNormTieRows(t *testing.T) {
 								y1 := b.MatMul(wf("w1"), m, "y1")
 								return b.Add(b.Add(b.Mul(y1, wf("zero"), "z"), s, "y1s"), m, "out")
 							}}, g, 3)
-						if tailLaunches(g, "_tn") == before {
+						if mode == "tail" && tailLaunches(g, "_tn") == before {
 							t.Errorf("no mvs_*_tn launch: %v", g.l.counts)
+						}
+						if mode == "one" && g.l.counts["norm_one"] == beforeOne {
+							t.Errorf("no norm_one launch: %v", g.l.counts)
 						}
 					})
 				}
 			}
 		}
-	})
+	}
 }

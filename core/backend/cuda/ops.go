@@ -197,6 +197,9 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 			return b.normChain(nodes, i)
 		}
 	case graph.OpRope:
+		if used, err := b.ropeStoreOne(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
 		if used, err := b.ropeFast(nodes, i); err != nil || used > 0 {
 			return used, err
 		}

@@ -16,7 +16,12 @@ import (
 // the FFN down projection, the q/k rope pair and the k/v store
 // (rope_pair's and store_kv_pair's) after the q/k/v projection. A decode
 // block then takes six launches instead of eleven (with the one-block
-// attention). MINFER_CUDA_DECODE names mvnorm and mvrope switch them off.
+// attention). They are off by default (defaultDecodeOff): the tail's
+// single block waited on one global round trip after another, and every
+// block's fence and counter came before it; a plain mat-vec and then
+// norm_one or rope_store_one (a launch each, every load in flight at once,
+// the rope a block per head) take less time on the H200. MINFER_CUDA_DECODE
+// without mvnorm and mvrope switches them back on.
 
 // tailScratch is MVT_SCRATCH of decode.cu: the tail's shared scratch after
 // the staged activations (8 doubles, the scale, the last-block flag, a
@@ -51,8 +56,9 @@ type ropeStore struct {
 // ropeStorePlan reads nodes[j:j+4] as the q rope, the k rope (same
 // positions, frequencies and parameters), and the k and v stores of one
 // row into two caches of one type and shape, all of one token; ok false
-// when they are not that.
-func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int) (ropeStore, bool, error) {
+// when they are not that; tail: for a mat-vec tail, whose cos/sin table
+// must fit its scratch.
+func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int, tail bool) (ropeStore, bool, error) {
 	if b.off.rope || b.off.store || j+4 > len(nodes) {
 		return ropeStore{}, false, nil
 	}
@@ -73,7 +79,7 @@ func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int) (ropeStore, bool, er
 		return ropeStore{}, false, err
 	}
 	hd := n.Shape[0]
-	if p2 != p || hd%2 != 0 || int64(p.Dims) > hd || p.Dims > ropeTailMaxDims || n.Shape[2] != 1 || n2.Shape[2] != 1 || n2.Shape[0] != hd ||
+	if p2 != p || hd%2 != 0 || int64(p.Dims) > hd || (tail && p.Dims > ropeTailMaxDims) || n.Shape[2] != 1 || n2.Shape[2] != 1 || n2.Shape[0] != hd ||
 		n2.Src[1] != n.Src[1] || n2.Src[2] != n.Src[2] || n2.Src[0] == n {
 		return ropeStore{}, false, nil
 	}
@@ -171,7 +177,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		}
 		norm, isNorm, used = pl, true, pl.end-i
 	case !b.off.mvRope && t.Op == graph.OpRope:
-		rs, ok, err := b.ropeStorePlan(nodes, k)
+		rs, ok, err := b.ropeStorePlan(nodes, k, true)
 		if err != nil || !ok {
 			return 0, err
 		}
@@ -245,6 +251,25 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	r := rope
 	return used, b.dv.launch(&b.l, kn.rope, grid, block, uint32(smem),
 		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb), counter,
+		r.x, r.out, r.heads, r.x2, r.out2, r.heads2, r.pos, r.freqs, r.hd, r.dims, r.neox, r.freqScale, r.thetaScale,
+		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
+}
+
+// ropeStoreOne encodes nodes[i:i+4], one token's q rope, k rope and k/v
+// stores (ropeStorePlan), as one rope_store_one launch: a block of up to
+// 1024 threads for each head of q and k and for each head-sized piece of
+// v. It reports how many nodes it took (0: not this shape).
+func (b *Backend) ropeStoreOne(nodes []*graph.Node, i int) (int, error) {
+	if b.off.ropeOne {
+		return 0, nil
+	}
+	r, ok, err := b.ropeStorePlan(nodes, i, false)
+	if err != nil || !ok {
+		return 0, err
+	}
+	threads := min(1024, (r.hd/2+31)/32*32)
+	grid := int64(r.heads) + int64(r.heads2) + (int64(r.n)+int64(r.hd)-1)/int64(r.hd)
+	return 4, b.dv.launch(&b.l, "rope_store_one", grid1(grid), block1(int(threads)), 0,
 		r.x, r.out, r.heads, r.x2, r.out2, r.heads2, r.pos, r.freqs, r.hd, r.dims, r.neox, r.freqScale, r.thetaScale,
 		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
 }

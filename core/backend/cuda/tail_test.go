@@ -78,13 +78,35 @@ func TestMatVecWarps(t *testing.T) {
 	}
 }
 
-// tailBackend is a backend with the default decode paths (the tails on),
-// counting its launches.
+// tailBackend is a backend with every decode path on (the tails too,
+// which the defaults keep off), counting its launches.
 func tailBackend(t *testing.T) *Backend {
+	g := gpu(t)
+	g.mvV1, g.off = false, parseDecodeOff("")
+	g.l.counts = map[string]int{}
+	return g
+}
+
+// oneBackend is a backend with the default decode paths (no tails: the
+// one-token norm_one and rope_store_one after the mat-vec), counting its
+// launches.
+func oneBackend(t *testing.T) *Backend {
 	g := gpu(t)
 	g.mvV1, g.off = false, parseDecodeOff(defaultDecodeOff)
 	g.l.counts = map[string]int{}
 	return g
+}
+
+// tailModes are the two ways the tests below run a one-token mat-vec and
+// the norm chain or rope/store after it: "tail" (the mat-vec's last block)
+// and "one" (the defaults: norm_one, rope_store_one).
+var tailModes = []string{"tail", "one"}
+
+func modeBackend(t *testing.T, mode string) *Backend {
+	if mode == "tail" {
+		return tailBackend(t)
+	}
+	return oneBackend(t)
 }
 
 // TestMatVecNormTail: a one-token mat-vec whose last block runs the norm
@@ -96,7 +118,13 @@ func tailBackend(t *testing.T) *Backend {
 // so a tail that skipped one fails; the launch counts must show the tail
 // kernel.
 func TestMatVecNormTail(t *testing.T) {
-	g := tailBackend(t)
+	for _, mode := range tailModes {
+		t.Run(mode, func(t *testing.T) { testMatVecNormTail(t, mode) })
+	}
+}
+
+func testMatVecNormTail(t *testing.T, mode string) {
+	g := modeBackend(t, mode)
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		for _, n := range []int{512, 2048} {
@@ -106,7 +134,7 @@ func TestMatVecNormTail(t *testing.T) {
 					t.Run(fmt.Sprintf("%s/n%d/next%s/add%v/warps%d", wt, n, wt1, withAdd, warps), func(t *testing.T) {
 						g.mvsWarps = warps
 						defer func() { g.mvsWarps = stagedWarps }()
-						before := tailLaunches(g, "_tn")
+						before, beforeOne := tailLaunches(g, "_tn"), g.l.counts["norm_one"]
 						ws := map[string]tensor{
 							"w0": quantized(t, wt, n, n, r), "w1": quantized(t, wt1, n, n, r),
 							"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
@@ -127,9 +155,13 @@ func TestMatVecNormTail(t *testing.T) {
 								y1 := b.MatMul(wf("w1"), m, "y1")
 								return b.Add(b.Add(y1, s, "y1s"), m, "out")
 							}}, g, 3)
-						if got := tailLaunches(g, "_tn") - before; stagedRow(t, wt, n) && got == 0 {
+						got, one := tailLaunches(g, "_tn")-before, g.l.counts["norm_one"]-beforeOne
+						switch {
+						case mode == "one" && (got != 0 || one == 0):
+							t.Errorf("%d mvs_*_tn and %d norm_one launches, want none and some: %v", got, one, g.l.counts)
+						case mode == "tail" && stagedRow(t, wt, n) && got == 0:
 							t.Errorf("no mvs_*_tn launch: %v", g.l.counts)
-						} else if !stagedRow(t, wt, n) && got != 0 {
+						case mode == "tail" && !stagedRow(t, wt, n) && got != 0:
 							t.Errorf("%d mvs_*_tn launches over rows the staged kernels do not take", got)
 						}
 					})
@@ -146,7 +178,13 @@ func TestMatVecNormTail(t *testing.T) {
 // replayed; F16 and F32 caches, both rope modes. The attention reads the
 // stored row and the roped q, and the roped q is part of the output.
 func TestMatVecRopeTail(t *testing.T) {
-	g := tailBackend(t)
+	for _, mode := range tailModes {
+		t.Run(mode, func(t *testing.T) { testMatVecRopeTail(t, mode) })
+	}
+}
+
+func testMatVecRopeTail(t *testing.T, mode string) {
+	g := modeBackend(t, mode)
 	r := rand.New(rand.NewPCG(33, 34))
 	const heads, kvHeads, ctx, past, cols = 8, 2, 256, 137, 2048 // (rows of Q6_K staged too)
 	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
@@ -161,7 +199,7 @@ func TestMatVecRopeTail(t *testing.T) {
 					t.Run(fmt.Sprintf("%s/hd%d/%s/fused%v/warps%d", wt, hd, kvt, fusedW, warps), func(t *testing.T) {
 						g.mvsWarps = warps
 						defer func() { g.mvsWarps = stagedWarps }()
-						before := tailLaunches(g, "_tr")
+						before, beforeOne := tailLaunches(g, "_tr"), g.l.counts["rope_store_one"]
 						rowLen := hd * kvHeads
 						rb, _ := kvt.RowBytes(int64(rowLen))
 						mask := make([]float32, ctx)
@@ -212,8 +250,12 @@ func TestMatVecRopeTail(t *testing.T) {
 								return b.Add(b.View(att, "attf", 0, int64(hd*heads), 1), b.View(q, "qf", 0, int64(hd*heads), 1), "out")
 							},
 						}, g, 3)
-						if got := tailLaunches(g, "_tr") - before; got == 0 {
+						got, one := tailLaunches(g, "_tr")-before, g.l.counts["rope_store_one"]-beforeOne
+						if mode == "tail" && got == 0 {
 							t.Errorf("no mvs_*_tr launch: %v", g.l.counts)
+						}
+						if mode == "one" && (got != 0 || one == 0) {
+							t.Errorf("%d mvs_*_tr and %d rope_store_one launches, want none and some: %v", got, one, g.l.counts)
 						}
 					})
 				}

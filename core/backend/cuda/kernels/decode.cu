@@ -1423,3 +1423,142 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
                       vx, kvrows, kvn, ctx, f16);                                                                                                   \
     }
 MVST(q4_0) MVST(q8_0) MVST(q4_k) MVST(q6_k)
+
+// ------------------------------------- one-token norm chain and rope/store
+// norm_one and rope_store_one: the work of norm_quant and of rope_pair +
+// store_kv_pair for one token, laid out for latency: every global load a
+// thread needs is issued before the first use (one round of waiting, not
+// one per element stride), and the rope/store spreads over a block per
+// head. They compute with the same operations in the same order as the
+// kernels they stand for (and as the mat-vec tails), so the results are
+// theirs bit for bit.
+
+// NORM1_K: the elements per thread of norm_one (n <= NORM1_K·blockDim).
+#define NORM1_K 8
+
+// norm_one: norm_quant's row 0 (of one): x (+ y, the sum to sum),
+// rms_norm to out, times w to out2, quantized (qt) into q; thread t takes
+// elements t, t+nth, ... (norm_quant's). Dynamic shared memory: n floats
+// when qt is q8_K (the values its warps quantize), else none. n a
+// multiple of 32 (q8_0/q8_1) or 256 (q8_K) when quantizing.
+extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
+                                                            uint8_t* q, int n, float eps, int qt) {
+    extern __shared__ float nvs[];
+    __shared__ double part[32];
+    __shared__ float sscale;
+    const int tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
+    float v[NORM1_K], vy[NORM1_K], vw[NORM1_K];
+#pragma unroll
+    for (int k = 0; k < NORM1_K; k++) {
+        const int i = tid + nth * k;
+        v[k] = i < n ? x[i] : 0.f;
+        vy[k] = y && i < n ? y[i] : 0.f;
+        vw[k] = w && i < n ? w[i] : 0.f;
+    }
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < NORM1_K; k++) {
+        const int i = tid + nth * k;
+        if (i < n) {
+            if (y) {
+                v[k] = __fadd_rn(v[k], vy[k]);
+                sum[i] = v[k];
+            }
+            s += (double)__fmul_rn(v[k], v[k]);
+        }
+    }
+    s = warp_sum_d(s);
+    if (lane == 0) part[tid >> 5] = s;
+    __syncthreads();
+    if (tid == 0) {
+        double t = 0;
+        for (int k = 0; k < nth / 32; k++) t += part[k];
+        float mean = rms_mean(t, n, y ? sum : x); // the row (x, or x+y)
+        sscale = 1.f / (float)sqrt((double)(mean + eps));
+    }
+    __syncthreads();
+    const float scale = sscale;
+#pragma unroll
+    for (int k = 0; k < NORM1_K; k++) {
+        const int j0 = nth * k, i = j0 + tid;
+        if (j0 >= n) break;
+        float o = 0.f;
+        if (i < n) {
+            o = __fmul_rn(v[k], scale);
+            out[i] = o;
+            if (w) {
+                o = __fmul_rn(o, vw[k]);
+                out2[i] = o;
+            }
+            if (qt == QT_Q8_K) nvs[i] = o;
+        }
+        if (qt != QT_Q8_K && j0 + (tid & ~31) < n) {
+            if (qt == QT_Q8_0) q8_0_warp(o, q + (i / 32) * 34, lane);
+            else if (qt == QT_Q8_1) q8_1_warp(o, q + (i / 32) * 36, lane);
+        }
+    }
+    if (qt == QT_Q8_K) {
+        __syncthreads();
+        for (int g = tid >> 5; g < n / 256; g += nth / 32) q8k_warp(nvs + 256 * g, q + (long long)g * 292, lane);
+    }
+}
+
+// rope_store_one: rope_pair's token 0 for x (heads) and x2 (heads2) and
+// store_kv_pair's row rows[0] (k: the k rope's output out2, whose n values
+// are the k store's source; v: vx) into the caches kc and vc (F16 when
+// f16): block b < heads ropes head b of x, the next heads2 blocks the
+// heads of x2 (and store them), the rest store headDim values of v each.
+// A thread takes pairs k, k+nth, ... of its head: its loads first, then
+// the CPU's theta recurrence and cos/sin (rope_pair's), the rotation. The
+// caller guarantees that no output lies on another rope's input or on vx.
+extern "C" __global__ void rope_store_one(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
+                                          const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc,
+                                          void* vc, const float* vx, const int* rows, int n, int ctx, int f16) {
+    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
+    const int r = rows[0];
+    const bool st = r >= 0 && r < ctx;
+    const int b = blockIdx.x;
+    if (b >= heads + heads2) {
+        if (!st) return;
+        const int i0 = (b - heads - heads2) * headDim, i1 = min(n, i0 + headDim);
+        for (int i = i0 + tid; i < i1; i += nth) {
+            const float v = vx[i];
+            if (f16) ((uint16_t*)vc)[(long long)r * n + i] = to_f16(v);
+            else ((float*)vc)[(long long)r * n + i] = v;
+        }
+        return;
+    }
+    const bool isK = b >= heads;
+    const long long off = (long long)(isK ? b - heads : b) * headDim;
+    const float* X = (isK ? x2 : x) + off;
+    float* O = (isK ? out2 : out) + off;
+    const float p0 = (float)pos[0];
+    for (int k = tid; k < hp; k += nth) {
+        int a, c;
+        if (k >= half) a = dims + 2 * (k - half), c = a + 1;
+        else a = neox ? k : 2 * k, c = neox ? k + half : 2 * k + 1;
+        const float x0 = X[a], x1 = X[c];
+        float o0 = x0, o1 = x1;
+        if (k < half) {
+            float theta = p0;
+            for (int m = 0; m < k; m++) theta *= thetaScale;
+            float ff = freqs ? freqs[k] : 1.f;
+            float th = freqScale * (theta / ff);
+            const float cs = (float)cos((double)th), sn = (float)sin((double)th);
+            o0 = fma32(x0, cs, -__fmul_rn(x1, sn));
+            o1 = fma32(x0, sn, __fmul_rn(x1, cs));
+        }
+        O[a] = o0;
+        O[c] = o1;
+        if (isK && st) {
+            const long long ci = (long long)r * n + off;
+            if (f16) {
+                ((uint16_t*)kc)[ci + a] = to_f16(o0);
+                ((uint16_t*)kc)[ci + c] = to_f16(o1);
+            } else {
+                ((float*)kc)[ci + a] = o0;
+                ((float*)kc)[ci + c] = o1;
+            }
+        }
+    }
+}
