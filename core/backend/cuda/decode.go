@@ -523,6 +523,10 @@ func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
 // split kernels until measured.
 const decodeOneMaxKV = 256
 
+// attnOneThreads is attn_x_one's block, ONE_THREADS of decode.cu (its
+// loops stride by the block: the count enters no value).
+const attnOneThreads = 512
+
 // decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
 // words of scratch, the scores/weights over the padded n_kv, their
 // 16-block sums and the 128 lanes' partials of the head, then, 16-byte
@@ -557,7 +561,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 		qt = qtNone
 	}
 	if sm := decodeOneShared(hd, nkvMax); !b.off.attnOne && nkvMax <= decodeOneMaxKV && sm <= int64(dv.smemOptin-attentionStaticShared) {
-		if err := dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(256), uint32(sm),
+		if err := dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
 			src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt); err != nil {
 			return false, err
 		}

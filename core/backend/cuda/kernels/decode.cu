@@ -990,7 +990,7 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
 ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 
 // attn_x_one: the split attention's scores, softmax, weighted values and
-// reduction for one query token in ONE block per head (256 threads), for
+// reduction for one query token in ONE block per head (ONE_THREADS threads), for
 // short rows (nkvMax <= decode.go's decodeOneMaxKV): the scores
 // and the 64 lanes' partials stay in shared memory, so there is no second
 // launch, no global round trip of the partials, no fence or counter. The
@@ -1004,6 +1004,11 @@ ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 // (HD), 64 words of scratch, the scores/weights (nkvMax), their 16-block
 // sums (nkvMax/16), the 128 lanes' partials of HD, then (16-byte aligned)
 // the V rows, nkvMax·HD halves (decode.go's decodeOneShared).
+// ONE_IL: the value chains a thread of attn_x_one runs side by side.
+#define ONE_IL 4
+// ONE_THREADS: attn_x_one's block (decode.go's attnOneThreads).
+#define ONE_THREADS 512
+
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
                            int nkvMax, float scale, float softCap, uint8_t* q8, int qt) {
@@ -1070,20 +1075,38 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     // V rows from shared memory.
     cp_async_wait_all();
     __syncthreads();
+    // A thread runs ONE_IL items' chains side by side (every chain of a
+    // row has npV/64 steps), so their shared-memory reads overlap; a zero
+    // weight is skipped as the CPU skips it (a select, not a branch).
     const int npV = nkv & ~63;
-    for (int item = tid; item < 64 * HD; item += nth) {
-        const int m = item / HD, d = item % HD;
-        float a = 0.f;
-#pragma unroll 4
-        for (int j = m; j < npV; j += 64) {
-            float w = W[j];
-            if (w == 0.f) continue;
-            a = __fadd_rn(a, __fmul_rn(w, __half2float(Vs[j * HD + d])));
+    for (int item0 = tid; item0 < 64 * HD; item0 += ONE_IL * nth) {
+        float a[ONE_IL], tp[ONE_IL];
+        int it[ONE_IL];
+#pragma unroll
+        for (int u = 0; u < ONE_IL; u++) {
+            it[u] = min(item0 + u * nth, 64 * HD - 1); // (a duplicate of the last item where past the end: the same values)
+            a[u] = 0.f;
         }
-        float tp = 0.f;
-        if (npV + m < nkv && W[npV + m] != 0.f) tp = __fmul_rn(W[npV + m], __half2float(Vs[(npV + m) * HD + d]));
-        P[m * HD + d] = a;
-        P[(64 + m) * HD + d] = tp;
+        for (int j0 = 0; j0 < npV; j0 += 64) {
+#pragma unroll
+            for (int u = 0; u < ONE_IL; u++) {
+                const int m = it[u] / HD, d = it[u] % HD;
+                const float w = W[j0 + m], v = __half2float(Vs[(j0 + m) * HD + d]);
+                a[u] = w != 0.f ? __fadd_rn(a[u], __fmul_rn(w, v)) : a[u];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < ONE_IL; u++) {
+            const int m = it[u] / HD, d = it[u] % HD;
+            tp[u] = 0.f;
+            if (npV + m < nkv && W[npV + m] != 0.f) tp[u] = __fmul_rn(W[npV + m], __half2float(Vs[(npV + m) * HD + d]));
+        }
+#pragma unroll
+        for (int u = 0; u < ONE_IL; u++) {
+            const int m = it[u] / HD, d = it[u] % HD;
+            P[m * HD + d] = a[u];
+            P[(64 + m) * HD + d] = tp[u];
+        }
     }
     __syncthreads();
     // The reduction of the last block of attn_x_values.
@@ -1103,7 +1126,7 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
 }
 
 #define ATTN_ONE(HD)                                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(256) attn_x_one_##HD(const float* q, const __half* kc, const __half* vc, const float* mask,       \
+    extern "C" __global__ void __launch_bounds__(ONE_THREADS) attn_x_one_##HD(const float* q, const __half* kc, const __half* vc, const float* mask,       \
                                                                       float* out, int heads, int kvHeads, int kvLen, int nkvMax, float scale,    \
                                                                       float softCap, uint8_t* q8, int qt) {                                      \
         attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt);                                           \

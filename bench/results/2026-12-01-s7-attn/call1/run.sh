@@ -1,0 +1,25 @@
+#!/bin/bash
+# Session 7, attention call 1 (issue 11): attn_x_one with 512 threads and four value chains per thread side
+# by side; CUDA op tests; ncu per-kernel durations of the 8B-shaped decode at short (p16) and the bench's
+# context (p512: the split attention); decode at MINFER_CUDA_MVS_WARPS 8/4/2 alternating (p512 n128).
+R=$PWD; D=$R/.device/s7c; L=/tmp/L; mkdir -p $L
+(cd $D && gunzip -f *.gz; chmod +x cuda.test minfer)
+S=$OUT/summary.txt
+echo "# built from $(cat $D/BUILT_FROM | tr '\n' ' '); $(date -u); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)" | tee $S
+timeout 40 $D/minfer synth --preset 8b --layers 4 --type Q4_K -o /tmp/8b4.gguf 2>&1 | tail -1 | tee -a $S
+timeout 30 $D/minfer synth --preset 1b --type Q4_0 -o /tmp/1b.gguf 2>&1 | tail -1 | tee -a $S
+nc() { tag=$1; shift; echo "## ncu durations $tag: $*" | tee -a $S; MINFER_CUDA_GRAPHS=0 timeout 150 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --print-summary per-kernel "$@" > $L/ncu-$tag.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
+  grep -E "^  [a-z_0-9]+|gpu__time_duration.sum" $L/ncu-$tag.txt | paste - - | awk '{printf "%s %s %s | n=%s | us min/max/avg %s %s %s\n",$1,$2,$3,$(NF-8),$(NF-2),$(NF-1),$NF}' | tee -a $S; }
+nc p16 --launch-skip 600 --launch-count 160 $D/minfer bench -m /tmp/8b4.gguf -p 16 -n 40 --gpu-layers 5
+nc p512 --launch-skip 1200 --launch-count 200 $D/minfer bench -m /tmp/8b4.gguf -p 512 -n 40 --gpu-layers 5
+bn() { echo "## $*" | tee -a $S; timeout 80 env "$@" > $L/b.txt 2>&1; echo "rc=$? ${SECONDS}s" >> $L/b.txt; grep -E "decode |rc=|rror" $L/b.txt | tee -a $S; cat $L/b.txt >> $L/gpu-bench.txt; }
+for round in 1 2; do
+  for w in 8 4 2; do
+    bn MINFER_CUDA_MVS_WARPS=$w $D/minfer bench -m /tmp/8b4.gguf -p 512 -n 128 -r 3 --gpu-layers 5
+    bn MINFER_CUDA_MVS_WARPS=$w $D/minfer bench -m /tmp/1b.gguf -p 512 -n 128 -r 3 --gpu-layers 23
+  done
+done
+(cd core/backend/cuda && timeout 250 $D/cuda.test -test.v -test.count=1 -test.skip 'NoDriver|TestPTXMatchesSources' > $L/cuda-op.txt 2>&1; echo "cuda.test rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/cuda-op.txt) fail=$(grep -c -- '--- FAIL' $L/cuda-op.txt)" | tee -a $S)
+grep -E -- "--- FAIL|panic:" $L/cuda-op.txt | head -20 | tee -a $S
+echo "total ${SECONDS}s" | tee -a $S
+tar czf $OUT/logs.tgz -C $L .
