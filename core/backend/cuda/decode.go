@@ -22,10 +22,11 @@ import (
 // mvnorm and mvrope (the norm chain and the rope/store group run by the
 // last block of the mat-vec before them: tail.go), normone and ropeone
 // (norm_one and rope_store_one, the one-token forms of the norm chain and
-// of the rope/store group), or all),
+// of the rope/store group), mvpipe (the pipelined mat-vec of long rows,
+// mvp_*_1), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne bool }
+type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
 // every path on but the mat-vec tails. (Their one-block tails, every
@@ -65,6 +66,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.mvRope = o.mvRope || all || f == "mvrope"
 		o.normOne = o.normOne || all || f == "normone"
 		o.ropeOne = o.ropeOne || all || f == "ropeone"
+		o.mvPipe = o.mvPipe || all || f == "mvpipe"
 	}
 	return o
 }
@@ -166,13 +168,17 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 // matVecKernel is the launch for nt tokens of weight type wt at w with
 // rows of wrb bytes and activation rows of xrb bytes: the staged mvs_*
 // form where there is one and the alignment and shared memory allow it
-// (unless MINFER_CUDA_MV=v1), else the mvf_* form where the weight's
+// (unless MINFER_CUDA_MV=v1; for one token's long rows the pipelined
+// mvp_* form, pipedKernel), else the mvf_* form where the weight's
 // alignment allows it, else kn's; the last two take four rows per block
 // of 128 threads.
 func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
 			if nt == 1 {
+				if l, ok := b.pipedKernel(wt, w, wrb, xrb); ok {
+					return l
+				}
 				if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), w); ok {
 					return mvLaunch{s.one, b.mvsWarps * s.rpw, 32 * int(b.mvsWarps), uint32(smem)}
 				}

@@ -10,9 +10,10 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true}},
 		{"mvnorm,mvrope", decodeOff{mvNorm: true, mvRope: true}},
 		{"normone,ropeone", decodeOff{normOne: true, ropeOne: true}},
+		{"mvpipe", decodeOff{mvPipe: true}},
 		{"normmv,one", decodeOff{attnOne: true}}, // normmv: a retired path, nothing
 		{"mv,attn", decodeOff{mv: true, attn: true}},
 		{"one", decodeOff{attnOne: true}},

@@ -95,6 +95,51 @@ func oneFits(wrb, xrb, rpw, warps, limit int64, ws ...uintptr) (int64, bool) {
 	return smem, smem <= limit/2
 }
 
+// pipedMatVec names the pipelined one-token mat-vecs of decode.cu
+// (mvp_*_1: mvs_*_1's values, the row streamed through a ring of chunks
+// of eight blocks) and their weight types' block bytes.
+var pipedMatVec = map[gguf.GGMLType]struct {
+	one        string
+	blockBytes int64
+}{
+	gguf.TypeQ4_K: {"mvp_q4_k_1", 144},
+	gguf.TypeQ6_K: {"mvp_q6_k_1", 210},
+}
+
+const (
+	// pipedStages is MVP_S of decode.cu: the chunks of a warp's ring.
+	pipedStages = 4
+	// pipedMinBlocks is the shortest row (in blocks) the pipelined
+	// kernels take: more chunks than the ring holds. Shorter rows fit
+	// whole, and mvs_*_1 copies them at once.
+	pipedMinBlocks = 8*pipedStages + 1
+)
+
+// pipedShared is mvp_*_1's dynamic shared memory: one token's
+// activations (xrb bytes, 16-byte rounded), then each of warps rings of
+// pipedStages chunks of eight blocks of blockBytes.
+func pipedShared(xrb, blockBytes, warps int64) int64 {
+	return (xrb+15)&^15 + warps*pipedStages*8*blockBytes
+}
+
+// pipedKernel is the mvp_*_1 launch for one token over weights of type wt
+// at w in rows of wrb bytes and activations of xrb bytes, when the type
+// has one, the row is long enough (pipedMinBlocks), the copies' 16-byte
+// alignment holds and the shared memory fits half the staged limit (two
+// blocks an SM at least); ok false otherwise (MINFER_CUDA_DECODE=mvpipe:
+// always).
+func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb int64) (mvLaunch, bool) {
+	p, ok := pipedMatVec[wt]
+	if !ok || b.off.mvPipe || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {
+		return mvLaunch{}, false
+	}
+	smem := pipedShared(xrb, p.blockBytes, b.mvsWarps)
+	if smem > b.stagedLimit()/2 {
+		return mvLaunch{}, false
+	}
+	return mvLaunch{p.one, b.mvsWarps, 32 * int(b.mvsWarps), uint32(smem)}, true
+}
+
 // mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of a
 // one-token staged mat-vec block; stagedWarps otherwise. Fewer warps, as
 // many more blocks: a small mat-vec's rows spread over more SMs, and an

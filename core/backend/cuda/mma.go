@@ -75,9 +75,9 @@ func mmqpShared(t gguf.GGMLType) int {
 
 // wantsLargeShared reports whether a kernel may be given more than the
 // default 48 KiB of dynamic shared memory (flash attention, pipelined
-// mat-muls, staged mat-vecs).
+// mat-muls, staged and pipelined mat-vecs).
 func wantsLargeShared(name string) bool {
-	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mvs_")
+	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_")
 }
 
 // useMMQ reports whether the mat-mul n runs on the tensor-core kernels.

@@ -246,7 +246,7 @@ func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
 		if err != nil {
 			return err
 		}
-		return dv.launch(l, typeKernels[t].getRows, grid1(n.Src[1].Elements()), block1(256), 0,
+		return dv.launch(l, typeKernels[t].getRows, grid1(n.Src[1].Elements()), block1(1024), 0,
 			src[0], src[1], out, i32(n.Src[0].Shape[0]), i64(rb), i32(n.Src[0].Rows()))
 	case graph.OpMul, graph.OpAdd:
 		if y := n.Src[1]; n.Op == graph.OpMul && y.Shape[0] == 1 && n.Shape[0] != 1 {

@@ -263,3 +263,43 @@ func testMatVecRopeTail(t *testing.T, mode string) {
 		}
 	}
 }
+
+// TestMatVecPiped: one token's mat-vec over long Q4_K and Q6_K rows (at
+// least pipedMinBlocks blocks) runs the pipelined mvp_*_1 kernel, in
+// blocks of 8, 4 and 1 warps, against the CPU's bits; odd row counts, Q4_K rows
+// whose last chunk is short, rows past the ring's chunk count. Rows of
+// 32 blocks still take mvs_*_1.
+func TestMatVecPiped(t *testing.T) {
+	g := oneBackend(t)
+	r := rand.New(rand.NewPCG(37, 38))
+	for _, c := range []struct {
+		wt   gguf.GGMLType
+		cols int
+		pipe bool
+	}{
+		{gguf.TypeQ4_K, 256 * 41, true}, {gguf.TypeQ4_K, 256 * 56, true}, {gguf.TypeQ4_K, 256 * 32, false},
+		{gguf.TypeQ6_K, 256 * 40, true}, {gguf.TypeQ6_K, 256 * 48, true}, {gguf.TypeQ6_K, 256 * 32, false},
+	} {
+		for _, warps := range []int64{8, 4, 1} {
+			t.Run(fmt.Sprintf("%s/cols%d/warps%d", c.wt, c.cols, warps), func(t *testing.T) {
+				g.mvsWarps = warps
+				defer func() { g.mvsWarps = stagedWarps }()
+				const rows = 45
+				p := pipedMatVec[c.wt].one
+				before := g.l.counts[p]
+				ws := map[string]tensor{"a": quantized(t, c.wt, c.cols, rows, r)}
+				compareExact(t, opCase{weights: ws,
+					inputs: map[string][]byte{"x": memview.Bytes(randF32(r, c.cols, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						y := b.MatMul(wf("a"), b.Input("x", gguf.TypeF32, int64(c.cols), 1), "y")
+						return b.Add(y, y, "out")
+					}}, g, 3)
+				if got := g.l.counts[p] - before; c.pipe && got == 0 {
+					t.Errorf("no %s launch: %v", p, g.l.counts)
+				} else if !c.pipe && got != 0 {
+					t.Errorf("%d %s launches over rows of %d blocks", got, p, c.cols/256)
+				}
+			})
+		}
+	}
+}

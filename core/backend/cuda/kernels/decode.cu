@@ -334,10 +334,11 @@ __device__ __forceinline__ long long round16(long long n) { return (n + 15) & ~1
 // the block's isum and min sum (the same integers mv_q4_k's whole-warp
 // sums make), every lane of the group then makes the block's value with
 // mv_q4_k's float operations, and the chain adds blocks b0..b0+3 in order.
-__device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+// mvs_q4_k_step: the step of mvs_q4_k_row over blocks b0..b0+7 (w: block
+// b0's bytes), its chain continued in acc.
+__device__ __forceinline__ void mvs_q4_k_step(const uint8_t* w, const uint8_t* X, int b0, int nblk, float& acc) {
     const int lane = threadIdx.x & 31, k = lane >> 3, j = lane & 7, sh = 4 * (j & 1);
-    float acc = 0.f;
-    for (int b0 = 0; b0 < nblk; b0 += 8) {
+    {
         float v[2];
 #pragma unroll
         for (int u = 0; u < 2; u++) {
@@ -345,7 +346,7 @@ __device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X,
             int is = 0, im = 0;
             float fd = 0.f, fdmin = 0.f, dx = 0.f;
             if (b < nblk) {
-                const uint8_t* wb = w + (long long)b * 144;
+                const uint8_t* wb = w + (long long)(4 * u + k) * 144;
                 const uint8_t* xb = X + (long long)b * 292;
                 const uint4 qa = *(const uint4*)(wb + 16 + 32 * (j >> 1));
                 const uint4 qb = *(const uint4*)(wb + 32 + 32 * (j >> 1));
@@ -380,7 +381,11 @@ __device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X,
             }
         }
     }
-    if (lane == 0) *o = acc;
+}
+__device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 8) mvs_q4_k_step(w + (long long)b0 * 144, X, b0, nblk, acc);
+    if ((threadIdx.x & 31) == 0) *o = acc;
 }
 
 // mvs_q6_k_row: one token's Q6_K row from shared memory, what
@@ -392,11 +397,12 @@ __device__ __forceinline__ void mvs_q4_k_row(const uint8_t* w, const uint8_t* X,
 // shuffles over the eight lanes of a block give the block's integer sum
 // (the same integer mv_q6_k's whole-warp sum makes), then mv_q6_k's float
 // operations and the chain over blocks b0..b0+3 in order.
-__device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+// mvs_q6_k_step: the step of mvs_q6_k_row over blocks b0..b0+7 (w: block
+// b0's bytes), its chain continued in acc.
+__device__ __forceinline__ void mvs_q6_k_step(const uint8_t* w, const uint8_t* X, int b0, int nblk, float& acc) {
     const int lane = threadIdx.x & 31, k = lane >> 3, j = lane & 7;
     const int h = j >> 2, s = (j >> 1) & 1, nib = j & 1, g = s + 2 * nib;
-    float acc = 0.f;
-    for (int b0 = 0; b0 < nblk; b0 += 8) {
+    {
         float v[2];
 #pragma unroll
         for (int u = 0; u < 2; u++) {
@@ -404,7 +410,7 @@ __device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X,
             int is = 0;
             float d = 0.f, dx = 0.f;
             if (b < nblk) {
-                const uint8_t* wb = w + (long long)b * 210;
+                const uint8_t* wb = w + (long long)(4 * u + k) * 210;
                 const uint8_t* xb = X + (long long)b * 292;
                 const uint8_t* ql = wb + 64 * h + 32 * s;
                 const uint8_t* qh = wb + 128 + 32 * h;
@@ -435,7 +441,11 @@ __device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X,
             }
         }
     }
-    if (lane == 0) *o = acc;
+}
+__device__ __forceinline__ void mvs_q6_k_row(const uint8_t* w, const uint8_t* X, float* o, int nblk) {
+    float acc = 0.f;
+    for (int b0 = 0; b0 < nblk; b0 += 8) mvs_q6_k_step(w + (long long)b0 * 210, X, b0, nblk, acc);
+    if ((threadIdx.x & 31) == 0) *o = acc;
 }
 
 // mvs_q4_0_2: one token's Q4_0 rows from shared memory, two per warp:
@@ -553,6 +563,57 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         MVS_ROW_##name(ws, xs, o + r, live, rows, nblk, wrb, xrb); \
     }
 MVS(q4_0) MVS(q8_0) MVS(q4_k) MVS(q6_k)
+
+// ------------------------------------------- pipelined mat-vecs (long rows)
+// mvp_q4_k_1, mvp_q6_k_1: mvs_*_1 for rows of many blocks, whose whole
+// rows in shared memory would leave an SM one or two blocks that copy and
+// then compute in lockstep. Each warp streams its row through a ring of
+// MVP_S chunks of eight blocks (one mvs_*_step each): MVP_S−1 chunks in
+// flight while it computes one, so the copies run on during the sums. The
+// steps, and so the values, are mvs_*_row's. Dynamic shared memory: the
+// activations (16-byte rounded), then each warp's ring (matvec.go's
+// pipedShared). Rows of a multiple of 16 bytes (a Q6_K row is then a
+// whole number of chunks; a Q4_K row's last chunk may be short).
+#define MVP_S 4
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait_group() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+#define MVP(name, BS)                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvp_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
+                                                                                long long wrb, long long xrb, int ntok) {                           \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        constexpr int CH = 8 * BS;                                                                                                                  \
+        const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, wi = threadIdx.x >> 5, row = blockIdx.x * nw + wi;                                \
+        uint8_t* xs = mvs_sh;                                                                                                                       \
+        uint8_t* ring = mvs_sh + round16(xrb) + (long long)wi * (MVP_S * CH);                                                                       \
+        const bool live = row < rows;                                                                                                               \
+        const uint8_t* Wr = W + (long long)row * wrb;                                                                                               \
+        const int nch = (nblk + 7) / 8;                                                                                                             \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
+        _Pragma("unroll") for (int c = 0; c < MVP_S - 1; c++) {                                                                                     \
+            if (live && c < nch) stage16(ring + c * CH, Wr + (long long)c * CH, min((long long)CH, wrb - (long long)c * CH), lane, 32);             \
+            cp_async_commit();                                                                                                                      \
+        }                                                                                                                                           \
+        cp_async_wait_group<MVP_S - 2>(); /* the activations (and chunk 0) */                                                                       \
+        __syncthreads();                                                                                                                            \
+        if (!live) return;                                                                                                                          \
+        float acc = 0.f;                                                                                                                            \
+        for (int c = 0; c < nch; c++) {                                                                                                             \
+            const int cn = c + MVP_S - 1;                                                                                                           \
+            if (cn < nch) stage16(ring + (cn % MVP_S) * CH, Wr + (long long)cn * CH, min((long long)CH, wrb - (long long)cn * CH), lane, 32);      \
+            cp_async_commit();                                                                                                                      \
+            cp_async_wait_group<MVP_S - 1>(); /* chunk c */                                                                                         \
+            __syncwarp();                                                                                                                           \
+            mvs_##name##_step(ring + (c % MVP_S) * CH, xs, 8 * c, nblk, acc);                                                                      \
+            __syncwarp(); /* before its slot is copied over */                                                                                      \
+        }                                                                                                                                           \
+        if (lane == 0) out[row] = acc;                                                                                                              \
+    }
+MVP(q4_k, 144) MVP(q6_k, 210)
 
 // ------------------------------------------------- activation quantizers
 // The quantizers of quant.cu on values already in registers: a warp holds
@@ -893,6 +954,9 @@ __device__ void attn_x_scores(const float* q, const __half* kc, const float* mas
     Sh[j] = score_f16<HD>(qh, kr, mask[j], scale, softCap);
 }
 
+// AV_IL: the loads attn_x_values keeps in flight per thread in its loops.
+#define AV_IL 8
+
 template <int HD>
 __device__ void attn_x_values(const float* S, const int* info, const __half* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
                               int nkvMax, uint8_t* q8, int qt) {
@@ -905,7 +969,17 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
     const int nkv = info[0];
     const float* Sh = S + (long long)h * nkvMax;
     float mx = -INFINITY;
-    for (int j = tid; j < nkv; j += blockDim.x) mx = fmaxf(mx, Sh[j]);
+    // (AV_IL loads in flight at a time; the max is the same in any order.)
+    for (int j0 = tid; j0 < nkv; j0 += AV_IL * blockDim.x) {
+        float s8[AV_IL];
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) {
+            const int j = j0 + u * blockDim.x;
+            s8[u] = j < nkv ? Sh[j] : -INFINITY;
+        }
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) mx = fmaxf(mx, s8[u]);
+    }
     mx = warp_max(mx);
     if (lane == 0) red[tid >> 5] = mx;
     __syncthreads();
@@ -936,12 +1010,20 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
     const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
     const int npV = nkv & ~63;
     const int item = blockIdx.y * blockDim.x + tid, m = item / HD, d = item % HD;
+    // The chain over positions m, m+64, ... in order, AV_IL loads of V in
+    // flight at a time (a zero weight skipped as the CPU skips it: no load,
+    // a select instead of the add).
     float a = 0.f;
-#pragma unroll 4
-    for (int j = m; j < npV; j += 64) {
-        float w = W[j];
-        if (w == 0.f) continue;
-        a = __fadd_rn(a, __fmul_rn(w, __half2float(vc[j * kvRow + vbase + d])));
+    for (int j0 = m; j0 < npV; j0 += 64 * AV_IL) {
+        float w8[AV_IL], v8[AV_IL];
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) {
+            const int j = j0 + 64 * u;
+            w8[u] = j < npV ? W[j] : 0.f;
+            v8[u] = w8[u] != 0.f ? __half2float(vc[j * kvRow + vbase + d]) : 0.f;
+        }
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) a = w8[u] != 0.f ? __fadd_rn(a, __fmul_rn(w8[u], v8[u])) : a;
     }
     // Lane m also makes the tail's product of position npV+m (0 where the
     // CPU skips it: adding +0 to the double sum changes nothing).
@@ -959,15 +1041,24 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
     __syncthreads();
     if (!last) return;
     __threadfence();
-    const volatile float* L = P;
+    // The other blocks' partials, read at the L2 (past this SM's L1).
+    const float* L = P;
     // HD is a multiple of 32: each warp's elements are one q8_0/q8_1 block.
     for (int dd = tid; dd < HD; dd += blockDim.x) {
         float v16[16];
 #pragma unroll
         for (int l = 0; l < 16; l++)
-            v16[l] = __fadd_rn(__fadd_rn(L[l * HD + dd], L[(32 + l) * HD + dd]), __fadd_rn(L[(16 + l) * HD + dd], L[(48 + l) * HD + dd]));
+            v16[l] = __fadd_rn(__fadd_rn(__ldcg(L + l * HD + dd), __ldcg(L + (32 + l) * HD + dd)),
+                               __fadd_rn(__ldcg(L + (16 + l) * HD + dd), __ldcg(L + (48 + l) * HD + dd)));
         double tail = 0;
-        for (int k = 0; k < nkv - npV; k++) tail += (double)L[(64 + k) * HD + dd];
+        for (int k0 = 0; k0 < nkv - npV; k0 += AV_IL) {
+            float t8[AV_IL];
+#pragma unroll
+            for (int u = 0; u < AV_IL; u++) t8[u] = k0 + u < nkv - npV ? __ldcg(L + (64 + k0 + u) * HD + dd) : 0.f;
+#pragma unroll
+            for (int u = 0; u < AV_IL; u++)
+                if (k0 + u < nkv - npV) tail += (double)t8[u];
+        }
         float o = (float)((double)reduce_add16(v16) + tail);
         long long e = (long long)h * HD + dd;
         out[e] = o;
@@ -1493,11 +1584,12 @@ extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, cons
     s = warp_sum_d(s);
     if (lane == 0) part[tid >> 5] = s;
     __syncthreads();
-    if (tid == 0) {
-        double t = 0;
-        for (int k = 0; k < nth / 32; k++) t += part[k];
-        float mean = rms_mean(t, n, y ? sum : x); // the row (x, or x+y)
-        sscale = 1.f / (float)sqrt((double)(mean + eps));
+    if (tid < 32) { // (rms_mean takes the squares summed in any order)
+        const double t = warp_sum_d(tid < nth / 32 ? part[tid] : 0.0);
+        if (tid == 0) {
+            float mean = rms_mean(t, n, y ? sum : x); // the row (x, or x+y)
+            sscale = 1.f / (float)sqrt((double)(mean + eps));
+        }
     }
     __syncthreads();
     const float scale = sscale;

@@ -117,28 +117,29 @@ template <int T> __device__ void get_rows_blocks(const uint8_t* table, const int
         return;
     }
     const uint8_t* row = table + (long long)id * rb;
+#pragma unroll 4
     for (int e = threadIdx.x; e < n; e += blockDim.x) o[e] = deq<T>(row + (e / fmt<T>::BS) * fmt<T>::WB, e % fmt<T>::BS);
 }
 
 #define GET_ROWS(name, T) \
-    extern "C" __global__ void get_rows_##name(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { \
+    extern "C" __global__ void __launch_bounds__(1024) get_rows_##name(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { \
         get_rows_blocks<T>(table, ids, out, n, rb, nrows); }
 GET_ROWS(q4_0, Q4_0) GET_ROWS(q4_1, Q4_1) GET_ROWS(q5_0, Q5_0) GET_ROWS(q5_1, Q5_1) GET_ROWS(q8_0, Q8_0)
 GET_ROWS(q2_k, Q2_K) GET_ROWS(q3_k, Q3_K) GET_ROWS(q4_k, Q4_K) GET_ROWS(q5_k, Q5_K) GET_ROWS(q6_k, Q6_K)
 
-extern "C" __global__ void get_rows_f32(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
+extern "C" __global__ void __launch_bounds__(1024) get_rows_f32(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
     int id = ids[blockIdx.x];
     float* o = out + (long long)blockIdx.x * n;
     const float* row = (const float*)(table + (long long)id * rb);
     for (int e = threadIdx.x; e < n; e += blockDim.x) o[e] = (id < 0 || id >= nrows) ? __int_as_float(0x7fc00000) : row[e];
 }
-extern "C" __global__ void get_rows_f16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
+extern "C" __global__ void __launch_bounds__(1024) get_rows_f16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
     int id = ids[blockIdx.x];
     float* o = out + (long long)blockIdx.x * n;
     const __half* row = (const __half*)(table + (long long)id * rb);
     for (int e = threadIdx.x; e < n; e += blockDim.x) o[e] = (id < 0 || id >= nrows) ? __int_as_float(0x7fc00000) : __half2float(row[e]);
 }
-extern "C" __global__ void get_rows_bf16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
+extern "C" __global__ void __launch_bounds__(1024) get_rows_bf16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
     int id = ids[blockIdx.x];
     float* o = out + (long long)blockIdx.x * n;
     const uint16_t* row = (const uint16_t*)(table + (long long)id * rb);
