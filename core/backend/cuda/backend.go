@@ -80,6 +80,11 @@ type Backend struct {
 	// mvsWarps is the warps of a one-token staged mat-vec block
 	// (MINFER_CUDA_MVS_WARPS; stagedWarps by default).
 	mvsWarps int64
+	// fattnNoKeep: the flash kernels recompute scores in every pass
+	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that
+	// kept them (tests).
+	fattnNoKeep bool
+	fattnKeeps  int
 }
 
 // Options tune Open.
@@ -105,6 +110,7 @@ func Open(o Options) (*Backend, error) {
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
+	b.fattnNoKeep = fattnNoKeepFromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

@@ -25,6 +25,7 @@ type device struct {
 	ccMajor, ccMinor int
 	drvVersion       int
 	smemOptin        int
+	sms              int // multiprocessors
 
 	// pinned host staging: a ring the copies go through.
 	pinned    uintptr
@@ -92,6 +93,9 @@ func (dv *device) setup() (err error) {
 		return err
 	}
 	if dv.smemOptin, err = d.attribute(attrMaxSharedPerBlock, dev); err != nil {
+		return err
+	}
+	if dv.sms, err = d.attribute(attrMultiprocessors, dev); err != nil {
 		return err
 	}
 	if dv.drvVersion, err = d.driverVersion(); err != nil {

@@ -13,8 +13,12 @@ import (
 // query rows of one KV head (256 output elements) and walks the cache in
 // 64-position tiles through shared memory, skipping the tiles the mask
 // hides from all its rows; each thread owns its score, sum and P·V chains
-// across the tiles, so every float chain runs in the CPU's order. Decode
-// (one query) keeps the attention kernel of ops.cu.
+// across the tiles, so every float chain runs in the CPU's order. Three
+// passes over the tiles (row maxima, the softmax sums, the weighted
+// values); the scores of the first stay in shared memory for the other two
+// when they fit beside two blocks an SM (fattnKeepShared), else those
+// passes compute them again. Decode (one query) keeps the kernels of
+// decode.go.
 
 // fattnHeadDims are the head sizes fattn.cu is instantiated for.
 var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: "fattn_f16_128", 256: "fattn_f16_256"}
@@ -22,6 +26,10 @@ var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: 
 // fattnDisabled turns the flash kernels off (MINFER_CUDA_FATTN=0), for
 // comparisons.
 var fattnDisabled = os.Getenv("MINFER_CUDA_FATTN") == "0"
+
+// fattnNoKeepFromEnv: MINFER_CUDA_FATTN=nokeep computes the scores again in
+// every pass (no scores kept in shared memory), for comparisons.
+func fattnNoKeepFromEnv() bool { return os.Getenv("MINFER_CUDA_FATTN") == "nokeep" }
 
 // fattnRows is the query rows one block takes for head size hd (FA_R in
 // fattn.cu).
@@ -68,10 +76,31 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 	group := heads / int64(p.KVHeads)
 	rows := int64(fattnRows(hd))
 	used := b.dv.work
-	if err := b.dv.launch(&b.l, "attn_used", grid1(1), block1(1024), 0, src[3], i32(T), i32(p.KVLen), used); err != nil {
+	if err := b.attnUsed(src[3], T, p.KVLen, used); err != nil {
 		return err
 	}
+	sm, keep := fattnShared(hd), int32(0)
+	if ks := sm + fattnKeepShared(hd, p.KVLen); !b.fattnNoKeep && ks <= b.dv.smemOptin/2-1024 {
+		sm, keep = ks, 1
+		b.fattnKeeps++
+	}
 	grid := [3]uint32{uint32((T*group + rows - 1) / rows), uint32(p.KVHeads), 1}
-	return b.dv.launch(&b.l, fattnHeadDims[hd], grid, block1(256), uint32(fattnShared(hd)),
-		src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap)
+	return b.dv.launch(&b.l, fattnHeadDims[hd], grid, block1(256), uint32(sm),
+		src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap, keep)
+}
+
+// fattnKeepShared is the shared memory that keeps a block's scores between
+// the flash kernel's passes (its rows × kvLen rounded up to 64 floats).
+// The kernels keep them when that still leaves two blocks an SM (else
+// passes 1 and 2 compute the scores again).
+func fattnKeepShared(hd, kvLen int) int { return fattnRows(hd) * ((kvLen + 63) / 64 * 64) * 4 }
+
+// attnUsed queues attn_used over a mask of tokens rows of kvLen: *used is
+// zeroed, then the blocks fold their maxima into it.
+func (b *Backend) attnUsed(mask uintptr, tokens int64, kvLen int, used uintptr) error {
+	if err := b.dv.memset(used, 4); err != nil {
+		return err
+	}
+	blocks := min((tokens*int64(kvLen)+1023)/1024, int64(2*b.dv.sms))
+	return b.dv.launch(&b.l, "attn_used", grid1(max(blocks, 1)), block1(1024), 0, mask, i32(tokens), i32(kvLen), used)
 }

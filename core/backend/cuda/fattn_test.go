@@ -17,11 +17,19 @@ import (
 // unevenly), batches that end in a partial block, earlier positions in the
 // cache (tiles seen by some rows only), cache lengths that end in a
 // partial tile, soft-cap, a peaked softmax (large scores), and a mask
-// that is not causal (holes in the middle of a row).
+// that is not causal (holes in the middle of a row); each with the scores
+// kept in shared memory between the passes and computed again (nokeep),
+// and a cache too long to keep them (6000 positions, head size 128).
 func TestFlashAttention(t *testing.T) {
+	for _, noKeep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("nokeep%v", noKeep), func(t *testing.T) { testFlashAttention(t, noKeep) })
+	}
+}
+
+func testFlashAttention(t *testing.T, noKeep bool) {
 	g := gpu(t)
+	g.fattnNoKeep = noKeep
 	r := rand.New(rand.NewPCG(31, 32))
-	ctx := 1100
 	for _, tc := range []struct {
 		hd, heads, kvHeads, past, T, kvLen int
 		softCap, qScale                    float32
@@ -35,8 +43,14 @@ func TestFlashAttention(t *testing.T) {
 		{96, 4, 4, 5, 40, 256, 0, 1, true},
 		{256, 8, 4, 10, 70, 512, 50, 1, false},
 		{128, 16, 8, 63, 7, 256, 30, 2, false},
+		{128, 8, 2, 5990, 5, 6000, 0, 1, false},
 	} {
 		hd := tc.hd
+		ctx := max(1100, tc.kvLen)
+		wantKeep := !noKeep && fattnShared(hd)+fattnKeepShared(hd, tc.kvLen) <= g.dv.smemOptin/2-1024
+		if tc.kvLen == 6000 && wantKeep {
+			t.Fatalf("a cache of 6000 positions keeps its scores (%d bytes): the case meant to recompute them does not", fattnKeepShared(hd, tc.kvLen))
+		}
 		t.Run(fmt.Sprintf("hd%d/h%d-kv%d/past%d/T%d/kv%d/cap%g/q%g/holes%v", hd, tc.heads, tc.kvHeads, tc.past, tc.T, tc.kvLen, tc.softCap, tc.qScale, tc.holes), func(t *testing.T) {
 			rowLen := hd * tc.kvHeads
 			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
@@ -83,7 +97,11 @@ func TestFlashAttention(t *testing.T) {
 					return att
 				},
 			}
+			kept := g.fattnKeeps
 			compareWithin(t, c, g, 2, floatBound)
+			if got := g.fattnKeeps > kept; got != wantKeep {
+				t.Errorf("scores kept: %v, want %v (%d launches kept them)", got, wantKeep, g.fattnKeeps-kept)
+			}
 		})
 	}
 }

@@ -356,7 +356,7 @@ func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
 		// workspace's first word; the matmuls that also use it are ordered
 		// on the same stream.
 		used := dv.work
-		if err := dv.launch(l, "attn_used", grid1(1), block1(1024), 0, src[3], i32(q.Shape[2]), i32(p.KVLen), used); err != nil {
+		if err := b.attnUsed(src[3], q.Shape[2], p.KVLen, used); err != nil {
 			return err
 		}
 		return dv.launch(l, fn, [3]uint32{uint32(q.Shape[1]), uint32(q.Shape[2]), 1}, block1(256), uint32(smem),

@@ -35,7 +35,7 @@
 // fattnShared(HD) (mirrored in fattn.go).
 template <int HD>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
-                      int kvHeads, int kvLen, float scale, float softCap) {
+                      int kvHeads, int kvLen, float scale, float softCap, int keep) {
     constexpr int R = FA_R(HD);
     // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
     // of a quarter warp (8 consecutive positions) hit distinct banks.
@@ -55,6 +55,12 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     float* sM = sS + R * FA_KV;                     // [R] row maxima
     float* sInv = sM + R;                           // [R] 1/sum
     double* sSum = (double*)(sInv + R);             // [R] (8-aligned: an even count of floats before it)
+    // keep: the scores of pass 0 stay in shared memory ([R][kvLen rounded
+    // up to 64], after sSum) and passes 1 and 2 read them instead of
+    // loading K and computing them again (the same values: the same
+    // operations on the same inputs).
+    const int kvP = (kvLen + FA_KV - 1) / FA_KV * FA_KV;
+    float* sKeep = (float*)(sSum + R);
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int group = heads / kvHeads, kvh = blockIdx.y;
     int flat0 = blockIdx.x * R;
@@ -107,20 +113,23 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 }
             }
             if (!__syncthreads_or(seen)) continue;
+            const bool loadK = !keep || pass == 0;
+            if (loadK || pass == 2)
             for (int i = tid; i < FA_KV * HD / 2; i += blockDim.x) {
                 int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
                 __half2 kv2 = __floats2half2_rn(0.f, 0.f), vv2 = kv2;
                 if (j < kvLen) {
-                    kv2 = *(const __half2*)(kbase + j * kvRow + 2 * d2);
+                    if (loadK) kv2 = *(const __half2*)(kbase + j * kvRow + 2 * d2);
                     if (pass == 2) vv2 = *(const __half2*)(vbase + j * kvRow + 2 * d2);
                 }
-                *(float2*)(sK + kk * KS + 2 * d2) = __half22float2(kv2);
+                if (loadK) *(float2*)(sK + kk * KS + 2 * d2) = __half22float2(kv2);
                 if (pass == 2) *(__half2*)(sV + kk * VS + 2 * d2) = vv2;
             }
             __syncthreads();
             // The score of (sr, j0+sj), as attention_f16 computes it.
             float s = -INFINITY;
-            if (scorer) {
+            if (scorer && !loadK) s = sKeep[sr * kvP + j0 + sj];
+            else if (scorer) {
                 int j = j0 + sj;
                 float mv = 0.f;
                 bool live = sok && j < kvLen;
@@ -165,6 +174,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 }
             }
             if (pass == 0) {
+                if (keep && scorer) sKeep[sr * kvP + j0 + sj] = s;
                 // Row maxima: a warp's 32 scores are of one row.
                 float mx = warp_max(s);
                 if (scorer && lane == 0) sS[sr * FA_KV + (warp & 1)] = mx;
@@ -237,6 +247,6 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
 #define FATTN(hd) \
     extern "C" __global__ void __launch_bounds__(256, (hd) == 256 ? 1 : 2) fattn_f16_##hd(const float* q, const __half* kc, const __half* vc, const float* mask, \
                                                                     const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
-                                                                    float scale, float softCap) { \
-        fattn<hd>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap); }
+                                                                    float scale, float softCap, int keep) { \
+        fattn<hd>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap, keep); }
 FATTN(64) FATTN(96) FATTN(128) FATTN(256)

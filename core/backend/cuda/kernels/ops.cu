@@ -265,21 +265,23 @@ extern "C" __global__ void weighted_sum(const float* x, const float* w, float* o
 }
 
 // attn_used: the cache cells in use, as the CPU's attention finds them (the
-// last entry of any mask row that is not −Inf, plus one), into *used. One
-// block.
+// last entry of any mask row that is not −Inf, plus one), into *used,
+// which the host zeroes first: grid-stride over the mask, each block's
+// maximum folded in with atomicMax.
 extern "C" __global__ void attn_used(const float* mask, int tokens, int kvLen, int* used) {
     __shared__ int u;
     if (threadIdx.x == 0) u = 0;
     __syncthreads();
-    long long total = (long long)tokens * kvLen;
+    const long long total = (long long)tokens * kvLen, stride = (long long)gridDim.x * blockDim.x;
     int mine = 0;
-    for (long long i = threadIdx.x; i < total; i += blockDim.x) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
         float m = mask[i];
         if (!(isinf(m) && m < 0)) mine = max(mine, (int)(i % kvLen) + 1);
     }
-    atomicMax(&u, mine);
+    mine = max(mine, __reduce_max_sync(0xffffffffu, (unsigned)mine));
+    if ((threadIdx.x & 31) == 0 && mine > 0) atomicMax(&u, mine);
     __syncthreads();
-    if (threadIdx.x == 0) *used = u;
+    if (threadIdx.x == 0 && u > 0) atomicMax(used, u);
 }
 
 // attention: one block of 256 threads per (head, token), bit for bit the
@@ -435,3 +437,4 @@ extern "C" __global__ void __launch_bounds__(256) attention_f32(const float* q, 
                                                                 float* out, int headDim, int heads, int kvHeads, int kvLen, float scale, float softCap) {
     attention_impl<false>(q, kc, vc, mask, used, out, headDim, heads, kvHeads, kvLen, scale, softCap);
 }
+
