@@ -23,10 +23,11 @@ import (
 // last block of the mat-vec before them: tail.go), normone and ropeone
 // (norm_one and rope_store_one, the one-token forms of the norm chain and
 // of the rope/store group), mvpipe (the pipelined mat-vec of long rows,
-// mvp_*_1), or all),
+// mvp_*_1), vals (the split attention's one-pass values kernel,
+// attn_x_vals_*: the older attn_x_values_* then runs), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe bool }
+type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals bool }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
 // every path on but the mat-vec tails. (Their one-block tails, every
@@ -67,6 +68,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.normOne = o.normOne || all || f == "normone"
 		o.ropeOne = o.ropeOne || all || f == "ropeone"
 		o.mvPipe = o.mvPipe || all || f == "mvpipe"
+		o.vals = o.vals || all || f == "vals"
 	}
 	return o
 }
@@ -521,6 +523,10 @@ var decodeHeadDims = map[int64]string{64: "_64", 96: "_96", 128: "_128", 256: "_
 // weights over the padded n_kv and their 16-block sums.
 func decodeValuesShared(nkvMax int64) int64 { return 4 * (nkvMax + nkvMax/16) }
 
+// decodeValsShared is attn_x_vals's: the same, then the 64 lanes' chains
+// and tail products of its 32 elements (rows of 33 floats).
+func decodeValsShared(nkvMax int64) int64 { return decodeValuesShared(nkvMax) + 4*2*64*33 }
+
 // decodeOneMaxKV bounds the padded n_kv of the one-block attention
 // (attn_x_one_*: a block per head); longer rows take the split kernels,
 // which spread the positions over many blocks. 256 is the longest class
@@ -577,6 +583,9 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 		return true, nil
 	}
 	smem := decodeValuesShared(nkvMax)
+	if !b.off.vals {
+		smem = decodeValsShared(nkvMax)
+	}
 	if smem > int64(dv.smemOptin-attentionStaticShared) {
 		return false, nil
 	}
@@ -593,7 +602,12 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 		src[0], src[1], src[3], S, info, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap); err != nil {
 		return false, err
 	}
-	if err := dv.launch(&b.l, "attn_x_values"+suffix, [3]uint32{uint32(heads), uint32(hd / 2), 1}, block1(128), uint32(smem),
+	if !b.off.vals {
+		if err := dv.launch(&b.l, "attn_x_vals"+suffix, [3]uint32{uint32(heads), uint32(hd / 32), 1}, block1(256), uint32(smem),
+			S, info, src[2], out, i32(heads), i32(p.KVHeads), i32(nkvMax), dv.work, qt); err != nil {
+			return false, err
+		}
+	} else if err := dv.launch(&b.l, "attn_x_values"+suffix, [3]uint32{uint32(heads), uint32(hd / 2), 1}, block1(128), uint32(smem),
 		S, info, src[2], part, dv.counters, out, i32(heads), i32(p.KVHeads), i32(nkvMax), dv.work, qt); err != nil {
 		return false, err
 	}

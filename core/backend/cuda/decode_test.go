@@ -10,7 +10,8 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true}},
+		{"vals", decodeOff{vals: true}},
 		{"mvnorm,mvrope", decodeOff{mvNorm: true, mvRope: true}},
 		{"normone,ropeone", decodeOff{normOne: true, ropeOne: true}},
 		{"mvpipe", decodeOff{mvPipe: true}},

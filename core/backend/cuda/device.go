@@ -140,7 +140,7 @@ func (dv *device) setup() (err error) {
 	// Attention keeps its scores in shared memory, flash attention and the
 	// pipelined mat-muls their tiles: allow the device's most.
 	for fn, f := range dv.fns {
-		if fn == "attention_f16" || fn == "attention_f32" || strings.HasPrefix(fn, "attn_x_values_") || strings.HasPrefix(fn, "attn_x_one_") || wantsLargeShared(fn) {
+		if fn == "attention_f16" || fn == "attention_f32" || strings.HasPrefix(fn, "attn_x_values_") || strings.HasPrefix(fn, "attn_x_vals_") || strings.HasPrefix(fn, "attn_x_one_") || wantsLargeShared(fn) {
 			const maxDynamicShared = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 			if err := check("cuFuncSetAttribute", sys(d.funcSetAttribute, f, maxDynamicShared, uintptr(dv.smemOptin-attentionStaticShared))); err != nil {
 				return err

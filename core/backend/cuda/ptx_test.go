@@ -75,7 +75,7 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 		want = append(want, f.one, f.batch, f.multi)
 	}
 	for _, e := range decodeHeadDims {
-		want = append(want, "attn_x_scores"+e, "attn_x_values"+e, "attn_x_one"+e)
+		want = append(want, "attn_x_scores"+e, "attn_x_values"+e, "attn_x_vals"+e, "attn_x_one"+e)
 	}
 	for _, n := range want {
 		if !have[n] {

@@ -1068,6 +1068,127 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
     if (tid == 0) counters[h] = 0;
 }
 
+// attn_x_vals: pass 2 without the cross-block reduction. grid (heads,
+// HD/32) of 256 threads; block (h, c) makes elements 32c..32c+31 of head
+// h: it redoes the softmax of the head's row as attn_x_values does (so
+// four blocks a head for HD 128, not 64), then thread (m, p) — lane
+// m = tid/4, elements 32c+8p..+7 — runs those eight of the CPU's 64·HD
+// output chains (positions m, m+64, ... < n_kv&~63, one 16-byte load of V
+// a position) and the products of tail position n_kv&~63 + m; the chains
+// and products go to shared memory and warp 0 reduces each element's 64
+// lanes as the CPU does, adds the tail's products in double in order and
+// writes the element (and its q8_0/q8_1 block). The same operations in the
+// same order as attn_x_values: bit-identical. Dynamic shared memory:
+// decodeValsShared(nkvMax).
+template <int HD>
+__device__ void attn_x_vals(const float* S, const int* info, const __half* vc, float* out, int heads, int kvHeads, int nkvMax, uint8_t* q8, int qt) {
+    extern __shared__ __align__(16) float W[]; // nkvMax weights, nkvMax/16 block sums, then P and Tp
+    float* bs = W + nkvMax;
+    float(*P)[33] = (float(*)[33])(W + nkvMax + nkvMax / 16);
+    float(*Tp)[33] = P + 64;
+    __shared__ float red[8];
+    __shared__ double sum0;
+    const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31;
+    const int nkv = info[0];
+    const float* Sh = S + (long long)h * nkvMax;
+    float mx = -INFINITY;
+    for (int j0 = tid; j0 < nkv; j0 += AV_IL * blockDim.x) {
+        float s8[AV_IL];
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) {
+            const int j = j0 + u * blockDim.x;
+            s8[u] = j < nkv ? Sh[j] : -INFINITY;
+        }
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) mx = fmaxf(mx, s8[u]);
+    }
+    mx = warp_max(mx);
+    if (lane == 0) red[tid >> 5] = mx;
+    __syncthreads();
+#pragma unroll
+    for (int w = 0; w < 8; w++) mx = fmaxf(mx, red[w]);
+    for (int b = tid; b < nkv / 16; b += blockDim.x) {
+        float e[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(Sh[16 * b + l], mx));
+            W[16 * b + l] = e[l];
+        }
+        bs[b] = reduce_add16(e);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        double s = 0;
+        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
+        sum0 = s;
+    }
+    __syncthreads();
+    const float inv = (float)(1.0 / sum0);
+    for (int j = tid; j < nkv; j += blockDim.x) {
+        float w = W[j];
+        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
+    }
+    __syncthreads();
+    const long long kvRow = (long long)HD * kvHeads;
+    const int npV = nkv & ~63, m = tid >> 2, p = tid & 3, d0 = blockIdx.y * 32 + 8 * p;
+    const __half* vb = vc + (long long)kvh * HD + d0;
+    float a[8];
+#pragma unroll
+    for (int e = 0; e < 8; e++) a[e] = 0.f;
+    for (int j0 = m; j0 < npV; j0 += 64 * AV_IL) {
+        float w8[AV_IL];
+        uint4 v8[AV_IL];
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) {
+            const int j = j0 + 64 * u;
+            w8[u] = j < npV ? W[j] : 0.f;
+            v8[u] = w8[u] != 0.f ? *(const uint4*)(vb + j * kvRow) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < AV_IL; u++) {
+            const __half2* h2 = (const __half2*)&v8[u];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float2 f = __half22float2(h2[e]);
+                a[2 * e] = w8[u] != 0.f ? __fadd_rn(a[2 * e], __fmul_rn(w8[u], f.x)) : a[2 * e];
+                a[2 * e + 1] = w8[u] != 0.f ? __fadd_rn(a[2 * e + 1], __fmul_rn(w8[u], f.y)) : a[2 * e + 1];
+            }
+        }
+    }
+    float tp[8];
+#pragma unroll
+    for (int e = 0; e < 8; e++) tp[e] = 0.f;
+    if (npV + m < nkv && W[npV + m] != 0.f) {
+        const float w = W[npV + m];
+        uint4 raw = *(const uint4*)(vb + (npV + m) * kvRow);
+        const __half2* h2 = (const __half2*)&raw;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            float2 f = __half22float2(h2[e]);
+            tp[2 * e] = __fmul_rn(w, f.x);
+            tp[2 * e + 1] = __fmul_rn(w, f.y);
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 8; e++) {
+        P[m][8 * p + e] = a[e];
+        Tp[m][8 * p + e] = tp[e];
+    }
+    __syncthreads();
+    if (tid >= 32) return;
+    const int dd = tid;
+    float v16[16];
+#pragma unroll
+    for (int l = 0; l < 16; l++) v16[l] = __fadd_rn(__fadd_rn(P[l][dd], P[32 + l][dd]), __fadd_rn(P[16 + l][dd], P[48 + l][dd]));
+    double tail = 0;
+    for (int k = 0; k < nkv - npV; k++) tail += (double)Tp[k][dd];
+    float o = (float)((double)reduce_add16(v16) + tail);
+    long long e = (long long)h * HD + blockIdx.y * 32 + dd;
+    out[e] = o;
+    if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
+    else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
+}
+
 #define ATTN_X(HD)                                                                                                                                 \
     extern "C" __global__ void __launch_bounds__(128) attn_x_scores_##HD(const float* q, const __half* kc, const float* mask, float* S, int* info,  \
                                                                          int heads, int kvHeads, int kvLen, int nkvMax, float scale, float softCap) { \
@@ -1077,6 +1198,10 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
                                                                          unsigned* counters, float* out, int heads, int kvHeads, int nkvMax,      \
                                                                          uint8_t* q8, int qt) {                                                  \
         attn_x_values<HD>(S, info, vc, part, counters, out, heads, kvHeads, nkvMax, q8, qt);                                                      \
+    }                                                                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) attn_x_vals_##HD(const float* S, const int* info, const __half* vc, float* out, int heads,    \
+                                                                       int kvHeads, int nkvMax, uint8_t* q8, int qt) {                          \
+        attn_x_vals<HD>(S, info, vc, out, heads, kvHeads, nkvMax, q8, qt);                                                                        \
     }
 ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 

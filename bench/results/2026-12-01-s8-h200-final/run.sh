@@ -1,0 +1,37 @@
+#!/bin/bash
+# Session 8, final H200 call (issue 11): all CUDA op tests; GPU model tests over testdata (models/, small/,
+# arch/) plus ../shared/testdata/synth's Q4_0 model (carried); ncu per-kernel durations of an 8B-shaped decode
+# at p512; then the benches, alternating the split attention's new values kernel (attn_x_vals, default) with
+# the old one (MINFER_CUDA_DECODE=mvnorm,mvrope,vals): 1.1B Q4_0 all blocks + output, 8B Q4_K all blocks +
+# output, and 16 of 32 blocks. Logs: $OUT.
+R=$PWD; D=$R/.device/s8f; L=/tmp/L; mkdir -p $L
+dx() { if command -v xz >/dev/null; then xz -d -f "$1"; else python3 -c "import lzma,sys,shutil; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3],'wb'))" "$1" && rm -f "$1"; fi; }
+(cd $D && for f in *.xz synth/*.xz; do dx $f; done; chmod +x cuda.test core.test minfer)
+S=$OUT/summary.txt
+echo "# built from $(cat $D/BUILT_FROM | tr '\n' ' '); $(date -u); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)" | tee $S
+(cd core/backend/cuda && timeout 220 $D/cuda.test -test.v -test.count=1 -test.skip 'NoDriver|TestPTXMatchesSources' > $L/cuda-op.txt 2>&1; echo "cuda.test rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/cuda-op.txt) fail=$(grep -c -- '--- FAIL' $L/cuda-op.txt)" | tee -a $S)
+grep -E -- "--- FAIL|panic:" $L/cuda-op.txt | head -20 | tee -a $S
+grep -E -- "--- (PASS|FAIL): TestSplitAttentionValues/" $L/cuda-op.txt | head -20 | tee -a $S
+mkdir -p $D/td; for s in models small arch vocab templates; do ln -sfn $R/testdata/$s $D/td/$s; done; ln -sfn $D/synth $D/td/synth
+ls $D/td/synth | tee -a $S
+(cd core && MINFER_TESTDATA=$D/td timeout 200 $D/core.test -test.v -test.count=1 -test.run 'GPU' > $L/core-gpu.txt 2>&1; echo "core.test GPU rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/core-gpu.txt) fail=$(grep -c -- '--- FAIL' $L/core-gpu.txt) skip=$(grep -c -- '--- SKIP' $L/core-gpu.txt) cases=$(grep -c 'logits differ' $L/core-gpu.txt) nonzero=$(grep -cE ': [1-9][0-9]* of [0-9]+ logits differ' $L/core-gpu.txt)" | tee -a $S)
+grep -E -- "--- FAIL|panic:" $L/core-gpu.txt | head -25 | tee -a $S
+grep -E "synth-llama-Q4_0" $L/core-gpu.txt | head -12 | tee -a $S
+timeout 30 $D/minfer synth --preset 1b --type Q4_0 -o /tmp/1b.gguf 2>&1 | tail -1 | tee -a $S
+timeout 40 $D/minfer synth --preset 8b --layers 4 --type Q4_K -o /tmp/8b4.gguf 2>&1 | tail -1 | tee -a $S
+nc() { tag=$1; shift; echo "## ncu durations $tag: $*" | tee -a $S; MINFER_CUDA_GRAPHS=0 timeout 150 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --print-summary per-kernel "$@" > $L/ncu-$tag.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
+  grep -A6 "^  [a-z]" $L/ncu-$tag.txt | grep -E "^  [a-z]|duration" | paste - - | awk '{print $1, $2, $3, "|", $(NF-4), "min/max/avg", $(NF-2), $(NF-1), $NF}' | tee -a $S; }
+nc decode-p512 --launch-skip 1200 --launch-count 200 $D/minfer bench -m /tmp/8b4.gguf -p 512 -n 40 --gpu-layers 5
+t0=$SECONDS; timeout 200 $D/minfer synth --preset 8b --type Q4_K -o /tmp/8b.gguf > /dev/null 2>&1; echo "synth 8b rc=$? $((SECONDS-t0))s" | tee -a $S
+bn() { echo "## $*" | tee -a $S; timeout 100 env "$@" > $L/b.txt 2>&1; echo "rc=$? ${SECONDS}s" >> $L/b.txt; grep -E "prefill|decode|device|rc=|rror" $L/b.txt | tee -a $S; cat $L/b.txt >> $L/gpu-bench.txt; }
+for round in 1 2; do
+  bn X=defaults $D/minfer bench -m /tmp/8b.gguf -p 512 -n 128 -r 2 --gpu-layers 33
+  bn MINFER_CUDA_DECODE=mvnorm,mvrope,vals $D/minfer bench -m /tmp/8b.gguf -p 512 -n 128 -r 2 --gpu-layers 33
+done
+for round in 1 2; do
+  bn X=defaults $D/minfer bench -m /tmp/1b.gguf -p 512 -n 128 -r 3 --gpu-layers 23
+  bn MINFER_CUDA_DECODE=mvnorm,mvrope,vals $D/minfer bench -m /tmp/1b.gguf -p 512 -n 128 -r 3 --gpu-layers 23
+done
+bn X=defaults $D/minfer bench -m /tmp/8b.gguf -p 512 -n 128 -r 1 --gpu-layers 16
+echo "total ${SECONDS}s" | tee -a $S
+tar czf $OUT/logs.tgz -C $L .
