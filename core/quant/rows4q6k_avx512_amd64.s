@@ -113,18 +113,25 @@ GLOBL q6kScaleIdx<>(SB), RODATA|NOPTR, $256
 
 // func q6_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 // Registers: Z0..Z3 the rows' int32 lanes of the super-block, X12 the
-// four running sums; R9 = 3·wstride.
+// four running sums; R9 = 3·wstride, R12 the prefetch pointer.
 //
-// Prefetch: as q6_Kq8_Kr4AVX2, per super-block the next 840 bytes of the
-// region after its rows (R12): the next call's rows as one sequential
-// stream.
+// Prefetch: per super-block 840 bytes (four rows' worth) of the region
+// that starts eight rows on from its first row (R12): a mat-vec calls
+// this for rows i..i+3, then i+4..i+7, …, so that is the call after
+// next's four rows, one sequential stream. From memory (BenchmarkMatVecDRAM's shape, 2048-element rows; the
+// variants in bench/results/2026-12-01-s8-cpuq6k/prefetch-variants) this
+// read, medians of alternating runs on the 2-vCPU Zen VM, two threads
+// 44.5 GB/s against 40.1 for the AVX2 kernel's distance (the next call's
+// rows; 45.1 for the AVX2 kernel itself), one thread 28–34 against 25–31;
+// without prefetch 12–14 (one thread), 21–26 (two); each row's own
+// super-block 2, 4 or 8 blocks ahead 14–18 and 28–32.
 TEXT ·q6_Kq8_Kr4AVX512(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
 	MOVQ x+16(FP), DI
 	MOVQ nb+24(FP), CX
 	LEAQ (R8)(R8*2), R9
-	LEAQ (SI)(R8*4), R12
+	LEAQ (SI)(R8*8), R12
 	MOVL $0x0F0F0F0F, AX
 	VPBROADCASTD AX, Z15
 	MOVL $0x30303030, AX
