@@ -51,3 +51,20 @@ for t in types:
         continue
     print(f"| {t} | {g('mpp'):.1f} | {g('bpp'):.1f} | {g('lpp'):.1f} | {g('bpp')/g('lpp'):.2f}× | {g('mtg'):.2f} | {g('btg'):.2f} | {g('ltg'):.2f} | "
           f"{g('btg')/g('ltg'):.2f}× | {100*g('mfrac'):.0f}% | {100*g('bfrac'):.0f}% | {100*g('lfrac'):.0f}% |")
+
+# ab.sh: minfer before/after, -r 3 each, five alternating rounds.
+da = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'raw-ab')
+for t in ['Q4_K_M', 'Q6_K']:
+    if not os.path.exists(os.path.join(da, f'{t}-r1-main.json')):
+        continue
+    print()
+    print(f'ab.sh, {t} (-r 3 per run; order main,br in odd rounds, br,main in even):')
+    print()
+    print('| round | pp128 main | pp128 cpuq6k | tg64 main | tg64 cpuq6k | cpuq6k/main tg | roofline main (best) | roofline cpuq6k (mean) |')
+    print('|' + '---|' * 8)
+    for r in range(1, 6):
+        m = json.load(open(os.path.join(da, f'{t}-r{r}-main.json')))
+        b = json.load(open(os.path.join(da, f'{t}-r{r}-br.json')))
+        print(f"| {r} | {m['prefill_tok_s']:.1f} | {b['prefill_tok_s']:.1f} | {m['decode_tok_s']:.2f} ± {m['decode_tok_s_stddev']:.2f} | "
+              f"{b['decode_tok_s']:.2f} ± {b['decode_tok_s_stddev']:.2f} | {b['decode_tok_s']/m['decode_tok_s']:.2f} | "
+              f"{100*m['decode_fraction_of_memory_bandwidth']:.0f}% | {100*b['decode_fraction_of_memory_bandwidth']:.0f}% |")
