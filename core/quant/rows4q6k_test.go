@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/minfer/minfer/gguf"
 )
 
 // q6kBlockKind selects how q6kExtremeBlock fills a Q6_K block and the
@@ -112,6 +114,36 @@ func TestFourRowQ6_KExtremes(t *testing.T) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkFourRowQ6_K measures the four-row Q6_K decode kernel
+// (Kernel.Dot4Rows: four adjacent rows against one token, in cache) at
+// each level for the row lengths of a 1B model's matrices (2048, the FFN's
+// 5632) and 8192; MB/s counts the weight bytes.
+func BenchmarkFourRowQ6_K(b *testing.B) {
+	for _, n := range []int{2048, 5632, 8192} {
+		r := rand.New(rand.NewPCG(uint64(n), 41))
+		var w []byte
+		for i := 0; i < 4; i++ {
+			w = append(w, quantizeWeights(b, gguf.TypeQ6_K, gaussian(r, n, 0.02))...)
+		}
+		x := quantizeRow(b, gguf.TypeQ8_K, gaussian(r, n, 1))
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(gguf.TypeQ6_K, n)
+			restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out [4]float32
+			b.Run(fmt.Sprintf("%s/n=%d", lvl, n), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					k.Dot4Rows(w, x, &out)
+				}
+			})
 		}
 	}
 }
