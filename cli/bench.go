@@ -55,9 +55,9 @@ func runBench(e Env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.Stdout, r)
 	}
-	fmt.Fprintf(e.Stdout, "%s · %d threads · %s kernels · %d run(s)\nprefill %d tokens: %.1f ± %.1f tok/s\ndecode  %d tokens: %.2f ± %.2f tok/s (%.2f GB/s of weights; memory reads %.2f GB/s here: %.0f%%)\n",
+	fmt.Fprintf(e.Stdout, "%s · %d threads · %s kernels · %d run(s)\nprefill %d tokens: %.1f ± %.1f tok/s\ndecode  %d tokens: %.2f ± %.2f tok/s (%.2f GB/s of weights; memory reads %.2f GB/s here, %s of %d readings around the decode runs, max %.2f: %.0f%%)\n",
 		r.Model, r.Threads, r.KernelLevel, r.Repetitions, r.PromptTokens, r.PrefillTokS, r.PrefillStdDev,
-		r.DecodeTokens, r.DecodeTokS, r.DecodeStdDev, r.DecodeGBs, r.MemGBs, 100*r.RatioOfMem)
+		r.DecodeTokens, r.DecodeTokS, r.DecodeStdDev, r.DecodeGBs, r.MemGBs, r.MemBasis, len(r.MemSamples), r.MemGBsMax, 100*r.RatioOfMem)
 	if r.PrefillCPUms > 0 && r.DecodeCPUms > 0 {
 		fmt.Fprintf(e.Stdout, "cpu time per token: prefill %.1f ms, decode %.1f ms (all threads)\n", r.PrefillCPUms, r.DecodeCPUms)
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -51,6 +53,69 @@ func TestBenchRepetitionsJSON(t *testing.T) {
 	}
 	if code := runCLI(&out, &errb, "bench", "-m", model, "-r", "0"); code == 0 {
 		t.Error("-r 0 was accepted")
+	}
+}
+
+// TestBenchMemorySamplesJSON: `bench -r 2 --json` reads the bandwidth
+// meter just before and just after each measured decode run and reports
+// the readings (measured_memory_gb_s_samples: two per run), their mean as
+// measured_memory_gb_s (measured_memory_basis "mean"), their largest as
+// measured_memory_gb_s_max, and the roofline fraction against the mean;
+// a missing field or one inconsistent with the samples fails.
+func TestBenchMemorySamplesJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	model := ggtest.Path(t, "models", "stories260K.gguf")
+	const reps = 2
+	if code := runCLI(&out, &errb, "bench", "-m", model, "-p", "8", "-n", "4", "-t", "2", "-r", fmt.Sprint(reps), "--json"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	for _, k := range []string{"measured_memory_gb_s", "measured_memory_basis", "measured_memory_gb_s_max",
+		"measured_memory_gb_s_samples", "decode_fraction_of_memory_bandwidth", "decode_weight_gb_s"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("field %s missing: %s", k, out.String())
+		}
+	}
+	var r struct {
+		Mem     float64   `json:"measured_memory_gb_s"`
+		Basis   string    `json:"measured_memory_basis"`
+		Max     float64   `json:"measured_memory_gb_s_max"`
+		Samples []float64 `json:"measured_memory_gb_s_samples"`
+		Ratio   float64   `json:"decode_fraction_of_memory_bandwidth"`
+		Weights float64   `json:"decode_weight_gb_s"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if r.Basis != "mean" {
+		t.Errorf("measured_memory_basis %q, want \"mean\"", r.Basis)
+	}
+	if len(r.Samples) != 2*reps {
+		t.Fatalf("%d memory samples %v, want %d (before and after each of %d decode runs)", len(r.Samples), r.Samples, 2*reps, reps)
+	}
+	var sum, hi float64
+	for _, g := range r.Samples {
+		if !(g > 0) || math.IsInf(g, 0) {
+			t.Errorf("memory sample %g in %v", g, r.Samples)
+		}
+		sum += g
+		hi = max(hi, g)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	if mean := sum / float64(len(r.Samples)); !near(r.Mem, mean) {
+		t.Errorf("measured_memory_gb_s %g is not the mean %g of %v", r.Mem, mean, r.Samples)
+	}
+	if r.Max != hi {
+		t.Errorf("measured_memory_gb_s_max %g, the samples' largest is %g (%v)", r.Max, hi, r.Samples)
+	}
+	if r.Max < r.Mem {
+		t.Errorf("max %g below the mean %g", r.Max, r.Mem)
+	}
+	if !(r.Weights > 0) || !near(r.Ratio, r.Weights/r.Mem) {
+		t.Errorf("decode_fraction_of_memory_bandwidth %g, want decode_weight_gb_s / mean = %g / %g", r.Ratio, r.Weights, r.Mem)
 	}
 }
 

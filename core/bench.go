@@ -41,11 +41,17 @@ type BenchResult struct {
 	// DecodeGBs is the weight bytes a decode step reads per second (at the
 	// mean decode rate).
 	DecodeGBs float64 `json:"decode_weight_gb_s"`
-	// MemGBs is this machine's read bandwidth, the best of measurements
-	// after each run (the same threads); the ratio is how close decode gets
-	// to the memory-bandwidth limit.
-	MemGBs     float64 `json:"measured_memory_gb_s"`
-	RatioOfMem float64 `json:"decode_fraction_of_memory_bandwidth"`
+	// MemGBs is this machine's read bandwidth with the same threads: the
+	// mean (MemBasis "mean") of MemSamples, one meter reading (the best of
+	// three passes) just before and one just after each measured decode
+	// run, so that it sees the machine as decode did; MemGBsMax is the
+	// largest sample. RatioOfMem is DecodeGBs / MemGBs: how close decode
+	// gets to the memory-bandwidth limit.
+	MemGBs     float64   `json:"measured_memory_gb_s"`
+	MemBasis   string    `json:"measured_memory_basis"`
+	MemGBsMax  float64   `json:"measured_memory_gb_s_max"`
+	MemSamples []float64 `json:"measured_memory_gb_s_samples"`
+	RatioOfMem float64   `json:"decode_fraction_of_memory_bandwidth"`
 	// Device runs: where the blocks ran and, when the device can measure
 	// it, its device-to-device copy bandwidth (read + write) in this run.
 	Device       string  `json:"device,omitempty"`
@@ -80,26 +86,37 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	if warmup {
-		if _, _, err := s.benchOnce(ctx, rng, prompt, decode, nil); err != nil {
+		if _, _, err := s.benchOnce(ctx, rng, prompt, decode, nil, nil); err != nil {
 			return r, err
 		}
 	}
-	// The roofline is the best read bandwidth of a measurement after each
-	// run: one measurement moved 35–42 GB/s between runs on a quiet
-	// two-core VM while decode tok/s stayed within 1 %.
-	// It runs under the profile label bench=meter, so that a CPU profile
-	// of the runs (minfer bench --cpuprofile) can leave it out
+	// The roofline is the mean of meter readings taken just before and just
+	// after each measured decode run: one reading moved 35–42 GB/s between
+	// runs on a quiet two-core VM while decode tok/s stayed within 1 %, and
+	// on a shared machine the bandwidth decode saw is that of its own time,
+	// so a single or a best reading overstates it.
+	// The meter runs under the profile label bench=meter, so that a CPU
+	// profile of the runs (minfer bench --cpuprofile) can leave it out
 	// (pprof -tagignore bench=meter).
 	var meter *readMeter
 	pprof.Do(ctx, meterLabels, func(context.Context) { meter = newReadMeter(256 << 20) })
+	sample := func() {
+		pprof.Do(ctx, meterLabels, func(context.Context) {
+			r.MemSamples = append(r.MemSamples, meter.best(r.Threads, 3))
+		})
+	}
 	for i := 0; i < reps; i++ {
-		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode, &r)
+		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode, &r, sample)
 		if err != nil {
 			return r, err
 		}
 		r.PrefillSamples = append(r.PrefillSamples, pp)
 		r.DecodeSamples = append(r.DecodeSamples, tg)
-		pprof.Do(ctx, meterLabels, func(context.Context) { r.MemGBs = max(r.MemGBs, meter.best(r.Threads, 3)) })
+	}
+	r.MemBasis = "mean"
+	r.MemGBs, _ = meanStdDev(r.MemSamples)
+	for _, g := range r.MemSamples {
+		r.MemGBsMax = max(r.MemGBsMax, g)
 	}
 	r.PrefillCPUms /= float64(reps * prompt)
 	r.DecodeCPUms /= float64(reps * decode)
@@ -138,7 +155,9 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 // benchOnce is one prefill of prompt random tokens from an empty cache,
 // then decode single-token steps; it returns both rates in tokens/s and,
 // with r set, adds the CPU milliseconds of each phase to r's CPU fields.
-func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int, r *BenchResult) (pp, tg float64, err error) {
+// With sample set, it calls sample just before the decode steps and just
+// after them, outside their timing and CPU time.
+func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int, r *BenchResult, sample func()) (pp, tg float64, err error) {
 	toks := make([]int32, prompt)
 	for i := range toks {
 		toks[i] = int32(rng.IntN(s.H.NVocab))
@@ -151,6 +170,10 @@ func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode 
 	}
 	pp = float64(prompt) / time.Since(t0).Seconds()
 	c1 := processCPUTime()
+	if sample != nil {
+		sample()
+	}
+	c2 := processCPUTime()
 	t1 := time.Now()
 	for i := 0; i < decode; i++ {
 		if _, err := s.Eval(ctx, []int32{int32(rng.IntN(s.H.NVocab))}, false); err != nil {
@@ -158,9 +181,13 @@ func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode 
 		}
 	}
 	tg = float64(decode) / time.Since(t1).Seconds()
+	c3 := processCPUTime()
+	if sample != nil {
+		sample()
+	}
 	if r != nil {
 		r.PrefillCPUms += float64(c1-c0) / 1e6
-		r.DecodeCPUms += float64(processCPUTime()-c1) / 1e6
+		r.DecodeCPUms += float64(c3-c2) / 1e6
 	}
 	return pp, tg, nil
 }

@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 
 // The AVX512 level: every AVX2 kernel, with AVX-512 VNNI twins of the hot
 // ones of the Q4_0, Q8_0 and Q4_K weights (the prefill tile pairs and the
-// decode multi-row kernels). Offered when the CPU (and the OS, which
+// decode multi-row kernels) and of Q6_K's four-row decode kernel. Offered when the CPU (and the OS, which
 // x/sys/cpu checks for the ZMM state) has AVX-512 F, BW, VL and VNNI on
 // top of the AVX2 level's AVX2, FMA and F16C.
 
@@ -33,6 +33,7 @@ func init() {
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
 	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
+	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX512, bytesQ6K, bytesQ8K)
 	register(AVX512, &ks)
 }
 
@@ -108,3 +109,6 @@ func q8_0q8_0r4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 
 //go:noescape
 func q4_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q6_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)

@@ -22,7 +22,8 @@ const (
 	// NEONDot is NEON with the dot-product extension (SDOT).
 	NEONDot
 	// AVX512 is AVX2 plus AVX-512 F, BW, VL and VNNI (VPDPBUSD): the AVX2
-	// kernels, with VNNI twins of the hot Q4_0, Q8_0 and Q4_K ones.
+	// kernels, with VNNI twins of the hot Q4_0, Q8_0 and Q4_K ones and of
+	// Q6_K's four-row decode kernel.
 	AVX512
 
 	maxLevel = AVX512

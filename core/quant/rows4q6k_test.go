@@ -1,0 +1,149 @@
+package quant
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// q6kBlockKind selects how q6kExtremeBlock fills a Q6_K block and the
+// token's Q8_K block beside it.
+type q6kBlockKind int
+
+const (
+	q6kRandom q6kBlockKind = iota // random bytes, finite d (random scales)
+	q6kZero                       // all weight bytes zero (d = 0); the token random or zero
+	q6kMax                        // scales ±127 / −128, d = ±65504, extreme 6-bit values and quants
+	q6kMixed                      // each block one of the above at random
+	q6kKinds
+)
+
+// q6kExtremeBlock fills one Q6_K block wb and one Q8_K block xb of kind k.
+func q6kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
+	if k == q6kMixed {
+		k = q6kBlockKind(r.IntN(3))
+	}
+	for j := range wb {
+		wb[j] = byte(r.Uint32())
+	}
+	put16(wb[208:], F32ToF16(float32(r.NormFloat64()*0.01)))
+	putF32(xb, float32(r.NormFloat64()*0.01))
+	for j := 4; j < 260; j++ {
+		xb[j] = byte(r.Uint32()) // −128 included: no sign trick here
+	}
+	switch k {
+	case q6kZero:
+		clear(wb)
+		if r.IntN(2) == 0 {
+			clear(xb[:260])
+		}
+	case q6kMax:
+		// The 6-bit values all 0 (−32), all 63 (31) or random, per block.
+		switch r.IntN(3) {
+		case 0:
+			clear(wb[:192])
+		case 1:
+			for j := range wb[:192] {
+				wb[j] = 0xff
+			}
+		}
+		for j := 192; j < 208; j++ {
+			wb[j] = []byte{0x7f, 0x81, 0x80}[r.IntN(3)] // 127, −127, −128
+		}
+		put16(wb[208:], 0x7bff^uint16(r.IntN(2))<<15) // ±65504
+		// d_x large enough that some products overflow to ±Inf.
+		putF32(xb, float32([]float64{1e-3, 1e30, -1e30}[r.IntN(3)]))
+		mode := r.IntN(3)
+		for j := 4; j < 260; j++ {
+			switch mode {
+			case 0:
+				xb[j] = 0x80 // −128
+			case 1:
+				xb[j] = 0x7f
+			default:
+				xb[j] = []byte{0x80, 0x7f, 0x81}[r.IntN(3)]
+			}
+		}
+	}
+	fixBsums(xb)
+}
+
+// TestFourRowQ6_KExtremes: the four-row Q6_K decode kernel
+// (dotR4Q6_KQ8_K: q6_Kq8_Kr4AVX2, q6_Kq8_Kr4AVX512) at every level this
+// machine and build offer gives each row the generic one-row twin's bits,
+// on random blocks, zero blocks, blocks of the largest scales (±127,
+// −128) and d (±65504) against extreme quants, and mixtures, over odd and
+// even block counts, rows adjacent and not.
+func TestFourRowQ6_KExtremes(t *testing.T) {
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		ks := levels[lvl]
+		for _, nb := range []int{1, 2, 3, 4, 7, 8, 11} {
+			for kind := q6kRandom; kind < q6kKinds; kind++ {
+				for _, gap := range []int{0, 210*3 + 17} {
+					t.Run(fmt.Sprintf("%s/blocks=%d/kind=%d/gap=%d", lvl, nb, kind, gap), func(t *testing.T) {
+						r := rand.New(rand.NewPCG(uint64(nb)*131+uint64(gap), uint64(kind)+900))
+						rb := nb * bytesQ6K
+						stride := rb + gap
+						for rep := 0; rep < 12; rep++ {
+							w := make([]byte, 3*stride+rb)
+							x := make([]byte, nb*bytesQ8K)
+							for row := 0; row < 4; row++ {
+								for b := 0; b < nb; b++ {
+									wb := w[row*stride+b*bytesQ6K : row*stride+(b+1)*bytesQ6K]
+									xb := x[b*bytesQ8K : (b+1)*bytesQ8K]
+									// The token's block is rewritten by each
+									// row; the last row's stays, as a row's
+									// kind may change the token's.
+									q6kExtremeBlock(r, kind, wb, xb)
+								}
+							}
+							var out [4]float32
+							ks.dotR4Q6_KQ8_K(w, stride, x, &out)
+							for row := 0; row < 4; row++ {
+								want := gen.dotQ6_KQ8_K(w[row*stride:row*stride+rb], x)
+								if !sameBits(out[row], want) {
+									t.Fatalf("rep %d row %d: %s = %g (%#08x), generic %g (%#08x)",
+										rep, row, lvl, out[row], math.Float32bits(out[row]), want, math.Float32bits(want))
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkFourRowQ6_K measures the four-row Q6_K decode kernel
+// (Kernel.Dot4Rows: four adjacent rows against one token, in cache) at
+// each level for the row lengths of a 1B model's matrices (2048, the FFN's
+// 5632) and 8192; MB/s counts the weight bytes.
+func BenchmarkFourRowQ6_K(b *testing.B) {
+	for _, n := range []int{2048, 5632, 8192} {
+		r := rand.New(rand.NewPCG(uint64(n), 41))
+		var w []byte
+		for i := 0; i < 4; i++ {
+			w = append(w, quantizeWeights(b, gguf.TypeQ6_K, gaussian(r, n, 0.02))...)
+		}
+		x := quantizeRow(b, gguf.TypeQ8_K, gaussian(r, n, 1))
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(gguf.TypeQ6_K, n)
+			restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out [4]float32
+			b.Run(fmt.Sprintf("%s/n=%d", lvl, n), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					k.Dot4Rows(w, x, &out)
+				}
+			})
+		}
+	}
+}
