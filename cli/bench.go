@@ -61,6 +61,9 @@ func runBench(e Env, args []string) error {
 	if r.PrefillCPUms > 0 && r.DecodeCPUms > 0 {
 		fmt.Fprintf(e.Stdout, "cpu time per token: prefill %.1f ms, decode %.1f ms (all threads)\n", r.PrefillCPUms, r.DecodeCPUms)
 	}
+	if r.CPUWeights != "" {
+		fmt.Fprintf(e.Stdout, "CPU weights: %s\n", r.CPUWeights)
+	}
 	if r.Device != "" {
 		fmt.Fprintf(e.Stdout, "device %s: %d of %d blocks; device-to-device copy %.0f GB/s: decode reads weights at %.1f%% of it\n",
 			r.Device, min(r.GPULayers, r.NLayers), r.NLayers, r.DevCopyGBs, 100*r.RatioOfCopy)

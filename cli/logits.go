@@ -47,12 +47,14 @@ func parseTokens(s string) ([]int32, error) {
 // loadFlags are shared by the commands that load a model.
 type loadFlags struct {
 	*planFlags
-	model   *string
-	threads *int
+	model      *string
+	threads    *int
+	cpuWeights *string
 }
 
 func addLoadFlags(fs *flagSet) *loadFlags {
-	return &loadFlags{planFlags: addPlanFlags(fs.FlagSet), model: fs.String("m", "", "model file (.gguf)"), threads: fs.Int("threads", 0, "CPU threads (default: all cores)")}
+	return &loadFlags{planFlags: addPlanFlags(fs.FlagSet), model: fs.String("m", "", "model file (.gguf)"), threads: fs.Int("threads", 0, "CPU threads (default: all cores)"),
+		cpuWeights: fs.String("cpu-weights", "", "how the CPU holds its weights: auto (copy into memory when they take at most half of the available memory), copy, or map (use them from the file); default $MINFER_CPU_WEIGHTS, else auto")}
 }
 
 func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Session, error) {
@@ -63,7 +65,7 @@ func (l *loadFlags) load(ctx context.Context, e Env, progress bool) (*core.Sessi
 	if err != nil {
 		return nil, err
 	}
-	lo := core.LoadOptions{PlanOptions: opts, Threads: *l.threads, Logf: func(f string, a ...any) { fmt.Fprintf(e.Stderr, "warning: "+f+"\n", a...) }}
+	lo := core.LoadOptions{PlanOptions: opts, Threads: *l.threads, CPUWeights: *l.cpuWeights, Logf: func(f string, a ...any) { fmt.Fprintf(e.Stderr, "warning: "+f+"\n", a...) }}
 	var prog core.Progress
 	width := 0 // of the progress line, to clear it
 	if progress {

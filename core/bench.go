@@ -60,6 +60,9 @@ type BenchResult struct {
 	DevCopyGBs   float64 `json:"device_copy_gb_s,omitempty"`
 	RatioOfCopy  float64 `json:"decode_fraction_of_device_copy_bandwidth,omitempty"`
 	DeviceWeight int64   `json:"device_weight_bytes,omitempty"`
+	// CPUWeights says how the CPU held its weights (copied into memory or
+	// mapped from the file, and why: the offload report's line).
+	CPUWeights string `json:"cpu_weights"`
 }
 
 // copyMeter is a device backend that measures its copy bandwidth.
@@ -139,6 +142,7 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 		r.RatioOfMem = r.DecodeGBs / r.MemGBs
 	}
 	r.GPULayers, r.NLayers = s.plan.GPULayers, s.H.NLayer
+	r.CPUWeights = s.report.HostWeights
 	if len(s.bes) > 1 {
 		r.Device = s.bes[1].Name()
 		r.DeviceWeight = s.bes[1].WeightsBytes()

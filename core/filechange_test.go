@@ -28,10 +28,11 @@ func storiesCopy(t *testing.T) string {
 	return p
 }
 
-func loadCopy(t *testing.T, path string, threads int) (*Session, *chat.Conversation) {
+func loadCopy(t *testing.T, path string, threads int, cpuWeights string) (*Session, *chat.Conversation) {
 	t.Helper()
 	o := cpuOnly()
 	o.Threads = threads
+	o.CPUWeights = cpuWeights
 	s, err := Load(context.Background(), path, o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestModelFileChangedUnderASession(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := storiesCopy(t)
-			s, conv := loadCopy(t, path, 2)
+			s, conv := loadCopy(t, path, 2, "")
 			want, err := complete(conv, "Once upon a time")
 			if err != nil {
 				t.Fatal(err)
@@ -114,12 +115,13 @@ func TestModelFileChangedUnderASession(t *testing.T) {
 // way (a change between the check and the read), reading weights past the
 // file's new end faults; on the session's goroutine and on the CPU pool's
 // workers alike the fault is the FileChangedError, not SIGBUS ending the
-// process.
+// process. (Weights used from the mapping: copied weights do not read the
+// file after the load — TestCopiedWeightsOutliveTheFile.)
 func TestFaultOnATruncatedMappingIsAnError(t *testing.T) {
 	for _, threads := range []int{1, 4} {
 		t.Run(fmt.Sprintf("%d threads", threads), func(t *testing.T) {
 			path := storiesCopy(t)
-			s, conv := loadCopy(t, path, threads)
+			s, conv := loadCopy(t, path, threads, "map")
 			if _, err := complete(conv, "Once upon a time"); err != nil {
 				t.Fatal(err)
 			}
@@ -141,5 +143,30 @@ func TestFaultOnATruncatedMappingIsAnError(t *testing.T) {
 				t.Errorf("the emptied file loads")
 			}
 		})
+	}
+}
+
+// TestCopiedWeightsOutliveTheFile: weights the CPU copied into memory are
+// the load's own: with the size check out of the way, truncating the file
+// after the load changes nothing the session computes (same text as
+// before), and a file truncated before the load is still refused.
+func TestCopiedWeightsOutliveTheFile(t *testing.T) {
+	path := storiesCopy(t)
+	s, conv := loadCopy(t, path, 2, "copy")
+	want, err := complete(conv, "Once upon a time")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.stamp = nil
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	conv.Reset()
+	got, err := complete(conv, "Once upon a time")
+	if err != nil || got != want {
+		t.Fatalf("after the truncation: %q, %v; want %q", got, err, want)
+	}
+	if _, err := Load(context.Background(), path, cpuOnly(), nil); err == nil {
+		t.Fatal("loading the truncated file again: no error")
 	}
 }

@@ -41,6 +41,10 @@ type LoadOptions struct {
 	// separate instead of registering the fused device forms (for
 	// comparisons; MINFER_DEVICE_FUSION=0 does the same).
 	NoDeviceFusion bool
+	// CPUWeights is how the CPU holds the weights it runs: "auto" (or ""),
+	// "copy" or "map" (cpuWeightsChoice); empty means MINFER_CPU_WEIGHTS,
+	// else auto.
+	CPUWeights string
 }
 
 // EnvDeviceFusion set to 0 turns the fused device forms off.
@@ -186,11 +190,30 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	}
 
 	specs := s.arch.Tensors(s.H)
-	var total, done int64
+	var total, done, cpuBytes int64
 	for _, sp := range specs {
 		if ti, ok := s.file.Tensor(sp.Name); ok {
 			total += ti.NBytes()
+			if !(len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name)) {
+				cpuBytes += ti.NBytes()
+			}
 		}
+	}
+	// The CPU's weights: copied into its own memory or used from the
+	// mapping; copies are charged, so the host budget then counts no
+	// mapped weights.
+	mode := opts.CPUWeights
+	if mode == "" {
+		mode, _ = opts.env()(EnvCPUWeights)
+	}
+	copyW, why, err := cpuWeightsChoice(mode, cpuBytes, hm, hmErr)
+	if err != nil {
+		return err
+	}
+	s.report.HostWeights = why
+	if copyW {
+		s.cpu.SetCopyWeights(true)
+		s.ga.SetMemoryBudget(0, alloc.HostBudget(0, hm, hmErr))
 	}
 	fusedBy := s.deviceFusions(wantsDevice, opts)
 	for _, sp := range specs {
@@ -220,6 +243,12 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			return err
 		}
 		be := 0
+		if copyW && !(len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name)) {
+			// The copy is host memory: the gate admits it first.
+			if err := s.ga.Admits(0, ti.NBytes(), fmt.Sprintf("weight %s (copied into memory)", ti.Name)); err != nil {
+				return err
+			}
+		}
 		if len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name) {
 			be = 1
 			// A device copy takes device memory: the gate admits it first,

@@ -17,6 +17,9 @@ type Report struct {
 	// DeviceBytes and HostBytes are the weight bytes the device and CPU
 	// backends registered (measured, not planned).
 	DeviceBytes, HostBytes int64
+	// HostWeights says how the CPU holds its weights: copied into memory
+	// or mapped from the file, and why ("" when not said).
+	HostWeights string
 	// DeviceFree and DeviceTotal are the device's own memory answer
 	// measured at the end of the load (weights and KV cache in place;
 	// every process's use counted); 0 when the device cannot say.
@@ -65,6 +68,9 @@ func (r Report) String() string {
 		b.WriteString("  output/embeddings → CPU\n")
 	}
 	fmt.Fprintf(&b, "  weights: %s on %s, %s on CPU\n", formatBytes(r.DeviceBytes), device, formatBytes(r.HostBytes))
+	if r.HostWeights != "" {
+		fmt.Fprintf(&b, "  CPU weights: %s\n", r.HostWeights)
+	}
 	if r.DeviceTotal > 0 && r.Fallback == "" {
 		fmt.Fprintf(&b, "  device memory after the load: %s in use of %s (measured by the device)\n",
 			formatBytes(r.DeviceTotal-r.DeviceFree), formatBytes(r.DeviceTotal))

@@ -61,9 +61,16 @@ func BudgetDecision(dm devices.DeviceMemory) Budget {
 // plus three quarters of the host's available memory (offload.Usable). When the host's answer is
 // missing (err, or nothing available) there is no limit: the CPU cannot be
 // refused on a number nobody measured.
+//
+// Weights the CPU copies into memory of its own (core.Load's choice) are
+// not mapped: the caller passes 0, and the copies are charged against the
+// three quarters like any other buffer.
 func HostBudget(mappedWeights int64, hm devices.HostMem, err error) Budget {
 	if err != nil || hm.Available == 0 {
 		return Unlimited("host memory unknown")
+	}
+	if mappedWeights == 0 {
+		return Limit(int64(offload.Usable(hm.Available)), fmt.Sprintf("¾ of %s available host memory (%s)", units.MiB(hm.Available), hm.Source))
 	}
 	return Limit(mappedWeights+int64(offload.Usable(hm.Available)),
 		fmt.Sprintf("mapped weights + ¾ of %s available host memory (%s)", units.MiB(hm.Available), hm.Source))

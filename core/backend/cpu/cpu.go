@@ -37,6 +37,10 @@ type CPU struct {
 	wbytes  int64
 	allocs  int64
 	w       *workers
+	// copyWeights: RegisterWeight copies (weightmem.go); frees releases
+	// the copies on Close.
+	copyWeights bool
+	frees       []func()
 
 	// scratch for quantized activations (backend-internal: not in the
 	// memory report).
@@ -133,12 +137,18 @@ func (c *CPU) WeightsBytes() int64 {
 	return c.wbytes
 }
 
-// RegisterWeight keeps a view of the mapped tensor: no copy.
+// RegisterWeight keeps a view of the mapped tensor (no copy), or a copy of
+// it when copying is on (weightmem.go).
 func (c *CPU) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, dup := c.weights[name]; dup {
 		return fmt.Errorf("cpu: weight %q registered twice", name)
+	}
+	if c.copyWeights {
+		var free func()
+		data, free = ownCopy(data)
+		c.frees = append(c.frees, free)
 	}
 	c.weights[name] = weight{t, dims, data}
 	c.wbytes += int64(len(data))
@@ -215,6 +225,11 @@ func (c *CPU) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.bufs = map[alloc.BufID][]byte{}
+	c.weights = map[string]weight{}
+	for _, f := range c.frees {
+		f()
+	}
+	c.frees = nil
 	return nil
 }
 

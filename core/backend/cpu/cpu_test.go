@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/alloc"
 )
 
@@ -56,5 +57,47 @@ func TestBufRefLenIsTheLogicalLength(t *testing.T) {
 	}
 	if err := c.WriteHost(kv.ID, make([]byte, 512)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestCopiedWeights: with copying on, a registered weight is the backend's
+// own copy (changing the caller's bytes afterwards changes nothing the
+// backend reads), with the same bytes; with it off, the backend uses the
+// caller's bytes in place. Close releases the copies.
+func TestCopiedWeights(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		c := New(1)
+		c.SetCopyWeights(on)
+		if c.CopiesWeights() != on {
+			t.Fatalf("CopiesWeights() = %v, want %v", c.CopiesWeights(), on)
+		}
+		src := make([]byte, 3<<20+5) // more than one huge page, not a multiple of one
+		for i := range src {
+			src[i] = byte(i * 7)
+		}
+		want := append([]byte(nil), src...)
+		if err := c.RegisterWeight("w", gguf.TypeF32, []int64{int64(len(src) / 4)}, src); err != nil {
+			t.Fatal(err)
+		}
+		got := c.weights["w"].data
+		if len(got) != len(want) || string(got) != string(want) {
+			t.Fatalf("copy %v: the registered bytes differ from the source's", on)
+		}
+		src[0], src[len(src)-1] = ^src[0], ^src[len(src)-1]
+		if same := &got[0] == &src[0]; same == on {
+			t.Errorf("copy %v: the backend's bytes are the caller's: %v", on, same)
+		}
+		if on && (got[0] != want[0] || got[len(got)-1] != want[len(want)-1]) {
+			t.Error("a change to the source reached the copy")
+		}
+		if c.WeightsBytes() != int64(len(src)) {
+			t.Errorf("WeightsBytes %d, want %d", c.WeightsBytes(), len(src))
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.frees) != 0 || len(c.weights) != 0 {
+			t.Errorf("after Close: %d copies, %d weights kept", len(c.frees), len(c.weights))
+		}
 	}
 }
