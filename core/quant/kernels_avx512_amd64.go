@@ -6,9 +6,9 @@ import "golang.org/x/sys/cpu"
 
 // The AVX512 level: every AVX2 kernel, with AVX-512 VNNI twins of the hot
 // ones of the Q4_0, Q8_0 and Q4_K weights (the prefill tile pairs and the
-// decode multi-row kernels) and of Q6_K's four-row decode kernel. Offered when the CPU (and the OS, which
-// x/sys/cpu checks for the ZMM state) has AVX-512 F, BW, VL and VNNI on
-// top of the AVX2 level's AVX2, FMA and F16C.
+// decode multi-row kernels) and of Q6_K's four-row decode kernel. Offered
+// when the CPU (and the OS, which x/sys/cpu checks for the ZMM state) has
+// AVX-512 F, BW, VL and VNNI on top of the AVX2 level's AVX2, FMA and F16C.
 
 // hasAVX512 reports whether this CPU runs the AVX512 level.
 func hasAVX512() bool {

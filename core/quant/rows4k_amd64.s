@@ -1,6 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
+#include "rows4_amd64.h"
 
 // func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 // Four Q4_K rows against one token (decode). Per super-block each row's
@@ -284,18 +285,8 @@ q4kr4loop:
 	VPADDD X5, X4, X4
 	VCVTDQ2PS X0, X0
 	VCVTDQ2PS X4, X4
-	MOVWLZX (SI), AX
-	VMOVD AX, X8
-	VPINSRW $1, (SI)(R8*1), X8, X8
-	VPINSRW $2, (SI)(R8*2), X8, X8
-	VPINSRW $3, (SI)(R9*1), X8, X8
-	VCVTPH2PS X8, X8
-	MOVWLZX 2(SI), AX
-	VMOVD AX, X9
-	VPINSRW $1, 2(SI)(R8*1), X9, X9
-	VPINSRW $2, 2(SI)(R8*2), X9, X9
-	VPINSRW $3, 2(SI)(R9*1), X9, X9
-	VCVTPH2PS X9, X9
+	F16X4(0, X8)
+	F16X4(2, X9)
 	VBROADCASTSS (DI), X10
 	VMULPS X10, X8, X8
 	VMULPS X10, X9, X9

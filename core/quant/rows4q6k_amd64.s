@@ -1,6 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
+#include "rows4_amd64.h"
 
 // Four Q6_K rows against one token (decode), AVX2. Per super-block each
 // row's integer sum is q6_Kq8_KAVX2's (unsigned 6-bit values against the
@@ -125,20 +126,7 @@ TEXT ·q6_Kq8_Kr4AVX2(SB), NOSPLIT, $0-40
 q6kr4loop:
 	// Prefetch the next call's rows (the 4·210 bytes after these rows per
 	// super-block of them) as one sequential stream.
-	PREFETCHT0 0(R12)
-	PREFETCHT0 64(R12)
-	PREFETCHT0 128(R12)
-	PREFETCHT0 192(R12)
-	PREFETCHT0 256(R12)
-	PREFETCHT0 320(R12)
-	PREFETCHT0 384(R12)
-	PREFETCHT0 448(R12)
-	PREFETCHT0 512(R12)
-	PREFETCHT0 576(R12)
-	PREFETCHT0 640(R12)
-	PREFETCHT0 704(R12)
-	PREFETCHT0 768(R12)
-	PREFETCHT0 832(R12)
+	PREFETCH_Q6K4(R12)
 	ADDQ $840, R12
 	R6_ROW((SI), Y0)
 	R6_ROW((SI)(R8*1), Y1)
@@ -152,12 +140,7 @@ q6kr4loop:
 	VPADDD X1, X0, X0
 	VCVTDQ2PS X0, X0
 	// The rows' d in lanes 0..3, times d_x, times isum, into the sums.
-	MOVWLZX 208(SI), AX
-	VMOVD AX, X8
-	VPINSRW $1, 208(SI)(R8*1), X8, X8
-	VPINSRW $2, 208(SI)(R8*2), X8, X8
-	VPINSRW $3, 208(SI)(R9*1), X8, X8
-	VCVTPH2PS X8, X8
+	F16X4(208, X8)
 	VBROADCASTSS (DI), X10
 	VMULPS X10, X8, X8
 	VMULPS X0, X8, X8
