@@ -37,10 +37,10 @@ type CPU struct {
 	wbytes  int64
 	allocs  int64
 	w       *workers
-	// copyWeights: RegisterWeight copies (weightmem.go); frees releases
-	// the copies on Close.
+	// copyWeights: RegisterWeight copies (weightmem.go) into arena,
+	// released on Close.
 	copyWeights bool
-	frees       []func()
+	arena       weightArena
 
 	// scratch for quantized activations (backend-internal: not in the
 	// memory report).
@@ -146,9 +146,7 @@ func (c *CPU) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []
 		return fmt.Errorf("cpu: weight %q registered twice", name)
 	}
 	if c.copyWeights {
-		var free func()
-		data, free = ownCopy(data)
-		c.frees = append(c.frees, free)
+		data = c.arena.copyOf(data)
 	}
 	c.weights[name] = weight{t, dims, data}
 	c.wbytes += int64(len(data))
@@ -226,10 +224,7 @@ func (c *CPU) Close() error {
 	defer c.mu.Unlock()
 	c.bufs = map[alloc.BufID][]byte{}
 	c.weights = map[string]weight{}
-	for _, f := range c.frees {
-		f()
-	}
-	c.frees = nil
+	c.arena.release()
 	return nil
 }
 

@@ -2,7 +2,9 @@ package cpu
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/alloc"
@@ -96,8 +98,43 @@ func TestCopiedWeights(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if len(c.frees) != 0 || len(c.weights) != 0 {
-			t.Errorf("after Close: %d copies, %d weights kept", len(c.frees), len(c.weights))
+		if len(c.arena.frees) != 0 || len(c.weights) != 0 {
+			t.Errorf("after Close: %d copy regions, %d weights kept", len(c.arena.frees), len(c.weights))
 		}
+	}
+}
+
+// TestCopiedWeightsArePacked: many small copied weights share one region
+// (not a huge page each), each 64-byte aligned and holding its own bytes;
+// a weight that does not fit in what is left gets a region of its own.
+func TestCopiedWeightsArePacked(t *testing.T) {
+	c := New(1)
+	defer c.Close()
+	c.SetCopyWeights(true)
+	srcs := make([][]byte, 200)
+	for i := range srcs {
+		srcs[i] = make([]byte, 4*(i+1)) // norms and the like: a few bytes to a KiB
+		for j := range srcs[i] {
+			srcs[i][j] = byte(i + j)
+		}
+		if err := c.RegisterWeight(fmt.Sprintf("n%d", i), gguf.TypeF32, []int64{int64(i + 1)}, srcs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(c.arena.frees); n != 1 {
+		t.Errorf("200 small weights took %d regions, want 1", n)
+	}
+	for i, src := range srcs {
+		got := c.weights[fmt.Sprintf("n%d", i)].data
+		if string(got) != string(src) || uintptr(unsafe.Pointer(&got[0]))%64 != 0 {
+			t.Fatalf("weight %d: wrong bytes or not 64-byte aligned", i)
+		}
+	}
+	big := make([]byte, weightChunk+1)
+	if err := c.RegisterWeight("big", gguf.TypeF32, []int64{int64(len(big) / 4)}, big[:len(big)/4*4]); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.arena.frees); n != 2 {
+		t.Errorf("after a weight larger than a region: %d regions, want 2", n)
 	}
 }

@@ -21,13 +21,43 @@ func (c *CPU) CopiesWeights() bool {
 	return c.copyWeights
 }
 
-// ownCopy returns a copy of data in weight memory and a function that
-// releases it.
-func ownCopy(data []byte) ([]byte, func()) {
+// weightChunk is the size of the regions copies are packed into. One
+// region per tensor would round every small tensor (a norm's few KiB) up
+// to a huge page of its own, memory the budget never charged; packed, a
+// load wastes at most the tail of each region, whose pages are never
+// touched.
+const weightChunk = 64 << 20
+
+// weightArena packs copies into regions of weightChunk bytes (a tensor
+// larger than that gets a region of its own), each copy 64-byte aligned.
+type weightArena struct {
+	cur   []byte
+	off   int
+	frees []func()
+}
+
+// copyOf returns a copy of data in the arena.
+func (a *weightArena) copyOf(data []byte) []byte {
 	if len(data) == 0 {
-		return data, func() {}
+		return data
 	}
-	b, free := weightAlloc(len(data))
+	const align = 64
+	off := (a.off + align - 1) &^ (align - 1)
+	if off+len(data) > len(a.cur) {
+		b, free := weightAlloc(max(len(data), weightChunk))
+		a.frees = append(a.frees, free)
+		a.cur, off = b, 0
+	}
+	a.off = off + len(data)
+	b := a.cur[off : off+len(data) : off+len(data)]
 	copy(b, data)
-	return b, free
+	return b
+}
+
+// release unmaps every region.
+func (a *weightArena) release() {
+	for _, f := range a.frees {
+		f()
+	}
+	*a = weightArena{}
 }
