@@ -28,12 +28,7 @@ func TestSplitAttentionValues(t *testing.T) {
 			g.off.vals = old
 			g.l.counts = map[string]int{}
 			r := rand.New(rand.NewPCG(51, 52))
-			for _, tc := range []struct {
-				hd, heads, kvHeads, past, ctx int
-				softCap                       float32
-				holes                         bool
-				wt                            gguf.GGMLType // 0: no mat-mul after
-			}{
+			for _, tc := range []attnValCase{
 				{128, 32, 8, 511, 640, 0, false, gguf.TypeQ4_0},
 				{128, 8, 2, 300, 400, 0, true, gguf.TypeQ5_1},
 				{64, 8, 8, 700, 800, 0, false, 0},
@@ -41,46 +36,10 @@ func TestSplitAttentionValues(t *testing.T) {
 				{256, 8, 4, 330, 352, 30, false, 0},
 				{128, 14, 2, 95, 128, 0, false, gguf.TypeQ4_K},
 			} {
-				name := fmt.Sprintf("hd%d/h%d-kv%d/past%d/ctx%d/cap%g/holes%v/%v", tc.hd, tc.heads, tc.kvHeads, tc.past, tc.ctx, tc.softCap, tc.holes, tc.wt)
-				t.Run(name, func(t *testing.T) {
-					hd, rowLen := tc.hd, tc.hd*tc.kvHeads
-					rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
-					mask := make([]float32, tc.ctx)
-					for j := range mask {
-						if j > tc.past || (tc.holes && j%7 == 2) {
-							mask[j] = float32(math.Inf(-1))
-						}
-					}
-					allRows := make([]int32, tc.ctx)
-					for i := range allRows {
-						allRows[i] = int32(i)
-					}
-					ws := map[string]tensor{}
-					if tc.wt != 0 {
-						ws["wo"] = quantized(t, tc.wt, hd*tc.heads, 64, r)
-					}
+				t.Run(tc.String(), func(t *testing.T) {
+					hd := tc.hd
 					before := g.l.counts[fmt.Sprintf("attn_x_vals_%d", hd)] + g.l.counts[fmt.Sprintf("attn_x_values_%d", hd)]
-					compareExact(t, opCase{
-						kv:      map[string]int64{"k": rb * int64(tc.ctx), "v": rb * int64(tc.ctx)},
-						weights: ws,
-						inputs: map[string][]byte{
-							"q": memview.Bytes(randF32(r, hd*tc.heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
-							"kall": memview.Bytes(randF32(r, rowLen*tc.ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*tc.ctx, 1)),
-						},
-						build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-							all := b.Input("allrows", gguf.TypeI32, int64(tc.ctx))
-							kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), int64(tc.ctx)), b.Input("kall", gguf.TypeF32, int64(rowLen), int64(tc.ctx)), all, "kfill")
-							vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), int64(tc.ctx)), b.Input("vall", gguf.TypeF32, int64(rowLen), int64(tc.ctx)), all, "vfill")
-							q := b.Input("q", gguf.TypeF32, int64(hd), int64(tc.heads), 1)
-							att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, int64(tc.ctx), 1),
-								graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: tc.kvHeads, KVLen: tc.ctx, SoftCap: tc.softCap}, "att")
-							if tc.wt == 0 {
-								return att
-							}
-							flat := b.View(att, "attf", 0, int64(hd*tc.heads), 1)
-							return b.Add(b.MatMul(wf("wo"), flat, "o"), b.View(flat, "head", 0, 64, 1), "out")
-						},
-					}, g, 3)
+					runAttnValCase(t, g, r, tc)
 					want := fmt.Sprintf("attn_x_vals_%d", hd)
 					if old {
 						want = fmt.Sprintf("attn_x_values_%d", hd)
@@ -90,9 +49,133 @@ func TestSplitAttentionValues(t *testing.T) {
 					}
 				})
 			}
+			if q := g.l.counts["quant_q8_0"] + g.l.counts["quant_q8_1"]; q != 0 {
+				t.Errorf("the attention's q8_0/q8_1 output ran as %d separate quantizations: %v", q, g.l.counts)
+			}
 			if old && g.l.counts["attn_x_vals_128"] != 0 || !old && g.l.counts["attn_x_values_128"] != 0 {
 				t.Errorf("the other values kernel ran: %v", g.l.counts)
 			}
 		})
+	}
+}
+
+// attnValCase is one token's attention over a cache of ctx rows whose
+// first past+1 are visible (holes: every seventh hidden too), and, when
+// wt is set, a mat-mul of type wt after it (whose activation
+// quantization the attention kernel may do).
+type attnValCase struct {
+	hd, heads, kvHeads, past, ctx int
+	softCap                       float32
+	holes                         bool
+	wt                            gguf.GGMLType // 0: no mat-mul after
+}
+
+func (tc attnValCase) String() string {
+	return fmt.Sprintf("hd%d/h%d-kv%d/past%d/ctx%d/cap%g/holes%v/%v", tc.hd, tc.heads, tc.kvHeads, tc.past, tc.ctx, tc.softCap, tc.holes, tc.wt)
+}
+
+// runAttnValCase runs tc on g and on the CPU and requires the same bits
+// (three steps on g: captured and replayed), and the attention counters
+// zero afterwards (every kernel that counts leaves them so).
+func runAttnValCase(t *testing.T, g *Backend, r *rand.Rand, tc attnValCase) {
+	t.Helper()
+	hd, rowLen := tc.hd, tc.hd*tc.kvHeads
+	rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+	mask := make([]float32, tc.ctx)
+	for j := range mask {
+		if j > tc.past || (tc.holes && j%7 == 2) {
+			mask[j] = float32(math.Inf(-1))
+		}
+	}
+	allRows := make([]int32, tc.ctx)
+	for i := range allRows {
+		allRows[i] = int32(i)
+	}
+	ws := map[string]tensor{}
+	if tc.wt != 0 {
+		ws["wo"] = quantized(t, tc.wt, hd*tc.heads, 64, r)
+	}
+	compareExact(t, opCase{
+		kv:      map[string]int64{"k": rb * int64(tc.ctx), "v": rb * int64(tc.ctx)},
+		weights: ws,
+		inputs: map[string][]byte{
+			"q": memview.Bytes(randF32(r, hd*tc.heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+			"kall": memview.Bytes(randF32(r, rowLen*tc.ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*tc.ctx, 1)),
+		},
+		build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+			all := b.Input("allrows", gguf.TypeI32, int64(tc.ctx))
+			kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), int64(tc.ctx)), b.Input("kall", gguf.TypeF32, int64(rowLen), int64(tc.ctx)), all, "kfill")
+			vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), int64(tc.ctx)), b.Input("vall", gguf.TypeF32, int64(rowLen), int64(tc.ctx)), all, "vfill")
+			q := b.Input("q", gguf.TypeF32, int64(hd), int64(tc.heads), 1)
+			att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, int64(tc.ctx), 1),
+				graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: tc.kvHeads, KVLen: tc.ctx, SoftCap: tc.softCap}, "att")
+			if tc.wt == 0 {
+				return att
+			}
+			// The mat-mul reads the attention node itself (as a model's
+			// output projection does), so the attention may quantize for it.
+			return b.Add(b.MatMul(wf("wo"), att, "o"), b.View(att, "head", 0, 64, 1), "out")
+		},
+	}, g, 3)
+	counters := make([]uint32, counterBytes/4)
+	if err := g.dv.t.do(func() error { return g.dv.download(memview.Bytes(counters), g.dv.counters, nil) }); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range counters {
+		if c != 0 {
+			t.Fatalf("counter %d is %d after the run, want every counter zero", i, c)
+		}
+	}
+}
+
+// TestAttentionQuantizesQ8K: one token's attention followed by a K-quant
+// mat-mul, whose q8_K activation blocks (256 elements, across heads) the
+// attention kernel's warps quantize (q8k_arrive: the eighth warp to write
+// a block's elements) — in the one-block kernel (short rows) and in the
+// split values kernel (long rows) — bit for bit the CPU's, with no
+// quant_q8_k launch; with MINFER_CUDA_DECODE=attnq8k the separate
+// quantization runs instead, with the same bits. Head sizes 64 (a block
+// spans four heads), 96 (blocks straddle heads), 128 and 256; Q4_K and
+// Q6_K weights.
+func TestAttentionQuantizesQ8K(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		for _, fused := range []bool{true, false} {
+			t.Run(fmt.Sprintf("split%v/fused%v", split, fused), func(t *testing.T) {
+				g := gpu(t)
+				g.mvV1 = false
+				off := defaultDecodeOff
+				if split {
+					off += ",one"
+				}
+				if !fused {
+					off += ",attnq8k"
+				}
+				g.off = parseDecodeOff(off)
+				g.l.counts = map[string]int{}
+				r := rand.New(rand.NewPCG(53, 54))
+				past, ctx := 100, 128
+				if split {
+					past, ctx = 600, 704
+				}
+				for _, tc := range []attnValCase{
+					{128, 32, 8, past, ctx, 0, false, gguf.TypeQ4_K},
+					{64, 8, 8, past, ctx, 0, true, gguf.TypeQ4_K},
+					{96, 8, 2, past, ctx, 0, false, gguf.TypeQ6_K},
+					{256, 8, 4, past, ctx, 0, true, gguf.TypeQ4_K},
+				} {
+					t.Run(tc.String(), func(t *testing.T) { runAttnValCase(t, g, r, tc) })
+				}
+				kernel := "attn_x_one_128"
+				if split {
+					kernel = "attn_x_vals_128"
+				}
+				if g.l.counts[kernel] == 0 {
+					t.Errorf("no %s launch: %v", kernel, g.l.counts)
+				}
+				if q := g.l.counts["quant_q8_k"]; fused && q != 0 || !fused && q == 0 {
+					t.Errorf("quant_q8_k launched %d times (fused %v): %v", q, fused, g.l.counts)
+				}
+			})
+		}
 	}
 }

@@ -24,10 +24,14 @@ import (
 // (norm_one and rope_store_one, the one-token forms of the norm chain and
 // of the rope/store group), mvpipe (the pipelined mat-vec of long rows,
 // mvp_*_1), vals (the split attention's one-pass values kernel,
-// attn_x_vals_*: the older attn_x_values_* then runs), or all),
+// attn_x_vals_*: the older attn_x_values_* then runs), attnq8k (the
+// attention's q8_K output blocks quantized by a kernel of their own, not
+// by the attention kernel's warps: q8k_arrive), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
-type decodeOff struct{ mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals bool }
+type decodeOff struct {
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K bool
+}
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
 // every path on but the mat-vec tails. (Their one-block tails, every
@@ -69,6 +73,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.ropeOne = o.ropeOne || all || f == "ropeone"
 		o.mvPipe = o.mvPipe || all || f == "mvpipe"
 		o.vals = o.vals || all || f == "vals"
+		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
 	}
 	return o
 }
@@ -569,12 +574,21 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	kvLen := int64(p.KVLen)
 	nkvMax := max(32, (kvLen+31)/32*32)
 	qt, _, vt := b.quantTarget(nodes, i+1, n)
-	if qt != qtQ8_0 && qt != qtQ8_1 {
+	// q8_K blocks (256 elements, across heads) are quantized by the warp
+	// that writes a block's last 32 elements (q8k_arrive), in attn_x_one
+	// and attn_x_vals; attn_x_values takes q8_0/q8_1 only.
+	if qt != qtQ8_0 && qt != qtQ8_1 && (qt != qtQ8_K || b.off.attnQ8K || heads*hd/256 > maxDecodeHeads) {
 		qt = qtNone
 	}
-	if sm := decodeOneShared(hd, nkvMax); !b.off.attnOne && nkvMax <= decodeOneMaxKV && sm <= int64(dv.smemOptin-attentionStaticShared) {
+	one := !b.off.attnOne && nkvMax <= decodeOneMaxKV && decodeOneShared(hd, nkvMax) <= int64(dv.smemOptin-attentionStaticShared)
+	if qt == qtQ8_K && !one && b.off.vals {
+		qt = qtNone
+	}
+	if one {
+		sm := decodeOneShared(hd, nkvMax)
 		if err := dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
-			src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt); err != nil {
+			src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt,
+			dv.counters); err != nil {
 			return false, err
 		}
 		if qt != qtNone {
@@ -591,7 +605,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	}
 	// The workspace: the quantized output row first (the mat-mul after
 	// reads it there), then n_kv, the scores and the 64 lanes' partials.
-	infoOff := (heads*hd/32*36 + 511) &^ 255
+	infoOff := (max(heads*hd/32*36, heads*hd/256*292) + 511) &^ 255
 	sOff := infoOff + 256
 	pOff := sOff + (heads*nkvMax*4+255)&^255
 	if pOff+heads*128*hd*4 > dv.workSize {
@@ -604,7 +618,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	}
 	if !b.off.vals {
 		if err := dv.launch(&b.l, "attn_x_vals"+suffix, [3]uint32{uint32(heads), uint32(hd / 32), 1}, block1(256), uint32(smem),
-			S, info, src[2], out, i32(heads), i32(p.KVHeads), i32(nkvMax), dv.work, qt); err != nil {
+			S, info, src[2], out, i32(heads), i32(p.KVHeads), i32(nkvMax), dv.work, qt, dv.counters); err != nil {
 			return false, err
 		}
 	} else if err := dv.launch(&b.l, "attn_x_values"+suffix, [3]uint32{uint32(heads), uint32(hd / 2), 1}, block1(128), uint32(smem),

@@ -957,6 +957,75 @@ __device__ void attn_x_scores(const float* q, const __half* kc, const float* mas
 // AV_IL: the loads attn_x_values keeps in flight per thread in its loops.
 #define AV_IL 8
 
+// q8k_regs: quantize_row_q8_K_ref of 256 values, lane l holding elements
+// 8l..8l+7 in e, by one warp into the block at b: the same extreme (the
+// first element of largest magnitude), scale, quants and 16-element sums
+// as q8k_block.
+__device__ __forceinline__ void q8k_regs(const float (&e)[8], uint8_t* b, int lane) {
+    float a = fabsf(e[0]), sv = e[0];
+    int idx = 8 * lane;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        if (fabsf(e[k]) > a) a = fabsf(e[k]), idx = 8 * lane + k, sv = e[k];
+    for (int o = 16; o > 0; o >>= 1) {
+        float a2 = __shfl_xor_sync(0xffffffffu, a, o), s2 = __shfl_xor_sync(0xffffffffu, sv, o);
+        int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
+        if (a2 > a || (a2 == a && i2 < idx)) a = a2, idx = i2, sv = s2;
+    }
+    const float amax = a;
+    float iscale = 0.f;
+    if (amax != 0.f) iscale = -127.f / sv;
+    int qs = 0;
+    uint32_t w0 = 0, w1 = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        int q = 0;
+        if (amax != 0.f) {
+            q = __float2int_rn(iscale * e[k]);
+            if (q > 127) q = 127;
+        }
+        qs += q;
+        if (k < 4) w0 |= ((uint32_t)q & 0xffu) << (8 * k);
+        else w1 |= ((uint32_t)q & 0xffu) << (8 * (k - 4));
+    }
+    uint32_t* qw = (uint32_t*)(b + 4 + 8 * lane);
+    qw[0] = w0, qw[1] = w1;
+    qs += __shfl_xor_sync(0xffffffffu, qs, 1);
+    if ((lane & 1) == 0) *(int16_t*)(b + 260 + lane) = (int16_t)qs;
+    if (lane == 0) *(uint32_t*)b = amax != 0.f ? __float_as_uint(1.f / iscale) : 0u;
+}
+
+// q8k_warp: q8k_regs of the 256 values at v (shared memory).
+__device__ __forceinline__ void q8k_warp(const float* v, uint8_t* b, int lane) {
+    float e[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) e[k] = v[8 * lane + k];
+    q8k_regs(e, b, lane);
+}
+
+// q8k_arrive: a warp has written the 32 elements out[e0..e0+31] (e0 a
+// multiple of 32, one per lane) of a row whose q8_K blocks are quantized
+// by whichever warp writes a block's last 32: each warp's arrival counts
+// on the block's counter (counters[e0/256], zero before, zero after), and
+// the eighth warp reads the block's 256 values past the L1 and quantizes
+// them into q8 (the fences of a grid reduction: every lane's write before
+// the count, the count before the reads).
+__device__ __forceinline__ void q8k_arrive(const float* out, long long e0, uint8_t* q8, unsigned* counters, int lane) {
+    const long long g = e0 / 256;
+    __threadfence();
+    __syncwarp();
+    unsigned last = 0;
+    if (lane == 0) last = atomicAdd(counters + g, 1u) == 7u;
+    last = __shfl_sync(0xffffffffu, last, 0);
+    if (!last) return;
+    __threadfence();
+    if (lane == 0) counters[g] = 0;
+    float e[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) e[k] = __ldcg(out + 256 * g + 8 * lane + k);
+    q8k_regs(e, q8 + g * 292, lane);
+}
+
 template <int HD>
 __device__ void attn_x_values(const float* S, const int* info, const __half* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
                               int nkvMax, uint8_t* q8, int qt) {
@@ -1081,7 +1150,8 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
 // same order as attn_x_values: bit-identical. Dynamic shared memory:
 // decodeValsShared(nkvMax).
 template <int HD>
-__device__ void attn_x_vals(const float* S, const int* info, const __half* vc, float* out, int heads, int kvHeads, int nkvMax, uint8_t* q8, int qt) {
+__device__ void attn_x_vals(const float* S, const int* info, const __half* vc, float* out, int heads, int kvHeads, int nkvMax, uint8_t* q8, int qt,
+                            unsigned* counters) {
     extern __shared__ __align__(16) float W[]; // nkvMax weights, nkvMax/16 block sums, then P and Tp
     float* bs = W + nkvMax;
     float(*P)[33] = (float(*)[33])(W + nkvMax + nkvMax / 16);
@@ -1187,6 +1257,7 @@ __device__ void attn_x_vals(const float* S, const int* info, const __half* vc, f
     out[e] = o;
     if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
     else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
+    else if (qt == QT_Q8_K) q8k_arrive(out, e - dd, q8, counters, lane);
 }
 
 #define ATTN_X(HD)                                                                                                                                 \
@@ -1200,8 +1271,8 @@ __device__ void attn_x_vals(const float* S, const int* info, const __half* vc, f
         attn_x_values<HD>(S, info, vc, part, counters, out, heads, kvHeads, nkvMax, q8, qt);                                                      \
     }                                                                                                                                              \
     extern "C" __global__ void __launch_bounds__(256) attn_x_vals_##HD(const float* S, const int* info, const __half* vc, float* out, int heads,    \
-                                                                       int kvHeads, int nkvMax, uint8_t* q8, int qt) {                          \
-        attn_x_vals<HD>(S, info, vc, out, heads, kvHeads, nkvMax, q8, qt);                                                                        \
+                                                                       int kvHeads, int nkvMax, uint8_t* q8, int qt, unsigned* counters) {      \
+        attn_x_vals<HD>(S, info, vc, out, heads, kvHeads, nkvMax, q8, qt, counters);                                                              \
     }
 ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 
@@ -1227,7 +1298,7 @@ ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
-                           int nkvMax, float scale, float softCap, uint8_t* q8, int qt) {
+                           int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters) {
     // Dynamic shared memory only (but sum0), so that the kernel's static
     // part stays within attentionStaticShared of decode.go's limit.
     extern __shared__ __align__(16) float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials; V rows
@@ -1338,14 +1409,15 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         out[e] = o;
         if (qt == QT_Q8_0) q8_0_warp(o, q8 + (e / 32) * 34, lane);
         else if (qt == QT_Q8_1) q8_1_warp(o, q8 + (e / 32) * 36, lane);
+        else if (qt == QT_Q8_K) q8k_arrive(out, e - lane, q8, counters, lane);
     }
 }
 
 #define ATTN_ONE(HD)                                                                                                                               \
     extern "C" __global__ void __launch_bounds__(ONE_THREADS) attn_x_one_##HD(const float* q, const __half* kc, const __half* vc, const float* mask,       \
                                                                       float* out, int heads, int kvHeads, int kvLen, int nkvMax, float scale,    \
-                                                                      float softCap, uint8_t* q8, int qt) {                                      \
-        attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt);                                           \
+                                                                      float softCap, uint8_t* q8, int qt, unsigned* counters) {                  \
+        attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt, counters);                                 \
     }
 ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
 
@@ -1383,47 +1455,6 @@ __device__ __forceinline__ bool mvt_last(unsigned* counter, int* flag) {
     }
     __syncthreads();
     return *flag;
-}
-
-// q8k_warp: quantize_row_q8_K_ref of the 256 values at v (shared memory)
-// by one warp into the block at b: the same extreme (the first element of
-// largest magnitude), scale, quants and 16-element sums as q8k_block.
-// Lane l takes elements 8l..8l+7.
-__device__ __forceinline__ void q8k_warp(const float* v, uint8_t* b, int lane) {
-    float e[8];
-#pragma unroll
-    for (int k = 0; k < 8; k++) e[k] = v[8 * lane + k];
-    float a = fabsf(e[0]);
-    int idx = 8 * lane;
-#pragma unroll
-    for (int k = 1; k < 8; k++)
-        if (fabsf(e[k]) > a) a = fabsf(e[k]), idx = 8 * lane + k;
-    for (int o = 16; o > 0; o >>= 1) {
-        float a2 = __shfl_xor_sync(0xffffffffu, a, o);
-        int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
-        if (a2 > a || (a2 == a && i2 < idx)) a = a2, idx = i2;
-    }
-    const float amax = a;
-    float iscale = 0.f;
-    if (amax != 0.f) iscale = -127.f / v[idx];
-    int qs = 0;
-    uint32_t w0 = 0, w1 = 0;
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        int q = 0;
-        if (amax != 0.f) {
-            q = __float2int_rn(iscale * e[k]);
-            if (q > 127) q = 127;
-        }
-        qs += q;
-        if (k < 4) w0 |= ((uint32_t)q & 0xffu) << (8 * k);
-        else w1 |= ((uint32_t)q & 0xffu) << (8 * (k - 4));
-    }
-    uint32_t* qw = (uint32_t*)(b + 4 + 8 * lane);
-    qw[0] = w0, qw[1] = w1;
-    qs += __shfl_xor_sync(0xffffffffu, qs, 1);
-    if ((lane & 1) == 0) *(int16_t*)(b + 260 + lane) = (int16_t)qs;
-    if (lane == 0) *(uint32_t*)b = amax != 0.f ? __float_as_uint(1.f / iscale) : 0u;
 }
 
 // TAIL_K: the elements a tail thread loads at once (every load of a round
