@@ -68,6 +68,20 @@ func runBench(e Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "device %s: %d of %d blocks; device-to-device copy %.0f GB/s: decode reads weights at %.1f%% of it\n",
 			r.Device, min(r.GPULayers, r.NLayers), r.NLayers, r.DevCopyGBs, 100*r.RatioOfCopy)
 	}
+	if r.DecodeDeviceMs > 0 {
+		fmt.Fprintf(e.Stdout, "decode step %.3f ms: the device busy %.3f ms of it (%.0f%%), the rest host, copies and launches\n",
+			r.DecodeStepMs, r.DecodeDeviceMs, 100*r.DecodeDeviceMs/r.DecodeStepMs)
+	}
+	if len(r.DecodePhasesMs) > 0 {
+		fmt.Fprintf(e.Stdout, "decode step phases (ms):")
+		for _, name := range core.StepPhaseNames {
+			fmt.Fprintf(e.Stdout, " %s %.3f", name, r.DecodePhasesMs[name])
+		}
+		if r.DecodeWaitMs > 0 {
+			fmt.Fprintf(e.Stdout, " (read: wait %.3f, copy %.3f)", r.DecodeWaitMs, r.DecodeCopyMs)
+		}
+		fmt.Fprintln(e.Stdout)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/minfer/minfer/core"
 	"math"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,46 @@ func TestBenchMemorySamplesJSON(t *testing.T) {
 	}
 	if !(r.Weights > 0) || !near(r.Ratio, r.Weights/r.Mem) {
 		t.Errorf("decode_fraction_of_memory_bandwidth %g, want decode_weight_gb_s / mean = %g / %g", r.Ratio, r.Weights, r.Mem)
+	}
+}
+
+// TestBenchStepPhasesJSON: --json carries the mean wall time of each phase
+// of a decode step, every phase named, none negative, and together no more
+// than the slowest run's mean step (1000 / its decode tok/s); the issue
+// (the CPU computes the nodes there) is a part of it.
+func TestBenchStepPhasesJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	model := ggtest.Path(t, "models", "stories260K.gguf")
+	if code := runCLI(&out, &errb, "bench", "-m", model, "-p", "8", "-n", "16", "-t", "2", "-r", "2", "--json"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Decode []float64          `json:"decode_tok_s_samples"`
+		Phases map[string]float64 `json:"decode_step_phases_ms"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	var sum float64
+	for _, name := range core.StepPhaseNames {
+		v, ok := r.Phases[name]
+		if !ok || v < 0 {
+			t.Errorf("phase %q: %v (present %v) in %v", name, v, ok, r.Phases)
+		}
+		sum += v
+	}
+	if len(r.Phases) != len(core.StepPhaseNames) {
+		t.Errorf("phases %v, want exactly %v", r.Phases, core.StepPhaseNames)
+	}
+	slowest := math.Inf(1)
+	for _, v := range r.Decode {
+		slowest = min(slowest, v)
+	}
+	if step := 1000 / slowest; !(sum > 0) || sum > step*1.0001 {
+		t.Errorf("phases sum to %g ms, the slowest run's mean step is %g ms (%v tok/s)", sum, step, r.Decode)
+	}
+	if !(r.Phases["issue"] > 0) {
+		t.Errorf("issue phase %v: the CPU computes there", r.Phases["issue"])
 	}
 }
 

@@ -60,6 +60,24 @@ type BenchResult struct {
 	DevCopyGBs   float64 `json:"device_copy_gb_s,omitempty"`
 	RatioOfCopy  float64 `json:"decode_fraction_of_device_copy_bandwidth,omitempty"`
 	DeviceWeight int64   `json:"device_weight_bytes,omitempty"`
+	// DecodeStepMs is the wall time of a decode step and DecodeDeviceMs
+	// the device's own time in it (its runs up to the read of the logits,
+	// timed by the device), means over the measured steps; the difference
+	// is what the host, the copies and the launches add. Zero when the
+	// device cannot time itself.
+	DecodeStepMs   float64 `json:"decode_step_ms,omitempty"`
+	DecodeDeviceMs float64 `json:"decode_device_ms_per_step,omitempty"`
+	busySteps      int
+	// DecodePhasesMs is the mean wall time of each part of a decode step
+	// (StepPhaseNames: the host's work before the step's nodes are issued,
+	// the issue, the read that waits for them and copies the logits, the
+	// release); DecodeWaitMs and DecodeCopyMs split a device's read into
+	// the wait for its queued work and the copy after it.
+	DecodePhasesMs map[string]float64 `json:"decode_step_phases_ms,omitempty"`
+	DecodeWaitMs   float64            `json:"decode_read_wait_ms,omitempty"`
+	DecodeCopyMs   float64            `json:"decode_read_copy_ms,omitempty"`
+	phases         StepPhases
+	waitCopy       [2]time.Duration
 	// CPUWeights says how the CPU held its weights (copied into memory or
 	// mapped from the file, and why: the offload report's line).
 	CPUWeights string `json:"cpu_weights"`
@@ -68,6 +86,16 @@ type BenchResult struct {
 // copyMeter is a device backend that measures its copy bandwidth.
 type copyMeter interface {
 	CopyBandwidth(size int64) (float64, error)
+}
+
+// busyTimer is a device backend that times its own work between reads
+// (the CUDA backend: events around its runs).
+type busyTimer interface {
+	SetBusyTiming(on bool) error
+	DeviceBusy() (time.Duration, int)
+	// ReadWaitCopy is the time its reads spent waiting for the queued
+	// work and copying, since SetBusyTiming(true).
+	ReadWaitCopy() (wait, copy time.Duration)
 }
 
 // Bench runs a prefill of prompt random tokens and decode more tokens one
@@ -120,6 +148,18 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	r.MemGBs, _ = meanStdDev(r.MemSamples)
 	for _, g := range r.MemSamples {
 		r.MemGBsMax = max(r.MemGBsMax, g)
+	}
+	if r.busySteps > 0 {
+		r.DecodeDeviceMs /= float64(r.busySteps)
+		r.DecodeStepMs /= float64(r.busySteps)
+		r.DecodeWaitMs = float64(r.waitCopy[0]) / 1e6 / float64(r.busySteps)
+		r.DecodeCopyMs = float64(r.waitCopy[1]) / 1e6 / float64(r.busySteps)
+	}
+	if n := r.phases.Steps; n > 0 {
+		r.DecodePhasesMs = map[string]float64{}
+		for i, d := range r.phases.Phase {
+			r.DecodePhasesMs[StepPhaseNames[i]] = float64(d) / 1e6 / float64(n)
+		}
 	}
 	r.PrefillCPUms /= float64(reps * prompt)
 	r.DecodeCPUms /= float64(reps * decode)
@@ -177,15 +217,50 @@ func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode 
 	if sample != nil {
 		sample()
 	}
+	var bt busyTimer
+	if len(s.bes) > 1 {
+		if b, ok := s.bes[1].(busyTimer); ok && r != nil {
+			if err := b.SetBusyTiming(true); err != nil {
+				return 0, 0, err
+			}
+			bt = b
+		}
+	}
+	if r != nil {
+		s.SetStepTiming(true)
+	}
 	c2 := processCPUTime()
 	t1 := time.Now()
+	// As the chat's decode loop does: every step's logits into one slice.
+	var logits []float32
 	for i := 0; i < decode; i++ {
-		if _, err := s.Eval(ctx, []int32{int32(rng.IntN(s.H.NVocab))}, false); err != nil {
+		if logits, err = s.EvalInto(ctx, []int32{int32(rng.IntN(s.H.NVocab))}, logits); err != nil {
 			return 0, 0, err
 		}
 	}
 	tg = float64(decode) / time.Since(t1).Seconds()
 	c3 := processCPUTime()
+	if r != nil {
+		ph := s.StepTiming()
+		s.SetStepTiming(false)
+		for i, d := range ph.Phase {
+			r.phases.Phase[i] += d
+		}
+		r.phases.Steps += ph.Steps
+	}
+	if bt != nil {
+		if d, n := bt.DeviceBusy(); n == decode && r != nil {
+			r.DecodeDeviceMs += float64(d) / 1e6
+			r.DecodeStepMs += 1e3 / tg * float64(decode)
+			r.busySteps += decode
+			w, c := bt.ReadWaitCopy()
+			r.waitCopy[0] += w
+			r.waitCopy[1] += c
+		}
+		if err := bt.SetBusyTiming(false); err != nil {
+			return 0, 0, err
+		}
+	}
 	if sample != nil {
 		sample()
 	}

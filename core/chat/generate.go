@@ -23,6 +23,12 @@ type Evaluator interface {
 // every earlier position (core.Session with sliding-window rings: the
 // window before an old position may be overwritten). generate then
 // re-evaluates from the start instead of reusing the prefix.
+// intoEvaluator is an Evaluator that can read the last token's logits
+// into a slice it is given (core.Session): a decode loop then reuses one.
+type intoEvaluator interface {
+	EvalInto(ctx context.Context, tokens []int32, dst []float32) ([]float32, error)
+}
+
 type rewindLimited interface {
 	CanRewind(n int) bool
 }
@@ -395,7 +401,13 @@ func (c *Conversation) generate(ctx context.Context, prompt []int32, opts GenOpt
 		if c.ev.NPast() >= c.ev.NCtxLen() {
 			return finish(StopContext)
 		}
-		logits, err = c.ev.Eval(ctx, []int32{tok}, false)
+		if into, ok := c.ev.(intoEvaluator); ok {
+			// The sampler is done with the previous step's logits: the
+			// next step's go into the same memory.
+			logits, err = into.EvalInto(ctx, []int32{tok}, logits)
+		} else {
+			logits, err = c.ev.Eval(ctx, []int32{tok}, false)
+		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return finish(StopCancelled)

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/minfer/minfer/core/backend"
@@ -85,6 +86,8 @@ type Backend struct {
 	// kept them (tests).
 	fattnNoKeep bool
 	fattnKeeps  int
+	// busy: the device-time spans (busy.go), on the backend's thread.
+	busy busyTimer
 }
 
 // Options tune Open.
@@ -317,7 +320,21 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 	if err != nil {
 		return err
 	}
-	return b.dv.t.do(func() error { return b.dv.download(dst, p) })
+	return b.dv.t.do(func() error {
+		var wc *[2]time.Duration
+		if b.busy.on {
+			wc = &[2]time.Duration{}
+		}
+		if err := b.dv.download(dst, p, wc); err != nil {
+			return err
+		}
+		if wc != nil {
+			b.busy.wait += wc[0]
+			b.busy.copy += wc[1]
+		}
+		b.busyRead()
+		return nil
+	})
 }
 
 // Synchronize waits for every queued operation.
@@ -333,7 +350,10 @@ func (b *Backend) Compute(ctx context.Context, nodes []*graph.Node) error {
 		if err := b.alive(); err != nil {
 			return err
 		}
-		return b.run(nodes)
+		b.busyBefore()
+		err := b.run(nodes)
+		b.busyAfter()
+		return err
 	})
 }
 
@@ -354,6 +374,7 @@ func (b *Backend) Close() error {
 	b.dv.t.stop(func() {
 		first = b.dv.sync()
 		b.graphs.clear(b.dv)
+		b.busy.destroy(b.dv)
 		for _, buf := range bufs {
 			if err := check("cuMemFree", sys(b.dv.d.memFree, buf.ptr)); err != nil && first == nil {
 				first = err

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -255,7 +256,9 @@ func (dv *device) upload(dst uintptr, src []byte) error {
 }
 
 // download copies device bytes at src into dst after the queued work.
-func (dv *device) download(dst []byte, src uintptr) error {
+// With wc set, it adds the time spent waiting for the stream (wc[0]) and
+// copying out of the staging (wc[1]).
+func (dv *device) download(dst []byte, src uintptr, wc *[2]time.Duration) error {
 	for len(dst) > 0 {
 		n := min(len(dst), pinnedSize/2)
 		p, buf, err := dv.stage(n)
@@ -265,10 +268,21 @@ func (dv *device) download(dst []byte, src uintptr) error {
 		if err := check("cuMemcpyDtoHAsync", sys(dv.d.memcpyDtoHAsync, p, src, uintptr(n), dv.stream)); err != nil {
 			return err
 		}
+		var t0 time.Time
+		if wc != nil {
+			t0 = time.Now()
+		}
 		if err := dv.sync(); err != nil {
 			return err
 		}
-		copy(dst[:n], buf)
+		if wc != nil {
+			t1 := time.Now()
+			wc[0] += t1.Sub(t0)
+			copy(dst[:n], buf)
+			wc[1] += time.Since(t1)
+		} else {
+			copy(dst[:n], buf)
+		}
 		dst, src = dst[n:], src+uintptr(n)
 	}
 	return nil

@@ -1,0 +1,67 @@
+package cuda
+
+import (
+	"testing"
+
+	"github.com/minfer/minfer/internal/alloc"
+)
+
+// TestBusyTiming: with the busy timer on, each read closes one span of the
+// device work queued since the previous one (a 256 MiB memset takes tens
+// of microseconds on any device), a read with no work queued closes none,
+// and turning it off zeroes the totals and stops counting.
+func TestBusyTiming(t *testing.T) {
+	b := gpu(t)
+	const size = 256 << 20
+	id, err := b.AllocBuffer(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.FreeBuffer(id)
+	ref := alloc.BufRef{ID: id, Off: 0, Len: 16}
+	work := func() {
+		t.Helper()
+		if err := b.dv.t.do(func() error {
+			b.busyBefore()
+			err := b.dv.memset(b.bufs[id].ptr, size)
+			b.busyAfter()
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() {
+		t.Helper()
+		if err := b.ReadHostWindow(ref, make([]byte, 16)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.SetBusyTiming(true); err != nil {
+		t.Fatal(err)
+	}
+	work()
+	work()
+	read()
+	d1, n := b.DeviceBusy()
+	if n != 1 || d1 <= 0 {
+		t.Fatalf("after two memsets and a read: %v in %d spans, want one span > 0", d1, n)
+	}
+	read()
+	if d, n := b.DeviceBusy(); n != 1 || d != d1 {
+		t.Fatalf("a read with nothing queued changed the totals: %v in %d spans", d, n)
+	}
+	work()
+	read()
+	if d, n := b.DeviceBusy(); n != 2 || d <= d1 {
+		t.Fatalf("second span: %v in %d spans, want 2 spans over %v", d, n, d1)
+	}
+	if err := b.SetBusyTiming(false); err != nil {
+		t.Fatal(err)
+	}
+	work()
+	read()
+	if d, n := b.DeviceBusy(); n != 0 || d != 0 {
+		t.Fatalf("timer off: %v in %d spans, want none", d, n)
+	}
+	t.Logf("one span of two 256 MiB memsets: %v", d1)
+}
