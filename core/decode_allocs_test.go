@@ -63,3 +63,41 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDecodeStepHost is the host's part of a decode step on the
+// synth model's graph outside the compute: finding the cached graph,
+// placing its buffers, writing its inputs, releasing (what a device step
+// adds before and after its launch).
+func BenchmarkDecodeStepHost(b *testing.B) {
+	s, err := Load(context.Background(), ggtest.Path(b, "synth", "synth-llama-Q4_K_M.gguf"), cpuOnly(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Eval(context.Background(), []int32{1, 2, 3, 4, 5}, false); err != nil {
+		b.Fatal(err)
+	}
+	p := graph.Params{Tokens: 1, KVLen: s.kvClass(s.nPast + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
+	build := func(p graph.Params) (*graph.Graph, error) {
+		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
+		if err != nil {
+			return nil, err
+		}
+		return g, graph.AssignBackends(g, s.caps, s.plan, s)
+	}
+	kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		g, err := s.cache.Get(p, build)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := graph.Allocate(g, s.ga, kvLookup); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.fillInputs(g, []int32{6}, p.KVLen); err != nil {
+			b.Fatal(err)
+		}
+		graph.Release(g, s.ga)
+	}
+}

@@ -81,6 +81,9 @@ type Node struct {
 	Buf     alloc.BufRef
 
 	firstSet bool // the input's backend was chosen by its first reader
+	// relGen is the graph's allocGen of the Allocate walk that released
+	// this node's buffer (the walk's "released" mark, with no map).
+	relGen uint64
 }
 
 // Elements is the number of elements.
@@ -121,6 +124,10 @@ type Graph struct {
 
 	held    []*Node   // buffers placed by Allocate and not yet released
 	release [][]*Node // releaseSchedule's cache (topology only)
+	// walk is Allocate's list of the buffers it placed, kept for the next
+	// walk; allocGen numbers the walks (Node.relGen).
+	walk     []*Node
+	allocGen uint64
 }
 
 // Input returns the named input node.

@@ -82,14 +82,20 @@ type Persistent func(name string) (alloc.BufRef, bool)
 // are released by Release once the caller has read the outputs.
 func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 	byDeadline := g.releaseSchedule()
-	held := make([]*Node, 0, len(g.Nodes))
-	released := make(map[*Node]bool, len(g.Nodes))
+	// held lists what this walk placed; a node's relGen == gen marks it
+	// released by this walk. Both persist in g, so a decode step's walk
+	// allocates nothing.
+	held := g.walk[:0]
+	g.allocGen++
+	gen := g.allocGen
+	released := func(n *Node) bool { return n.relGen == gen }
 	abort := func() { // on error: give back what this walk still holds
 		for _, n := range held {
-			if !released[n] {
+			if !released(n) {
 				ga.Release(n.Buf)
 			}
 		}
+		g.walk = held[:0]
 	}
 	place := func(n *Node) error {
 		var (
@@ -143,12 +149,13 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 		}
 		for _, o := range byDeadline[i] {
 			ga.Release(o.Buf)
-			released[o] = true
+			o.relGen = gen
 		}
 	}
-	g.held = held[:0]
+	g.walk = held
+	g.held = g.held[:0]
 	for _, n := range held {
-		if !released[n] {
+		if !released(n) {
 			g.held = append(g.held, n)
 		}
 	}
@@ -159,7 +166,7 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 // outputs) to the reservation table. Call it once the outputs are read.
 func Release(g *Graph, ga *alloc.GraphAllocator) {
 	releaseAll(ga, g.held)
-	g.held = nil
+	g.held = g.held[:0]
 }
 
 func releaseAll(ga *alloc.GraphAllocator, ns []*Node) {
