@@ -98,6 +98,10 @@ type Session struct {
 	// positions and ring rows, and the two masks.
 	inI32         []int32
 	mask, maskSWA []float32
+	// inWrites, inRefs, inData: a step's input writes (fillInputs).
+	inWrites []inputWrite
+	inRefs   []alloc.BufRef
+	inData   [][]byte
 
 	// phases, when timing is on (SetStepTiming): the wall time of each
 	// part of the steps since, and how many steps.
@@ -707,12 +711,16 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	for i := range pos {
 		pos[i] = int32(s.nPast + i)
 	}
+	// The writes are gathered and issued at the end, one request per
+	// backend where it takes a batch (backend.BatchWriter).
+	s.inWrites = s.inWrites[:0]
 	set := func(name string, b []byte) error {
 		n, ok := g.Input(name)
 		if !ok {
 			return nil
 		}
-		return s.bes[n.Backend].WriteHostWindow(n.Buf, b)
+		s.inWrites = append(s.inWrites, inputWrite{n.Backend, n.Buf, b})
+		return nil
 	}
 	if err := set(model.InTokens, memview.Bytes(tokens)); err != nil {
 		return err
@@ -741,6 +749,40 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		s.maskSWA = reuse(s.maskSWA, kvLenSWA*T)
 		if err := set(model.InMaskSWA, memview.Bytes(windowMask(s.maskSWA, s.nPast, T, kvLenSWA, ring, s.H.SlidingWindow))); err != nil {
 			return err
+		}
+	}
+	return s.flushInputs()
+}
+
+// inputWrite is one input's bytes for its backend's window.
+type inputWrite struct {
+	be   int
+	ref  alloc.BufRef
+	data []byte
+}
+
+// flushInputs issues the gathered input writes: each batch-writing
+// backend's in one request, the others' one at a time.
+func (s *Session) flushInputs() error {
+	for bi, be := range s.bes {
+		bw, batch := be.(backend.BatchWriter)
+		s.inRefs, s.inData = s.inRefs[:0], s.inData[:0]
+		for _, w := range s.inWrites {
+			if w.be != bi {
+				continue
+			}
+			if !batch {
+				if err := be.WriteHostWindow(w.ref, w.data); err != nil {
+					return err
+				}
+				continue
+			}
+			s.inRefs, s.inData = append(s.inRefs, w.ref), append(s.inData, w.data)
+		}
+		if batch && len(s.inRefs) > 0 {
+			if err := bw.WriteHostWindows(s.inRefs, s.inData); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

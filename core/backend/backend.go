@@ -50,6 +50,13 @@ type HostWindower interface {
 	HostWindow(ref alloc.BufRef) ([]byte, error)
 }
 
+// BatchWriter is a backend that writes several host windows in one
+// request (the CUDA backend: one hand-off to its context's thread instead
+// of one a window; a decode step writes four).
+type BatchWriter interface {
+	WriteHostWindows(refs []alloc.BufRef, data [][]byte) error
+}
+
 // Overheader is a device backend that took memory before its first buffer
 // (a CUDA context, loaded modules, a workspace): it reports the bytes,
 // measured once, and what they are, so the session charges them to the E4

@@ -35,6 +35,7 @@ var (
 	_ backend.Overheader      = (*Backend)(nil)
 	_ backend.PartsRegisterer = (*Backend)(nil)
 	_ backend.MemInfoer       = (*Backend)(nil)
+	_ backend.BatchWriter     = (*Backend)(nil)
 )
 
 type devBuf struct {
@@ -309,6 +310,34 @@ func (b *Backend) WriteHostWindow(ref alloc.BufRef, data []byte) error {
 		return err
 	}
 	return b.dv.t.do(func() error { return b.dv.upload(p, data) })
+}
+
+// WriteHostWindows fills each refs[i]'s window with data[i], in one
+// request to the context's thread.
+func (b *Backend) WriteHostWindows(refs []alloc.BufRef, data [][]byte) error {
+	if len(refs) != len(data) {
+		return fmt.Errorf("cuda: %d windows and %d payloads", len(refs), len(data))
+	}
+	var ptrs [8]uintptr
+	ps := ptrs[:0]
+	for i, ref := range refs {
+		if int64(len(data[i])) != ref.Len {
+			return fmt.Errorf("cuda: write of %d bytes into a window of %d", len(data[i]), ref.Len)
+		}
+		p, err := b.window(ref)
+		if err != nil {
+			return err
+		}
+		ps = append(ps, p)
+	}
+	return b.dv.t.do(func() error {
+		for i, p := range ps {
+			if err := b.dv.upload(p, data[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // ReadHostWindow copies ref's window to dst once the queued work is done.

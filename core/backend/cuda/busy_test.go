@@ -65,3 +65,42 @@ func TestBusyTiming(t *testing.T) {
 	}
 	t.Logf("one span of two 256 MiB memsets: %v", d1)
 }
+
+// TestWriteHostWindows: one request fills several windows of a buffer
+// (the bytes read back are each window's), and a payload whose length is
+// not its window's is refused before anything is written.
+func TestWriteHostWindows(t *testing.T) {
+	b := gpu(t)
+	id, err := b.AllocBuffer(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.FreeBuffer(id)
+	refs := []alloc.BufRef{{ID: id, Off: 0, Len: 4}, {ID: id, Off: 1024, Len: 8}, {ID: id, Off: 4000, Len: 96}}
+	data := [][]byte{{1, 2, 3, 4}, {5, 6, 7, 8, 9, 10, 11, 12}, make([]byte, 96)}
+	for i := range data[2] {
+		data[2][i] = byte(200 - i)
+	}
+	if err := b.WriteHostWindows(refs, data); err != nil {
+		t.Fatal(err)
+	}
+	for i, ref := range refs {
+		got := make([]byte, ref.Len)
+		if err := b.ReadHostWindow(ref, got); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(data[i]) {
+			t.Errorf("window %d: %v, want %v", i, got, data[i])
+		}
+	}
+	if err := b.WriteHostWindows(refs[:2], [][]byte{{9, 9, 9, 9}, {1}}); err == nil {
+		t.Error("a 1-byte payload for an 8-byte window was accepted")
+	}
+	got := make([]byte, 4)
+	if err := b.ReadHostWindow(refs[0], got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(data[0]) {
+		t.Errorf("the refused batch wrote its first window: %v", got)
+	}
+}
