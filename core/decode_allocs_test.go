@@ -87,6 +87,7 @@ func BenchmarkDecodeStepHost(b *testing.B) {
 	}
 	kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		g, err := s.cache.Get(p, build)
 		if err != nil {

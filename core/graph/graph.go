@@ -128,6 +128,14 @@ type Graph struct {
 	// walk; allocGen numbers the walks (Node.relGen).
 	walk     []*Node
 	allocGen uint64
+	// last: the nodes the last walk held, given back by Release at the
+	// allocator's generation lastGen (of lastGA): while that generation
+	// stands, a walk would give the same placement (Allocate's fast path).
+	last    []*Node
+	lastGA  *alloc.GraphAllocator
+	lastGen uint64
+	// refs is Allocate's scratch for the fast path's buffers.
+	refs []alloc.BufRef
 }
 
 // Input returns the named input node.

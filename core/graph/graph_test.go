@@ -120,6 +120,72 @@ func TestRebuildOfTheSameTopologyGetsTheSameSlotsAndAllocatesNothing(t *testing.
 	}
 }
 
+// TestReallocationTakesItsBuffersBackWithoutAWalk: a graph allocated again
+// with the allocator where its Release left it takes back exactly the
+// buffers the walk would end holding (every node where it was, the live
+// bytes those of the inputs and outputs, nothing allocated); after another
+// graph used the allocator in between, the walk runs again and places
+// every node as a fresh walk on that allocator does; Release always
+// leaves no live bytes.
+func TestReallocationTakesItsBuffersBackWithoutAWalk(t *testing.T) {
+	fb := &fakeBuffers{name: "CPU"}
+	ga := alloc.NewGraphAllocator()
+	ga.AddBackend(fb, alloc.Unlimited("test"))
+	g := chain(t)
+	if err := Allocate(g, ga, noKV); err != nil {
+		t.Fatal(err)
+	}
+	first := make([]alloc.BufRef, len(g.Nodes))
+	for i, n := range g.Nodes {
+		first[i] = n.Buf
+	}
+	live := ga.MemoryReport(0).LiveBytes
+	Release(g, ga)
+	allocs, walks := fb.allocs, g.allocGen
+	for round := 0; round < 3; round++ {
+		if err := Allocate(g, ga, noKV); err != nil {
+			t.Fatal(err)
+		}
+		if g.allocGen != walks {
+			t.Fatalf("round %d walked again with the allocator unchanged", round)
+		}
+		for i, n := range g.Nodes {
+			if n.Buf != first[i] {
+				t.Errorf("round %d: node %d at %+v, first at %+v", round, i, n.Buf, first[i])
+			}
+		}
+		if r := ga.MemoryReport(0); r.LiveBytes != live || fb.allocs != allocs {
+			t.Errorf("round %d: %d live bytes (the walk left %d), %d new buffers", round, r.LiveBytes, live, fb.allocs-allocs)
+		}
+		Release(g, ga)
+		if r := ga.MemoryReport(0); r.LiveBytes != 0 {
+			t.Fatalf("round %d: %d live bytes after Release", round, r.LiveBytes)
+		}
+	}
+	// Another graph takes and gives back buffers: the allocator moved on.
+	other := chain(t)
+	if err := Allocate(other, ga, noKV); err != nil {
+		t.Fatal(err)
+	}
+	busy := other.Nodes[len(other.Nodes)-1].Buf // held until other's Release
+	if err := Allocate(g, ga, noKV); err != nil {
+		t.Fatal(err)
+	}
+	if g.allocGen != walks+1 {
+		t.Fatalf("the allocator changed but the walk did not run (%d walks)", g.allocGen)
+	}
+	for _, n := range g.Nodes {
+		if n.Buf.ID == busy.ID && n.Buf.Class == busy.Class && n.Op != OpView {
+			t.Errorf("%s took buffer %d, which the other graph still holds", n, busy.ID)
+		}
+	}
+	Release(g, ga)
+	Release(other, ga)
+	if r := ga.MemoryReport(0); r.LiveBytes != 0 {
+		t.Fatalf("%d live bytes after both Releases", r.LiveBytes)
+	}
+}
+
 func TestGraphCacheOneGraphPerParamsMRU(t *testing.T) {
 	var c Cache
 	builds := 0

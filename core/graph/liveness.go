@@ -81,6 +81,21 @@ type Persistent func(name string) (alloc.BufRef, bool)
 // The buffers still held after the walk (inputs and outputs alive to the end)
 // are released by Release once the caller has read the outputs.
 func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
+	// The fast path: the allocator is where this graph's last Release
+	// left it, so the walk would place every node where it is now; take
+	// back the buffers it would end holding (the inputs and outputs).
+	if g.lastGA == ga && len(g.last) > 0 && ga.Gen() == g.lastGen {
+		g.refs = g.refs[:0]
+		for _, n := range g.last {
+			g.refs = append(g.refs, n.Buf)
+		}
+		if ga.Reacquire(g.refs) {
+			g.held, g.last = g.last, g.held[:0]
+			g.lastGA = nil
+			return nil
+		}
+	}
+	g.lastGA = nil
 	byDeadline := g.releaseSchedule()
 	// held lists what this walk placed; a node's relGen == gen marks it
 	// released by this walk. Both persist in g, so a decode step's walk
@@ -166,7 +181,8 @@ func Allocate(g *Graph, ga *alloc.GraphAllocator, kv Persistent) error {
 // outputs) to the reservation table. Call it once the outputs are read.
 func Release(g *Graph, ga *alloc.GraphAllocator) {
 	releaseAll(ga, g.held)
-	g.held = g.held[:0]
+	g.held, g.last = g.last[:0], g.held
+	g.lastGA, g.lastGen = ga, ga.Gen()
 }
 
 func releaseAll(ga *alloc.GraphAllocator, ns []*Node) {

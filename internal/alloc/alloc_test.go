@@ -278,3 +278,50 @@ func TestHostBudgetIsMappedWeightsPlusThreeQuartersOfAvailable(t *testing.T) {
 		})
 	}
 }
+
+// TestReacquire: idle pool and staging buffers are taken back as their
+// allocations gave them (busy, live bytes counted, Gen moved); a list with
+// one buffer still busy, or unknown, is refused and changes nothing.
+func TestReacquire(t *testing.T) {
+	a := NewGraphAllocator()
+	a.AddBackend(&fakeBuffers{name: "CPU"}, Unlimited("test"))
+	p1, err := a.AllocInPool(0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := a.AllocInPool(0, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.AllocStaging(0, 777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := a.MemoryReport(0).LiveBytes
+	a.Release(p1)
+	a.Release(st)
+	g := a.Gen()
+	if a.Reacquire([]BufRef{p1, p2}) {
+		t.Fatal("took back a buffer that is still busy")
+	}
+	if a.Gen() != g || a.MemoryReport(0).LiveBytes != live-p1.Class-777 {
+		t.Fatalf("a refused Reacquire changed the pools (gen %d→%d)", g, a.Gen())
+	}
+	if a.Reacquire([]BufRef{{Backend: 0, ID: 999, Class: p1.Class, Len: 4}}) {
+		t.Fatal("took back an unknown buffer")
+	}
+	if !a.Reacquire([]BufRef{p1, st}) {
+		t.Fatal("idle buffers refused")
+	}
+	if a.Gen() == g || a.MemoryReport(0).LiveBytes != live {
+		t.Fatalf("after Reacquire: gen %d (was %d), live %d, want %d", a.Gen(), g, a.MemoryReport(0).LiveBytes, live)
+	}
+	// Busy again: a new request gets another buffer, not p1's.
+	p3, err := a.AllocInPool(0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3.ID == p1.ID {
+		t.Fatal("AllocInPool handed out a reacquired buffer")
+	}
+}

@@ -115,6 +115,8 @@ type pool struct {
 type GraphAllocator struct {
 	mu    sync.Mutex
 	pools []*pool
+	// gen counts the changes to any pool (Gen).
+	gen uint64
 	// Logf prints the once-only warnings (a failed device query).
 	Logf func(format string, args ...any)
 }
@@ -126,6 +128,7 @@ func NewGraphAllocator() *GraphAllocator { return &GraphAllocator{} }
 func (a *GraphAllocator) AddBackend(be Buffers, b Budget) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	a.pools = append(a.pools, &pool{be: be, budget: b, slots: map[int64][]slot{}, persist: map[BufID]int64{}})
 	return len(a.pools) - 1
 }
@@ -135,6 +138,7 @@ func (a *GraphAllocator) AddBackend(be Buffers, b Budget) int {
 func (a *GraphAllocator) SetMemoryBudget(b int, bud Budget) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	a.pools[b].budget = bud
 	a.pools[b].warned = false
 }
@@ -172,6 +176,62 @@ func (a *GraphAllocator) Admits(b int, request int64, what string) error {
 	return a.gate(a.pools[b], request, what)
 }
 
+// Gen counts the changes to the pools: equal values mean no buffer was
+// allocated, freed, taken or given back in between.
+func (a *GraphAllocator) Gen() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen
+}
+
+// Reacquire takes back the pool and staging buffers refs name, as
+// AllocInPool and AllocStaging gave them: a graph whose placement walk
+// would repeat itself exactly (nothing changed since it gave them back,
+// Gen) takes the buffers its walk would end holding without walking. It
+// changes nothing and returns false when one of them is not idle.
+func (a *GraphAllocator) Reacquire(refs []BufRef) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	find := func(r BufRef) (s *slot, e *exactBuf) {
+		p := a.pools[r.Backend]
+		if r.Class > 0 {
+			for i, sl := range p.slots[r.Class] {
+				if sl.id == r.ID {
+					return &p.slots[r.Class][i], nil
+				}
+			}
+			return nil, nil
+		}
+		for i := range p.staging {
+			if p.staging[i].id == r.ID {
+				return nil, &p.staging[i]
+			}
+		}
+		return nil, nil
+	}
+	for _, r := range refs {
+		if r.Backend < 0 || r.Backend >= len(a.pools) {
+			return false
+		}
+		s, e := find(r)
+		if s == nil && e == nil || s != nil && s.busy || e != nil && e.busy {
+			return false
+		}
+	}
+	a.gen++
+	for _, r := range refs {
+		p := a.pools[r.Backend]
+		if s, e := find(r); s != nil {
+			s.busy = true
+			p.use(r.Class)
+		} else {
+			e.busy = true
+			p.use(e.size)
+		}
+	}
+	return true
+}
+
 // AllocInPool gives a buffer of at least n bytes from backend b's pool.
 // An idle buffer of the same class is reused (the smallest slot first, so a
 // rebuilt graph lands on the same slots); only when none is idle is the gate
@@ -179,6 +239,7 @@ func (a *GraphAllocator) Admits(b int, request int64, what string) error {
 func (a *GraphAllocator) AllocInPool(b int, n int64) (BufRef, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	p := a.pools[b]
 	class := ClassSize(n)
 	if class == 0 {
@@ -215,6 +276,7 @@ func (p *pool) use(n int64) {
 func (a *GraphAllocator) Release(r BufRef) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	p := a.pools[r.Backend]
 	if r.Class > 0 {
 		slots := p.slots[r.Class]
@@ -242,6 +304,7 @@ func (a *GraphAllocator) Release(r BufRef) {
 func (a *GraphAllocator) AllocStaging(b int, n int64) (BufRef, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	p := a.pools[b]
 	for i := range p.staging {
 		if !p.staging[i].busy && p.staging[i].size == n {
@@ -270,6 +333,7 @@ func (a *GraphAllocator) AllocStaging(b int, n int64) (BufRef, error) {
 func (a *GraphAllocator) AllocPersistent(b int, n int64, what string) (BufRef, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	p := a.pools[b]
 	if err := a.gate(p, n, what); err != nil {
 		return BufRef{}, err
@@ -291,6 +355,7 @@ func (a *GraphAllocator) AllocPersistent(b int, n int64, what string) (BufRef, e
 func (a *GraphAllocator) ChargeFixed(b int, n int64, what string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	p := a.pools[b]
 	if err := a.gate(p, n, what); err != nil {
 		return err
@@ -304,6 +369,7 @@ func (a *GraphAllocator) ChargeFixed(b int, n int64, what string) error {
 func (a *GraphAllocator) FreePersistent(r BufRef) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	p := a.pools[r.Backend]
 	n, ok := p.persist[r.ID]
 	if !ok {
@@ -319,6 +385,7 @@ func (a *GraphAllocator) FreePersistent(r BufRef) error {
 func (a *GraphAllocator) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {
