@@ -65,15 +65,13 @@ func (c *graphCache) entry(dv *device, sig uint64) *graphEntry {
 }
 
 // signature hashes the run: node identities and the windows they read and
-// write (FNV-1a).
+// write, a 64-bit word at a time (multiply and fold, each word's bits
+// spread over the whole state before the next).
 func signature(nodes []*graph.Node) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(v uint64) {
-		for i := 0; i < 8; i++ {
-			h ^= v & 0xff
-			h *= 1099511628211
-			v >>= 8
-		}
+		h = (h ^ v) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
 	}
 	for _, n := range nodes {
 		mix(uint64(uintptr(unsafe.Pointer(n))))
