@@ -17,25 +17,8 @@ import (
 func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 	for _, name := range []string{"synth-llama-Q4_0.gguf", "synth-llama-Q4_K_M.gguf"} {
 		t.Run(name, func(t *testing.T) {
-			opts := cpuOnly()
-			opts.Threads = 2
-			s, err := Load(context.Background(), ggtest.Path(t, "synth", name), opts, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, p, g := decodeStepGraph(t, name, 2)
 			defer s.Close()
-			// A prompt, so that attention has a history.
-			if _, err := s.Eval(context.Background(), []int32{1, 2, 3, 4, 5}, false); err != nil {
-				t.Fatal(err)
-			}
-			p := graph.Params{Tokens: 1, KVLen: s.kvClass(s.nPast + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
-			g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := graph.AssignBackends(g, s.caps, s.plan, s); err != nil {
-				t.Fatal(err)
-			}
 			kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
 			if err := graph.Allocate(g, s.ga, kvLookup); err != nil {
 				t.Fatal(err)
@@ -69,22 +52,9 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 // placing its buffers, writing its inputs, releasing (what a device step
 // adds before and after its launch).
 func BenchmarkDecodeStepHost(b *testing.B) {
-	s, err := Load(context.Background(), ggtest.Path(b, "synth", "synth-llama-Q4_K_M.gguf"), cpuOnly(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, p, g0 := decodeStepGraph(b, "synth-llama-Q4_K_M.gguf", 0)
 	defer s.Close()
-	if _, err := s.Eval(context.Background(), []int32{1, 2, 3, 4, 5}, false); err != nil {
-		b.Fatal(err)
-	}
-	p := graph.Params{Tokens: 1, KVLen: s.kvClass(s.nPast + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
-	build := func(p graph.Params) (*graph.Graph, error) {
-		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
-		if err != nil {
-			return nil, err
-		}
-		return g, graph.AssignBackends(g, s.caps, s.plan, s)
-	}
+	build := func(graph.Params) (*graph.Graph, error) { return g0, nil }
 	kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -101,4 +71,31 @@ func BenchmarkDecodeStepHost(b *testing.B) {
 		}
 		graph.Release(g, s.ga)
 	}
+}
+
+// decodeStepGraph loads a synth model on the CPU (threads 0: the default),
+// evaluates a five-token prompt (so that attention has a history) and
+// builds the next decode step's graph, with its backends assigned.
+func decodeStepGraph(t testing.TB, name string, threads int) (*Session, graph.Params, *graph.Graph) {
+	t.Helper()
+	opts := cpuOnly()
+	opts.Threads = threads
+	s, err := Load(context.Background(), ggtest.Path(t, "synth", name), opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Eval(context.Background(), []int32{1, 2, 3, 4, 5}, false); err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	p := graph.Params{Tokens: 1, KVLen: s.kvClass(s.nPast + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
+	g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
+	if err == nil {
+		err = graph.AssignBackends(g, s.caps, s.plan, s)
+	}
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	return s, p, g
 }
