@@ -279,6 +279,11 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 				if err != nil {
 					return err
 				}
+				for _, part := range f.Parts {
+					if pi, ok := s.file.Tensor(part); ok {
+						s.dropCopied(pi, 1)
+					}
+				}
 				done += n
 				if progress != nil {
 					progress(done, total)
@@ -310,6 +315,7 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			return fmt.Errorf("core: %s: registering %q: %w", s.bes[be].Name(), ti.Name, err)
 		}
 		s.where[ti.Name] = be
+		s.dropCopied(ti, be)
 		done += ti.NBytes()
 		if progress != nil {
 			progress(done, total)
@@ -349,6 +355,17 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 		}
 	}
 	return nil
+}
+
+// dropCopied gives back the mapping's pages of a tensor just registered on
+// backend be when be copied it (a device, or the CPU copying its weights):
+// nothing reads them from the mapping again, and the process's resident
+// set would otherwise count them a second time (during the load as well:
+// tensor by tensor, the mapping's share never grows past one tensor).
+func (s *Session) dropCopied(ti *gguf.TensorInfo, be int) {
+	if be != 0 || s.cpu.CopiesWeights() {
+		_ = s.file.DropPages(ti) // advice: a failure leaves the pages where they are
+	}
 }
 
 // deviceFusions decides the fused device forms: for every block the plan

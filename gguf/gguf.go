@@ -105,6 +105,9 @@ type File struct {
 	byName map[string]int
 	data   []byte
 	closer func() error
+	// drop gives the whole pages of a range of data back (the mapping's
+	// resident pages; nil where the file was read, not mapped).
+	drop func(b []byte) error
 }
 
 // Tensor returns the info of the named tensor.
@@ -127,6 +130,30 @@ func (f *File) TensorData(t *TensorInfo) ([]byte, error) {
 		return nil, fmt.Errorf("gguf: tensor %q: bytes %d..%d outside the %d-byte file", t.Name, start, end, len(f.data))
 	}
 	return f.data[start:end:end], nil
+}
+
+// DropPages tells the system the process is done reading t's bytes for
+// now: the whole pages of the mapping inside them leave its resident set
+// (madvise MADV_DONTNEED; the page cache keeps them while memory allows).
+// Nothing is lost — a later read maps them in again from the file — so a
+// loader calls it for tensors it copied (into its own memory or a
+// device's), and the process's resident size stops counting them twice.
+// Where the file was read into memory instead of mapped, it does nothing.
+func (f *File) DropPages(t *TensorInfo) error {
+	if f.drop == nil {
+		return nil
+	}
+	b, err := f.TensorData(t)
+	if err != nil {
+		return err
+	}
+	page := uintptr(pageSize)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo, hi := (start+page-1)&^(page-1), (start+uintptr(len(b)))&^(page-1)
+	if hi <= lo {
+		return nil
+	}
+	return f.drop(b[lo-start : hi-start])
 }
 
 // TensorBytes is the sum of every tensor's NBytes.

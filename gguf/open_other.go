@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// pageSize only shapes DropPages, which has no mapping to drop here.
+var pageSize = 4096
+
 // Open reads path into memory and parses its index. Platforms without the
 // unix mmap call get this plain-read fallback.
 func Open(path string) (*File, error) {

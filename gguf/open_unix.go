@@ -10,6 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// pageSize is the mapping's page size (DropPages gives back whole pages).
+var pageSize = unix.Getpagesize()
+
 // Open maps path read-only and parses its index.
 func Open(path string) (*File, error) {
 	fd, err := os.Open(path)
@@ -51,5 +54,6 @@ func Open(path string) (*File, error) {
 	}
 	f.Path = path
 	f.closer = func() error { return unix.Munmap(data) }
+	f.drop = func(b []byte) error { return unix.Madvise(b, unix.MADV_DONTNEED) }
 	return f, nil
 }
