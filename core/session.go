@@ -728,7 +728,7 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 	for i := range pos {
 		pos[i] = int32(s.nPast + i)
 	}
-	// The writes are gathered and issued at the end, one request per
+	// The writes are gathered and issued at the end, in one call per
 	// backend where it takes a batch (backend.BatchWriter).
 	s.inWrites = s.inWrites[:0]
 	set := func(name string, b []byte) error {
@@ -779,7 +779,7 @@ type inputWrite struct {
 }
 
 // flushInputs issues the gathered input writes: each batch-writing
-// backend's in one request, the others' one at a time.
+// backend's in one call, the others' one at a time.
 func (s *Session) flushInputs() error {
 	for bi, be := range s.bes {
 		bw, batch := be.(backend.BatchWriter)

@@ -50,9 +50,10 @@ type HostWindower interface {
 	HostWindow(ref alloc.BufRef) ([]byte, error)
 }
 
-// BatchWriter is a backend that writes several host windows in one
-// request (the CUDA backend: one hand-off to its context's thread instead
-// of one a window; a decode step writes four).
+// BatchWriter is a backend that takes several host windows' writes at
+// once (the CUDA backend: with no hand-off to its context's thread of
+// their own, they go with its next request; a decode step writes four).
+// The caller may reuse the payloads as soon as it returns.
 type BatchWriter interface {
 	WriteHostWindows(refs []alloc.BufRef, data [][]byte) error
 }

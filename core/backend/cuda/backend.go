@@ -89,6 +89,11 @@ type Backend struct {
 	fattnKeeps  int
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
+	// pending: input writes deferred to the next request (WriteHostWindows),
+	// their payloads in pendData; pmu guards both.
+	pmu      sync.Mutex
+	pending  []pendingWrite
+	pendData []byte
 }
 
 // Options tune Open.
@@ -110,6 +115,7 @@ func Open(o Options) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
+	dv.t.pre = b.flushPending
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
@@ -312,8 +318,11 @@ func (b *Backend) WriteHostWindow(ref alloc.BufRef, data []byte) error {
 	return b.dv.t.do(func() error { return b.dv.upload(p, data) })
 }
 
-// WriteHostWindows fills each refs[i]'s window with data[i], in one
-// request to the context's thread.
+// WriteHostWindows fills each refs[i]'s window with data[i]. It makes no
+// request of its own: the payloads are copied aside (the caller may reuse
+// its slices at once) and uploaded at the start of the backend's next
+// request (a decode step's: its Compute), in order, before that request's
+// work; an upload's error is that request's.
 func (b *Backend) WriteHostWindows(refs []alloc.BufRef, data [][]byte) error {
 	if len(refs) != len(data) {
 		return fmt.Errorf("cuda: %d windows and %d payloads", len(refs), len(data))
@@ -330,14 +339,38 @@ func (b *Backend) WriteHostWindows(refs []alloc.BufRef, data [][]byte) error {
 		}
 		ps = append(ps, p)
 	}
-	return b.dv.t.do(func() error {
-		for i, p := range ps {
-			if err := b.dv.upload(p, data[i]); err != nil {
-				return err
-			}
-		}
+	b.pmu.Lock()
+	defer b.pmu.Unlock()
+	for i, p := range ps {
+		off := len(b.pendData)
+		b.pendData = append(b.pendData, data[i]...)
+		b.pending = append(b.pending, pendingWrite{p, off, len(data[i])})
+	}
+	return nil
+}
+
+// pendingWrite is a deferred upload of pendData[off:off+n] to dst.
+type pendingWrite struct {
+	dst    uintptr
+	off, n int
+}
+
+// flushPending uploads the deferred writes (on the backend's thread, first
+// in every request: thread.pre).
+func (b *Backend) flushPending() error {
+	b.pmu.Lock()
+	defer b.pmu.Unlock()
+	if len(b.pending) == 0 {
 		return nil
-	})
+	}
+	var err error
+	for _, w := range b.pending {
+		if err = b.dv.upload(w.dst, b.pendData[w.off:w.off+w.n]); err != nil {
+			break
+		}
+	}
+	b.pending, b.pendData = b.pending[:0], b.pendData[:0]
+	return err
 }
 
 // ReadHostWindow copies ref's window to dst once the queued work is done.

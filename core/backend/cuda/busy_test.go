@@ -66,9 +66,12 @@ func TestBusyTiming(t *testing.T) {
 	t.Logf("one span of two 256 MiB memsets: %v", d1)
 }
 
-// TestWriteHostWindows: one request fills several windows of a buffer
-// (the bytes read back are each window's), and a payload whose length is
-// not its window's is refused before anything is written.
+// TestWriteHostWindows: one call fills several windows of a buffer (the
+// bytes read back are each window's) even when the caller overwrites its
+// payloads right after the call (they were copied aside), two calls before
+// any request land in order (the later write to a window wins), and a
+// payload whose length is not its window's is refused before anything is
+// written.
 func TestWriteHostWindows(t *testing.T) {
 	b := gpu(t)
 	id, err := b.AllocBuffer(4096)
@@ -81,9 +84,19 @@ func TestWriteHostWindows(t *testing.T) {
 	for i := range data[2] {
 		data[2][i] = byte(200 - i)
 	}
+	// A first write of window 1, overwritten by the batch after it.
+	if err := b.WriteHostWindows(refs[1:2], [][]byte{{0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := b.WriteHostWindows(refs, data); err != nil {
 		t.Fatal(err)
 	}
+	want := make([][]byte, len(data))
+	for i := range data {
+		want[i] = append([]byte(nil), data[i]...)
+		clear(data[i]) // the caller reuses its slices
+	}
+	data = want
 	for i, ref := range refs {
 		got := make([]byte, ref.Len)
 		if err := b.ReadHostWindow(ref, got); err != nil {

@@ -16,6 +16,9 @@ type thread struct {
 	reqs chan func()
 	res  chan error
 	quit chan struct{}
+	// pre, when set, runs on the owner before each request's work; its
+	// error is the request's (the backend's deferred input writes).
+	pre func() error
 }
 
 // startThread starts the owner goroutine and runs init on it.
@@ -50,7 +53,15 @@ func startThread(init func() error) (*thread, error) {
 func (t *thread) do(f func() error) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.reqs <- func() { t.res <- f() }
+	t.reqs <- func() {
+		if t.pre != nil {
+			if err := t.pre(); err != nil {
+				t.res <- err
+				return
+			}
+		}
+		t.res <- f()
+	}
 	return <-t.res
 }
 
