@@ -10,13 +10,19 @@ import (
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
-// TestCopiedX8WeightsSameLogits: a Q4_0 model whose copied weights the CPU
+// TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0) model whose copied weights the CPU
 // repacks to x8 (backend/cpu/x8.go) computes the mapped model's logits bit
 // for bit: a prompt step (eight-token tiles, a group of four, single
 // tokens) and decode steps, on one thread and two.
 func TestCopiedX8WeightsSameLogits(t *testing.T) {
-	path := ggtest.Path(t, "small", "synth-llama-small-Q4_0.gguf")
-	k, err := quant.NewKernel(gguf.TypeQ4_0, 64)
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		t.Run(wt.String(), func(t *testing.T) { testCopiedX8(t, wt) })
+	}
+}
+
+func testCopiedX8(t *testing.T, wt gguf.GGMLType) {
+	path := ggtest.Path(t, "small", "synth-llama-small-"+wt.String()+".gguf")
+	k, err := quant.NewKernel(wt, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,8 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q4_0Q8_0
 	case gguf.TypeQ8_0:
 		k.rows4 = cur.dotR4Q8_0Q8_0
+		k.rows8X8 = cur.dotR8X8Q8_0Q8_0
+		k.deint8 = cur.deinterleave8Q8_0
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
 	case gguf.TypeQ6_K:

@@ -147,6 +147,9 @@ type kernelSet struct {
 	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)
+	// dotR8X8Q8_0Q8_0, deinterleave8Q8_0: the same for Q8_0.
+	dotR8X8Q8_0Q8_0   func(w, x, tab []byte, out *[8]float32)
+	deinterleave8Q8_0 func(dst []byte, wrb int, src []byte)
 	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)
 	// dotR4Q6_KQ8_K: four Q6_K rows against one token.

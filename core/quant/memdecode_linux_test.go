@@ -1,6 +1,6 @@
 package quant
 
-// BenchmarkMemDecode: the one-token Q4_0 mat-vec from memory, as decode
+// BenchmarkMemDecode: the one-token Q4_0 and Q8_0 mat-vecs from memory, as decode
 // runs it, in the file layout and in the x8 one (rows8i.go).
 
 import (
@@ -88,7 +88,7 @@ func memRounds(b *testing.B, vs []memVariant) {
 	}
 }
 
-// BenchmarkMemDecode reads ~415 MB of Q4_0 matrices (64 of TinyLlama's
+// BenchmarkMemDecode reads ~400 MB of Q4_0 or Q8_0 matrices (TinyLlama's
 // gate shape, 5632 × 2048) against one token on two threads, matrix by
 // matrix in chunks of decode's grain like the backend, at the current
 // level: "file" runs Dot8RowsT on the file layout, "x8" Dot8RowsX8 on the
@@ -96,11 +96,17 @@ func memRounds(b *testing.B, vs []memVariant) {
 // buffer of the same size. Results are logged (median and best GB/s of
 // alternating rounds; b.N is ignored): run with -benchtime 1x.
 func BenchmarkMemDecode(b *testing.B) {
-	const n, mrows, mats = 2048, 5632, 64
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		b.Run(typ.String(), func(b *testing.B) { benchMemDecode(b, typ) })
+	}
+}
+
+func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
+	const n, mrows = 2048, 5632
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs two threads")
 	}
-	k, err := NewKernel(gguf.TypeQ4_0, n)
+	k, err := NewKernel(typ, n)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,10 +114,11 @@ func BenchmarkMemDecode(b *testing.B) {
 		b.Skip("no x8 kernel at this level")
 	}
 	wrb := k.WeightRowBytes()
+	mats := 400e6 / (mrows * wrb)
 	total := mrows * mats
 	w := hugeBuf(b, total*wrb)
 	r := rand.New(rand.NewPCG(1, 2))
-	row := quantizeWeights(b, gguf.TypeQ4_0, gaussian(r, 64*n, 0.02))
+	row := quantizeWeights(b, typ, gaussian(r, 64*n, 0.02))
 	for o := 0; o < len(w); o += len(row) {
 		copy(w[o:], row)
 	}

@@ -223,3 +223,190 @@ x8deint:
 	DECQ CX
 	JNZ  x8deint
 	RET
+
+// func deinterleave8Q8_0AVX2(dst *byte, wrb int, src *byte, nb int)
+// Deinterleave8 for Q8_0: each x8 block's eight scales and its four
+// chunks of eight rows' 8 quant bytes stored back to their rows (row r at
+// dst + r·wrb), block by block.
+TEXT ·deinterleave8Q8_0AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ wrb+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	LEAQ (R8)(R8*4), R10
+	LEAQ (R9)(R8*4), R11
+x8deint80:
+	MOVW 0(SI), AX
+	MOVW AX, (DI)
+	MOVW 2(SI), AX
+	MOVW AX, (DI)(R8*1)
+	MOVW 4(SI), AX
+	MOVW AX, (DI)(R8*2)
+	MOVW 6(SI), AX
+	MOVW AX, (DI)(R9*1)
+	MOVW 8(SI), AX
+	MOVW AX, (DI)(R8*4)
+	MOVW 10(SI), AX
+	MOVW AX, (DI)(R10*1)
+	MOVW 12(SI), AX
+	MOVW AX, (DI)(R9*2)
+	MOVW 14(SI), AX
+	MOVW AX, (DI)(R11*1)
+	MOVQ 16(SI), AX
+	MOVQ AX, 2(DI)
+	MOVQ 24(SI), AX
+	MOVQ AX, 2(DI)(R8*1)
+	MOVQ 32(SI), AX
+	MOVQ AX, 2(DI)(R8*2)
+	MOVQ 40(SI), AX
+	MOVQ AX, 2(DI)(R9*1)
+	MOVQ 48(SI), AX
+	MOVQ AX, 2(DI)(R8*4)
+	MOVQ 56(SI), AX
+	MOVQ AX, 2(DI)(R10*1)
+	MOVQ 64(SI), AX
+	MOVQ AX, 2(DI)(R9*2)
+	MOVQ 72(SI), AX
+	MOVQ AX, 2(DI)(R11*1)
+	MOVQ 80(SI), AX
+	MOVQ AX, 10(DI)
+	MOVQ 88(SI), AX
+	MOVQ AX, 10(DI)(R8*1)
+	MOVQ 96(SI), AX
+	MOVQ AX, 10(DI)(R8*2)
+	MOVQ 104(SI), AX
+	MOVQ AX, 10(DI)(R9*1)
+	MOVQ 112(SI), AX
+	MOVQ AX, 10(DI)(R8*4)
+	MOVQ 120(SI), AX
+	MOVQ AX, 10(DI)(R10*1)
+	MOVQ 128(SI), AX
+	MOVQ AX, 10(DI)(R9*2)
+	MOVQ 136(SI), AX
+	MOVQ AX, 10(DI)(R11*1)
+	MOVQ 144(SI), AX
+	MOVQ AX, 18(DI)
+	MOVQ 152(SI), AX
+	MOVQ AX, 18(DI)(R8*1)
+	MOVQ 160(SI), AX
+	MOVQ AX, 18(DI)(R8*2)
+	MOVQ 168(SI), AX
+	MOVQ AX, 18(DI)(R9*1)
+	MOVQ 176(SI), AX
+	MOVQ AX, 18(DI)(R8*4)
+	MOVQ 184(SI), AX
+	MOVQ AX, 18(DI)(R10*1)
+	MOVQ 192(SI), AX
+	MOVQ AX, 18(DI)(R9*2)
+	MOVQ 200(SI), AX
+	MOVQ AX, 18(DI)(R11*1)
+	MOVQ 208(SI), AX
+	MOVQ AX, 26(DI)
+	MOVQ 216(SI), AX
+	MOVQ AX, 26(DI)(R8*1)
+	MOVQ 224(SI), AX
+	MOVQ AX, 26(DI)(R8*2)
+	MOVQ 232(SI), AX
+	MOVQ AX, 26(DI)(R9*1)
+	MOVQ 240(SI), AX
+	MOVQ AX, 26(DI)(R8*4)
+	MOVQ 248(SI), AX
+	MOVQ AX, 26(DI)(R10*1)
+	MOVQ 256(SI), AX
+	MOVQ AX, 26(DI)(R9*2)
+	MOVQ 264(SI), AX
+	MOVQ AX, 26(DI)(R11*1)
+	ADDQ $272, SI
+	ADDQ $34, DI
+	DECQ CX
+	JNZ  x8deint80
+	RET
+
+// func q8_0q8_0r8x8AVX2(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
+// The eight rows of one Q8_0 x8 group (rows8i.go) against one token: per
+// 8-byte chunk, rows 0..3 and 4..7 in two registers against the chunk of
+// the token's quants in every 64-bit lane, the sign trick (|w| against
+// sign(w)·q: pairs of at most 128·127, no int16 saturation) and VPMADDWD
+// into each row's two int32 lanes; VPHADDD and VPERMQ leave the rows' block
+// sums in order, and each lane does the one-row sequence sum =
+// fma(sumi, d_w·d_x, sum): bit-identical to it. The table is not read.
+TEXT ·q8_0q8_0r8x8AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVL $0x00010001, AX; VMOVQ AX, X13; VPBROADCASTD X13, Y13
+	VXORPS Y0, Y0, Y0
+q80r8x8loop:
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPBROADCASTQ 2(DI), Y11
+	VMOVDQU 16(SI), Y1
+	VPSIGNB Y1, Y11, Y2
+	VPABSB Y1, Y1
+	VPMADDUBSW Y2, Y1, Y1
+	VPMADDWD Y13, Y1, Y1
+	VPADDD Y1, Y5, Y5
+	VMOVDQU 48(SI), Y3
+	VPSIGNB Y3, Y11, Y4
+	VPABSB Y3, Y3
+	VPMADDUBSW Y4, Y3, Y3
+	VPMADDWD Y13, Y3, Y3
+	VPADDD Y3, Y6, Y6
+	VPBROADCASTQ 10(DI), Y11
+	VMOVDQU 80(SI), Y1
+	VPSIGNB Y1, Y11, Y2
+	VPABSB Y1, Y1
+	VPMADDUBSW Y2, Y1, Y1
+	VPMADDWD Y13, Y1, Y1
+	VPADDD Y1, Y5, Y5
+	VMOVDQU 112(SI), Y3
+	VPSIGNB Y3, Y11, Y4
+	VPABSB Y3, Y3
+	VPMADDUBSW Y4, Y3, Y3
+	VPMADDWD Y13, Y3, Y3
+	VPADDD Y3, Y6, Y6
+	VPBROADCASTQ 18(DI), Y11
+	VMOVDQU 144(SI), Y1
+	VPSIGNB Y1, Y11, Y2
+	VPABSB Y1, Y1
+	VPMADDUBSW Y2, Y1, Y1
+	VPMADDWD Y13, Y1, Y1
+	VPADDD Y1, Y5, Y5
+	VMOVDQU 176(SI), Y3
+	VPSIGNB Y3, Y11, Y4
+	VPABSB Y3, Y3
+	VPMADDUBSW Y4, Y3, Y3
+	VPMADDWD Y13, Y3, Y3
+	VPADDD Y3, Y6, Y6
+	VPBROADCASTQ 26(DI), Y11
+	VMOVDQU 208(SI), Y1
+	VPSIGNB Y1, Y11, Y2
+	VPABSB Y1, Y1
+	VPMADDUBSW Y2, Y1, Y1
+	VPMADDWD Y13, Y1, Y1
+	VPADDD Y1, Y5, Y5
+	VMOVDQU 240(SI), Y3
+	VPSIGNB Y3, Y11, Y4
+	VPABSB Y3, Y3
+	VPMADDUBSW Y4, Y3, Y3
+	VPMADDWD Y13, Y3, Y3
+	VPADDD Y3, Y6, Y6
+	// Y5 = [r0 r0 r1 r1 | r2 r2 r3 r3], Y6 the same of rows 4..7:
+	// [r0 r1 r4 r5 | r2 r3 r6 r7], then the qwords in row order.
+	VPHADDD Y6, Y5, Y5
+	VPERMQ $0xD8, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VCVTPH2PS (SI), Y8
+	VPBROADCASTW (DI), X4
+	VCVTPH2PS X4, Y4
+	VMULPS Y4, Y8, Y8
+	VFMADD231PS Y8, Y5, Y0
+	ADDQ $272, SI
+	ADDQ $34, DI
+	DECQ CX
+	JNZ  q80r8x8loop
+	MOVQ out+32(FP), DX
+	VMOVUPS Y0, (DX)
+	VZEROUPPER
+	RET

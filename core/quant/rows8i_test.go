@@ -13,8 +13,17 @@ import (
 // table, and DotRowX8) give each row the one-row generic bits of the row
 // in the file layout, on random and edge rows.
 func TestRows8X8MatchGeneric(t *testing.T) {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		testRows8X8(t, typ)
+	}
+}
+
+func testRows8X8(t *testing.T, typ gguf.GGMLType) {
 	gen := genericKernels()
-	typ := gguf.TypeQ4_0
+	one, deint := gen.dotQ4_0Q8_0, deinterleave8Q4_0Generic
+	if typ == gguf.TypeQ8_0 {
+		one, deint = gen.dotQ8_0Q8_0, deinterleave8Q8_0Generic
+	}
 	for _, lvl := range Levels() {
 		for _, n := range twinSizes(typ) {
 			if n == 0 {
@@ -43,12 +52,12 @@ func TestRows8X8MatchGeneric(t *testing.T) {
 					back := make([]byte, len(src))
 					k.Deinterleave8(back, w8)
 					if !bytes.Equal(back, src) {
-						t.Fatalf("%s n=%d: Deinterleave8(Interleave8(w)) != w", lvl, n)
+						t.Fatalf("%s %s n=%d: Deinterleave8(Interleave8(w)) != w", typ, lvl, n)
 					}
 					clear(back)
-					deinterleave8Q4_0Generic(back, k.WeightRowBytes(), w8)
+					deint(back, k.WeightRowBytes(), w8)
 					if !bytes.Equal(back, src) {
-						t.Fatalf("n=%d: the generic Deinterleave8(Interleave8(w)) != w", n)
+						t.Fatalf("%s n=%d: the generic Deinterleave8(Interleave8(w)) != w", typ, n)
 					}
 					tab := make([]byte, k.Token1TableBytes())
 					k.PrepareToken1(x, tab)
@@ -59,12 +68,12 @@ func TestRows8X8MatchGeneric(t *testing.T) {
 					k.Dot8RowsX8(w8, x, tab, &out)
 					k.Dot8RowsX8(w8, x, nil, &outG)
 					for i := range ws {
-						want := gen.dotQ4_0Q8_0(ws[i], x)
+						want := one(ws[i], x)
 						if !sameBits(out[i], want) || !sameBits(outG[i], want) {
-							t.Fatalf("%s n=%d kind %d rep %d row %d: %g (no table %g), generic %g", lvl, n, kind, rep, i, out[i], outG[i], want)
+							t.Fatalf("%s %s n=%d kind %d rep %d row %d: %g (no table %g), generic %g", typ, lvl, n, kind, rep, i, out[i], outG[i], want)
 						}
 						if got := k.DotRowX8(w8, i, x); !sameBits(got, want) {
-							t.Fatalf("%s n=%d row %d: DotRowX8 %g, generic %g", lvl, n, i, got, want)
+							t.Fatalf("%s %s n=%d row %d: DotRowX8 %g, generic %g", typ, lvl, n, i, got, want)
 						}
 					}
 				}
@@ -77,29 +86,31 @@ func TestRows8X8MatchGeneric(t *testing.T) {
 func BenchmarkRows8X8(b *testing.B) {
 	r := rand.New(rand.NewPCG(51, 52))
 	const n = 4096
-	for _, lvl := range Levels() {
-		restore := ForceLevel(lvl)
-		k, err := NewKernel(gguf.TypeQ4_0, n)
-		restore()
-		if err != nil {
-			b.Fatal(err)
-		}
-		var w []byte
-		for i := 0; i < 8; i++ {
-			w = append(w, quantizeWeights(b, gguf.TypeQ4_0, gaussian(r, n, 0.02))...)
-		}
-		w8 := make([]byte, len(w))
-		k.Interleave8(w8, w)
-		x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
-		tab := make([]byte, k.Token1TableBytes())
-		k.PrepareToken1(x, tab)
-		var out [8]float32
-		b.Run(lvl.String(), func(b *testing.B) {
-			b.SetBytes(int64(8 * k.WeightRowBytes()))
-			for b.Loop() {
-				k.Dot8RowsX8(w8, x, tab, &out)
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(typ, n)
+			restore()
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			var w []byte
+			for i := 0; i < 8; i++ {
+				w = append(w, quantizeWeights(b, typ, gaussian(r, n, 0.02))...)
+			}
+			w8 := make([]byte, len(w))
+			k.Interleave8(w8, w)
+			x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
+			tab := make([]byte, k.Token1TableBytes())
+			k.PrepareToken1(x, tab)
+			var out [8]float32
+			b.Run(typ.String()+"/"+lvl.String(), func(b *testing.B) {
+				b.SetBytes(int64(8 * k.WeightRowBytes()))
+				for b.Loop() {
+					k.Dot8RowsX8(w8, x, tab, &out)
+				}
+			})
+		}
 	}
 }
 
@@ -107,20 +118,22 @@ func BenchmarkRows8X8(b *testing.B) {
 // into the file layout, as a prompt step does per chunk; MB/s counts the
 // group's bytes.
 func BenchmarkDeinterleave8(b *testing.B) {
-	for _, lvl := range Levels() {
-		restore := ForceLevel(lvl)
-		k, err := NewKernel(gguf.TypeQ4_0, 2048)
-		restore()
-		if err != nil {
-			b.Fatal(err)
-		}
-		src := make([]byte, 8*k.WeightRowBytes())
-		dst := make([]byte, len(src))
-		b.Run(lvl.String(), func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			for b.Loop() {
-				k.Deinterleave8(dst, src)
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(typ, 2048)
+			restore()
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			src := make([]byte, 8*k.WeightRowBytes())
+			dst := make([]byte, len(src))
+			b.Run(typ.String()+"/"+lvl.String(), func(b *testing.B) {
+				b.SetBytes(int64(len(src)))
+				for b.Loop() {
+					k.Deinterleave8(dst, src)
+				}
+			})
+		}
 	}
 }

@@ -383,3 +383,56 @@ q40r8x8v:
 	VMOVUPS Y0, (DX)
 	VZEROUPPER
 	RET
+
+// func q8_0q8_0r8x8AVX512(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
+// The eight rows of one Q8_0 x8 group (rows8i.go) against one token with
+// its table: each 8-byte chunk of the eight rows is one ZMM (a row per
+// 64-bit lane), made unsigned (XOR 0x80: w+128) for VPDPBUSD against the
+// chunk of the token's quants in every lane; two accumulators, each row's
+// two int32 lanes added (VPSRLQ, VPADDD) and narrowed (VPMOVQD), then
+// 128·Σq off (the table's 8·Σq << 4): Σ w·q exactly. The epilogue is the
+// one-row sequence sum = fma(sumi, d_w·d_x, sum): bit-identical to it.
+TEXT ·q8_0q8_0r8x8AVX512(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ tab+24(FP), BX
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VXORPS Y0, Y0, Y0
+q80r8x8v:
+	VPBROADCASTQ 2(DI), Z11
+	VPBROADCASTQ 10(DI), Z12
+	VPBROADCASTQ 18(DI), Z13
+	VPBROADCASTQ 26(DI), Z14
+	VPXORD 16(SI), Z15, Z1
+	VPXORD 80(SI), Z15, Z2
+	VPXORD 144(SI), Z15, Z3
+	VPXORD 208(SI), Z15, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPDPBUSD Z11, Z1, Z5
+	VPDPBUSD Z12, Z2, Z6
+	VPDPBUSD Z13, Z3, Z5
+	VPDPBUSD Z14, Z4, Z6
+	VPADDD Z6, Z5, Z5
+	VPSRLQ $32, Z5, Z6
+	VPADDD Z6, Z5, Z5
+	VPMOVQD Z5, Y5
+	VPBROADCASTD 4(BX), Y7
+	VPSLLD $4, Y7, Y7
+	VPSUBD Y7, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VCVTPH2PS (SI), Y8
+	VBROADCASTSS (BX), Y9
+	VMULPS Y9, Y8, Y8
+	VFMADD231PS Y8, Y5, Y0
+	ADDQ $272, SI
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  q80r8x8v
+	MOVQ out+32(FP), DX
+	VMOVUPS Y0, (DX)
+	VZEROUPPER
+	RET

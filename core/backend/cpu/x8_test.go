@@ -38,12 +38,17 @@ func toX8(k quant.Kernel, w []byte) []byte {
 	return out
 }
 
-// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on x8 weights
+// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on x8 weights (Q4_0, Q8_0)
 // (rows past the last whole group in the file layout), on one thread and
 // two, at every level (where the level has no x8 kernel, the generic twin).
 func TestX8MatMulMatchesVecDot(t *testing.T) {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		testX8MatMul(t, wt)
+	}
+}
+
+func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 	r := rand.New(rand.NewSource(81))
-	const wt = gguf.TypeQ4_0
 	const in = 96
 	rb, _ := wt.RowBytes(in)
 	for _, threads := range []int{1, 2} {
@@ -68,13 +73,13 @@ func TestX8MatMulMatchesVecDot(t *testing.T) {
 					}
 					xq := make([]byte, k.ActRowBytes())
 					for tok := 0; tok < tokens; tok++ {
-						if err := quant.QuantizeRow(gguf.TypeQ8_0, x[tok*in:(tok+1)*in], xq); err != nil {
+						if err := quant.QuantizeRow(quant.VecDotType(wt), x[tok*in:(tok+1)*in], xq); err != nil {
 							t.Fatal(err)
 						}
 						for i := 0; i < rows; i++ {
 							want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
 							if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
-								t.Fatalf("%d threads %s rows %d tokens %d: token %d row %d = %g, VecDot %g", threads, lvl, rows, tokens, tok, i, g, want)
+								t.Fatalf("%s %d threads %s rows %d tokens %d: token %d row %d = %g, VecDot %g", wt, threads, lvl, rows, tokens, tok, i, g, want)
 							}
 						}
 					}
@@ -86,14 +91,19 @@ func TestX8MatMulMatchesVecDot(t *testing.T) {
 	}
 }
 
-// TestX8Registered: copied Q4_0 weights named as mat-mul weights, with
+// TestX8Registered: copied Q4_0 and Q8_0 weights named as mat-mul weights, with
 // rows in groups of sixteen, are repacked (where the level has an x8
 // kernel), others not, mapped ones never; the repacked ones give the
 // bits of quant.VecDot in a shared one-token call, a prompt step and
 // through views of their halves, and any other op is refused them.
 func TestX8Registered(t *testing.T) {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		testX8Registered(t, wt)
+	}
+}
+
+func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 	r := rand.New(rand.NewSource(82))
-	const wt = gguf.TypeQ4_0
 	const in = 64
 	rb, _ := wt.RowBytes(in)
 	for _, lvl := range quant.Levels() {
@@ -148,7 +158,7 @@ func TestX8Registered(t *testing.T) {
 					w := weights[wn.Weight][off:]
 					rows := int(n.Shape[0])
 					for tok := 0; tok < int(n.Shape[1]); tok++ {
-						if err := quant.QuantizeRow(gguf.TypeQ8_0, x[tok*in:(tok+1)*in], xq); err != nil {
+						if err := quant.QuantizeRow(quant.VecDotType(wt), x[tok*in:(tok+1)*in], xq); err != nil {
 							t.Fatal(err)
 						}
 						for i := 0; i < rows; i++ {
