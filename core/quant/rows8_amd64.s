@@ -225,8 +225,9 @@ x8deint:
 	RET
 
 // func deinterleave8Q8_0AVX2(dst *byte, wrb int, src *byte, nb int)
-// Deinterleave8 for Q8_0: each x8 block's eight scales and its four
-// chunks of eight rows' 8 quant bytes stored back to their rows (row r at
+// Deinterleave8 for Q8_0: per x8 block, each row's eight scale bytes and
+// its four 8-byte chunks (16+64c+8r) gathered into one 32-byte register
+// (VMOVQ, VPINSRQ, VINSERTI128) and stored back to the row (row r at
 // dst + r·wrb), block by block.
 TEXT ·deinterleave8Q8_0AVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -239,88 +240,73 @@ TEXT ·deinterleave8Q8_0AVX2(SB), NOSPLIT, $0-32
 x8deint80:
 	MOVW 0(SI), AX
 	MOVW AX, (DI)
+	VMOVQ 16(SI), X0
+	VPINSRQ $1, 80(SI), X0, X0
+	VMOVQ 144(SI), X1
+	VPINSRQ $1, 208(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)
 	MOVW 2(SI), AX
 	MOVW AX, (DI)(R8*1)
+	VMOVQ 24(SI), X0
+	VPINSRQ $1, 88(SI), X0, X0
+	VMOVQ 152(SI), X1
+	VPINSRQ $1, 216(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R8*1)
 	MOVW 4(SI), AX
 	MOVW AX, (DI)(R8*2)
+	VMOVQ 32(SI), X0
+	VPINSRQ $1, 96(SI), X0, X0
+	VMOVQ 160(SI), X1
+	VPINSRQ $1, 224(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R8*2)
 	MOVW 6(SI), AX
 	MOVW AX, (DI)(R9*1)
+	VMOVQ 40(SI), X0
+	VPINSRQ $1, 104(SI), X0, X0
+	VMOVQ 168(SI), X1
+	VPINSRQ $1, 232(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R9*1)
 	MOVW 8(SI), AX
 	MOVW AX, (DI)(R8*4)
+	VMOVQ 48(SI), X0
+	VPINSRQ $1, 112(SI), X0, X0
+	VMOVQ 176(SI), X1
+	VPINSRQ $1, 240(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R8*4)
 	MOVW 10(SI), AX
 	MOVW AX, (DI)(R10*1)
+	VMOVQ 56(SI), X0
+	VPINSRQ $1, 120(SI), X0, X0
+	VMOVQ 184(SI), X1
+	VPINSRQ $1, 248(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R10*1)
 	MOVW 12(SI), AX
 	MOVW AX, (DI)(R9*2)
+	VMOVQ 64(SI), X0
+	VPINSRQ $1, 128(SI), X0, X0
+	VMOVQ 192(SI), X1
+	VPINSRQ $1, 256(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R9*2)
 	MOVW 14(SI), AX
 	MOVW AX, (DI)(R11*1)
-	MOVQ 16(SI), AX
-	MOVQ AX, 2(DI)
-	MOVQ 24(SI), AX
-	MOVQ AX, 2(DI)(R8*1)
-	MOVQ 32(SI), AX
-	MOVQ AX, 2(DI)(R8*2)
-	MOVQ 40(SI), AX
-	MOVQ AX, 2(DI)(R9*1)
-	MOVQ 48(SI), AX
-	MOVQ AX, 2(DI)(R8*4)
-	MOVQ 56(SI), AX
-	MOVQ AX, 2(DI)(R10*1)
-	MOVQ 64(SI), AX
-	MOVQ AX, 2(DI)(R9*2)
-	MOVQ 72(SI), AX
-	MOVQ AX, 2(DI)(R11*1)
-	MOVQ 80(SI), AX
-	MOVQ AX, 10(DI)
-	MOVQ 88(SI), AX
-	MOVQ AX, 10(DI)(R8*1)
-	MOVQ 96(SI), AX
-	MOVQ AX, 10(DI)(R8*2)
-	MOVQ 104(SI), AX
-	MOVQ AX, 10(DI)(R9*1)
-	MOVQ 112(SI), AX
-	MOVQ AX, 10(DI)(R8*4)
-	MOVQ 120(SI), AX
-	MOVQ AX, 10(DI)(R10*1)
-	MOVQ 128(SI), AX
-	MOVQ AX, 10(DI)(R9*2)
-	MOVQ 136(SI), AX
-	MOVQ AX, 10(DI)(R11*1)
-	MOVQ 144(SI), AX
-	MOVQ AX, 18(DI)
-	MOVQ 152(SI), AX
-	MOVQ AX, 18(DI)(R8*1)
-	MOVQ 160(SI), AX
-	MOVQ AX, 18(DI)(R8*2)
-	MOVQ 168(SI), AX
-	MOVQ AX, 18(DI)(R9*1)
-	MOVQ 176(SI), AX
-	MOVQ AX, 18(DI)(R8*4)
-	MOVQ 184(SI), AX
-	MOVQ AX, 18(DI)(R10*1)
-	MOVQ 192(SI), AX
-	MOVQ AX, 18(DI)(R9*2)
-	MOVQ 200(SI), AX
-	MOVQ AX, 18(DI)(R11*1)
-	MOVQ 208(SI), AX
-	MOVQ AX, 26(DI)
-	MOVQ 216(SI), AX
-	MOVQ AX, 26(DI)(R8*1)
-	MOVQ 224(SI), AX
-	MOVQ AX, 26(DI)(R8*2)
-	MOVQ 232(SI), AX
-	MOVQ AX, 26(DI)(R9*1)
-	MOVQ 240(SI), AX
-	MOVQ AX, 26(DI)(R8*4)
-	MOVQ 248(SI), AX
-	MOVQ AX, 26(DI)(R10*1)
-	MOVQ 256(SI), AX
-	MOVQ AX, 26(DI)(R9*2)
-	MOVQ 264(SI), AX
-	MOVQ AX, 26(DI)(R11*1)
+	VMOVQ 72(SI), X0
+	VPINSRQ $1, 136(SI), X0, X0
+	VMOVQ 200(SI), X1
+	VPINSRQ $1, 264(SI), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, 2(DI)(R11*1)
 	ADDQ $272, SI
 	ADDQ $34, DI
 	DECQ CX
 	JNZ  x8deint80
+	VZEROUPPER
 	RET
 
 // func q8_0q8_0r8x8AVX2(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
