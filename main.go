@@ -23,5 +23,13 @@ func main() {
 		}
 		return
 	}
-	os.Exit(cli.Main(cli.DefaultEnv(), os.Args[1:]))
+	// The GUI toolkit's inits (fyne's driver, systray) lock main.main to
+	// the main thread. A command needs no window, and on a locked goroutine
+	// every runtime.Gosched (the CPU backend's pool yields while it waits
+	// for a helper) hands the P to another thread and back through futexes:
+	// 8 % of a Q4_0 decode profile's samples (bench/results/
+	// 2026-12-02-s9-cpu-repack). So a command runs on a goroutine of its own.
+	code := make(chan int)
+	go func() { code <- cli.Main(cli.DefaultEnv(), os.Args[1:]) }()
+	os.Exit(<-code)
 }

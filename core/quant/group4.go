@@ -74,9 +74,10 @@ func (ks *kernelSet) fourTFor(t gguf.GGMLType) func(w, x []byte, stride int, tab
 const token1Q8_0 = 8
 
 // Token1TableBytes is the size of the table PrepareToken1 fills, 0 when
-// this kernel takes none (then Dot4RowsT is Dot4Rows).
+// this kernel takes none (then Dot4RowsT is Dot4Rows): Q4_0's four- and
+// eight-row kernels take it, and the Q8_0 x8 kernels (rows8i.go).
 func (k *Kernel) Token1TableBytes() int {
-	if k.rows4T == nil {
+	if k.rows4T == nil && k.rows8X8 == nil {
 		return 0
 	}
 	return k.n / qk * token1Q8_0
@@ -84,7 +85,7 @@ func (k *Kernel) Token1TableBytes() int {
 
 // PrepareToken1 fills tab (Token1TableBytes long) for the activation row x.
 func (k *Kernel) PrepareToken1(x, tab []byte) {
-	if k.rows4T == nil {
+	if k.rows4T == nil && k.rows8X8 == nil {
 		return
 	}
 	nb := k.n / qk

@@ -20,6 +20,8 @@ type Kernel struct {
 	rows4T   func(w []byte, wstride int, x, tab []byte, out *[4]float32)
 	t8       tile8Kernel
 	rows8T   func(w []byte, wstride int, x, tab []byte, out *[8]float32)
+	rows8X8  func(w, x, tab []byte, out *[8]float32)
+	deint8   func(dst []byte, wrb int, src []byte)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -44,6 +46,8 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4T = cur.dotR4TQ4_0Q8_0
 		if k.rows4T != nil { // the token table exists only with rows4T
 			k.rows8T = cur.dotR8TQ4_0Q8_0
+			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
+			k.deint8 = cur.deinterleave8Q4_0
 		}
 	}
 	switch t {
@@ -51,6 +55,8 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q4_0Q8_0
 	case gguf.TypeQ8_0:
 		k.rows4 = cur.dotR4Q8_0Q8_0
+		k.rows8X8 = cur.dotR8X8Q8_0Q8_0
+		k.deint8 = cur.deinterleave8Q8_0
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
 	case gguf.TypeQ6_K:

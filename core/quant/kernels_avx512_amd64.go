@@ -31,6 +31,8 @@ func init() {
 	ks.dotR4x16Q8_0Q8_0 = quadQ8_0(q8_0q8_0r4x16AVX512)
 	ks.dotR4x16Q4_KQ8_K = quadQ4_K(q4_Kq8_Kr4x16AVX512)
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
+	ks.dotR8X8Q4_0Q8_0 = rows8X8Q4_0(q4_0q8_0r8x8AVX512)
+	ks.dotR8X8Q8_0Q8_0 = rows8X8Q8_0(q8_0q8_0r8x8AVX512)
 	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX512, bytesQ6K, bytesQ8K)

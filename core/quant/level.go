@@ -140,6 +140,16 @@ type kernelSet struct {
 	// dotR8TQ4_0Q8_0: eight Q4_0 rows against one token with its table
 	// (rows8.go).
 	dotR8TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[8]float32)
+	// dotR8X8Q4_0Q8_0: the eight rows of one Q4_0 x8 group (rows8i.go)
+	// against one token with its table; nil where the level has none (the
+	// generic twin then runs without the table).
+	dotR8X8Q4_0Q8_0 func(w, x, tab []byte, out *[8]float32)
+	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level
+	// has none (deinterleave8Q4_0Generic runs).
+	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)
+	// dotR8X8Q8_0Q8_0, deinterleave8Q8_0: the same for Q8_0.
+	dotR8X8Q8_0Q8_0   func(w, x, tab []byte, out *[8]float32)
+	deinterleave8Q8_0 func(dst []byte, wrb int, src []byte)
 	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)
 	// dotR4Q6_KQ8_K: four Q6_K rows against one token.

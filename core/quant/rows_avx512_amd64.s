@@ -325,3 +325,114 @@ q4kr4v:
 	VMOVUPS X14, (DX)
 	VZEROUPPER
 	RET
+
+// func q4_0q8_0r8x8AVX512(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
+// The eight rows of one Q4_0 x8 group (rows8i.go) against one token with
+// its table: q4_0q8_0r8tAVX512 on one sequential stream, prefetched 4608
+// bytes (32 blocks) ahead (q4_0q8_0r8x8AVX2). Rows 0, 4, 1, 5 are the
+// group's first 64 quant bytes as they are, rows 2, 6, 3, 7 the next 64;
+// the eight scales one 16-byte load. The arithmetic is
+// q4_0q8_0r8tAVX512's, bit for bit.
+TEXT ·q4_0q8_0r8x8AVX512(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ tab+24(FP), BX
+	MOVL $0x0F0F0F0F, AX
+	VPBROADCASTD AX, Z15
+	VXORPS Y0, Y0, Y0
+q40r8x8v:
+	PREFETCHT0 4608(SI)
+	PREFETCHT0 4672(SI)
+	PREFETCHT0 4736(SI)
+	VBROADCASTI32X4 2(DI), Z11
+	VBROADCASTI32X4 18(DI), Z12
+	VMOVDQU64 16(SI), Z1
+	VPSRLW $4, Z1, Z2
+	VPANDD Z15, Z1, Z1
+	VPANDD Z15, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPDPBUSD Z11, Z1, Z3
+	VPDPBUSD Z12, Z2, Z3
+	VMOVDQU64 80(SI), Z16
+	VPSRLW $4, Z16, Z17
+	VPANDD Z15, Z16, Z16
+	VPANDD Z15, Z17, Z17
+	VPXORD Z5, Z5, Z5
+	VPDPBUSD Z11, Z16, Z5
+	VPDPBUSD Z12, Z17, Z5
+	VEXTRACTI64X4 $1, Z3, Y4
+	VEXTRACTI64X4 $1, Z5, Y6
+	VPHADDD Y4, Y3, Y3
+	VPHADDD Y6, Y5, Y5
+	VPHADDD Y5, Y3, Y3
+	VPBROADCASTD 4(BX), Y7
+	VPSUBD Y7, Y3, Y3
+	VCVTDQ2PS Y3, Y3
+	VCVTPH2PS (SI), Y8
+	VBROADCASTSS (BX), Y9
+	VMULPS Y9, Y8, Y8
+	VMULPS Y8, Y3, Y3
+	VADDPS Y3, Y0, Y0
+	ADDQ $144, SI
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  q40r8x8v
+	MOVQ out+32(FP), DX
+	VMOVUPS Y0, (DX)
+	VZEROUPPER
+	RET
+
+// func q8_0q8_0r8x8AVX512(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
+// The eight rows of one Q8_0 x8 group (rows8i.go) against one token with
+// its table: each 8-byte chunk of the eight rows is one ZMM (a row per
+// 64-bit lane), made unsigned (XOR 0x80: w+128) for VPDPBUSD against the
+// chunk of the token's quants in every lane; two accumulators, each row's
+// two int32 lanes added (VPSRLQ, VPADDD) and narrowed (VPMOVQD), then
+// 128·Σq off (the table's 8·Σq << 4): Σ w·q exactly. The epilogue is the
+// one-row sequence sum = fma(sumi, d_w·d_x, sum): bit-identical to it.
+TEXT ·q8_0q8_0r8x8AVX512(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ tab+24(FP), BX
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VXORPS Y0, Y0, Y0
+q80r8x8v:
+	VPBROADCASTQ 2(DI), Z11
+	VPBROADCASTQ 10(DI), Z12
+	VPBROADCASTQ 18(DI), Z13
+	VPBROADCASTQ 26(DI), Z14
+	VPXORD 16(SI), Z15, Z1
+	VPXORD 80(SI), Z15, Z2
+	VPXORD 144(SI), Z15, Z3
+	VPXORD 208(SI), Z15, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPDPBUSD Z11, Z1, Z5
+	VPDPBUSD Z12, Z2, Z6
+	VPDPBUSD Z13, Z3, Z5
+	VPDPBUSD Z14, Z4, Z6
+	VPADDD Z6, Z5, Z5
+	VPSRLQ $32, Z5, Z6
+	VPADDD Z6, Z5, Z5
+	VPMOVQD Z5, Y5
+	VPBROADCASTD 4(BX), Y7
+	VPSLLD $4, Y7, Y7
+	VPSUBD Y7, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VCVTPH2PS (SI), Y8
+	VBROADCASTSS (BX), Y9
+	VMULPS Y9, Y8, Y8
+	VFMADD231PS Y8, Y5, Y0
+	ADDQ $272, SI
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  q80r8x8v
+	MOVQ out+32(FP), DX
+	VMOVUPS Y0, (DX)
+	VZEROUPPER
+	RET

@@ -25,6 +25,9 @@ type weight struct {
 	t    gguf.GGMLType
 	dims []int64
 	data []byte
+	// x8: data is the copy repacked in groups of eight rows (x8.go), read
+	// only by the mat-muls.
+	x8 bool
 }
 
 // CPU is the host backend.
@@ -145,10 +148,15 @@ func (c *CPU) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []
 	if _, dup := c.weights[name]; dup {
 		return fmt.Errorf("cpu: weight %q registered twice", name)
 	}
+	x8 := false
 	if c.copyWeights {
-		data = c.arena.copyOf(data)
+		if x8 = repacksX8(name, t, dims); x8 {
+			data = c.arena.copyX8(data, t, dims)
+		} else {
+			data = c.arena.copyOf(data)
+		}
 	}
-	c.weights[name] = weight{t, dims, data}
+	c.weights[name] = weight{t, dims, data, x8}
 	c.wbytes += int64(len(data))
 	return nil
 }
@@ -240,21 +248,70 @@ func (c *CPU) bytesOf(n *graph.Node) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if off < 0 || off+n.Bytes() > int64(len(w)) {
-			return nil, fmt.Errorf("cpu: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, n.Base().Name)
-		}
-		return w[off : off+n.Bytes()], nil
+		return viewOf(n, w, off)
 	}
 	if n.Op == graph.OpWeight {
-		c.mu.Lock()
-		w, ok := c.weights[n.Weight]
-		c.mu.Unlock()
-		if !ok {
-			return nil, fmt.Errorf("cpu: weight %q is not registered here", n.Weight)
+		w, err := c.weightOf(n)
+		if err != nil {
+			return nil, err
+		}
+		if w.x8 {
+			return nil, fmt.Errorf("cpu: weight %q is repacked for the mat-muls (x8); %s cannot read it", n.Weight, n.Op)
 		}
 		return w.data, nil
 	}
 	return c.buf(n.Buf)
+}
+
+// weightOf is the registered weight of node n (an OpWeight).
+func (c *CPU) weightOf(n *graph.Node) (weight, error) {
+	c.mu.Lock()
+	w, ok := c.weights[n.Weight]
+	c.mu.Unlock()
+	if !ok {
+		return weight{}, fmt.Errorf("cpu: weight %q is not registered here", n.Weight)
+	}
+	return w, nil
+}
+
+// matWeight is bytesOf for a mat-mul's weight operand, which may be an
+// x8 weight (or a view of one that starts and ends on its groups of
+// eight rows); x8 reports which.
+func (c *CPU) matWeight(n *graph.Node) (w []byte, x8 bool, err error) {
+	base, off := n, int64(0)
+	for ; base.Op == graph.OpView; base = base.Src[0] {
+		off += base.ViewOff
+	}
+	if base.Op != graph.OpWeight {
+		w, err := c.bytesOf(n)
+		return w, false, err
+	}
+	bw, err := c.weightOf(base)
+	if err != nil {
+		return nil, false, err
+	}
+	if !bw.x8 {
+		w, err := c.bytesOf(n)
+		return w, false, err
+	}
+	if base != n {
+		if w, err = viewOf(n, bw.data, off); err != nil {
+			return nil, false, err
+		}
+		if !x8View(bw, off, int64(len(w))) {
+			return nil, false, fmt.Errorf("cpu: view %q of %d bytes at %d splits a group of eight rows of the x8 weight %q", n.Name, len(w), off, base.Weight)
+		}
+		return w, true, nil
+	}
+	return bw.data, true, nil
+}
+
+// viewOf is view n's bytes, off bytes into the weight w.
+func viewOf(n *graph.Node, w []byte, off int64) ([]byte, error) {
+	if off < 0 || off+n.Bytes() > int64(len(w)) {
+		return nil, fmt.Errorf("cpu: view %q of %d bytes at %d outside weight %q", n.Name, n.Bytes(), off, n.Base().Name)
+	}
+	return w[off : off+n.Bytes()], nil
 }
 
 func f32s(b []byte) []float32 { return memview.As[float32](b) }
@@ -296,11 +353,17 @@ func (c *CPU) compute(n *graph.Node) error {
 		return err
 	}
 	var src [4][]byte
+	x8 := false // src[0] is an x8 mat-mul weight
 	for i, s := range n.Src {
 		if s == nil {
 			continue
 		}
-		if src[i], err = c.bytesOf(s); err != nil {
+		if n.Op == graph.OpMatMul && i == 0 {
+			src[i], x8, err = c.matWeight(s)
+		} else {
+			src[i], err = c.bytesOf(s)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -322,7 +385,7 @@ func (c *CPU) compute(n *graph.Node) error {
 	case graph.OpAdd:
 		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), true)
 	case graph.OpMatMul:
-		return c.matMul(n, f32s(out), src[0], f32s(src[1]))
+		return c.matMul(n, f32s(out), src[0], x8, f32s(src[1]))
 	case graph.OpRope:
 		var freqs []float32
 		if n.Src[2] != nil {

@@ -86,7 +86,7 @@ func (c *CPU) broadcast(out, x, y []float32, rowLen int, add bool) {
 // four tokens at a time (Kernel.Dot4), so prefill reads each weight block
 // once per four tokens and a chunk's rows stay in cache across the
 // token groups.
-func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error {
+func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float32) error {
 	wt := n.Src[0].Type
 	in := int(n.Src[0].Shape[0])
 	rows := int(n.Src[0].Rows())
@@ -123,12 +123,16 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x []float32) error 
 		c.qt = quantTask{vt: vt, x: x, xq: xq, in: in, xrb: xrb}
 		c.w.run(tokens-1, 4, &c.qt)
 	}
-	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens}
+	if x8 {
+		w = w[:rows*wrb] // the groups are counted from its length
+	}
+	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens, x8: x8}
 	if tb := k.Tile8Bytes(); tb > 0 && tokens >= 8 && rows%4 == 0 {
 		// Eight-token tiles (tile8.go) for all whole groups of eight.
 		c.packTiles8(k, xq, tokens/8, tb)
 		c.mt.t8 = tokens &^ 7
-		c.mt.rowsFree = c.rowsFree(k, w[:rows*wrb])
+		// An x8 weight's rows are scanned in the file layout, quad by quad.
+		c.mt.rowsFree = !x8 && c.rowsFree(k, w[:rows*wrb])
 	}
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
 		// Per-block facts of each group of four tokens after the tiles,
@@ -212,6 +216,8 @@ type matTask struct {
 	// last whole group, when the kernel takes one.
 	tabs1 []byte
 	tb1   int
+	// x8: w is an x8 weight (x8.go).
+	x8 bool
 	// f16f32: F16 weights against the F32 activations x (rows of in).
 	f16f32 bool
 	x      []float32
@@ -223,7 +229,7 @@ type matTask struct {
 }
 
 func (t *matTask) run(worker, lo, hi int) {
-	wrb, xrb, rows := t.k.WeightRowBytes(), t.k.ActRowBytes(), t.rows
+	wrb, rows := t.k.WeightRowBytes(), t.rows
 	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	if t.f16f32 {
 		for i := lo; i < hi; i++ {
@@ -245,9 +251,22 @@ func (t *matTask) run(worker, lo, hi int) {
 		t.runShared(worker, lo, hi)
 		return
 	}
+	if t.x8 && t.tokens > 1 {
+		t.runX8(worker, lo, hi)
+		return
+	}
+	t.runRows(worker, t.w, 0, t.x8, lo, hi)
+}
+
+// runRows is run for rows lo..hi-1 of the weight, whose row i is row
+// i−wb of w: the weight itself (wb = 0; x8 when it is an x8 weight, then
+// for one token only) or some of its rows in the file layout (runX8).
+func (t *matTask) runRows(worker int, w []byte, wb int, x8 bool, lo, hi int) {
+	wrb, xrb, rows := t.k.WeightRowBytes(), t.k.ActRowBytes(), t.rows
+	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	tok := 0
 	if t.t8 > 0 {
-		t.runTiles8(worker, lo, hi)
+		t.runTiles8(worker, w, wb, lo, hi)
 		tok = t.t8
 	}
 	for ; tok+4 <= t.tokens; tok += 4 {
@@ -257,13 +276,13 @@ func (t *matTask) run(worker, lo, hi int) {
 			g := (tok - t.t8) / 4
 			tab := t.tabs[g*t.tb : (g+1)*t.tb]
 			for i := lo; i < hi; i++ {
-				t.k.Dot4T(t.w[i*wrb:(i+1)*wrb], x, tab, o)
+				t.k.Dot4T(w[(i-wb)*wrb:(i-wb+1)*wrb], x, tab, o)
 				out[i], out[rows+i], out[2*rows+i], out[3*rows+i] = o[0], o[1], o[2], o[3]
 			}
 			continue
 		}
 		for i := lo; i < hi; i++ {
-			t.k.Dot4(t.w[i*wrb:(i+1)*wrb], x, o)
+			t.k.Dot4(w[(i-wb)*wrb:(i-wb+1)*wrb], x, o)
 			out[i], out[rows+i], out[2*rows+i], out[3*rows+i] = o[0], o[1], o[2], o[3]
 		}
 	}
@@ -274,34 +293,53 @@ func (t *matTask) run(worker, lo, hi int) {
 			r := tok - t.tokens&^3
 			tab = t.tabs1[r*t.tb1 : (r+1)*t.tb1]
 		}
-		t.oneToken(worker, t.w, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
+		t.oneToken(worker, w, wb, x8, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
 	}
 }
 
 // oneToken computes out[i] = w_i · x for rows lo..hi-1 of w against one
 // quantized token x (tab its token table, nil when the kernel takes none):
 // eight or four rows at a time.
-func (t *matTask) oneToken(worker int, w, x, tab []byte, out []float32, lo, hi int) {
+// Row i of the weight is row i−wb of w; with x8, w is the whole x8 weight
+// (wb = 0) of rows rows.
+func (t *matTask) oneToken(worker int, w []byte, wb int, x8 bool, x, tab []byte, out []float32, lo, hi int) {
 	wrb := t.k.WeightRowBytes()
 	o := &t.c.ws[worker].dot4
 	i := lo
+	if x8 {
+		// The rows of whole groups of eight (x8.go): eight at a time
+		// where the chunk holds the whole group, one by one where not.
+		o8 := &t.c.ws[worker].dot8
+		for g8 := len(w) / (8 * wrb) * 8; i < hi && i < g8; {
+			if i%8 == 0 && i+8 <= hi {
+				t.k.Dot8RowsX8(w[i*wrb:(i+8)*wrb], x, tab, o8)
+				copy(out[i:i+8], o8[:])
+				i += 8
+				continue
+			}
+			g := i &^ 7
+			out[i] = t.k.DotRowX8(w[g*wrb:(g+8)*wrb], i-g, x)
+			i++
+		}
+	}
+	w = w[:(hi-wb)*wrb]
 	if tab != nil {
 		o8 := &t.c.ws[worker].dot8
 		for ; i+8 <= hi; i += 8 {
-			t.k.Dot8RowsT(w[i*wrb:(i+8)*wrb], x, tab, o8)
+			t.k.Dot8RowsT(w[(i-wb)*wrb:(i-wb+8)*wrb], x, tab, o8)
 			copy(out[i:i+8], o8[:])
 		}
 		for ; i+4 <= hi; i += 4 {
-			t.k.Dot4RowsT(w[i*wrb:(i+4)*wrb], x, tab, o)
+			t.k.Dot4RowsT(w[(i-wb)*wrb:(i-wb+4)*wrb], x, tab, o)
 			out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
 		}
 	}
 	for ; i+4 <= hi; i += 4 {
-		t.k.Dot4Rows(w[i*wrb:(i+4)*wrb], x, o)
+		t.k.Dot4Rows(w[(i-wb)*wrb:(i-wb+4)*wrb], x, o)
 		out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
 	}
 	for ; i < hi; i++ {
-		out[i] = t.k.Dot(w[i*wrb:(i+1)*wrb], x)
+		out[i] = t.k.Dot(w[(i-wb)*wrb:(i-wb+1)*wrb], x)
 	}
 }
 

@@ -43,15 +43,15 @@ func (t *tileTask) run(_, lo, hi int) {
 // they stay in L2 while every row quad of the chunk uses them.
 const tileBlockBytes = 256 << 10
 
-// runTiles8 computes rows lo..hi-1 (a multiple of four of them) for the
-// t.t8 tiled tokens. A block of tiles at a time, every row quad runs
+// runTiles8 computes rows lo..hi-1 (a multiple of four of them; row i is
+// row i−wb of w, as in runRows) for the t.t8 tiled tokens. A block of tiles at a time, every row quad runs
 // against the block's tiles in one call: a quad's rows stay in L1 while
 // the tiles stream past, and the block stays in L2 for the next quad. Each
 // quad is prepared once (Kernel.Prep4, into the worker's scratch), just
 // before its first call; the preparation is the first read of its rows
 // from memory, so the next quad's rows are prefetched first, to arrive
 // while this quad computes.
-func (t *matTask) runTiles8(worker, lo, hi int) {
+func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 	wrb, rows := t.k.WeightRowBytes(), t.rows
 	ws := &t.c.ws[worker]
 	groups := t.t8 / 8
@@ -74,15 +74,15 @@ func (t *matTask) runTiles8(worker, lo, hi int) {
 				if t.rowsFree {
 					// No scan to run: the kernel's own first read of
 					// the rows overlaps its compute.
-					t.k.Prep4Free(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+					t.k.Prep4Free(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
 				} else {
 					if q+1 < quads {
-						quant.Prefetch(t.w[(i+4)*wrb : (i+8)*wrb])
+						quant.Prefetch(w[(i-wb+4)*wrb : (i-wb+8)*wrb])
 					}
-					t.k.Prep4(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+					t.k.Prep4(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
 				}
 			}
-			t.k.Dot4RowsTiles8(t.w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
+			t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
 			for g := g0; g < g1; g++ {
 				og := o[32*(g-g0) : 32*(g-g0)+32]
 				out := t.out[8*g*rows : 8*(g+1)*rows]

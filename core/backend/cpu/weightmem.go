@@ -38,6 +38,12 @@ type weightArena struct {
 
 // copyOf returns a copy of data in the arena.
 func (a *weightArena) copyOf(data []byte) []byte {
+	return a.copyWith(data, func(dst, src []byte) { copy(dst, src) })
+}
+
+// copyWith is copyOf with fill writing the copy (dst) from data (src, of
+// the same length).
+func (a *weightArena) copyWith(data []byte, fill func(dst, src []byte)) []byte {
 	if len(data) == 0 {
 		return data
 	}
@@ -50,7 +56,7 @@ func (a *weightArena) copyOf(data []byte) []byte {
 	}
 	a.off = off + len(data)
 	b := a.cur[off : off+len(data) : off+len(data)]
-	copy(b, data)
+	fill(b, data)
 	return b
 }
 

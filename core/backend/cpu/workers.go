@@ -244,6 +244,7 @@ type scratch struct {
 	dot8           [8]float32
 	tileOut        []float32 // four rows' results against every tile
 	prep           []byte    // four weight rows prepared for the tile kernel
+	rows           []byte    // x8 weight rows in the file layout (x8.go)
 	_              [64]byte  // keep workers' scratch headers on separate cache lines
 }
 

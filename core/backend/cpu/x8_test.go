@@ -1,0 +1,215 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/alloc"
+	"github.com/minfer/minfer/internal/memview"
+)
+
+// quantRows is rows random rows of in elements quantized to wt.
+func quantRows(t *testing.T, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
+	rb, _ := wt.RowBytes(int64(in))
+	w := make([]byte, int(rb)*rows)
+	wf := randRow(r, in*rows, 0.1)
+	for row := 0; row < rows; row++ {
+		if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// toX8 is w with its whole groups of eight rows in the x8 layout.
+func toX8(k quant.Kernel, w []byte) []byte {
+	g := 8 * k.WeightRowBytes()
+	out := append([]byte(nil), w...)
+	for o := 0; o+g <= len(w); o += g {
+		k.Interleave8(out[o:o+g], w[o:o+g])
+	}
+	return out
+}
+
+// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on x8 weights (Q4_0, Q8_0)
+// (rows past the last whole group in the file layout), on one thread and
+// two, at every level (where the level has no x8 kernel, the generic twin).
+func TestX8MatMulMatchesVecDot(t *testing.T) {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		testX8MatMul(t, wt)
+	}
+}
+
+func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
+	r := rand.New(rand.NewSource(81))
+	const in = 96
+	rb, _ := wt.RowBytes(in)
+	for _, threads := range []int{1, 2} {
+		c := New(threads)
+		for _, lvl := range quant.Levels() {
+			restore := quant.ForceLevel(lvl)
+			k, err := quant.NewKernel(wt, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rows := range []int{8, 16, 20, 21, 48, 68, 200} {
+				w := quantRows(t, r, wt, in, rows)
+				w8 := toX8(k, w)
+				for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
+					x := randRow(r, in*tokens, 1)
+					n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
+						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{in, int64(rows), 1, 1}, Name: "w"},
+							{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{in, int64(tokens), 1, 1}}}}
+					got := make([]float32, rows*tokens)
+					if err := c.matMul(n, got, w8, true, x); err != nil {
+						t.Fatal(err)
+					}
+					xq := make([]byte, k.ActRowBytes())
+					for tok := 0; tok < tokens; tok++ {
+						if err := quant.QuantizeRow(quant.VecDotType(wt), x[tok*in:(tok+1)*in], xq); err != nil {
+							t.Fatal(err)
+						}
+						for i := 0; i < rows; i++ {
+							want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+							if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
+								t.Fatalf("%s %d threads %s rows %d tokens %d: token %d row %d = %g, VecDot %g", wt, threads, lvl, rows, tokens, tok, i, g, want)
+							}
+						}
+					}
+				}
+			}
+			restore()
+		}
+		c.Close()
+	}
+}
+
+// TestX8Registered: copied Q4_0 and Q8_0 weights named as mat-mul weights, with
+// rows in groups of sixteen, are repacked (where the level has an x8
+// kernel), others not, mapped ones never; the repacked ones give the
+// bits of quant.VecDot in a shared one-token call, a prompt step and
+// through views of their halves, and any other op is refused them.
+func TestX8Registered(t *testing.T) {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		testX8Registered(t, wt)
+	}
+}
+
+func testX8Registered(t *testing.T, wt gguf.GGMLType) {
+	r := rand.New(rand.NewSource(82))
+	const in = 64
+	rb, _ := wt.RowBytes(in)
+	for _, lvl := range quant.Levels() {
+		restore := quant.ForceLevel(lvl)
+		k, _ := quant.NewKernel(wt, in)
+		for _, copyOn := range []bool{false, true} {
+			c := New(2)
+			c.SetCopyWeights(copyOn)
+			buf := func(floats int) alloc.BufRef {
+				id, err := c.AllocBuffer(int64(4 * floats))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return alloc.BufRef{ID: id, Len: int64(4 * floats)}
+			}
+			weights := map[string][]byte{}
+			reg := func(name string, rows int, want bool) *graph.Node {
+				w := quantRows(t, r, wt, in, rows)
+				if err := c.RegisterWeight(name, wt, []int64{in, int64(rows)}, w); err != nil {
+					t.Fatal(err)
+				}
+				weights[name] = w
+				if got := c.weights[name].x8; got != (want && copyOn && k.HasX8()) {
+					t.Fatalf("%s copy %v: %s x8 %v", lvl, copyOn, name, got)
+				}
+				return &graph.Node{Op: graph.OpWeight, Type: wt, Shape: [4]int64{in, int64(rows), 1, 1}, Name: name, Weight: name}
+			}
+			q := reg("blk.0.attn_q.weight", 48, true)
+			kw := reg("blk.0.attn_k.weight", 16, true)
+			v := reg("blk.0.attn_v.weight", 32, true)
+			up := reg("blk.0.ffn_up.weight", 64, true)
+			out := reg("output.weight", 80, true)
+			reg("blk.0.ffn_down.weight", 40, false) // rows not in sixteens
+			emb := reg("token_embd.weight", 32, false)
+			reg("blk.0.attn_qkv.weight", 48, false)
+
+			run := func(nodes []*graph.Node) {
+				t.Helper()
+				if err := c.Compute(context.Background(), nodes); err != nil {
+					t.Fatal(err)
+				}
+				xq := make([]byte, k.ActRowBytes())
+				for _, n := range nodes {
+					xb, _ := c.HostWindow(n.Src[1].Buf)
+					x := memview.As[float32](xb)
+					ob, _ := c.HostWindow(n.Buf)
+					got := memview.As[float32](ob)
+					wn, off := n.Src[0], int64(0)
+					for ; wn.Op == graph.OpView; wn = wn.Src[0] {
+						off += wn.ViewOff
+					}
+					w := weights[wn.Weight][off:]
+					rows := int(n.Shape[0])
+					for tok := 0; tok < int(n.Shape[1]); tok++ {
+						if err := quant.QuantizeRow(quant.VecDotType(wt), x[tok*in:(tok+1)*in], xq); err != nil {
+							t.Fatal(err)
+						}
+						for i := 0; i < rows; i++ {
+							want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+							if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
+								t.Fatalf("%s copy %v %s: token %d row %d = %g, VecDot %g", lvl, copyOn, n.Name, tok, i, g, want)
+							}
+						}
+					}
+				}
+			}
+			input := func(tokens int) *graph.Node {
+				x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{in, int64(tokens), 1, 1}, Buf: buf(in * tokens)}
+				b, _ := c.HostWindow(x.Buf)
+				copy(memview.As[float32](b), randRow(r, len(b)/4, 1))
+				return x
+			}
+			mm := func(w, x *graph.Node, name string) *graph.Node {
+				rows, tokens := w.Shape[1], x.Shape[1]
+				return &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{rows, tokens, 1, 1}, Name: name,
+					Buf: buf(int(rows * tokens)), Src: [4]*graph.Node{w, x}}
+			}
+			half := func(w *graph.Node, i int) *graph.Node {
+				rows := w.Shape[1] / 2
+				return &graph.Node{Op: graph.OpView, Type: wt, Shape: [4]int64{in, rows, 1, 1}, Name: fmt.Sprintf("%s.half%d", w.Name, i),
+					ViewOff: int64(i) * rows * rb, Src: [4]*graph.Node{w}}
+			}
+			for _, tokens := range []int{1, 2, 5, 8, 13, 24} {
+				x := input(tokens)
+				nodes := []*graph.Node{mm(q, x, "q"), mm(kw, x, "k"), mm(v, x, "v")}
+				if tokens == 1 {
+					if n := sharedRun(nodes); n != 3 {
+						t.Fatalf("sharedRun %d, want 3", n)
+					}
+				}
+				run(nodes)
+				run([]*graph.Node{mm(half(up, 0), x, "gate"), mm(half(up, 1), x, "up")})
+				run([]*graph.Node{mm(out, x, "out")})
+			}
+			// Any other reader of an x8 weight is refused; the embeddings
+			// (not x8) are read as they are.
+			ids := &graph.Node{Op: graph.OpInput, Type: gguf.TypeI32, Shape: [4]int64{1, 1, 1, 1}, Buf: buf(1)}
+			for _, w := range []*graph.Node{q, emb} {
+				g := &graph.Node{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{in, 1, 1, 1}, Name: "rows", Buf: buf(in), Src: [4]*graph.Node{w, ids}}
+				err := c.Compute(context.Background(), []*graph.Node{g})
+				if x8 := c.weights[w.Weight].x8; (err != nil) != x8 || (x8 && !strings.Contains(err.Error(), "x8")) {
+					t.Fatalf("%s copy %v: get_rows of %s (x8 %v): %v", lvl, copyOn, w.Weight, x8, err)
+				}
+			}
+			c.Close()
+		}
+		restore()
+	}
+}

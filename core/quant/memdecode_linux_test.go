@@ -1,0 +1,195 @@
+package quant
+
+// BenchmarkMemDecode: the one-token Q4_0 and Q8_0 mat-vecs from memory, as decode
+// runs it, in the file layout and in the x8 one (rows8i.go).
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/minfer/minfer/gguf"
+	"golang.org/x/sys/unix"
+)
+
+// hugeBuf is n bytes of anonymous memory advised for huge pages, as the
+// CPU backend copies weights into.
+func hugeBuf(tb testing.TB, n int) []byte {
+	const huge = 2 << 20
+	size := (n + huge - 1) / huge * huge
+	m, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_ = unix.Madvise(m, unix.MADV_HUGEPAGE)
+	tb.Cleanup(func() { unix.Munmap(m) })
+	return m[:n:n]
+}
+
+// spin2 runs a function on two threads (the caller and one spinning
+// helper) per call, like the backend's pool.
+type spin2 struct {
+	gen, done atomic.Int64
+	quit      atomic.Bool
+	fn        func(worker int)
+}
+
+func newSpin2() *spin2 {
+	s := &spin2{}
+	go func() {
+		seen := int64(0)
+		for !s.quit.Load() {
+			if g := s.gen.Load(); g != seen {
+				seen = g
+				s.fn(1)
+				s.done.Add(1)
+			}
+		}
+	}()
+	return s
+}
+
+func (s *spin2) run(fn func(worker int)) {
+	s.fn = fn
+	s.done.Store(0)
+	s.gen.Add(1)
+	fn(0)
+	for s.done.Load() == 0 {
+	}
+}
+
+// memVariant is one way of reading the matrix: bytes per pass.
+type memVariant struct {
+	name  string
+	bytes int
+	run   func()
+}
+
+// memRounds times one pass of each variant per round, alternating, and
+// logs each one's median and best GB/s over the rounds.
+func memRounds(b *testing.B, vs []memVariant) {
+	const rounds = 30
+	gbs := make([][]float64, len(vs))
+	for rd := 0; rd < rounds; rd++ {
+		for i, v := range vs {
+			t0 := time.Now()
+			v.run()
+			gbs[i] = append(gbs[i], float64(v.bytes)/time.Since(t0).Seconds()/1e9)
+		}
+	}
+	for i, v := range vs {
+		g := append([]float64(nil), gbs[i]...)
+		sort.Float64s(g)
+		b.Logf("%-6s median %6.2f GB/s  best %6.2f  (%d rounds)", v.name, g[len(g)/2], g[len(g)-1], len(g))
+	}
+}
+
+// BenchmarkMemDecode reads ~400 MB of Q4_0 or Q8_0 matrices (TinyLlama's
+// gate shape, 5632 × 2048) against one token on two threads, matrix by
+// matrix in chunks of decode's grain like the backend, at the current
+// level: "file" runs Dot8RowsT on the file layout, "x8" Dot8RowsX8 on the
+// x8 copy, "meter" the bench command's bandwidth meter (VecDotF32) on a
+// buffer of the same size. Results are logged (median and best GB/s of
+// alternating rounds; b.N is ignored): run with -benchtime 1x.
+func BenchmarkMemDecode(b *testing.B) {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		b.Run(typ.String(), func(b *testing.B) { benchMemDecode(b, typ) })
+	}
+}
+
+func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
+	const n, mrows = 2048, 5632
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs two threads")
+	}
+	k, err := NewKernel(typ, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !k.HasX8() || k.Token1TableBytes() == 0 {
+		b.Skip("no x8 kernel at this level")
+	}
+	wrb := k.WeightRowBytes()
+	mats := 400e6 / (mrows * wrb)
+	total := mrows * mats
+	w := hugeBuf(b, total*wrb)
+	r := rand.New(rand.NewPCG(1, 2))
+	row := quantizeWeights(b, typ, gaussian(r, 64*n, 0.02))
+	for o := 0; o < len(w); o += len(row) {
+		copy(w[o:], row)
+	}
+	w8 := hugeBuf(b, len(w))
+	for o := 0; o < len(w); o += 8 * wrb {
+		k.Interleave8(w8[o:o+8*wrb], w[o:o+8*wrb])
+	}
+	x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
+	tab := make([]byte, k.Token1TableBytes())
+	k.PrepareToken1(x, tab)
+	out := [2][]float32{make([]float32, total), make([]float32, total)}
+	meter := hugeBuf(b, len(w))
+	clear(meter)
+	ones := make([]float32, 4096)
+	for i := range ones {
+		ones[i] = 1
+	}
+	s := newSpin2()
+	defer s.quit.Store(true)
+	grain := max(16, mrows/8) &^ 7 // decodeGrain for two threads
+	var cursor atomic.Int64
+	pass := func(kern func(worker, lo, hi, base int)) {
+		for m := 0; m < mats; m++ {
+			cursor.Store(0)
+			s.run(func(worker int) {
+				for {
+					lo := int(cursor.Add(int64(grain))) - grain
+					if lo >= mrows {
+						return
+					}
+					kern(worker, lo, min(lo+grain, mrows), m*mrows)
+				}
+			})
+		}
+	}
+	var o8 [2][8]float32
+	var sink [2]float32
+	fl := unsafe.Slice((*float32)(unsafe.Pointer(&meter[0])), len(meter)/4)
+	half := len(fl) / 2 / 4096 * 4096
+	vs := []memVariant{
+		{"meter", 2 * half * 4, func() {
+			s.run(func(worker int) {
+				part := fl[worker*half : (worker+1)*half]
+				for i := 0; i < len(part); i += 4096 {
+					sink[worker] += VecDotF32(part[i:i+4096], ones)
+				}
+			})
+		}},
+		{"file", len(w), func() {
+			pass(func(worker, lo, hi, base int) {
+				for i := base + lo; i < base+hi; i += 8 {
+					k.Dot8RowsT(w[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
+					copy(out[0][i:], o8[worker][:])
+				}
+			})
+		}},
+		{"x8", len(w8), func() {
+			pass(func(worker, lo, hi, base int) {
+				for i := base + lo; i < base+hi; i += 8 {
+					k.Dot8RowsX8(w8[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
+					copy(out[1][i:], o8[worker][:])
+				}
+			})
+		}},
+	}
+	for b.Loop() {
+		memRounds(b, vs)
+	}
+	for i := range out[0] {
+		if out[0][i] != out[1][i] {
+			b.Fatalf("row %d: file %g, x8 %g", i, out[0][i], out[1][i])
+		}
+	}
+}

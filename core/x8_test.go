@@ -1,0 +1,67 @@
+package core
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/gguf"
+	"github.com/minfer/minfer/internal/ggtest"
+)
+
+// TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0) model whose copied weights the CPU
+// repacks to x8 (backend/cpu/x8.go) computes the mapped model's logits bit
+// for bit: a prompt step (eight-token tiles, a group of four, single
+// tokens) and decode steps, on one thread and two.
+func TestCopiedX8WeightsSameLogits(t *testing.T) {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		t.Run(wt.String(), func(t *testing.T) { testCopiedX8(t, wt) })
+	}
+}
+
+func testCopiedX8(t *testing.T, wt gguf.GGMLType) {
+	path := ggtest.Path(t, "small", "synth-llama-small-"+wt.String()+".gguf")
+	k, err := quant.NewKernel(wt, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasX8 := k.HasX8() // else nothing is repacked: the test still runs
+	prompt := []int32{1, 15, 27, 3, 99, 42, 7, 8, 100, 5, 61, 2, 33, 4, 9}
+	for _, threads := range []int{1, 2} {
+		var logits [2][]float32
+		for i, mode := range []string{"map", "copy"} {
+			o := cpuOnly()
+			o.Threads = threads
+			o.CPUWeights = mode
+			s, err := Load(context.Background(), path, o, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := s.cpu.X8Weights(); (n > 0) != (mode == "copy" && hasX8) {
+				t.Fatalf("%s: %d x8 weights", mode, n)
+			}
+			l, err := s.Eval(context.Background(), prompt, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logits[i] = append(logits[i], l...)
+			for _, tok := range []int32{11, 12, 13} {
+				l, err := s.Eval(context.Background(), []int32{tok}, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				logits[i] = append(logits[i], l...)
+			}
+			s.Close()
+		}
+		if len(logits[0]) != len(logits[1]) {
+			t.Fatalf("%d and %d logits", len(logits[0]), len(logits[1]))
+		}
+		for j := range logits[0] {
+			if math.Float32bits(logits[0][j]) != math.Float32bits(logits[1][j]) {
+				t.Fatalf("%d threads: logit %d: mapped %g, copied (x8) %g", threads, j, logits[0][j], logits[1][j])
+			}
+		}
+	}
+}
