@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "rows4_amd64.h"
+#include "rows8_amd64.h"
 
 // Decode (one token, several weight rows) kernels with AVX-512: 512-bit
 // weight loads and VNNI (VPDPBUSD: u8·s8 products summed by four into
@@ -68,12 +69,7 @@ q40r8tv:
 	VEXTRACTI64X4 $1, Z3, Y4
 	VEXTRACTI64X4 $1, Z5, Y6
 	// The AVX2 kernel's reduction and epilogue.
-	VPHADDD Y4, Y3, Y3
-	VPHADDD Y6, Y5, Y5
-	VPHADDD Y5, Y3, Y3
-	VPBROADCASTD 4(BX), Y7
-	VPSUBD Y7, Y3, Y3
-	VCVTDQ2PS Y3, Y3
+	Q40_R8_SUMS
 	MOVWLZX (SI), AX
 	VMOVD AX, X8
 	VPINSRW $1, (SI)(R8*1), X8, X8
@@ -84,10 +80,7 @@ q40r8tv:
 	VPINSRW $6, (SI)(R9*2), X8, X8
 	VPINSRW $7, (SI)(R11*1), X8, X8
 	VCVTPH2PS X8, Y8
-	VBROADCASTSS (BX), Y9
-	VMULPS Y9, Y8, Y8
-	VMULPS Y8, Y3, Y3
-	VADDPS Y3, Y0, Y0
+	Q40_R8_ACC
 	ADDQ $18, SI
 	ADDQ $144, DX
 	ADDQ $34, DI
@@ -363,17 +356,9 @@ q40r8x8v:
 	VPDPBUSD Z12, Z17, Z5
 	VEXTRACTI64X4 $1, Z3, Y4
 	VEXTRACTI64X4 $1, Z5, Y6
-	VPHADDD Y4, Y3, Y3
-	VPHADDD Y6, Y5, Y5
-	VPHADDD Y5, Y3, Y3
-	VPBROADCASTD 4(BX), Y7
-	VPSUBD Y7, Y3, Y3
-	VCVTDQ2PS Y3, Y3
+	Q40_R8_SUMS
 	VCVTPH2PS (SI), Y8
-	VBROADCASTSS (BX), Y9
-	VMULPS Y9, Y8, Y8
-	VMULPS Y8, Y3, Y3
-	VADDPS Y3, Y0, Y0
+	Q40_R8_ACC
 	ADDQ $144, SI
 	ADDQ $34, DI
 	ADDQ $8, BX
