@@ -36,10 +36,10 @@ func avx2Kernels() *kernelSet {
 	ks.dotR2x16Q8_0Q8_0Abs = dotR2x16Q8_0Q8_0AbsAVX2
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KAVX2
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX2)
-	ks.dotR8X8Q4_0Q8_0 = rows8X8Q4_0(q4_0q8_0r8x8AVX2)
-	ks.deinterleave8Q4_0 = deinterleave8Q4_0
-	ks.dotR8X8Q8_0Q8_0 = rows8X8Q8_0(q8_0q8_0r8x8AVX2)
-	ks.deinterleave8Q8_0 = deinterleave8Q8_0
+	ks.dotR8X8Q4_0Q8_0 = rows8X8(q4_0q8_0r8x8AVX2, bytesQ4x8)
+	ks.deinterleave8Q4_0 = deinterleave8(deinterleave8Q4_0AVX2, bytesQ4, bytesQ4x8)
+	ks.dotR8X8Q8_0Q8_0 = rows8X8(q8_0q8_0r8x8AVX2, bytesQ80x8)
+	ks.deinterleave8Q8_0 = deinterleave8(deinterleave8Q8_0AVX2, bytesQ80, bytesQ80x8)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX2)
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX2)

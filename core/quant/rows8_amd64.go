@@ -31,33 +31,8 @@ func q4_0q8_0r8x8AVX2(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
 //go:noescape
 func q4_0q8_0r8x8AVX512(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
 
-// rows8X8Q4_0 wraps an eight-row Q4_0 x8 kernel (rows8i.go).
-func rows8X8Q4_0(asm func(w *byte, x *byte, nb int, tab *byte, out *[8]float32)) func(w, x, tab []byte, out *[8]float32) {
-	return func(w, x, tab []byte, out *[8]float32) {
-		nb := len(w) / bytesQ4x8
-		if nb <= 0 {
-			*out = [8]float32{}
-			return
-		}
-		_ = x[nb*bytesQ80-1]
-		_ = tab[nb*token1Q8_0-1]
-		asm(&w[0], &x[0], nb, &tab[0], out)
-	}
-}
-
 //go:noescape
 func deinterleave8Q4_0AVX2(dst *byte, wrb int, src *byte, nb int)
-
-// deinterleave8Q4_0 wraps deinterleave8Q4_0AVX2 (Kernel.Deinterleave8).
-func deinterleave8Q4_0(dst []byte, wrb int, src []byte) {
-	nb := wrb / bytesQ4
-	if nb == 0 {
-		return
-	}
-	_ = dst[8*wrb-1]
-	_ = src[nb*bytesQ4x8-1]
-	deinterleave8Q4_0AVX2(&dst[0], wrb, &src[0], nb)
-}
 
 //go:noescape
 func q8_0q8_0r8x8AVX2(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
@@ -68,10 +43,11 @@ func q8_0q8_0r8x8AVX512(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
 //go:noescape
 func deinterleave8Q8_0AVX2(dst *byte, wrb int, src *byte, nb int)
 
-// rows8X8Q8_0 wraps an eight-row Q8_0 x8 kernel (rows8i.go).
-func rows8X8Q8_0(asm func(w *byte, x *byte, nb int, tab *byte, out *[8]float32)) func(w, x, tab []byte, out *[8]float32) {
+// rows8X8 wraps an eight-row x8 kernel (rows8i.go) whose groups take
+// group bytes a block (bytesQ4x8, bytesQ80x8).
+func rows8X8(asm func(w *byte, x *byte, nb int, tab *byte, out *[8]float32), group int) func(w, x, tab []byte, out *[8]float32) {
 	return func(w, x, tab []byte, out *[8]float32) {
-		nb := len(w) / bytesQ80x8
+		nb := len(w) / group
 		if nb <= 0 {
 			*out = [8]float32{}
 			return
@@ -82,13 +58,16 @@ func rows8X8Q8_0(asm func(w *byte, x *byte, nb int, tab *byte, out *[8]float32))
 	}
 }
 
-// deinterleave8Q8_0 wraps deinterleave8Q8_0AVX2 (Kernel.Deinterleave8).
-func deinterleave8Q8_0(dst []byte, wrb int, src []byte) {
-	nb := wrb / bytesQ80
-	if nb == 0 {
-		return
+// deinterleave8 wraps a Deinterleave8 kernel of a type with blocks of
+// block bytes and x8 groups of group bytes a block.
+func deinterleave8(asm func(dst *byte, wrb int, src *byte, nb int), block, group int) func(dst []byte, wrb int, src []byte) {
+	return func(dst []byte, wrb int, src []byte) {
+		nb := wrb / block
+		if nb == 0 {
+			return
+		}
+		_ = dst[8*wrb-1]
+		_ = src[nb*group-1]
+		asm(&dst[0], wrb, &src[0], nb)
 	}
-	_ = dst[8*wrb-1]
-	_ = src[nb*bytesQ80x8-1]
-	deinterleave8Q8_0AVX2(&dst[0], wrb, &src[0], nb)
 }
