@@ -169,3 +169,38 @@ __device__ __forceinline__ float reduce_add16(const float* v) {
     for (int l = 0; l < 4; l++) t6[l] = __fadd_rn(t3[4 + l], t3[l]);
     return __fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
 }
+
+// softmax_weights: core/backend/cpu's softmax of a row of nkv scores (nkv a
+// multiple of 16) whose maximum is mx, by the whole block: each 16-block's
+// exps (expf16(s − mx)) written to W and summed by reduce_add16 into bs,
+// thread 0 adding the blocks' sums in float64 in order into *sum0, then
+// every nonzero exp made float(e·(1/Σ)), rounded to F16 and back when f16
+// (softmaxSum16 and the F16 weights of the CPU's attention). S may be W.
+// Every thread of the block calls it; it returns synchronized.
+__device__ __forceinline__ void softmax_weights(const float* S, float* W, float* bs, double* sum0, int nkv, float mx, bool f16) {
+    const int tid = threadIdx.x, nth = blockDim.x;
+    for (int b = tid; b < nkv / 16; b += nth) {
+        float e[16];
+#pragma unroll
+        for (int l = 0; l < 16; l++) {
+            e[l] = expf16(__fsub_rn(S[16 * b + l], mx));
+            W[16 * b + l] = e[l];
+        }
+        bs[b] = reduce_add16(e);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        double s = 0;
+        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
+        *sum0 = s;
+    }
+    __syncthreads();
+    const float inv = (float)(1.0 / *sum0);
+    for (int j = tid; j < nkv; j += nth) {
+        float w = W[j];
+        if (w == 0.f) continue;
+        w = __fmul_rn(w, inv);
+        W[j] = f16 ? __half2float(__float2half_rn(w)) : w;
+    }
+    __syncthreads();
+}

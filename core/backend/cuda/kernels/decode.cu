@@ -1054,28 +1054,7 @@ __device__ void attn_x_values(const float* S, const int* info, const __half* vc,
     __syncthreads();
     mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
     // softmaxSum16: nkv is a multiple of 32, so every entry is in a full 16-block.
-    for (int b = tid; b < nkv / 16; b += blockDim.x) {
-        float e[16];
-#pragma unroll
-        for (int l = 0; l < 16; l++) {
-            e[l] = expf16(__fsub_rn(Sh[16 * b + l], mx));
-            W[16 * b + l] = e[l];
-        }
-        bs[b] = reduce_add16(e);
-    }
-    __syncthreads();
-    if (tid == 0) {
-        double s = 0;
-        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
-        sum0 = s;
-    }
-    __syncthreads();
-    const float inv = (float)(1.0 / sum0);
-    for (int j = tid; j < nkv; j += blockDim.x) {
-        float w = W[j];
-        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
-    }
-    __syncthreads();
+    softmax_weights(Sh, W, bs, &sum0, nkv, mx, true);
     const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
     const int npV = nkv & ~63;
     const int item = blockIdx.y * blockDim.x + tid, m = item / HD, d = item % HD;
@@ -1177,28 +1156,7 @@ __device__ void attn_x_vals(const float* S, const int* info, const __half* vc, f
     __syncthreads();
 #pragma unroll
     for (int w = 0; w < 8; w++) mx = fmaxf(mx, red[w]);
-    for (int b = tid; b < nkv / 16; b += blockDim.x) {
-        float e[16];
-#pragma unroll
-        for (int l = 0; l < 16; l++) {
-            e[l] = expf16(__fsub_rn(Sh[16 * b + l], mx));
-            W[16 * b + l] = e[l];
-        }
-        bs[b] = reduce_add16(e);
-    }
-    __syncthreads();
-    if (tid == 0) {
-        double s = 0;
-        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
-        sum0 = s;
-    }
-    __syncthreads();
-    const float inv = (float)(1.0 / sum0);
-    for (int j = tid; j < nkv; j += blockDim.x) {
-        float w = W[j];
-        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
-    }
-    __syncthreads();
+    softmax_weights(Sh, W, bs, &sum0, nkv, mx, true);
     const long long kvRow = (long long)HD * kvHeads;
     const int npV = nkv & ~63, m = tid >> 2, p = tid & 3, d0 = blockIdx.y * 32 + 8 * p;
     const __half* vb = vc + (long long)kvh * HD + d0;
@@ -1336,28 +1294,7 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     __syncthreads();
     mx = red[0];
     for (int k = 1; k < nth / 32; k++) mx = fmaxf(mx, red[k]);
-    for (int b = tid; b < nkv / 16; b += nth) {
-        float e[16];
-#pragma unroll
-        for (int l = 0; l < 16; l++) {
-            e[l] = expf16(__fsub_rn(W[16 * b + l], mx));
-            W[16 * b + l] = e[l];
-        }
-        bs[b] = reduce_add16(e);
-    }
-    __syncthreads();
-    if (tid == 0) {
-        double s = 0;
-        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
-        sum0 = s;
-    }
-    __syncthreads();
-    const float inv = (float)(1.0 / sum0);
-    for (int j = tid; j < nkv; j += nth) {
-        float w = W[j];
-        if (w != 0.f) W[j] = __half2float(__float2half_rn(__fmul_rn(w, inv)));
-    }
-    __syncthreads();
+    softmax_weights(W, W, bs, &sum0, nkv, mx, true);
     // The 64 lanes' partials and the tail's products (attn_x_values), the
     // V rows from shared memory.
     cp_async_wait_all();

@@ -362,30 +362,7 @@ __device__ void attention_impl(const float* q, const void* kc, const void* vc, c
     __syncthreads();
     mx = red[0];
     // softmaxSum16: nkv is a multiple of 32, so every entry is in a full 16-block.
-    for (int b = tid; b < nkv / 16; b += blockDim.x) {
-        float e[16];
-#pragma unroll
-        for (int l = 0; l < 16; l++) {
-            e[l] = expf16(__fsub_rn(sc[16 * b + l], mx));
-            sc[16 * b + l] = e[l];
-        }
-        bs[b] = reduce_add16(e);
-    }
-    __syncthreads();
-    if (tid == 0) {
-        double s = 0;
-        for (int b = 0; b < nkv / 16; b++) s += (double)bs[b];
-        sum0 = s;
-    }
-    __syncthreads();
-    float inv = (float)(1.0 / sum0);
-    for (int j = tid; j < nkv; j += blockDim.x) {
-        float w = sc[j];
-        if (w == 0.f) continue;
-        w = __fmul_rn(w, inv);
-        sc[j] = F16C ? __half2float(__float2half_rn(w)) : w;
-    }
-    __syncthreads();
+    softmax_weights(sc, sc, bs, &sum0, nkv, mx, F16C);
     float* o = out + (long long)t * heads * headDim + (long long)h * headDim;
     const long long vbase = (long long)kvh * headDim;
     if (F16C) {
