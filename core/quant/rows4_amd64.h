@@ -29,3 +29,26 @@
 	PREFETCHT0 704(r); \
 	PREFETCHT0 768(r); \
 	PREFETCHT0 832(r)
+
+// HSUM4(a, b, c, d, xa, xt): the four rows' eight-lane int32 sums in
+// a, b, c, d (Y registers) reduced to lane r of xa (a's X half) = row r's
+// total, by the AVX2 kernels' VPHADDD order (c and xt clobbered too).
+#define HSUM4(a, b, c, d, xa, xt) \
+	VPHADDD b, a, a; \
+	VPHADDD d, c, c; \
+	VPHADDD c, a, a; \
+	VEXTRACTI128 $1, a, xt; \
+	VPADDD xt, xa, xa
+
+// FOLD4Z: each of Z0..Z3's sixteen int32 lanes folded to eight in Y0..Y3
+// (integer adds, exact; Y8 clobbered): the AVX-512 four-row kernels' step
+// into HSUM4.
+#define FOLD4Z \
+	VEXTRACTI64X4 $1, Z0, Y8; \
+	VPADDD Y8, Y0, Y0; \
+	VEXTRACTI64X4 $1, Z1, Y8; \
+	VPADDD Y8, Y1, Y1; \
+	VEXTRACTI64X4 $1, Z2, Y8; \
+	VPADDD Y8, Y2, Y2; \
+	VEXTRACTI64X4 $1, Z3, Y8; \
+	VPADDD Y8, Y3, Y3

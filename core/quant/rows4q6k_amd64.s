@@ -133,11 +133,7 @@ q6kr4loop:
 	R6_ROW((SI)(R8*2), Y2)
 	R6_ROW((SI)(R9*1), Y3)
 	// Lane r of X0 = row r's isum.
-	VPHADDD Y1, Y0, Y0
-	VPHADDD Y3, Y2, Y2
-	VPHADDD Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
+	HSUM4(Y0, Y1, Y2, Y3, X0, X1)
 	VCVTDQ2PS X0, X0
 	// The rows' d in lanes 0..3, times d_x, times isum, into the sums.
 	F16X4(208, X8)

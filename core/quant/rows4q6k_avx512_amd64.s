@@ -157,21 +157,10 @@ q6kr4v:
 	Q6K_ROW((SI)(R8*2), Z2)
 	Q6K_ROW((SI)(R9*1), Z3)
 	// Fold each row's sixteen lanes to eight (integer adds, exact).
-	VEXTRACTI64X4 $1, Z0, Y8
-	VPADDD Y8, Y0, Y0
-	VEXTRACTI64X4 $1, Z1, Y8
-	VPADDD Y8, Y1, Y1
-	VEXTRACTI64X4 $1, Z2, Y8
-	VPADDD Y8, Y2, Y2
-	VEXTRACTI64X4 $1, Z3, Y8
-	VPADDD Y8, Y3, Y3
+	FOLD4Z
 	// The AVX2 kernel's reduction and epilogue: lane r of X0 = row r's
 	// isum; sum += (d·d_x)·float32(isum).
-	VPHADDD Y1, Y0, Y0
-	VPHADDD Y3, Y2, Y2
-	VPHADDD Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
+	HSUM4(Y0, Y1, Y2, Y3, X0, X1)
 	VCVTDQ2PS X0, X0
 	F16X4(208, X8)
 	VBROADCASTSS (DI), X10
