@@ -163,19 +163,26 @@ func dotQ4_0Q8_0Generic(w, x []byte) float32 {
 	for i := 0; i < nb; i++ {
 		wb := w[i*bytesQ4 : i*bytesQ4+bytesQ4 : i*bytesQ4+bytesQ4]
 		xb := x[i*bytesQ80 : i*bytesQ80+bytesQ80 : i*bytesQ80+bytesQ80]
-		qw := wb[2:18:18]
-		qx := xb[2:34:34]
-		var sumi int32
-		for j := 0; j < 16; j++ {
-			b := qw[j]
-			sumi += (int32(b&0xf) - 8) * int32(int8(qx[j]))
-			sumi += (int32(b>>4) - 8) * int32(int8(qx[j+16]))
-		}
 		// The conversion keeps Go from fusing into an FMA on FMA targets:
 		// the reference rounds the product, then the sum.
-		sum += float32(float32(sumi) * (f16le(wb) * f16le(xb)))
+		sum += float32(float32(q4_0Sumi(wb[2:18:18], xb)) * (f16le(wb) * f16le(xb)))
 	}
 	return sum
+}
+
+// q4_0Sumi is a Q4_0 block's integer sum against a Q8_0 block xb: the 16
+// quant bytes qw, low nibbles paired with xb's first 16 quants, high with
+// the last 16, each nibble less 8.
+func q4_0Sumi(qw, xb []byte) int32 {
+	qw = qw[:16:16]
+	qx := xb[2:34:34]
+	var sumi int32
+	for j := 0; j < 16; j++ {
+		b := qw[j]
+		sumi += (int32(b&0xf) - 8) * int32(int8(qx[j]))
+		sumi += (int32(b>>4) - 8) * int32(int8(qx[j+16]))
+	}
+	return sumi
 }
 
 // dotQ4_1Q8_1Generic: sumi = Σ nibble·q8; sum += (d_w·d_x)·sumi + m_w·s_x,

@@ -167,15 +167,7 @@ func (k *Kernel) DotRowX8(w []byte, r int, x []byte) float32 {
 // block wb against the Q8_0 block xb.
 func q4_0x8Sumi(wb, xb []byte, r int) int32 {
 	i := x8Pos[r]
-	qw := wb[16+16*i : 32+16*i : 32+16*i]
-	qx := xb[2:34:34]
-	var sumi int32
-	for j := 0; j < 16; j++ {
-		b := qw[j]
-		sumi += (int32(b&0xf) - 8) * int32(int8(qx[j]))
-		sumi += (int32(b>>4) - 8) * int32(int8(qx[j+16]))
-	}
-	return sumi
+	return q4_0Sumi(wb[16+16*i:32+16*i:32+16*i], xb)
 }
 
 // rows8X8Q4_0Generic is the Go twin of the x8 kernels: each row the
