@@ -238,11 +238,13 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 	}
 
 	specs := s.arch.Tensors(s.H)
+	// onDevice: the plan puts this weight on the device, and there is one.
+	onDevice := func(name string) bool { return len(s.bes) > 1 && s.plan.AllowsWeight(name) }
 	var total, done, cpuBytes int64
 	for _, sp := range specs {
 		if ti, ok := s.file.Tensor(sp.Name); ok {
 			total += ti.NBytes()
-			if !(len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name)) {
+			if !onDevice(ti.Name) {
 				cpuBytes += ti.NBytes()
 			}
 		}
@@ -296,13 +298,13 @@ func (s *Session) load(ctx context.Context, opts LoadOptions, progress Progress)
 			return err
 		}
 		be := 0
-		if copyW && !(len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name)) {
+		if copyW && !onDevice(ti.Name) {
 			// The copy is host memory: the gate admits it first.
 			if err := s.ga.Admits(0, ti.NBytes(), fmt.Sprintf("weight %s (copied into memory)", ti.Name)); err != nil {
 				return err
 			}
 		}
-		if len(s.bes) > 1 && s.plan.AllowsWeight(ti.Name) {
+		if onDevice(ti.Name) {
 			be = 1
 			// A device copy takes device memory: the gate admits it first,
 			// so a plan that does not fit fails with the four numbers,
