@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -97,5 +98,69 @@ func TestNoDriverIsAnOutcome(t *testing.T) {
 	}
 	if ok, line := Status(); ok || !strings.Contains(line, "not usable") {
 		t.Errorf("Status: %v %q", ok, line)
+	}
+}
+
+// TestPDLPTXEntersEveryKernelWithTheWait: the sm_90 form of every
+// embedded module raises the target and starts each kernel's body with
+// griddepcontrol.wait then launch_dependents, and changes nothing else;
+// PTX it cannot place the wait in is refused. Runs without a GPU.
+func TestPDLPTXEntersEveryKernelWithTheWait(t *testing.T) {
+	for name, src := range ptxFiles {
+		out, err := pdlPTX(src)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		n := len(kernelNames(src))
+		if got := strings.Count(out, "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n"); got != n || n == 0 {
+			t.Errorf("%s: %d waits for %d kernels", name, got, n)
+		}
+		if !strings.Contains(out, "\n.target sm_90\n") || strings.Contains(out, "sm_80") {
+			t.Errorf("%s: target not raised to sm_90", name)
+		}
+		back := strings.ReplaceAll(out, "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n", "")
+		if back != strings.Replace(src, "\n.target sm_80\n", "\n.target sm_90\n", 1) {
+			t.Errorf("%s: the sm_90 form changed more than the target and the waits", name)
+		}
+		// Each wait is the first line of an entry's body.
+		lines := strings.Split(out, "\n")
+		for i, l := range lines {
+			if l == "\tgriddepcontrol.wait;" && (i == 0 || strings.TrimSpace(lines[i-1]) != "{") {
+				t.Fatalf("%s: a wait at line %d is not the first of a body", name, i+1)
+			}
+		}
+	}
+	if _, err := pdlPTX(".version 7.8\n.target sm_86\n"); err == nil {
+		t.Error("PTX for another target was accepted")
+	}
+	if _, err := pdlPTX("//\n.target sm_80\n.visible .entry k(\n)\n"); err == nil {
+		t.Error("an entry without a body was accepted")
+	}
+}
+
+// TestPDLPTXAssembles: ptxas, where the machine has it, assembles the
+// sm_90 form of every module for sm_90 (the driver's JIT does the same at
+// start on a Hopper GPU).
+func TestPDLPTXAssembles(t *testing.T) {
+	ptxas, err := exec.LookPath("ptxas")
+	if err != nil {
+		t.Skip("no ptxas on this machine")
+	}
+	if testing.Short() {
+		t.Skip("short: ptxas takes tens of seconds")
+	}
+	dir := t.TempDir()
+	for name, src := range ptxFiles {
+		out, err := pdlPTX(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name+".ptx")
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command(ptxas, "-arch=sm_90", "-o", filepath.Join(dir, name+".cubin"), p).CombinedOutput(); err != nil {
+			t.Errorf("ptxas -arch=sm_90 %s: %v\n%s", name, err, b)
+		}
 	}
 }
