@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -28,10 +27,6 @@ type device struct {
 	drvVersion       int
 	smemOptin        int
 	sms              int // multiprocessors
-	// pdl: kernels are launched with programmatic dependent launch
-	// (pdlPTX): compute capability 9.0 or later, a driver with
-	// cuLaunchKernelEx, and MINFER_CUDA_PDL not "0".
-	pdl bool
 
 	// pinned host staging: a ring the copies go through.
 	pinned    uintptr
@@ -45,9 +40,6 @@ type device struct {
 	// memory measured around the setup (cuMemGetInfo).
 	freeAfterCtx, freeAfterSetup, total uint64
 }
-
-// pdlDisabled: MINFER_CUDA_PDL=0 launches every kernel plainly (A/B runs).
-var pdlDisabled = os.Getenv("MINFER_CUDA_PDL") == "0"
 
 const (
 	pinnedSize    = 64 << 20
@@ -130,21 +122,14 @@ func (dv *device) setup() (err error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	dv.pdl = dv.ccMajor >= 9 && d.launchKernelEx != 0 && !pdlDisabled
 	for _, name := range names {
-		text := ptxFiles[name]
-		if dv.pdl {
-			if text, err = pdlPTX(text); err != nil {
-				return err
-			}
-		}
-		src := append([]byte(text), 0)
+		src := append([]byte(ptxFiles[name]), 0)
 		var mod uintptr
 		if err := check("cuModuleLoadData("+name+")", sys(d.moduleLoadData, uintptr(unsafe.Pointer(&mod)), uintptr(unsafe.Pointer(&src[0])))); err != nil {
 			return err
 		}
 		dv.mods = append(dv.mods, mod)
-		for _, fn := range kernelNames(text) {
+		for _, fn := range kernelNames(ptxFiles[name]) {
 			cname := append([]byte(fn), 0)
 			var f uintptr
 			if err := check("cuModuleGetFunction("+fn+")", sys(d.moduleGetFunction, uintptr(unsafe.Pointer(&f)), mod, uintptr(unsafe.Pointer(&cname[0])))); err != nil {
@@ -315,33 +300,7 @@ type launcher struct {
 	// counts, when not nil, counts the launches of each kernel (tests:
 	// which mat-vec family ran).
 	counts map[string]int
-	// cfg and attr: the cuLaunchKernelEx form of a launch (device.pdl).
-	cfg  launchConfig
-	attr launchAttribute
 }
-
-// launchConfig is CUlaunchConfig (cuda.h) on a 64-bit target.
-type launchConfig struct {
-	grid, block [3]uint32
-	smem        uint32
-	_           uint32
-	stream      uintptr
-	attrs       uintptr // *launchAttribute
-	nattrs      uint32
-	_           uint32
-}
-
-// launchAttribute is CUlaunchAttribute: the id, padding to 8 bytes, and
-// the 64-byte value union.
-type launchAttribute struct {
-	id    uint32
-	_     uint32
-	value [64]byte
-}
-
-// attrProgrammaticStreamSerialization is
-// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
-const attrProgrammaticStreamSerialization = 6
 
 func (l *launcher) reset(n int) {
 	if cap(l.slots) < n {
@@ -388,19 +347,6 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 	var params uintptr
 	if len(args) > 0 {
 		params = uintptr(unsafe.Pointer(&l.ptrs[0]))
-	}
-	if dv.pdl {
-		// Every kernel of the sm_90 PTX starts with griddepcontrol.wait
-		// (pdlPTX), so each may be launched this way.
-		l.attr.id = attrProgrammaticStreamSerialization
-		*(*int32)(unsafe.Pointer(&l.attr.value[0])) = 1
-		l.cfg = launchConfig{grid: grid, block: block, smem: smem, stream: dv.stream,
-			attrs: uintptr(unsafe.Pointer(&l.attr)), nattrs: 1}
-		r := sys(dv.d.launchKernelEx, uintptr(unsafe.Pointer(&l.cfg)), f, params, 0)
-		if int32(r) == 0 {
-			return nil
-		}
-		return check("cuLaunchKernelEx("+fn+")", r)
 	}
 	r := sys(dv.d.launchKernel, f, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
 		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(smem), dv.stream, params, 0)

@@ -24,9 +24,6 @@ type driverAPI struct {
 	graphExecDestroy, graphDestroy,
 	eventCreate, eventRecord, eventSynchronize, eventElapsedTime, eventDestroy,
 	getErrorName uintptr
-	// launchKernelEx (CUDA 11.8 on) is optional: without it every launch
-	// is a plain cuLaunchKernel (no programmatic dependent launch).
-	launchKernelEx uintptr
 }
 
 func (d *driverAPI) symbols() []struct {
@@ -96,9 +93,6 @@ func loadDriver() (*driverAPI, error) {
 		if err := check("cuInit", sys(d.init, 0)); err != nil {
 			drvErr = fmt.Errorf("%w: %v", ErrNoDriver, err)
 			return
-		}
-		if p, err := dlsym(lib, "cuLaunchKernelEx"); err == nil {
-			d.launchKernelEx = p
 		}
 		drv = d
 	})

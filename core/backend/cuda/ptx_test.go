@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -98,110 +97,5 @@ func TestNoDriverIsAnOutcome(t *testing.T) {
 	}
 	if ok, line := Status(); ok || !strings.Contains(line, "not usable") {
 		t.Errorf("Status: %v %q", ok, line)
-	}
-}
-
-// TestPDLPTXPlacesEveryKernelsWait: the sm_90 form of every embedded
-// module raises the target, starts each kernel's body with
-// launch_dependents, has each kernel pass a griddepcontrol.wait before any
-// global load, store or atomic of its own (before its first instruction
-// where the source marks no place; the marked mat-vecs issue only their
-// weights' asynchronous copies first), and changes nothing else; PTX it
-// cannot place the wait in is refused. Runs without a GPU.
-func TestPDLPTXPlacesEveryKernelsWait(t *testing.T) {
-	const wait, launch = "\tgriddepcontrol.wait;", "\tgriddepcontrol.launch_dependents;"
-	marked := 0
-	for name, src := range ptxFiles {
-		out, err := pdlPTX(src)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !strings.Contains(out, "\n.target sm_90\n") || strings.Contains(out, "sm_80") || strings.Contains(out, pdlMark) {
-			t.Errorf("%s: target not raised, or a mark left", name)
-		}
-		var got, want []string
-		for _, l := range strings.Split(out, "\n") {
-			if l != wait && l != launch {
-				got = append(got, l)
-			}
-		}
-		for _, l := range strings.Split(strings.Replace(src, "\n.target sm_80\n", "\n.target sm_90\n", 1), "\n") {
-			if !strings.Contains(l, pdlMark) {
-				want = append(want, l)
-			}
-		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: the sm_90 form changed more than the target, the waits and the launches", name)
-		}
-		lines := strings.Split(out, "\n")
-		kernels := 0
-		for i, l := range lines {
-			if !strings.Contains(l, ".entry ") {
-				continue
-			}
-			kernels++
-			k := i
-			for strings.TrimSpace(lines[k]) != "{" {
-				k++
-			}
-			if lines[k+1] != launch {
-				t.Fatalf("%s line %d: a body that does not start with launch_dependents", name, k+2)
-			}
-			if lines[k+2] != wait {
-				marked++
-			}
-			for m := k + 2; ; m++ {
-				if lines[m] == wait {
-					break
-				}
-				f := strings.Fields(lines[m])
-				if lines[m] == "}" || (len(f) > 0 && (strings.HasPrefix(f[0], "ld.global") || strings.HasPrefix(f[0], "st.global") ||
-					strings.HasPrefix(f[0], "atom.") || strings.HasPrefix(f[0], "red.") || strings.HasPrefix(f[0], "ld.") && !strings.HasPrefix(f[0], "ld.param"))) {
-					t.Fatalf("%s line %d: %q before the kernel's wait", name, m+1, strings.TrimSpace(lines[m]))
-				}
-			}
-		}
-		if kernels != len(kernelNames(src)) || kernels == 0 {
-			t.Errorf("%s: %d kernels seen, %d listed", name, kernels, len(kernelNames(src)))
-		}
-	}
-	if marked == 0 {
-		t.Error("no kernel places its wait after its first instruction (the mat-vecs' PDL_WAIT)")
-	}
-	if _, err := pdlPTX(".version 7.8\n.target sm_86\n"); err == nil {
-		t.Error("PTX for another target was accepted")
-	}
-	if _, err := pdlPTX("//\n.target sm_80\n.visible .entry k(\n)\n"); err == nil {
-		t.Error("an entry without a body was accepted")
-	}
-	if _, err := pdlPTX("//\n.target sm_80\n" + pdlMark + "\n.visible .entry k(\n)\n{\n\tret;\n}\n"); err == nil {
-		t.Error("a mark outside a kernel body was accepted")
-	}
-}
-
-// TestPDLPTXAssembles: ptxas, where the machine has it, assembles the
-// sm_90 form of every module for sm_90 (the driver's JIT does the same at
-// start on a Hopper GPU).
-func TestPDLPTXAssembles(t *testing.T) {
-	ptxas, err := exec.LookPath("ptxas")
-	if err != nil {
-		t.Skip("no ptxas on this machine")
-	}
-	if testing.Short() {
-		t.Skip("short: ptxas takes tens of seconds")
-	}
-	dir := t.TempDir()
-	for name, src := range ptxFiles {
-		out, err := pdlPTX(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name+".ptx")
-		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := exec.Command(ptxas, "-arch=sm_90", "-o", filepath.Join(dir, name+".cubin"), p).CombinedOutput(); err != nil {
-			t.Errorf("ptxas -arch=sm_90 %s: %v\n%s", name, err, b)
-		}
 	}
 }

@@ -204,13 +204,3 @@ __device__ __forceinline__ void softmax_weights(const float* S, float* W, float*
     }
     __syncthreads();
 }
-
-// PDL_WAIT marks where a kernel starts to touch what kernels before it on
-// the stream wrote (or read: it may write only after it). In the committed
-// sm_80 PTX it is a comment; the sm_90 form the backend derives for
-// programmatic dependent launch (ptx.go's pdlPTX) makes it
-// griddepcontrol.wait. A kernel without it waits before its first
-// instruction; one with it may first issue what depends on nothing the
-// stream computes — a mat-vec its weights' copies — and every path through
-// it must pass the mark before the first such access.
-#define PDL_WAIT() asm volatile("// minfer:griddepcontrol.wait" ::: "memory")

@@ -519,7 +519,6 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         const bool live = row < rows; \
         if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L); \
-        PDL_WAIT(); \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
         cp_async_wait_all(); \
         __syncthreads(); \
@@ -533,7 +532,6 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
         uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
         if (row < rows) stage16(ws, W + (long long)row * wrb, wrb, threadIdx.x & 31, 32);                                                          \
-        PDL_WAIT();                                                                                                                                 \
         stage16(xs, X + (long long)t0 * xrb, (long long)nt * xrb, threadIdx.x, blockDim.x);                                                         \
         cp_async_wait_all();                                                                                                                        \
         __syncthreads();                                                                                                                            \
@@ -559,7 +557,6 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         uint8_t* ws = mvs_sh + slot * wrb; \
         uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L); \
-        PDL_WAIT(); \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
         cp_async_wait_all(); \
         __syncthreads(); \
@@ -596,14 +593,12 @@ __device__ __forceinline__ void cp_async_wait_group() {
         const bool live = row < rows;                                                                                                               \
         const uint8_t* Wr = W + (long long)row * wrb;                                                                                               \
         const int nch = (nblk + 7) / 8;                                                                                                             \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
         _Pragma("unroll") for (int c = 0; c < MVP_S - 1; c++) {                                                                                     \
             if (live && c < nch) stage16(ring + c * CH, Wr + (long long)c * CH, min((long long)CH, wrb - (long long)c * CH), lane, 32);             \
             cp_async_commit();                                                                                                                      \
         }                                                                                                                                           \
-        PDL_WAIT(); /* the weights' first chunks are on their way */                                                                                \
-        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
-        cp_async_commit();                                                                                                                          \
-        cp_async_wait_group<0>(); /* the activations and chunks 0 .. MVP_S-2 */                                                                     \
+        cp_async_wait_group<MVP_S - 2>(); /* the activations (and chunk 0) */                                                                       \
         __syncthreads();                                                                                                                            \
         if (!live) return;                                                                                                                          \
         float acc = 0.f;                                                                                                                            \
