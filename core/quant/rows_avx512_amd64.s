@@ -161,101 +161,195 @@ q80r4v:
 	VZEROUPPER
 	RET
 
-// Index vectors for VPERMW: word i of the result is word idx[i] of the
-// eight scales of a Q4_K row; Z24..Z27 pick sub-blocks [0|2], [1|3],
-// [4|6], [5|7] (sixteen words each half).
-DATA q4kScaleIdx<>+0(SB)/8, $0x0000000000000000
-DATA q4kScaleIdx<>+8(SB)/8, $0x0000000000000000
-DATA q4kScaleIdx<>+16(SB)/8, $0x0000000000000000
-DATA q4kScaleIdx<>+24(SB)/8, $0x0000000000000000
-DATA q4kScaleIdx<>+32(SB)/8, $0x0002000200020002
-DATA q4kScaleIdx<>+40(SB)/8, $0x0002000200020002
-DATA q4kScaleIdx<>+48(SB)/8, $0x0002000200020002
-DATA q4kScaleIdx<>+56(SB)/8, $0x0002000200020002
-DATA q4kScaleIdx<>+64(SB)/8, $0x0001000100010001
-DATA q4kScaleIdx<>+72(SB)/8, $0x0001000100010001
-DATA q4kScaleIdx<>+80(SB)/8, $0x0001000100010001
-DATA q4kScaleIdx<>+88(SB)/8, $0x0001000100010001
-DATA q4kScaleIdx<>+96(SB)/8, $0x0003000300030003
-DATA q4kScaleIdx<>+104(SB)/8, $0x0003000300030003
-DATA q4kScaleIdx<>+112(SB)/8, $0x0003000300030003
-DATA q4kScaleIdx<>+120(SB)/8, $0x0003000300030003
-DATA q4kScaleIdx<>+128(SB)/8, $0x0004000400040004
-DATA q4kScaleIdx<>+136(SB)/8, $0x0004000400040004
-DATA q4kScaleIdx<>+144(SB)/8, $0x0004000400040004
-DATA q4kScaleIdx<>+152(SB)/8, $0x0004000400040004
-DATA q4kScaleIdx<>+160(SB)/8, $0x0006000600060006
-DATA q4kScaleIdx<>+168(SB)/8, $0x0006000600060006
-DATA q4kScaleIdx<>+176(SB)/8, $0x0006000600060006
-DATA q4kScaleIdx<>+184(SB)/8, $0x0006000600060006
-DATA q4kScaleIdx<>+192(SB)/8, $0x0005000500050005
-DATA q4kScaleIdx<>+200(SB)/8, $0x0005000500050005
-DATA q4kScaleIdx<>+208(SB)/8, $0x0005000500050005
-DATA q4kScaleIdx<>+216(SB)/8, $0x0005000500050005
-DATA q4kScaleIdx<>+224(SB)/8, $0x0007000700070007
-DATA q4kScaleIdx<>+232(SB)/8, $0x0007000700070007
-DATA q4kScaleIdx<>+240(SB)/8, $0x0007000700070007
-DATA q4kScaleIdx<>+248(SB)/8, $0x0007000700070007
-GLOBL q4kScaleIdx<>(SB), RODATA|NOPTR, $256
+DATA q4kShufL<>+0(SB)/8, $0x0f0e0d0c07060504
+DATA q4kShufL<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA q4kShufL<>+16(SB)/8, $0x0f0e0d0c07060504
+DATA q4kShufL<>+24(SB)/8, $0x0f0e0d0c0b0a0908
+DATA q4kShufL<>+32(SB)/8, $0x0f0e0d0c07060504
+DATA q4kShufL<>+40(SB)/8, $0x0f0e0d0c0b0a0908
+DATA q4kShufL<>+48(SB)/8, $0x0f0e0d0c07060504
+DATA q4kShufL<>+56(SB)/8, $0x0f0e0d0c0b0a0908
+GLOBL q4kShufL<>(SB), RODATA|NOPTR, $64
+DATA q4kShufH<>+0(SB)/8, $0x0706050480808080
+DATA q4kShufH<>+8(SB)/8, $0x0b0a090880808080
+DATA q4kShufH<>+16(SB)/8, $0x0706050480808080
+DATA q4kShufH<>+24(SB)/8, $0x0b0a090880808080
+DATA q4kShufH<>+32(SB)/8, $0x0706050480808080
+DATA q4kShufH<>+40(SB)/8, $0x0b0a090880808080
+DATA q4kShufH<>+48(SB)/8, $0x0706050480808080
+DATA q4kShufH<>+56(SB)/8, $0x0b0a090880808080
+GLOBL q4kShufH<>(SB), RODATA|NOPTR, $64
+DATA q4kShiftM<>+0(SB)/8, $0x0000000000000000
+DATA q4kShiftM<>+8(SB)/8, $0x0004000400000000
+DATA q4kShiftM<>+16(SB)/8, $0x0000000000000000
+DATA q4kShiftM<>+24(SB)/8, $0x0004000400000000
+DATA q4kShiftM<>+32(SB)/8, $0x0000000000000000
+DATA q4kShiftM<>+40(SB)/8, $0x0004000400000000
+DATA q4kShiftM<>+48(SB)/8, $0x0000000000000000
+DATA q4kShiftM<>+56(SB)/8, $0x0004000400000000
+GLOBL q4kShiftM<>(SB), RODATA|NOPTR, $64
+DATA q4kMaskL<>+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+32(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+40(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+48(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA q4kMaskL<>+56(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL q4kMaskL<>(SB), RODATA|NOPTR, $64
+DATA q4kHiMask<>+0(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+8(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+16(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+24(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+32(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+40(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+48(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA q4kHiMask<>+56(SB)/8, $0xc0c0c0c0c0c0c0c0
+GLOBL q4kHiMask<>(SB), RODATA|NOPTR, $64
+DATA q4kSpread<>+0(SB)/8, $0x0000000000000000
+DATA q4kSpread<>+8(SB)/8, $0x0008000800080008
+DATA q4kSpread<>+16(SB)/8, $0x0000000000000000
+DATA q4kSpread<>+24(SB)/8, $0x0008000800080008
+DATA q4kSpread<>+32(SB)/8, $0x0002000200020002
+DATA q4kSpread<>+40(SB)/8, $0x000a000a000a000a
+DATA q4kSpread<>+48(SB)/8, $0x0002000200020002
+DATA q4kSpread<>+56(SB)/8, $0x000a000a000a000a
+DATA q4kSpread<>+64(SB)/8, $0x0001000100010001
+DATA q4kSpread<>+72(SB)/8, $0x0009000900090009
+DATA q4kSpread<>+80(SB)/8, $0x0001000100010001
+DATA q4kSpread<>+88(SB)/8, $0x0009000900090009
+DATA q4kSpread<>+96(SB)/8, $0x0003000300030003
+DATA q4kSpread<>+104(SB)/8, $0x000b000b000b000b
+DATA q4kSpread<>+112(SB)/8, $0x0003000300030003
+DATA q4kSpread<>+120(SB)/8, $0x000b000b000b000b
+DATA q4kSpread<>+128(SB)/8, $0x0004000400040004
+DATA q4kSpread<>+136(SB)/8, $0x000c000c000c000c
+DATA q4kSpread<>+144(SB)/8, $0x0004000400040004
+DATA q4kSpread<>+152(SB)/8, $0x000c000c000c000c
+DATA q4kSpread<>+160(SB)/8, $0x0006000600060006
+DATA q4kSpread<>+168(SB)/8, $0x000e000e000e000e
+DATA q4kSpread<>+176(SB)/8, $0x0006000600060006
+DATA q4kSpread<>+184(SB)/8, $0x000e000e000e000e
+DATA q4kSpread<>+192(SB)/8, $0x0005000500050005
+DATA q4kSpread<>+200(SB)/8, $0x000d000d000d000d
+DATA q4kSpread<>+208(SB)/8, $0x0005000500050005
+DATA q4kSpread<>+216(SB)/8, $0x000d000d000d000d
+DATA q4kSpread<>+224(SB)/8, $0x0007000700070007
+DATA q4kSpread<>+232(SB)/8, $0x000f000f000f000f
+DATA q4kSpread<>+240(SB)/8, $0x0007000700070007
+DATA q4kSpread<>+248(SB)/8, $0x000f000f000f000f
+GLOBL q4kSpread<>(SB), RODATA|NOPTR, $256
+DATA q4kMinIdx<>+0(SB)/8, $0x0003000200010000
+DATA q4kMinIdx<>+8(SB)/8, $0x000b000a00090008
+DATA q4kMinIdx<>+16(SB)/8, $0x0007000600050004
+DATA q4kMinIdx<>+24(SB)/8, $0x000f000e000d000c
+DATA q4kMinIdx<>+32(SB)/8, $0x0013001200110010
+DATA q4kMinIdx<>+40(SB)/8, $0x001b001a00190018
+DATA q4kMinIdx<>+48(SB)/8, $0x0017001600150014
+DATA q4kMinIdx<>+56(SB)/8, $0x001f001e001d001c
+GLOBL q4kMinIdx<>(SB), RODATA|NOPTR, $64
+DATA q4kBsumIdx<>+0(SB)/8, $0x0006000400020000
+DATA q4kBsumIdx<>+8(SB)/8, $0x0006000400020000
+DATA q4kBsumIdx<>+16(SB)/8, $0x000e000c000a0008
+DATA q4kBsumIdx<>+24(SB)/8, $0x000e000c000a0008
+DATA q4kBsumIdx<>+32(SB)/8, $0x0006000400020000
+DATA q4kBsumIdx<>+40(SB)/8, $0x0006000400020000
+DATA q4kBsumIdx<>+48(SB)/8, $0x000e000c000a0008
+DATA q4kBsumIdx<>+56(SB)/8, $0x000e000c000a0008
+GLOBL q4kBsumIdx<>(SB), RODATA|NOPTR, $64
+DATA q4kRedIdx<>+0(SB)/8, $0x0000000200000000
+DATA q4kRedIdx<>+8(SB)/8, $0x0000000600000004
+DATA q4kRedIdx<>+16(SB)/8, $0x0000000a00000008
+DATA q4kRedIdx<>+24(SB)/8, $0x0000000e0000000c
+DATA q4kRedIdx<>+32(SB)/8, $0x0000000000000000
+DATA q4kRedIdx<>+40(SB)/8, $0x0000000000000000
+DATA q4kRedIdx<>+48(SB)/8, $0x0000000000000000
+DATA q4kRedIdx<>+56(SB)/8, $0x0000000000000000
+GLOBL q4kRedIdx<>(SB), RODATA|NOPTR, $64
+DATA q4kDIdx<>+0(SB)/8, $0x0018001000080000
+DATA q4kDIdx<>+8(SB)/8, $0x0019001100090001
+DATA q4kDIdx<>+16(SB)/8, $0x0000000000000000
+DATA q4kDIdx<>+24(SB)/8, $0x0000000000000000
+DATA q4kDIdx<>+32(SB)/8, $0x0000000000000000
+DATA q4kDIdx<>+40(SB)/8, $0x0000000000000000
+DATA q4kDIdx<>+48(SB)/8, $0x0000000000000000
+DATA q4kDIdx<>+56(SB)/8, $0x0000000000000000
+GLOBL q4kDIdx<>(SB), RODATA|NOPTR, $64
+DATA q4kOnes<>+0(SB)/8, $0x0001000100010001
+DATA q4kOnes<>+8(SB)/8, $0x0001000100010001
+DATA q4kOnes<>+16(SB)/8, $0x0001000100010001
+DATA q4kOnes<>+24(SB)/8, $0x0001000100010001
+GLOBL q4kOnes<>(SB), RODATA|NOPTR, $32
 
-// Q4K_ROW(rowoff, acc, mins): one Q4_K row's super-block (at rowoff, an
-// address mode relative to SI) against the token's (DI; its quants by
-// sub-block pairs in Z28..Z31). The 6-bit scales and mins are decoded in
-// integer registers as in the AVX2 kernel; mins·bsums go to the int32
-// lanes of mins (as in the AVX2 kernel); the scales, as words, are spread
-// by VPERMW to [sc_a × 16 | sc_b × 16] for sub-block pairs (a, b), and
-// per 64 bytes of nibbles: low and high nibbles (sub-blocks [2j|2j+2] and
-// [2j+1|2j+3]) times the quants by VPMADDUBSW (int16 pairs), times the
-// scales and summed into acc by VPDPWSSD: Σ sc·Σ q4·q8, exact.
-#define Q4K_ROW(rowoff, acc, mins) \
-	LEAQ rowoff, R13; \
-	PREFETCHT0 (R13)(R8*4); \
-	PREFETCHT0 64(R13)(R8*4); \
-	PREFETCHT0 128(R13)(R8*4); \
-	MOVL 4(R13), AX; MOVL 8(R13), BX; MOVL 12(R13), DX; \
-	MOVL AX, R10; ANDL $0x3f3f3f3f, R10; \
-	MOVL DX, R11; ANDL $0x0f0f0f0f, R11; \
-	SHRL $6, AX; ANDL $0x03030303, AX; SHLL $4, AX; ORL AX, R11; \
-	MOVL BX, R12; ANDL $0x3f3f3f3f, R12; \
-	SHRL $4, DX; ANDL $0x0f0f0f0f, DX; \
-	SHRL $6, BX; ANDL $0x03030303, BX; SHLL $4, BX; ORL BX, DX; \
-	SHLQ $32, R11; ORQ R10, R11; VMOVQ R11, X8; VPMOVZXBW X8, X8; \
-	SHLQ $32, DX; ORQ R12, DX; VMOVQ DX, X12; VPMOVZXBW X12, X12; \
-	VPUNPCKHWD X12, X12, X9; VPUNPCKLWD X12, X12, X12; VINSERTI128 $1, X9, Y12, Y12; \
-	VPMADDWD 260(DI), Y12, mins; \
-	VPERMW Z8, Z24, Z16; \
-	VPERMW Z8, Z25, Z17; \
-	VPERMW Z8, Z26, Z18; \
-	VPERMW Z8, Z27, Z19; \
-	VMOVDQU64 16(R13), Z20; \
-	VPSRLW $4, Z20, Z21; \
-	VPANDD Z15, Z20, Z20; \
-	VPANDD Z15, Z21, Z21; \
-	VPMADDUBSW Z28, Z20, Z20; \
-	VPMADDUBSW Z29, Z21, Z21; \
-	VPXORD acc, acc, acc; \
-	VPDPWSSD Z16, Z20, acc; \
-	VPDPWSSD Z17, Z21, acc; \
-	VMOVDQU64 80(R13), Z22; \
-	VPSRLW $4, Z22, Z23; \
-	VPANDD Z15, Z22, Z22; \
-	VPANDD Z15, Z23, Z23; \
-	VPMADDUBSW Z30, Z22, Z22; \
-	VPMADDUBSW Z31, Z23, Z23; \
-	VPDPWSSD Z18, Z22, acc; \
-	VPDPWSSD Z19, Z23, acc
-
-// XQ(lo, hi, z): z = the token's 32 quants at lo(DI) in the low half,
+// XQ(lo, hi, z, y): z = the token's 32 quants at lo(DI) in the low half,
 // those at hi(DI) in the high half.
 #define XQ(lo, hi, z, y) \
 	VMOVDQU64 lo(DI), y; \
 	VINSERTI64X4 $1, hi(DI), z, z
 
+// Q4KV_ROW(r, a0, a1, a2, a3): one Q4_K row's super-block (at register r) against the token's quants by sub-block pairs (Z16..Z19): each
+// 64 bytes of nibbles split into low (sub-blocks [2j|2j+2]) and high
+// ([2j+1|2j+3]) nibbles, multiplied with the quants by VPDPBUSD into fresh
+// int32 lanes a0..a3: each lane the sum of four nibble·quant products,
+// |·| ≤ 4·15·128 = 7680, so it packs to int16 exactly (Z11..Z13, Z27
+// clobbered).
+#define Q4KV_ROW(r, a0, a1, a2, a3) \
+	VMOVDQU64 16(r), Z11; \
+	VMOVDQU64 80(r), Z12; \
+	VPSRLW $4, Z11, Z13; \
+	VPSRLW $4, Z12, Z27; \
+	VPANDD Z15, Z11, Z11; \
+	VPANDD Z15, Z13, Z13; \
+	VPANDD Z15, Z12, Z12; \
+	VPANDD Z15, Z27, Z27; \
+	VPXORD a0, a0, a0; \
+	VPXORD a1, a1, a1; \
+	VPXORD a2, a2, a2; \
+	VPXORD a3, a3, a3; \
+	VPDPBUSD Z16, Z11, a0; \
+	VPDPBUSD Z17, Z13, a1; \
+	VPDPBUSD Z18, Z12, a2; \
+	VPDPBUSD Z19, Z27, a3
+
+// Q4KV_PAIR(tab, a0..a3, b0..b3, acc): two rows' lanes (a: the first row,
+// b: the second) packed to int16 per sub-block pair k (in each 128-bit
+// lane four words of a, then four of b), times their sub-blocks' scales
+// (spread from the pair's scale words tab by VPERMW, Z20..Z23), summed in
+// pairs into acc: each int32 lane of acc then belongs to one row (per
+// 128-bit lane: a, a, b, b). Exact.
+#define Q4KV_PAIR(tab, a0, a1, a2, a3, b0, b1, b2, b3, acc) \
+	VPACKSSDW b0, a0, Z11; \
+	VPERMW tab, Z20, Z12; \
+	VPMADDWD Z12, Z11, acc; \
+	VPACKSSDW b1, a1, Z13; \
+	VPERMW tab, Z21, Z27; \
+	VPDPWSSD Z27, Z13, acc; \
+	VPACKSSDW b2, a2, Z11; \
+	VPERMW tab, Z22, Z12; \
+	VPDPWSSD Z12, Z11, acc; \
+	VPACKSSDW b3, a3, Z13; \
+	VPERMW tab, Z23, Z27; \
+	VPDPWSSD Z27, Z13, acc
+
 // func q4_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
-// Four Q4_K rows against one token (decode), as q4_Kq8_Kr4AVX2: per
-// super-block each row's exact isum (Z0..Z3, folded to eight lanes) and
-// summs (Y4..Y7), the AVX2 kernel's VPHADDD reduction and its float
-// epilogue in the lanes of X14, lane r doing row r's scalar sequence.
+// Four Q4_K rows against one token (decode), bit-identical to
+// q4_Kq8_Kr4AVX2 and the generic twin. Per super-block:
+//   - the four rows' 16-byte heads (d, dmin, the 12 scale bytes) gathered
+//     in one ZMM (a row per 128-bit lane, Z27) and the 6-bit scales and
+//     mins of all four rows decoded at once (two VPSHUFBs, a variable word
+//     shift, masks; per lane sc0..7, m0..7), widened to words: the scales
+//     (Z24; rows 2, 3 also in Z25's low half) and mins (Z26);
+//   - Σ m·(bsums[2j]+bsums[2j+1]) for each row from one VPMADDWD (Z2);
+//   - each row's nibbles against the token by VPDPBUSD (Q4KV_ROW), two
+//     rows' results packed to int16 and multiplied by their scales
+//     (Q4KV_PAIR): rows 0, 1 into Z0, rows 2, 3 into Z1;
+//   - the exact integer sums reduced to isum (Y3's lanes 0..3) and summs
+//     (lanes 4..7), then the AVX2 kernel's float epilogue in lanes (the
+//     isum and summs halves side by side in YMM), lane r doing row r's
+//     scalar sequence: sum += (d_x·d)·isum − (d_x·dmin)·summs.
+// Integer sums are exact in any order; the float operations and their
+// order are the AVX2 kernel's, so the bits are the same. The bsums pairs
+// are taken as int16 (|·| ≤ 32·128 for any Q8_K block the quantizer makes).
 TEXT ·q4_Kq8_Kr4AVX512(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
@@ -264,36 +358,91 @@ TEXT ·q4_Kq8_Kr4AVX512(SB), NOSPLIT, $0-40
 	LEAQ (R8)(R8*2), R9
 	MOVL $0x0F0F0F0F, AX
 	VPBROADCASTD AX, Z15
-	VMOVDQU64 q4kScaleIdx<>+0(SB), Z24
-	VMOVDQU64 q4kScaleIdx<>+64(SB), Z25
-	VMOVDQU64 q4kScaleIdx<>+128(SB), Z26
-	VMOVDQU64 q4kScaleIdx<>+192(SB), Z27
+	VMOVDQU64 q4kSpread<>+0(SB), Z20
+	VMOVDQU64 q4kSpread<>+64(SB), Z21
+	VMOVDQU64 q4kSpread<>+128(SB), Z22
+	VMOVDQU64 q4kSpread<>+192(SB), Z23
+	VMOVDQU64 q4kMinIdx<>(SB), Z28
+	VMOVDQU64 q4kBsumIdx<>(SB), Z29
+	VMOVDQU64 q4kRedIdx<>(SB), Z30
+	VMOVDQU64 q4kDIdx<>(SB), Z31
 	VXORPS X14, X14, X14
 q4kr4v:
+	// The next call's four rows' super-blocks, as before.
+	PREFETCHT0 (SI)(R8*4)
+	PREFETCHT0 64(SI)(R8*4)
+	PREFETCHT0 128(SI)(R8*4)
+	LEAQ (SI)(R8*4), R10
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 64(R10)(R8*1)
+	PREFETCHT0 128(R10)(R8*1)
+	PREFETCHT0 (R10)(R8*2)
+	PREFETCHT0 64(R10)(R8*2)
+	PREFETCHT0 128(R10)(R8*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 64(R10)(R9*1)
+	PREFETCHT0 128(R10)(R9*1)
+	// The four rows' heads, a row per 128-bit lane.
+	VMOVDQU64 (SI), X27
+	VINSERTI32X4 $1, (SI)(R8*1), Z27, Z27
+	VINSERTI32X4 $2, (SI)(R8*2), Z27, Z27
+	VINSERTI32X4 $3, (SI)(R9*1), Z27, Z27
+	// d and dmin of rows 0..3 as eight floats, times d_x (Y26).
+	VPERMW Z27, Z31, Z26
+	VCVTPH2PS X26, Y26
+	VBROADCASTSS (DI), Y10
+	VMULPS Y10, Y26, Y26
+	// Scales and mins: per lane bytes sc0..7 (low nibble/6 bits from
+	// Z3's VPSHUFB, the top two bits of sc4..7, m4..7 from Z4's), m0..7.
+	VPSHUFB q4kShufL<>(SB), Z27, Z3
+	VPSRLVW q4kShiftM<>(SB), Z3, Z3
+	VPSHUFB q4kShufH<>(SB), Z27, Z4
+	VPANDD q4kHiMask<>(SB), Z4, Z4
+	VPSRLW $2, Z4, Z4
+	VPTERNLOGD $0xE4, q4kMaskL<>(SB), Z4, Z3
+	VPXORD Z5, Z5, Z5
+	VPUNPCKLBW Z5, Z3, Z24
+	VPUNPCKHBW Z5, Z3, Z2
+	VEXTRACTI64X4 $1, Z24, Y25
+	// Mins: words m_j of two rows (per lane: four of one row, four of the
+	// other) against bsums[2j]+bsums[2j+1]: per lane int32 a, a, b, b.
+	VMOVDQU 260(DI), Y4
+	VPMADDWD q4kOnes<>(SB), Y4, Y4
+	VPERMW Z4, Z29, Z4
+	VPERMW Z2, Z28, Z2
+	VPMADDWD Z4, Z2, Z2
 	// The token's quants by sub-block pairs [0|2], [1|3], [4|6], [5|7].
-	XQ(4, 68, Z28, Y28)
-	XQ(36, 100, Z29, Y29)
-	XQ(132, 196, Z30, Y30)
-	XQ(164, 228, Z31, Y31)
-	Q4K_ROW((SI), Z0, Y4)
-	Q4K_ROW((SI)(R8*1), Z1, Y5)
-	Q4K_ROW((SI)(R8*2), Z2, Y6)
-	Q4K_ROW((SI)(R9*1), Z3, Y7)
-	// Fold each row's sixteen lanes to eight (integer adds, exact).
-	FOLD4Z
-	// The AVX2 kernel's reduction and epilogue.
-	HSUM4(Y0, Y1, Y2, Y3, X0, X1)
-	HSUM4(Y4, Y5, Y6, Y7, X4, X5)
-	VCVTDQ2PS X0, X0
-	VCVTDQ2PS X4, X4
-	F16X4(0, X8)
-	F16X4(2, X9)
-	VBROADCASTSS (DI), X10
-	VMULPS X10, X8, X8
-	VMULPS X10, X9, X9
-	VMULPS X0, X8, X8
-	VMULPS X4, X9, X9
-	VSUBPS X9, X8, X8
+	XQ(4, 68, Z16, Y16)
+	XQ(36, 100, Z17, Y17)
+	XQ(132, 196, Z18, Y18)
+	XQ(164, 228, Z19, Y19)
+	LEAQ (SI)(R8*1), R11
+	LEAQ (SI)(R8*2), R12
+	LEAQ (SI)(R9*1), R13
+	Q4KV_ROW(SI, Z3, Z4, Z5, Z6)
+	Q4KV_ROW(R11, Z7, Z8, Z9, Z10)
+	Q4KV_PAIR(Z24, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z0)
+	Q4KV_ROW(R12, Z3, Z4, Z5, Z6)
+	Q4KV_ROW(R13, Z7, Z8, Z9, Z10)
+	Q4KV_PAIR(Z25, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z1)
+	// Z0 (rows 0, 1) and Z1 (rows 2, 3) to Z3: lanes 0, 1 rows 0, 1,
+	// lanes 2, 3 rows 2, 3, as the mins in Z2.
+	VSHUFI64X2 $0x44, Z1, Z0, Z3
+	VSHUFI64X2 $0xEE, Z1, Z0, Z4
+	VPADDD Z4, Z3, Z3
+	// Lanes: isum rows 0, 1; isum rows 2, 3; summs rows 0, 1; rows 2, 3.
+	VSHUFI64X2 $0x88, Z2, Z3, Z4
+	VSHUFI64X2 $0xDD, Z2, Z3, Z5
+	VPADDD Z5, Z4, Z4
+	VPSHUFD $0xB1, Z4, Z5
+	VPADDD Z5, Z4, Z4
+	// Y3 = isum rows 0..3, summs rows 0..3.
+	VPERMD Z4, Z30, Z3
+	VCVTDQ2PS Y3, Y3
+	// The AVX2 kernel's epilogue, both products in one YMM.
+	VMULPS Y3, Y26, Y26
+	VEXTRACTF32X4 $1, Y26, X9
+	VSUBPS X9, X26, X8
 	VADDPS X8, X14, X14
 	ADDQ $144, SI
 	ADDQ $292, DI

@@ -1,0 +1,149 @@
+package quant
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// q4kExtremeBlock fills one Q4_K block wb and one Q8_K block xb of kind k
+// (q6kBlockKind's kinds): random bytes; zeros; or the largest values: the
+// 12 scale bytes all 0xff (every 6-bit scale and min 63), all 0 or random
+// 0x00/0x3f/0xc0/0xff patterns (the two high bits of sc4..7 and m4..7 set
+// or not independently of the low ones), nibbles all 15, all 0 or random,
+// d and dmin ±65504, against quants of −128, 127 or a mixture.
+func q4kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
+	if k == q6kMixed {
+		k = q6kBlockKind(r.IntN(3))
+	}
+	for j := range wb {
+		wb[j] = byte(r.Uint32())
+	}
+	put16(wb, F32ToF16(float32(r.NormFloat64()*0.01)))
+	put16(wb[2:], F32ToF16(float32(r.NormFloat64()*0.01)))
+	putF32(xb, float32(r.NormFloat64()*0.01))
+	for j := 4; j < 260; j++ {
+		xb[j] = byte(r.Uint32()) // −128 included
+	}
+	switch k {
+	case q6kZero:
+		clear(wb)
+		if r.IntN(2) == 0 {
+			clear(xb[:260])
+		}
+	case q6kMax:
+		switch mode := r.IntN(3); mode {
+		case 0, 1:
+			for j := 4; j < 16; j++ {
+				wb[j] = []byte{0xff, 0x00}[mode]
+			}
+		default:
+			for j := 4; j < 16; j++ {
+				wb[j] = []byte{0x00, 0x3f, 0xc0, 0xff}[r.IntN(4)]
+			}
+		}
+		switch r.IntN(3) {
+		case 0:
+			clear(wb[16:])
+		case 1:
+			for j := 16; j < bytesQ4K; j++ {
+				wb[j] = 0xff
+			}
+		}
+		put16(wb, 0x7bff^uint16(r.IntN(2))<<15)     // ±65504
+		put16(wb[2:], 0x7bff^uint16(r.IntN(2))<<15) // ±65504
+		putF32(xb, float32([]float64{1e-3, 1e30, -1e30}[r.IntN(3)]))
+		mode := r.IntN(3)
+		for j := 4; j < 260; j++ {
+			switch mode {
+			case 0:
+				xb[j] = 0x80 // −128
+			case 1:
+				xb[j] = 0x7f
+			default:
+				xb[j] = []byte{0x80, 0x7f, 0x81}[r.IntN(3)]
+			}
+		}
+	}
+	fixBsums(xb)
+}
+
+// TestFourRowQ4_KExtremes: the four-row Q4_K decode kernel (dotR4Q4_KQ8_K:
+// q4_Kq8_Kr4AVX2, q4_Kq8_Kr4AVX512) at every level this machine and build
+// offer gives each row the generic one-row twin's bits, on random blocks,
+// zero blocks, blocks of the largest scales, mins and d, dmin against
+// extreme quants (−128 included), and mixtures, over odd and even block
+// counts, rows adjacent and not.
+func TestFourRowQ4_KExtremes(t *testing.T) {
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		ks := levels[lvl]
+		for _, nb := range []int{1, 2, 3, 4, 7, 8, 11} {
+			for kind := q6kRandom; kind < q6kKinds; kind++ {
+				for _, gap := range []int{0, 144*3 + 17} {
+					t.Run(fmt.Sprintf("%s/blocks=%d/kind=%d/gap=%d", lvl, nb, kind, gap), func(t *testing.T) {
+						r := rand.New(rand.NewPCG(uint64(nb)*137+uint64(gap), uint64(kind)+901))
+						rb := nb * bytesQ4K
+						stride := rb + gap
+						for rep := 0; rep < 12; rep++ {
+							w := make([]byte, 3*stride+rb)
+							x := make([]byte, nb*bytesQ8K)
+							for row := 0; row < 4; row++ {
+								for b := 0; b < nb; b++ {
+									wb := w[row*stride+b*bytesQ4K : row*stride+(b+1)*bytesQ4K]
+									xb := x[b*bytesQ8K : (b+1)*bytesQ8K]
+									q4kExtremeBlock(r, kind, wb, xb)
+								}
+							}
+							var out [4]float32
+							ks.dotR4Q4_KQ8_K(w, stride, x, &out)
+							for row := 0; row < 4; row++ {
+								want := gen.dotQ4_KQ8_K(w[row*stride:row*stride+rb], x)
+								if !sameBits(out[row], want) {
+									t.Fatalf("rep %d row %d: %s = %g (%#08x), generic %g (%#08x)",
+										rep, row, lvl, out[row], math.Float32bits(out[row]), want, math.Float32bits(want))
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkFourRowQ4_K measures the four-row Q4_K decode kernel
+// (Kernel.Dot4Rows: four adjacent rows against one token, in cache) at
+// each level for the row lengths of a 1B model's matrices (2048, the FFN's
+// 5632) and 8192; MB/s counts the weight bytes.
+func BenchmarkFourRowQ4_K(b *testing.B) {
+	for _, n := range []int{2048, 5632, 8192} {
+		r := rand.New(rand.NewPCG(uint64(n), 43))
+		var w []byte
+		for i := 0; i < 4; i++ {
+			w = append(w, quantizeWeights(b, gguf.TypeQ4_K, gaussian(r, n, 0.02))...)
+		}
+		x := quantizeRow(b, gguf.TypeQ8_K, gaussian(r, n, 1))
+		for _, lvl := range Levels() {
+			if lvl == Generic {
+				continue
+			}
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(gguf.TypeQ4_K, n)
+			restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out [4]float32
+			b.Run(fmt.Sprintf("%s/n=%d", lvl, n), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					k.Dot4Rows(w, x, &out)
+				}
+			})
+		}
+	}
+}
