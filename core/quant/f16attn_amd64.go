@@ -70,3 +70,42 @@ func quantizeF16AVX2(src []float32, dst []byte) {
 	}
 	quantizeF16Generic(src[n8:], dst[2*n8:])
 }
+
+//go:noescape
+func f16dot64gAVX2(out, q *float32, qstride int, k *uint16, n64, ng int)
+
+//go:noescape
+func axpyf16gAVX2(acc *float32, stride int, w *float32, ng int, v *uint16, n8 int)
+
+func dotF16x64GroupAVX2(out, q []float32, d int, k []uint16) {
+	g, n := len(out), len(k)
+	if g == 0 {
+		return
+	}
+	if n < 64 {
+		clear(out) // ReduceAdd16 of sixteen +0 lanes
+		return
+	}
+	_ = q[(g-1)*d+n-1]
+	f16dot64gAVX2(&out[0], &q[0], d, &k[0], n/64, g)
+}
+
+func axpyF16GroupAVX2(acc []float32, stride int, w []float32, v []uint16) {
+	g, d := len(w), len(v)
+	if g == 0 || d == 0 {
+		return
+	}
+	_ = acc[(g-1)*stride+d-1]
+	n8 := d &^ 7
+	if n8 > 0 {
+		axpyf16gAVX2(&acc[0], stride, &w[0], g, &v[0], n8/8)
+	}
+	if n8 < d {
+		for h, a := range w {
+			a8 := acc[h*stride+n8 : h*stride+d]
+			for i, x := range v[n8:] {
+				a8[i] += a * F16ToF32(x)
+			}
+		}
+	}
+}

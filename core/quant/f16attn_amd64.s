@@ -200,3 +200,142 @@ cvtloop:
 	JNZ  cvtloop
 	VZEROUPPER
 	RET
+
+// REDUCE64: Y0..Y7 hold lanes 0..63 of one dot product; fold them to 16
+// (l + 32+l) + (16+l + 48+l) and ReduceAdd16 into X0, as f16dot64AVX2
+// does (same instructions, same operand order). Y1 is clobbered.
+#define REDUCE64 \
+	VADDPS Y4, Y0, Y0; \
+	VADDPS Y6, Y2, Y2; \
+	VADDPS Y2, Y0, Y0; \
+	VADDPS Y5, Y1, Y1; \
+	VADDPS Y7, Y3, Y3; \
+	VADDPS Y3, Y1, Y1; \
+	VADDPS Y0, Y1, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS X0, X1, X0; \
+	VMOVHLPS X0, X0, X1; \
+	VADDPS X1, X0, X0; \
+	VMOVSHDUP X0, X1; \
+	VADDSS X1, X0, X0
+
+#define ZERO8 \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7
+
+// func f16dot64gAVX2(out, q *float32, qstride int, k *uint16, n64, ng int)
+// out[h] = f16dot64AVX2(q + h·qstride, k, n64) for h < ng. With one chunk
+// of 64 (a head dimension of 64) the K row is converted once, into
+// Y8..Y15, and every head's lanes are FMAs of it onto zero; longer rows
+// are converted again for each head (from L1).
+TEXT ·f16dot64gAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DX
+	MOVQ q+8(FP), DI
+	MOVQ qstride+16(FP), R8
+	SHLQ $2, R8
+	MOVQ k+24(FP), SI
+	MOVQ n64+32(FP), R9
+	MOVQ ng+40(FP), BX
+	CMPQ R9, $1
+	JNE  dotgmany
+	VCVTPH2PS 0(SI), Y8
+	VCVTPH2PS 16(SI), Y9
+	VCVTPH2PS 32(SI), Y10
+	VCVTPH2PS 48(SI), Y11
+	VCVTPH2PS 64(SI), Y12
+	VCVTPH2PS 80(SI), Y13
+	VCVTPH2PS 96(SI), Y14
+	VCVTPH2PS 112(SI), Y15
+dotgone:
+	ZERO8
+	VFMADD231PS 0(DI), Y8, Y0
+	VFMADD231PS 32(DI), Y9, Y1
+	VFMADD231PS 64(DI), Y10, Y2
+	VFMADD231PS 96(DI), Y11, Y3
+	VFMADD231PS 128(DI), Y12, Y4
+	VFMADD231PS 160(DI), Y13, Y5
+	VFMADD231PS 192(DI), Y14, Y6
+	VFMADD231PS 224(DI), Y15, Y7
+	REDUCE64
+	MOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ R8, DI
+	DECQ BX
+	JNZ  dotgone
+	VZEROUPPER
+	RET
+dotgmany:
+	MOVQ DI, R10
+dotghead:
+	MOVQ R10, DI
+	MOVQ SI, R11
+	MOVQ R9, CX
+	ZERO8
+dotgloop:
+	VCVTPH2PS 0(R11), Y8
+	VFMADD231PS 0(DI), Y8, Y0
+	VCVTPH2PS 16(R11), Y9
+	VFMADD231PS 32(DI), Y9, Y1
+	VCVTPH2PS 32(R11), Y10
+	VFMADD231PS 64(DI), Y10, Y2
+	VCVTPH2PS 48(R11), Y11
+	VFMADD231PS 96(DI), Y11, Y3
+	VCVTPH2PS 64(R11), Y8
+	VFMADD231PS 128(DI), Y8, Y4
+	VCVTPH2PS 80(R11), Y9
+	VFMADD231PS 160(DI), Y9, Y5
+	VCVTPH2PS 96(R11), Y10
+	VFMADD231PS 192(DI), Y10, Y6
+	VCVTPH2PS 112(R11), Y11
+	VFMADD231PS 224(DI), Y11, Y7
+	ADDQ $128, R11
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  dotgloop
+	REDUCE64
+	MOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ R8, R10
+	DECQ BX
+	JNZ  dotghead
+	VZEROUPPER
+	RET
+
+// func axpyf16gAVX2(acc *float32, stride int, w *float32, ng int, v *uint16, n8 int)
+// For each group of 8 halves of v (converted once) and each head h:
+// (h < ng) acc[h·stride + i] += w[h]·v[i], the product and the sum as axpyf16AVX2
+// rounds them (VMULPS cvt·w, then VADDPS with acc).
+TEXT ·axpyf16gAVX2(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ stride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ w+16(FP), DX
+	MOVQ ng+24(FP), BX
+	MOVQ v+32(FP), SI
+	MOVQ n8+40(FP), CX
+axpygchunk:
+	VCVTPH2PS (SI), Y0
+	MOVQ DI, R10
+	MOVQ DX, R11
+	MOVQ BX, R12
+axpyghead:
+	VBROADCASTSS (R11), Y1
+	VMULPS Y1, Y0, Y2
+	VADDPS (R10), Y2, Y2
+	VMOVUPS Y2, (R10)
+	ADDQ R8, R10
+	ADDQ $4, R11
+	DECQ R12
+	JNZ  axpyghead
+	ADDQ $16, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  axpygchunk
+	VZEROUPPER
+	RET

@@ -67,6 +67,9 @@ func genericKernels() *kernelSet {
 		axpyF16F64:  axpyF16F64Generic,
 		foldLanes64: foldLanes64Generic,
 		roundF16:    roundF16Generic,
+
+		dotF16x64Group: dotF16x64GroupGeneric,
+		axpyF16Group:   axpyF16GroupGeneric,
 		quantizeF16: quantizeF16Generic,
 	}
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic

@@ -35,6 +35,8 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.axpyF16F64 = axpyF16F64AVX2
 	ks.foldLanes64 = foldLanes64AVX2
 	ks.roundF16 = roundF16AVX2
+	ks.dotF16x64Group = dotF16x64GroupAVX2
+	ks.axpyF16Group = axpyF16GroupAVX2
 	ks.quantizeF16 = quantizeF16AVX2
 }
 

@@ -188,6 +188,9 @@ type kernelSet struct {
 	axpyF16F64  func(acc []float64, a float32, v []uint16)
 	foldLanes64 func(out, lanes []float32, tail []float64)
 	roundF16    func(dst, src []float32, s float32, scaled bool)
+	// The grouped forms (one K or V row for several q heads).
+	dotF16x64Group func(out, q []float32, d int, k []uint16)
+	axpyF16Group   func(acc []float32, stride int, w []float32, v []uint16)
 	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,
 	// QuantizeWeights).
 	quantizeF16 func(src []float32, dst []byte)
