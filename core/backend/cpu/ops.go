@@ -475,14 +475,42 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	nkv := nkvPad(used)
 	npV := nkv &^ 63
 	npK := headDim &^ 63
+	gs := attnGroupSize(f16, group, tokens*kvHeads, c.w.n)
 	c.at = attnTask{
 		c: c, out: out, q: q, mask: mask, k16: k16, v16: v16, k32: k32, v32: v32,
 		headDim: headDim, heads: heads, group: group, kvLen: kvLen, kvRow: kvRow,
 		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16, rowUsed: rowUsed,
+		gs: gs,
 	}
-	c.w.run(tokens*heads, 1, &c.at)
+	c.w.run(tokens*heads/gs, 1, &c.at)
 	c.at = attnTask{}
 	return nil
+}
+
+// attnPerHead makes attention take one (token, q head) per job, as before
+// the grouped path (tests compare the two).
+var attnPerHead = false
+
+// attnGroupForce, when it divides the group, is the heads per job (tests).
+var attnGroupForce = 0
+
+// attnGroupSize is how many q heads of one KV head an attention job takes
+// (a divisor of group): the whole group when that still gives every one of
+// threads workers two jobs, else the largest divisor that does, else 1.
+// Only an F16 cache has a grouped path.
+func attnGroupSize(f16 bool, group, kvJobs, threads int) int {
+	if !f16 || group <= 1 || attnPerHead {
+		return 1
+	}
+	if attnGroupForce > 0 && group%attnGroupForce == 0 {
+		return attnGroupForce
+	}
+	for gs := group; gs > 1; gs-- {
+		if group%gs == 0 && kvJobs*(group/gs) >= 2*threads {
+			return gs
+		}
+	}
+	return 1
 }
 
 type attnTask struct {
@@ -496,6 +524,9 @@ type attnTask struct {
 	f16                                 bool
 	// rowUsed[t]: token t's last unmasked entry plus one (see run).
 	rowUsed []int32
+	// gs: the q heads per job, consecutive heads of one KV head (group
+	// is a multiple); with 1 a job is one (token, head) row.
+	gs int
 }
 
 // attnFullRows makes attnTask.run take every row over all nkv entries
@@ -503,12 +534,32 @@ type attnTask struct {
 var attnFullRows = false
 
 func (at *attnTask) run(worker, lo, hi int) {
+	ws := at.c.scratchFor(worker)
+	if at.gs == 1 {
+		at.rows(ws, lo, hi)
+		return
+	}
+	jobsPerToken := at.heads / at.gs
+	for job := lo; job < hi; job++ {
+		t, h0 := job/jobsPerToken, job%jobsPerToken*at.gs
+		if at.rowUsed[t] == 0 || attnFullRows {
+			// An all-masked row (NaN weights over every entry) and the
+			// tests' full rows take the one-head path.
+			at.rows(ws, t*at.heads+h0, t*at.heads+h0+at.gs)
+			continue
+		}
+		at.group16(ws, t, h0)
+	}
+}
+
+// rows does the (token, head) rows lo..hi−1 (row t·heads + h), one at a
+// time.
+func (at *attnTask) rows(ws *scratch, lo, hi int) {
 	headDim, heads, group, kvLen, kvRow := at.headDim, at.heads, at.group, at.kvLen, at.kvRow
 	npV, npK, scale, softCap, f16 := at.npV, at.npK, at.scale, at.softCap, at.f16
 	q, mask, out := at.q, at.mask, at.out
 	k16, v16, k32, v32 := at.k16, at.v16, at.k32, at.v32
 	ninf := float32(math.Inf(-1))
-	ws := at.c.scratchFor(worker)
 	scoresAll := ws.f32(&ws.scores, at.nkv)
 	qh := ws.f32(&ws.qh, headDim)
 	if cap(ws.accs) < headDim {
@@ -628,6 +679,132 @@ func (at *attnTask) run(worker, lo, hi int) {
 		for d := range or {
 			or[d] = float32(accs[d].sum())
 		}
+	}
+}
+
+// group16 does, over an F16 cache, the rows of token t and the gs q heads
+// h0..h0+gs−1 (all of one KV head) together: each K row is dotted with
+// the gs q rows in one DotF16x64Group call, and each V row updates the gs
+// heads' transposed lanes in one AxpyF16Group call. Every head sees the
+// operations rows does for it, in the same order, so the bits are the
+// same: the scores per head as there, the softmax per head over the same
+// entries, and a V row that some but not all heads skip (a weight that is
+// exactly 0) goes to the heads that take it one at a time. rowUsed[t] > 0.
+func (at *attnTask) group16(ws *scratch, t, h0 int) {
+	headDim, heads, gs, kvLen, kvRow := at.headDim, at.heads, at.gs, at.kvLen, at.kvRow
+	npV, npK, scale, softCap := at.npV, at.npK, at.scale, at.softCap
+	k16, v16 := at.k16, at.v16
+	ninf := float32(math.Inf(-1))
+	kvh := h0 / at.group
+	// The entries up to the last unmasked one, in whole 16-lane blocks
+	// (see rows).
+	n := min(at.nkv, (int(at.rowUsed[t])+15)&^15)
+	scores := ws.f32(&ws.scores, gs*n) // head g's scores at g·n
+	qh := ws.f32(&ws.qh, gs*headDim)
+	quant.RoundF16(qh, at.q[(t*heads+h0)*headDim:(t*heads+h0+gs)*headDim])
+	small := ws.f32(&ws.grp, 2*gs)
+	dots, inv := small[:gs], small[gs:]
+	mr := at.mask[t*kvLen : (t+1)*kvLen]
+	koff := kvh * headDim
+	for j := 0; j < n; j++ {
+		if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
+			for g := 0; g < gs; g++ {
+				scores[g*n+j] = ninf
+			}
+			continue
+		}
+		kr := k16[j*kvRow+koff : j*kvRow+koff+headDim]
+		if npK > 0 {
+			quant.DotF16x64Group(dots, qh, headDim, kr)
+		}
+		for g := 0; g < gs; g++ {
+			var s float64
+			if npK > 0 {
+				s = float64(dots[g])
+			}
+			qg := qh[g*headDim : (g+1)*headDim]
+			var tail float64
+			for d := npK; d < headDim; d++ {
+				tail += float64(qg[d] * quant.F16ToF32(kr[d]))
+			}
+			s += tail
+			sc := float32(s)
+			if softCap > 0 {
+				sc = tanhf(sc*(1/softCap)) * softCap
+			}
+			scores[g*n+j] = sc*scale + mr[j]
+		}
+	}
+	for g := 0; g < gs; g++ {
+		sg := scores[g*n : (g+1)*n]
+		maxv := ninf
+		for _, v := range sg {
+			maxv = max(maxv, v) // the −inf entries change nothing
+		}
+		for j := range sg {
+			sg[j] -= maxv
+		}
+		inv[g] = float32(1 / softmaxSum16(sg))
+	}
+	// The V pass: head g's 64 lanes of every column at vT[g·64·headDim:]
+	// (lane-major, as in rows), its float64 tail at vtail[g·headDim:].
+	span := 64 * headDim
+	vT := ws.f32(&ws.vT, gs*span)
+	if npV > 0 {
+		clear(vT)
+	}
+	vtail := ws.f64(&ws.acc, gs*headDim)
+	clear(vtail)
+	wts := ws.f32(&ws.wts, gs*n)
+	for g := 0; g < gs; g++ {
+		quant.RoundF16Scaled(wts[g*n:(g+1)*n], scores[g*n:(g+1)*n], inv[g])
+	}
+	wg := dots // the weights of one entry, one per head
+	for j := 0; j < n; j++ {
+		all, any := true, false
+		for g := 0; g < gs; g++ {
+			if scores[g*n+j] == 0 {
+				all = false
+			} else {
+				any = true
+			}
+			wg[g] = wts[g*n+j]
+		}
+		if !any {
+			continue
+		}
+		vr := v16[j*kvRow+koff : j*kvRow+koff+headDim]
+		if j < npV {
+			l := (j & 63) * headDim
+			if all {
+				quant.AxpyF16Group(vT[l:], span, wg, vr)
+				continue
+			}
+			for g := 0; g < gs; g++ {
+				if scores[g*n+j] != 0 {
+					quant.AxpyF16(vT[g*span+l:g*span+l+headDim], wg[g], vr)
+				}
+			}
+			continue
+		}
+		for g := 0; g < gs; g++ {
+			if scores[g*n+j] != 0 {
+				quant.AxpyF16F64(vtail[g*headDim:(g+1)*headDim], wg[g], vr)
+			}
+		}
+	}
+	for g := 0; g < gs; g++ {
+		h := h0 + g
+		or := at.out[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
+		vtg := vtail[g*headDim : (g+1)*headDim]
+		if npV == 0 {
+			var zero float64 // no lanes: their reduction is +0
+			for d := range or {
+				or[d] = float32(zero + vtg[d])
+			}
+			continue
+		}
+		quant.FoldLanes64(or, vT[g*span:(g+1)*span], vtg)
 	}
 }
 
