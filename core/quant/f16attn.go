@@ -1,5 +1,7 @@
 package quant
 
+import "math"
+
 // More of the attention over an F16 cache (see f16.go), in the AVX-512
 // build's order: the score of one key, the products of the V rows past the
 // last 64-lane block, and the fold of the transposed V lanes into the
@@ -137,6 +139,51 @@ func loopAxpyF16Group(one func(acc []float32, a float32, v []uint16)) func(acc [
 		d := len(v)
 		for g, a := range w {
 			one(acc[g*stride:g*stride+d:g*stride+d], a, v)
+		}
+	}
+}
+
+// SkipWeight is the weight (−0, which a softmax weight never is) that
+// AxpyF16Lanes64 leaves out: the entry is skipped, not added as 0·v.
+var SkipWeight = math.Float32frombits(0x80000000)
+
+// AxpyF16Lanes64 is the V product of one head over an F16 cache in the
+// AVX-512 order, lanes kept transposed (lanes[l·d+i]: lane l of output
+// element i, d = len(lanes)/64): for every entry j < len(w) whose weight is
+// not SkipWeight (its bits), lanes[(j mod 64)·d + i] += w[j]·v[j·vstride+i]
+// for i < d, each lane taking its entries in j order from +0, the product
+// rounded and then added as AxpyF16 does; lanes no entry reaches are +0.
+// It is AxpyF16 row by row into cleared lanes, with one call for all rows.
+func AxpyF16Lanes64(lanes []float32, w []float32, v []uint16, vstride int) {
+	d := len(lanes) / 64
+	if n := len(w); n > 0 && d > 0 {
+		_ = v[(n-1)*vstride+d-1]
+	}
+	cur.axpyF16Lanes64(lanes[:64*d:64*d], d, w, v, vstride)
+}
+
+func axpyF16Lanes64Generic(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	clear(lanes)
+	for j, a := range w {
+		if math.Float32bits(a) == 0x80000000 {
+			continue
+		}
+		l := (j & 63) * d
+		axpyF16Generic(lanes[l:l+d:l+d], a, v[j*vstride:j*vstride+d])
+	}
+}
+
+// loopAxpyF16Lanes64 makes axpyF16Lanes64 out of a level's AxpyF16 (same
+// bits; for levels without a twin of it).
+func loopAxpyF16Lanes64(one func(acc []float32, a float32, v []uint16)) func(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	return func(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+		clear(lanes)
+		for j, a := range w {
+			if math.Float32bits(a) == 0x80000000 {
+				continue
+			}
+			l := (j & 63) * d
+			one(lanes[l:l+d:l+d], a, v[j*vstride:j*vstride+d])
 		}
 	}
 }

@@ -2,6 +2,8 @@
 
 package quant
 
+import "math"
+
 //go:noescape
 func f16dot64AVX2(q *float32, k *uint16, n64 int) float32
 
@@ -106,6 +108,34 @@ func axpyF16GroupAVX2(acc []float32, stride int, w []float32, v []uint16) {
 			for i, x := range v[n8:] {
 				a8[i] += a * F16ToF32(x)
 			}
+		}
+	}
+}
+
+//go:noescape
+func f16lanes64axpyAVX2(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n8 int)
+
+func axpyF16Lanes64AVX2(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	n := len(w)
+	if n == 0 || d == 0 {
+		clear(lanes)
+		return
+	}
+	_ = v[(n-1)*vstride+d-1]
+	n8 := d / 8
+	if n8 > 0 {
+		f16lanes64axpyAVX2(&lanes[0], d, &w[0], &v[0], vstride, n, n8)
+	}
+	if c := 8 * n8; c < d {
+		for l := 0; l < 64; l++ {
+			clear(lanes[l*d+c : l*d+d])
+		}
+		for j, a := range w {
+			if math.Float32bits(a) == 0x80000000 {
+				continue
+			}
+			l := (j & 63) * d
+			axpyF16Generic(lanes[l+c:l+d:l+d], a, v[j*vstride+c:j*vstride+d])
 		}
 	}
 }

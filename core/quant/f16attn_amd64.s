@@ -339,3 +339,105 @@ axpyghead:
 	JNZ  axpygchunk
 	VZEROUPPER
 	RET
+
+// LROW(off, t, acc): acc = cvt(v row + off)·w + acc, the product first
+// (as axpyf16AVX2: VMULPS cvt·w, then VADDPS product + acc).
+#define LROW(off, t, acc) \
+	VCVTPH2PS off(R12)(CX*2), t; \
+	VMULPS Y15, t, t; \
+	VADDPS acc, t, acc
+
+// func f16lanes64axpyAVX2(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n8 int)
+// For each lane l < 64 and each group of 8 columns c < 8·n8:
+// lanes[l·d + c..c+7] = Σ w[j]·v[j·vstride + c..c+7] over the rows j ≡ l
+// (mod 64), j < nrows, in j order from +0, skipping the weights whose bits
+// are 0x80000000 (−0). The sums stay in registers (eight YMM for 64
+// columns at a time, one for the rest) and are stored once.
+TEXT ·f16lanes64axpyAVX2(SB), NOSPLIT, $0-56
+	MOVQ lanes+0(FP), DI
+	MOVQ d+8(FP), R8
+	SHLQ $2, R8            // lane row stride in bytes
+	MOVQ w+16(FP), DX
+	MOVQ v+24(FP), SI
+	MOVQ vstride+32(FP), R9
+	SHLQ $1, R9            // V row stride in bytes
+	MOVQ nrows+40(FP), R10
+	MOVQ n8+48(FP), R11
+	SHLQ $3, R11           // columns done here
+	MOVQ R9, R13
+	SHLQ $6, R13           // 64 rows: the next row of the same lane
+	XORQ BX, BX            // l
+lanesl:
+	XORQ CX, CX            // column
+lanes64:
+	LEAQ 64(CX), AX
+	CMPQ AX, R11
+	JGT  lanes8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ BX, AX            // j
+	MOVQ SI, R12           // row j of v
+lanes64row:
+	CMPQ AX, R10
+	JGE  lanes64store
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  lanes64skip
+	VBROADCASTSS (DX)(AX*4), Y15
+	LROW(0, Y8, Y0)
+	LROW(16, Y9, Y1)
+	LROW(32, Y10, Y2)
+	LROW(48, Y11, Y3)
+	LROW(64, Y12, Y4)
+	LROW(80, Y13, Y5)
+	LROW(96, Y14, Y6)
+	LROW(112, Y8, Y7)
+lanes64skip:
+	ADDQ $64, AX
+	ADDQ R13, R12
+	JMP  lanes64row
+lanes64store:
+	VMOVUPS Y0, 0(DI)(CX*4)
+	VMOVUPS Y1, 32(DI)(CX*4)
+	VMOVUPS Y2, 64(DI)(CX*4)
+	VMOVUPS Y3, 96(DI)(CX*4)
+	VMOVUPS Y4, 128(DI)(CX*4)
+	VMOVUPS Y5, 160(DI)(CX*4)
+	VMOVUPS Y6, 192(DI)(CX*4)
+	VMOVUPS Y7, 224(DI)(CX*4)
+	ADDQ $64, CX
+	JMP  lanes64
+lanes8:
+	CMPQ CX, R11
+	JGE  lanesnext
+	VXORPS Y0, Y0, Y0
+	MOVQ BX, AX
+	MOVQ SI, R12
+lanes8row:
+	CMPQ AX, R10
+	JGE  lanes8store
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  lanes8skip
+	VBROADCASTSS (DX)(AX*4), Y15
+	LROW(0, Y8, Y0)
+lanes8skip:
+	ADDQ $64, AX
+	ADDQ R13, R12
+	JMP  lanes8row
+lanes8store:
+	VMOVUPS Y0, 0(DI)(CX*4)
+	ADDQ $8, CX
+	JMP  lanes8
+lanesnext:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	INCQ BX
+	CMPQ BX, $64
+	JLT  lanesl
+	VZEROUPPER
+	RET

@@ -212,3 +212,59 @@ func TestF16GroupKernelsMatchOneHead(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpyF16Lanes64MatchesRows: AxpyF16Lanes64 gives, at every level,
+// the bits of the generic AxpyF16 row by row into cleared lanes (row j to
+// lane j mod 64, SkipWeight rows left out): head dimensions with and
+// without a part past the 8- and 64-column groups, row counts below, at and
+// past 64 and 128, strides past the row, +0 weights (added: 0·inf is NaN)
+// and skipped ones, infinite and subnormal halves.
+func TestAxpyF16Lanes64MatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(87, 88))
+	for _, lvl := range Levels() {
+		for _, d := range []int{1, 7, 8, 9, 40, 64, 65, 72, 80, 128, 136} {
+			for _, rows := range []int{0, 1, 5, 63, 64, 65, 130, 192, 200} {
+				for rep := 0; rep < 3; rep++ {
+					vstride := d*3 + rep
+					v := halfRow(r, rows*vstride+d, rep+4)
+					for i := range v {
+						if r.IntN(300) == 0 {
+							v[i] = 0x7c00 | uint16(r.IntN(2))<<15 // ±inf
+						}
+					}
+					w := make([]float32, rows)
+					for j := range w {
+						w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
+						switch r.IntN(10) {
+						case 0:
+							w[j] = SkipWeight
+						case 1:
+							w[j] = 0
+						}
+					}
+					want := make([]float32, 64*d)
+					for j, a := range w {
+						if math.Float32bits(a) == 0x80000000 {
+							continue
+						}
+						l := (j & 63) * d
+						axpyF16Generic(want[l:l+d], a, v[j*vstride:j*vstride+d])
+					}
+					got := make([]float32, 64*d)
+					for i := range got {
+						got[i] = float32(r.NormFloat64()) // overwritten
+					}
+					func() {
+						defer ForceLevel(lvl)()
+						AxpyF16Lanes64(got, w, v, vstride)
+					}()
+					for i := range want {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+							t.Fatalf("%s d=%d rows=%d rep %d: lanes[%d] (lane %d, column %d) = %g, rows %g", lvl, d, rows, rep, i, i/d, i%d, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

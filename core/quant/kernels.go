@@ -70,6 +70,7 @@ func genericKernels() *kernelSet {
 
 		dotF16x64Group: dotF16x64GroupGeneric,
 		axpyF16Group:   axpyF16GroupGeneric,
+		axpyF16Lanes64: axpyF16Lanes64Generic,
 		quantizeF16:    quantizeF16Generic,
 	}
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic

@@ -43,6 +43,7 @@ func init() {
 	neon.roundF16 = roundF16NEON
 	neon.dotF16x64Group = loopF16x64Group(dotF16x64NEON)
 	neon.axpyF16Group = loopAxpyF16Group(axpyF16NEON)
+	neon.axpyF16Lanes64 = loopAxpyF16Lanes64(axpyF16NEON)
 	neon.quantizeF16 = quantizeF16NEON
 	neon.ropePairs = ropePairsNEON
 	neon.ropeHalves = ropeHalvesNEON

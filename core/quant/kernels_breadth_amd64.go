@@ -37,6 +37,7 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.roundF16 = roundF16AVX2
 	ks.dotF16x64Group = dotF16x64GroupAVX2
 	ks.axpyF16Group = axpyF16GroupAVX2
+	ks.axpyF16Lanes64 = axpyF16Lanes64AVX2
 	ks.quantizeF16 = quantizeF16AVX2
 }
 

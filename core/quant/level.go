@@ -191,6 +191,8 @@ type kernelSet struct {
 	// The grouped forms (one K or V row for several q heads).
 	dotF16x64Group func(out, q []float32, d int, k []uint16)
 	axpyF16Group   func(acc []float32, stride int, w []float32, v []uint16)
+	// axpyF16Lanes64: every V row of one head into transposed lanes.
+	axpyF16Lanes64 func(lanes []float32, d int, w []float32, v []uint16, vstride int)
 	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,
 	// QuantizeWeights).
 	quantizeF16 func(src []float32, dst []byte)

@@ -748,48 +748,33 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 	}
 	// The V pass: head g's 64 lanes of every column at vT[g·64·headDim:]
 	// (lane-major, as in rows), its float64 tail at vtail[g·headDim:].
+	// Entries a head skips (weight exactly 0: masked, or underflowed)
+	// get SkipWeight, so that AxpyF16Lanes64 leaves them out as rows does.
 	span := 64 * headDim
 	vT := ws.f32(&ws.vT, gs*span)
-	if npV > 0 {
-		clear(vT)
-	}
 	vtail := ws.f64(&ws.acc, gs*headDim)
 	clear(vtail)
 	wts := ws.f32(&ws.wts, gs*n)
 	for g := 0; g < gs; g++ {
-		quant.RoundF16Scaled(wts[g*n:(g+1)*n], scores[g*n:(g+1)*n], inv[g])
+		sg, wg := scores[g*n:(g+1)*n], wts[g*n:(g+1)*n]
+		quant.RoundF16Scaled(wg, sg, inv[g])
+		for j, w := range sg {
+			if w == 0 {
+				wg[j] = quant.SkipWeight
+			}
+		}
 	}
-	wg := dots // the weights of one entry, one per head
-	for j := 0; j < n; j++ {
-		all, any := true, false
+	if npV > 0 {
+		nl := min(n, npV)
 		for g := 0; g < gs; g++ {
-			if scores[g*n+j] == 0 {
-				all = false
-			} else {
-				any = true
-			}
-			wg[g] = wts[g*n+j]
+			quant.AxpyF16Lanes64(vT[g*span:(g+1)*span], wts[g*n:g*n+nl], v16[koff:], kvRow)
 		}
-		if !any {
-			continue
-		}
+	}
+	for j := npV; j < n; j++ {
 		vr := v16[j*kvRow+koff : j*kvRow+koff+headDim]
-		if j < npV {
-			l := (j & 63) * headDim
-			if all {
-				quant.AxpyF16Group(vT[l:], span, wg, vr)
-				continue
-			}
-			for g := 0; g < gs; g++ {
-				if scores[g*n+j] != 0 {
-					quant.AxpyF16(vT[g*span+l:g*span+l+headDim], wg[g], vr)
-				}
-			}
-			continue
-		}
 		for g := 0; g < gs; g++ {
 			if scores[g*n+j] != 0 {
-				quant.AxpyF16F64(vtail[g*headDim:(g+1)*headDim], wg[g], vr)
+				quant.AxpyF16F64(vtail[g*headDim:(g+1)*headDim], wts[g*n+j], vr)
 			}
 		}
 	}
