@@ -80,65 +80,44 @@ func roundF16Generic(dst, src []float32, s float32, scaled bool) {
 	}
 }
 
-// The grouped forms: with grouped-query attention the q heads of one KV
-// head read the same K and V rows, so these take one cache row for several
-// heads at once. Each head's result is, bit for bit, the one-head kernel's.
+// The many-row forms: one call for all the K (or V) rows a head reads, and
+// with grouped-query attention for all the q heads of one KV head, which
+// read the same K rows. Each head's results are, bit for bit, the one-head,
+// one-row kernels'.
 
-// DotF16x64Group sets out[g] = DotF16x64(q[g·d:(g+1)·d], k[:d]) for every
-// g < len(out): one K row (len(k) ≥ d) against len(out) q rows d floats
-// apart.
-func DotF16x64Group(out, q []float32, d int, k []uint16) {
-	g := len(out)
-	if g == 0 {
+// DotF16x64Rows sets out[g·ostride + j] = DotF16x64(q[g·d:(g+1)·d],
+// k[j·kstride:j·kstride+d]) for every head g < ng and K row j < nrows:
+// the K rows of one KV head against its ng q rows (d floats apart).
+func DotF16x64Rows(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	if ng <= 0 || nrows <= 0 {
 		return
 	}
+	_ = out[(ng-1)*ostride+nrows-1]
+	_ = q[:ng*d]
+	_ = k[:(nrows-1)*kstride+d]
+	cur.dotF16x64Rows(out, ostride, q, ng, d, k, kstride, nrows)
+}
+
+func dotF16x64RowsGeneric(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
 	n := d &^ 63
-	_ = q[:(g-1)*d+n] // the last head's first n elements
-	cur.dotF16x64Group(out, q, d, k[:n:n])
-}
-
-func dotF16x64GroupGeneric(out, q []float32, d int, k []uint16) {
-	n := len(k)
-	for g := range out {
-		out[g] = dotF16x64Generic(q[g*d:g*d+n:g*d+n], k)
-	}
-}
-
-// AxpyF16Group does AxpyF16(acc[g·stride:g·stride+len(v)], w[g], v) for
-// every g < len(w): one V row updating len(w) accumulators stride floats
-// apart.
-func AxpyF16Group(acc []float32, stride int, w []float32, v []uint16) {
-	g := len(w)
-	if g == 0 || len(v) == 0 {
-		return
-	}
-	_ = acc[:(g-1)*stride+len(v)]
-	cur.axpyF16Group(acc, stride, w, v)
-}
-
-func axpyF16GroupGeneric(acc []float32, stride int, w []float32, v []uint16) {
-	d := len(v)
-	for g, a := range w {
-		axpyF16Generic(acc[g*stride:g*stride+d:g*stride+d], a, v)
-	}
-}
-
-// loopF16x64Group and loopAxpyF16Group make the grouped forms out of a
-// level's one-head kernels (same bits; for levels without a grouped twin).
-func loopF16x64Group(one func(q []float32, k []uint16) float32) func(out, q []float32, d int, k []uint16) {
-	return func(out, q []float32, d int, k []uint16) {
-		n := len(k)
-		for g := range out {
-			out[g] = one(q[g*d:g*d+n:g*d+n], k)
+	for j := 0; j < nrows; j++ {
+		kr := k[j*kstride : j*kstride+n : j*kstride+n]
+		for g := 0; g < ng; g++ {
+			out[g*ostride+j] = dotF16x64Generic(q[g*d:g*d+n:g*d+n], kr)
 		}
 	}
 }
 
-func loopAxpyF16Group(one func(acc []float32, a float32, v []uint16)) func(acc []float32, stride int, w []float32, v []uint16) {
-	return func(acc []float32, stride int, w []float32, v []uint16) {
-		d := len(v)
-		for g, a := range w {
-			one(acc[g*stride:g*stride+d:g*stride+d], a, v)
+// loopF16x64Rows makes dotF16x64Rows out of a level's one-head kernel
+// (same bits; for levels without a twin).
+func loopF16x64Rows(one func(q []float32, k []uint16) float32) func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	return func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+		n := d &^ 63
+		for j := 0; j < nrows; j++ {
+			kr := k[j*kstride : j*kstride+n : j*kstride+n]
+			for g := 0; g < ng; g++ {
+				out[g*ostride+j] = one(q[g*d:g*d+n:g*d+n], kr)
+			}
 		}
 	}
 }

@@ -74,40 +74,29 @@ func quantizeF16AVX2(src []float32, dst []byte) {
 }
 
 //go:noescape
-func f16dot64gAVX2(out, q *float32, qstride int, k *uint16, n64, ng int)
+func f16dot64gAVX2(out *float32, ostride int, q *float32, qstride int, k *uint16, n64, ng int)
 
 //go:noescape
-func axpyf16gAVX2(acc *float32, stride int, w *float32, ng int, v *uint16, n8 int)
+func f16dot64r1AVX2(out *float32, ostride int, q *float32, ng int, k *uint16, kstride, nrows int)
 
-func dotF16x64GroupAVX2(out, q []float32, d int, k []uint16) {
-	g, n := len(out), len(k)
-	if g == 0 {
+func dotF16x64RowsAVX2(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	if ng <= 0 || nrows <= 0 {
 		return
 	}
-	if n < 64 {
-		clear(out) // ReduceAdd16 of sixteen +0 lanes
-		return
-	}
-	_ = q[(g-1)*d+n-1]
-	f16dot64gAVX2(&out[0], &q[0], d, &k[0], n/64, g)
-}
-
-func axpyF16GroupAVX2(acc []float32, stride int, w []float32, v []uint16) {
-	g, d := len(w), len(v)
-	if g == 0 || d == 0 {
-		return
-	}
-	_ = acc[(g-1)*stride+d-1]
-	n8 := d &^ 7
-	if n8 > 0 {
-		axpyf16gAVX2(&acc[0], stride, &w[0], g, &v[0], n8/8)
-	}
-	if n8 < d {
-		for h, a := range w {
-			a8 := acc[h*stride+n8 : h*stride+d]
-			for i, x := range v[n8:] {
-				a8[i] += a * F16ToF32(x)
-			}
+	_ = out[(ng-1)*ostride+nrows-1]
+	_ = k[:(nrows-1)*kstride+d]
+	switch n64 := d / 64; {
+	case n64 == 0:
+		for g := 0; g < ng; g++ {
+			clear(out[g*ostride : g*ostride+nrows]) // ReduceAdd16 of sixteen +0 lanes
+		}
+	case n64 == 1 && d == 64:
+		_ = q[:ng*64]
+		f16dot64r1AVX2(&out[0], ostride, &q[0], ng, &k[0], kstride, nrows)
+	default:
+		_ = q[(ng-1)*d+64*n64-1]
+		for j := 0; j < nrows; j++ {
+			f16dot64gAVX2(&out[j], ostride, &q[0], d, &k[j*kstride], n64, ng)
 		}
 	}
 }

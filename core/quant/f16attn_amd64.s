@@ -229,49 +229,20 @@ cvtloop:
 	VXORPS Y6, Y6, Y6; \
 	VXORPS Y7, Y7, Y7
 
-// func f16dot64gAVX2(out, q *float32, qstride int, k *uint16, n64, ng int)
-// out[h] = f16dot64AVX2(q + h·qstride, k, n64) for h < ng. With one chunk
-// of 64 (a head dimension of 64) the K row is converted once, into
-// Y8..Y15, and every head's lanes are FMAs of it onto zero; longer rows
-// are converted again for each head (from L1).
-TEXT ·f16dot64gAVX2(SB), NOSPLIT, $0-48
+// func f16dot64gAVX2(out *float32, ostride int, q *float32, qstride int, k *uint16, n64, ng int)
+// out[h·ostride] = f16dot64AVX2(q + h·qstride, k, n64) for h < ng: one K
+// row (of n64 chunks of 64, converted again for each head, from L1)
+// against ng q rows.
+TEXT ·f16dot64gAVX2(SB), NOSPLIT, $0-56
 	MOVQ out+0(FP), DX
-	MOVQ q+8(FP), DI
-	MOVQ qstride+16(FP), R8
+	MOVQ ostride+8(FP), R12
+	SHLQ $2, R12
+	MOVQ q+16(FP), R10
+	MOVQ qstride+24(FP), R8
 	SHLQ $2, R8
-	MOVQ k+24(FP), SI
-	MOVQ n64+32(FP), R9
-	MOVQ ng+40(FP), BX
-	CMPQ R9, $1
-	JNE  dotgmany
-	VCVTPH2PS 0(SI), Y8
-	VCVTPH2PS 16(SI), Y9
-	VCVTPH2PS 32(SI), Y10
-	VCVTPH2PS 48(SI), Y11
-	VCVTPH2PS 64(SI), Y12
-	VCVTPH2PS 80(SI), Y13
-	VCVTPH2PS 96(SI), Y14
-	VCVTPH2PS 112(SI), Y15
-dotgone:
-	ZERO8
-	VFMADD231PS 0(DI), Y8, Y0
-	VFMADD231PS 32(DI), Y9, Y1
-	VFMADD231PS 64(DI), Y10, Y2
-	VFMADD231PS 96(DI), Y11, Y3
-	VFMADD231PS 128(DI), Y12, Y4
-	VFMADD231PS 160(DI), Y13, Y5
-	VFMADD231PS 192(DI), Y14, Y6
-	VFMADD231PS 224(DI), Y15, Y7
-	REDUCE64
-	MOVSS X0, (DX)
-	ADDQ $4, DX
-	ADDQ R8, DI
-	DECQ BX
-	JNZ  dotgone
-	VZEROUPPER
-	RET
-dotgmany:
-	MOVQ DI, R10
+	MOVQ k+32(FP), SI
+	MOVQ n64+40(FP), R9
+	MOVQ ng+48(FP), BX
 dotghead:
 	MOVQ R10, DI
 	MOVQ SI, R11
@@ -300,43 +271,10 @@ dotgloop:
 	JNZ  dotgloop
 	REDUCE64
 	MOVSS X0, (DX)
-	ADDQ $4, DX
+	ADDQ R12, DX
 	ADDQ R8, R10
 	DECQ BX
 	JNZ  dotghead
-	VZEROUPPER
-	RET
-
-// func axpyf16gAVX2(acc *float32, stride int, w *float32, ng int, v *uint16, n8 int)
-// For each group of 8 halves of v (converted once) and each head h:
-// (h < ng) acc[h·stride + i] += w[h]·v[i], the product and the sum as axpyf16AVX2
-// rounds them (VMULPS cvt·w, then VADDPS with acc).
-TEXT ·axpyf16gAVX2(SB), NOSPLIT, $0-48
-	MOVQ acc+0(FP), DI
-	MOVQ stride+8(FP), R8
-	SHLQ $2, R8
-	MOVQ w+16(FP), DX
-	MOVQ ng+24(FP), BX
-	MOVQ v+32(FP), SI
-	MOVQ n8+40(FP), CX
-axpygchunk:
-	VCVTPH2PS (SI), Y0
-	MOVQ DI, R10
-	MOVQ DX, R11
-	MOVQ BX, R12
-axpyghead:
-	VBROADCASTSS (R11), Y1
-	VMULPS Y1, Y0, Y2
-	VADDPS (R10), Y2, Y2
-	VMOVUPS Y2, (R10)
-	ADDQ R8, R10
-	ADDQ $4, R11
-	DECQ R12
-	JNZ  axpyghead
-	ADDQ $16, SI
-	ADDQ $32, DI
-	DECQ CX
-	JNZ  axpygchunk
 	VZEROUPPER
 	RET
 
@@ -439,5 +377,53 @@ lanesnext:
 	INCQ BX
 	CMPQ BX, $64
 	JLT  lanesl
+	VZEROUPPER
+	RET
+
+// func f16dot64r1AVX2(out *float32, ostride int, q *float32, ng int, k *uint16, kstride, nrows int)
+// Head dimension 64: for each of nrows K rows (kstride halves apart),
+// converted once into Y8..Y15, and each of ng q rows (64 floats apart):
+// out[h·ostride + j] = f16dot64AVX2(q + 64h, k row j, 1).
+TEXT ·f16dot64r1AVX2(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DX
+	MOVQ ostride+8(FP), R10
+	SHLQ $2, R10
+	MOVQ q+16(FP), DI
+	MOVQ k+32(FP), SI
+	MOVQ kstride+40(FP), R11
+	SHLQ $1, R11
+	MOVQ nrows+48(FP), R12
+dotr1row:
+	VCVTPH2PS 0(SI), Y8
+	VCVTPH2PS 16(SI), Y9
+	VCVTPH2PS 32(SI), Y10
+	VCVTPH2PS 48(SI), Y11
+	VCVTPH2PS 64(SI), Y12
+	VCVTPH2PS 80(SI), Y13
+	VCVTPH2PS 96(SI), Y14
+	VCVTPH2PS 112(SI), Y15
+	MOVQ DI, AX
+	MOVQ DX, CX
+	MOVQ ng+24(FP), BX
+dotr1head:
+	ZERO8
+	VFMADD231PS 0(AX), Y8, Y0
+	VFMADD231PS 32(AX), Y9, Y1
+	VFMADD231PS 64(AX), Y10, Y2
+	VFMADD231PS 96(AX), Y11, Y3
+	VFMADD231PS 128(AX), Y12, Y4
+	VFMADD231PS 160(AX), Y13, Y5
+	VFMADD231PS 192(AX), Y14, Y6
+	VFMADD231PS 224(AX), Y15, Y7
+	REDUCE64
+	MOVSS X0, (CX)
+	ADDQ R10, CX
+	ADDQ $256, AX
+	DECQ BX
+	JNZ  dotr1head
+	ADDQ $4, DX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  dotr1row
 	VZEROUPPER
 	RET

@@ -133,21 +133,22 @@ func TestRoundF16MatchesGenericTwin(t *testing.T) {
 	}
 }
 
-// TestF16GroupKernelsMatchOneHead: DotF16x64Group and AxpyF16Group give,
-// for every head of the group, the bits of the generic one-head kernels
-// (DotF16x64, AxpyF16) at every level: group sizes 1 to 9, head dimensions
-// with and without a part past the 64-lane chunks and the 8-lane groups,
-// strides past the row, subnormal and extreme halves, zero weights.
-func TestF16GroupKernelsMatchOneHead(t *testing.T) {
+// TestDotF16x64RowsMatchesOneHead: DotF16x64Rows gives, for every head
+// and K row, the bits of the generic one-head kernel (DotF16x64) at every
+// level: 1 to 9 heads, head dimensions with and without a part past the
+// 64-lane chunks (and below one), row counts and strides as a cache has
+// them, subnormal and extreme halves.
+func TestDotF16x64RowsMatchesOneHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(85, 86))
 	gen := genericKernels()
 	for _, lvl := range Levels() {
-		ks := levels[lvl]
-		for _, g := range []int{1, 2, 3, 4, 5, 8, 9} {
-			for _, d := range []int{1, 7, 8, 9, 40, 63, 64, 65, 72, 80, 128, 136, 256} {
-				for rep := 0; rep < 6; rep++ {
-					k := halfRow(r, d+3, rep) // a row longer than d, as a cache row is
-					q := make([]float32, g*d)
+		for _, ng := range []int{1, 2, 3, 4, 5, 8, 9} {
+			for _, d := range []int{1, 40, 63, 64, 65, 72, 80, 128, 136, 256} {
+				for _, rows := range []int{1, 2, 7, 33} {
+					rep := r.IntN(8)
+					kstride := d*2 + rep
+					k := halfRow(r, (rows-1)*kstride+d, rep)
+					q := make([]float32, ng*d)
 					for i := range q {
 						q[i] = F16ToF32(F32ToF16(float32(r.NormFloat64())))
 						if rep == 5 && i%7 == 0 {
@@ -155,55 +156,23 @@ func TestF16GroupKernelsMatchOneHead(t *testing.T) {
 						}
 					}
 					n64 := d &^ 63
-					want := make([]float32, g)
-					for h := range want {
-						want[h] = gen.dotF16x64(q[h*d:h*d+n64], k[:n64])
+					ostride := rows + 3
+					got := make([]float32, ng*ostride)
+					for i := range got {
+						got[i] = -7 // outside the rows: kept
 					}
-					got := make([]float32, g)
-					ks.dotF16x64Group(got, q, d, k[:n64])
-					gotAPI := make([]float32, g)
 					func() {
 						defer ForceLevel(lvl)()
-						DotF16x64Group(gotAPI, q, d, k)
+						DotF16x64Rows(got, ostride, q, ng, d, k, kstride, rows)
 					}()
-					for h := range want {
-						if n64 > 0 && !sameBits(got[h], want[h]) {
-							t.Fatalf("%s g=%d d=%d rep %d: dotF16x64Group[%d] = %g, one head %g", lvl, g, d, rep, h, got[h], want[h])
-						}
-						if n64 > 0 && !sameBits(gotAPI[h], want[h]) {
-							t.Fatalf("%s g=%d d=%d rep %d: DotF16x64Group[%d] = %g, one head %g", lvl, g, d, rep, h, gotAPI[h], want[h])
-						}
-					}
-
-					for _, stride := range []int{d, d + 5, 64 * d} {
-						w := make([]float32, g)
-						for h := range w {
-							w[h] = F16ToF32(F32ToF16(float32(r.NormFloat64())))
-							if rep == 5 && h%2 == 1 {
-								w[h] = 0
+					for g := 0; g < ng; g++ {
+						for j := 0; j < ostride; j++ {
+							want := float32(-7)
+							if j < rows {
+								want = gen.dotF16x64(q[g*d:g*d+n64], k[j*kstride:j*kstride+n64])
 							}
-						}
-						acc := make([]float32, (g-1)*stride+d+4)
-						for i := range acc {
-							acc[i] = float32(r.NormFloat64())
-						}
-						wantA := append([]float32(nil), acc...)
-						for h, a := range w {
-							gen.axpyF16(wantA[h*stride:h*stride+d], a, k[:d])
-						}
-						gotA := append([]float32(nil), acc...)
-						ks.axpyF16Group(gotA, stride, w, k[:d])
-						apiA := append([]float32(nil), acc...)
-						func() {
-							defer ForceLevel(lvl)()
-							AxpyF16Group(apiA, stride, w, k[:d])
-						}()
-						for i := range wantA {
-							if !sameBits(gotA[i], wantA[i]) {
-								t.Fatalf("%s g=%d d=%d stride %d rep %d: axpyF16Group acc[%d] = %g, one head %g", lvl, g, d, stride, rep, i, gotA[i], wantA[i])
-							}
-							if !sameBits(apiA[i], wantA[i]) {
-								t.Fatalf("%s g=%d d=%d stride %d rep %d: AxpyF16Group acc[%d] = %g, one head %g", lvl, g, d, stride, rep, i, apiA[i], wantA[i])
+							if !sameBits(got[g*ostride+j], want) {
+								t.Fatalf("%s ng=%d d=%d rows=%d: out[head %d, row %d] = %g, one head %g", lvl, ng, d, rows, g, j, got[g*ostride+j], want)
 							}
 						}
 					}

@@ -68,8 +68,7 @@ func genericKernels() *kernelSet {
 		foldLanes64: foldLanes64Generic,
 		roundF16:    roundF16Generic,
 
-		dotF16x64Group: dotF16x64GroupGeneric,
-		axpyF16Group:   axpyF16GroupGeneric,
+		dotF16x64Rows:  dotF16x64RowsGeneric,
 		axpyF16Lanes64: axpyF16Lanes64Generic,
 		quantizeF16:    quantizeF16Generic,
 	}

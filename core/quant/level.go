@@ -189,8 +189,7 @@ type kernelSet struct {
 	foldLanes64 func(out, lanes []float32, tail []float64)
 	roundF16    func(dst, src []float32, s float32, scaled bool)
 	// The grouped forms (one K or V row for several q heads).
-	dotF16x64Group func(out, q []float32, d int, k []uint16)
-	axpyF16Group   func(acc []float32, stride int, w []float32, v []uint16)
+	dotF16x64Rows func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int)
 	// axpyF16Lanes64: every V row of one head into transposed lanes.
 	axpyF16Lanes64 func(lanes []float32, d int, w []float32, v []uint16, vstride int)
 	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,

@@ -702,44 +702,41 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 	scores := ws.f32(&ws.scores, gs*n) // head g's scores at g·n
 	qh := ws.f32(&ws.qh, gs*headDim)
 	quant.RoundF16(qh, at.q[(t*heads+h0)*headDim:(t*heads+h0+gs)*headDim])
-	small := ws.f32(&ws.grp, 2*gs)
-	dots, inv := small[:gs], small[gs:]
+	inv := ws.f32(&ws.grp, gs)
 	mr := at.mask[t*kvLen : (t+1)*kvLen]
 	koff := kvh * headDim
-	for j := 0; j < n; j++ {
-		if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
-			for g := 0; g < gs; g++ {
-				scores[g*n+j] = ninf
+	if npK > 0 {
+		// Every head's lane part of every K row's dot (masked rows too:
+		// their scores are overwritten below).
+		quant.DotF16x64Rows(scores, n, qh, gs, headDim, k16[koff:], kvRow, min(n, kvLen))
+	}
+	for g := 0; g < gs; g++ {
+		sg := scores[g*n : (g+1)*n]
+		qg := qh[g*headDim : (g+1)*headDim]
+		maxv := ninf
+		for j := range sg {
+			if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
+				sg[j] = ninf
+				continue
 			}
-			continue
-		}
-		kr := k16[j*kvRow+koff : j*kvRow+koff+headDim]
-		if npK > 0 {
-			quant.DotF16x64Group(dots, qh, headDim, kr)
-		}
-		for g := 0; g < gs; g++ {
 			var s float64
 			if npK > 0 {
-				s = float64(dots[g])
+				s = float64(sg[j])
 			}
-			qg := qh[g*headDim : (g+1)*headDim]
 			var tail float64
-			for d := npK; d < headDim; d++ {
-				tail += float64(qg[d] * quant.F16ToF32(kr[d]))
+			if npK < headDim {
+				kr := k16[j*kvRow+koff : j*kvRow+koff+headDim]
+				for d := npK; d < headDim; d++ {
+					tail += float64(qg[d] * quant.F16ToF32(kr[d]))
+				}
 			}
 			s += tail
 			sc := float32(s)
 			if softCap > 0 {
 				sc = tanhf(sc*(1/softCap)) * softCap
 			}
-			scores[g*n+j] = sc*scale + mr[j]
-		}
-	}
-	for g := 0; g < gs; g++ {
-		sg := scores[g*n : (g+1)*n]
-		maxv := ninf
-		for _, v := range sg {
-			maxv = max(maxv, v) // the −inf entries change nothing
+			sg[j] = sc*scale + mr[j]
+			maxv = maxf(maxv, sg[j])
 		}
 		for j := range sg {
 			sg[j] -= maxv
@@ -791,6 +788,18 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 		}
 		quant.FoldLanes64(or, vT[g*span:(g+1)*span], vtg)
 	}
+}
+
+// maxf is max(m, v) (NaN when either is; +0 over −0) with one compare in
+// the common case.
+func maxf(m, v float32) float32 {
+	if v > m {
+		return v
+	}
+	if v < m {
+		return m
+	}
+	return max(m, v)
 }
 
 // swiglu: ggml_silu then ggml_mul, row by row: silu(x) = x/(1+exp(−x)) in
