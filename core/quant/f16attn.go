@@ -166,3 +166,37 @@ func loopAxpyF16Lanes64(one func(acc []float32, a float32, v []uint16)) func(lan
 		}
 	}
 }
+
+// AxpyF16F64Rows is AxpyF16F64(acc, w[j], v[j·vstride:]) for every row
+// j < len(w) in order, leaving out the rows whose weight is SkipWeight: the
+// float64 tail of one head's V product (the entries past the 64-lane
+// blocks), in one call.
+func AxpyF16F64Rows(acc []float64, w []float32, v []uint16, vstride int) {
+	if n := len(w); n > 0 && len(acc) > 0 {
+		_ = v[(n-1)*vstride+len(acc)-1]
+	}
+	cur.axpyF16F64Rows(acc, w, v, vstride)
+}
+
+func axpyF16F64RowsGeneric(acc []float64, w []float32, v []uint16, vstride int) {
+	d := len(acc)
+	for j, a := range w {
+		if math.Float32bits(a) == 0x80000000 {
+			continue
+		}
+		axpyF16F64Generic(acc, a, v[j*vstride:j*vstride+d])
+	}
+}
+
+// loopAxpyF16F64Rows makes axpyF16F64Rows out of a level's AxpyF16F64.
+func loopAxpyF16F64Rows(one func(acc []float64, a float32, v []uint16)) func(acc []float64, w []float32, v []uint16, vstride int) {
+	return func(acc []float64, w []float32, v []uint16, vstride int) {
+		d := len(acc)
+		for j, a := range w {
+			if math.Float32bits(a) == 0x80000000 {
+				continue
+			}
+			one(acc, a, v[j*vstride:j*vstride+d])
+		}
+	}
+}

@@ -128,3 +128,21 @@ func axpyF16Lanes64AVX2(lanes []float32, d int, w []float32, v []uint16, vstride
 		}
 	}
 }
+
+//go:noescape
+func f16f64rowsAVX2(acc *float64, w *float32, v *uint16, vstride, nrows, n8 int)
+
+func axpyF16F64RowsAVX2(acc []float64, w []float32, v []uint16, vstride int) {
+	n, d := len(w), len(acc)
+	if n == 0 || d == 0 {
+		return
+	}
+	_ = v[(n-1)*vstride+d-1]
+	n8 := d / 8
+	if n8 > 0 {
+		f16f64rowsAVX2(&acc[0], &w[0], &v[0], vstride, n, n8)
+	}
+	if c := 8 * n8; c < d {
+		axpyF16F64RowsGeneric(acc[c:], w, v[c:], vstride)
+	}
+}

@@ -427,3 +427,93 @@ dotr1head:
 	JNZ  dotr1row
 	VZEROUPPER
 	RET
+
+// F64ROW(off, t, tx, u, lo, hi): lo/hi += float64(cvt(v row + off)·w), the
+// eight products widened in two halves (as axpyf16f64AVX2).
+#define F64ROW(off, t, tx, u, lo, hi) \
+	VCVTPH2PS off(R12), t; \
+	VMULPS Y15, t, t; \
+	VEXTRACTF128 $1, t, X3; \
+	VCVTPS2PD X3, u; \
+	VCVTPS2PD tx, t; \
+	VADDPD lo, t, lo; \
+	VADDPD hi, u, hi
+
+// func f16f64rowsAVX2(acc *float64, w *float32, v *uint16, vstride, nrows, n8 int)
+// For each group of 8 columns c < 8·n8 and each row j < nrows whose weight
+// is not −0 (bits 0x80000000), in j order: acc[c..c+7] += float64(w[j]·
+// v[j·vstride + c..c+7]), as axpyf16f64AVX2 rounds it. The sums stay in
+// registers over the rows, 32 columns at a time (four independent pairs),
+// then 8.
+TEXT ·f16f64rowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ w+8(FP), DX
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), R9
+	SHLQ $1, R9
+	MOVQ nrows+32(FP), R10
+	MOVQ n8+40(FP), CX
+f64col32:
+	CMPQ CX, $4
+	JLT  f64col
+	VMOVUPD 0(DI), Y4
+	VMOVUPD 32(DI), Y5
+	VMOVUPD 64(DI), Y6
+	VMOVUPD 96(DI), Y7
+	VMOVUPD 128(DI), Y8
+	VMOVUPD 160(DI), Y9
+	VMOVUPD 192(DI), Y10
+	VMOVUPD 224(DI), Y11
+	XORQ AX, AX
+	MOVQ SI, R12
+f64row32:
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  f64skip32
+	VBROADCASTSS (DX)(AX*4), Y15
+	F64ROW(0, Y0, X0, Y1, Y4, Y5)
+	F64ROW(16, Y2, X2, Y1, Y6, Y7)
+	F64ROW(32, Y12, X12, Y13, Y8, Y9)
+	F64ROW(48, Y14, X14, Y13, Y10, Y11)
+f64skip32:
+	ADDQ R9, R12
+	INCQ AX
+	CMPQ AX, R10
+	JLT  f64row32
+	VMOVUPD Y4, 0(DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 96(DI)
+	VMOVUPD Y8, 128(DI)
+	VMOVUPD Y9, 160(DI)
+	VMOVUPD Y10, 192(DI)
+	VMOVUPD Y11, 224(DI)
+	ADDQ $256, DI
+	ADDQ $64, SI
+	SUBQ $4, CX
+	JMP  f64col32
+f64col:
+	TESTQ CX, CX
+	JZ   f64done
+	VMOVUPD (DI), Y4
+	VMOVUPD 32(DI), Y5
+	XORQ AX, AX
+	MOVQ SI, R12
+f64row:
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  f64skip
+	VBROADCASTSS (DX)(AX*4), Y15
+	F64ROW(0, Y0, X0, Y1, Y4, Y5)
+f64skip:
+	ADDQ R9, R12
+	INCQ AX
+	CMPQ AX, R10
+	JLT  f64row
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	ADDQ $64, DI
+	ADDQ $16, SI
+	DECQ CX
+	JMP  f64col
+f64done:
+	VZEROUPPER
+	RET

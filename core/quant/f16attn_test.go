@@ -237,3 +237,53 @@ func TestAxpyF16Lanes64MatchesRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpyF16F64RowsMatchesRows: AxpyF16F64Rows gives, at every level, the
+// bits of the generic AxpyF16F64 row by row (SkipWeight rows left out):
+// column counts with and without a part past the 8-column groups, strides
+// past the row, +0 and skipped weights, infinite and subnormal halves.
+func TestAxpyF16F64RowsMatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(89, 90))
+	for _, lvl := range Levels() {
+		for _, d := range []int{1, 7, 8, 9, 40, 64, 65, 80, 128, 136} {
+			for _, rows := range []int{0, 1, 2, 31, 63} {
+				vstride := d*2 + rows%3
+				v := halfRow(r, rows*vstride+d, rows)
+				for i := range v {
+					if r.IntN(300) == 0 {
+						v[i] = 0x7c00 | uint16(r.IntN(2))<<15
+					}
+				}
+				w := make([]float32, rows)
+				for j := range w {
+					w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
+					switch r.IntN(10) {
+					case 0:
+						w[j] = SkipWeight
+					case 1:
+						w[j] = 0
+					}
+				}
+				acc := make([]float64, d)
+				for i := range acc {
+					acc[i] = r.NormFloat64() * 1e-3
+				}
+				want := append([]float64(nil), acc...)
+				for j, a := range w {
+					if math.Float32bits(a) != 0x80000000 {
+						axpyF16F64Generic(want, a, v[j*vstride:j*vstride+d])
+					}
+				}
+				func() {
+					defer ForceLevel(lvl)()
+					AxpyF16F64Rows(acc, w, v, vstride)
+				}()
+				for i := range want {
+					if math.Float64bits(acc[i]) != math.Float64bits(want[i]) && !(acc[i] != acc[i] && want[i] != want[i]) {
+						t.Fatalf("%s d=%d rows=%d: acc[%d] = %g, rows %g", lvl, d, rows, i, acc[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

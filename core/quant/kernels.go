@@ -70,6 +70,7 @@ func genericKernels() *kernelSet {
 
 		dotF16x64Rows:  dotF16x64RowsGeneric,
 		axpyF16Lanes64: axpyF16Lanes64Generic,
+		axpyF16F64Rows: axpyF16F64RowsGeneric,
 		quantizeF16:    quantizeF16Generic,
 	}
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic

@@ -43,6 +43,7 @@ func init() {
 	neon.roundF16 = roundF16NEON
 	neon.dotF16x64Rows = loopF16x64Rows(dotF16x64NEON)
 	neon.axpyF16Lanes64 = loopAxpyF16Lanes64(axpyF16NEON)
+	neon.axpyF16F64Rows = loopAxpyF16F64Rows(axpyF16F64NEON)
 	neon.quantizeF16 = quantizeF16NEON
 	neon.ropePairs = ropePairsNEON
 	neon.ropeHalves = ropeHalvesNEON

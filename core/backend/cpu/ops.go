@@ -767,12 +767,9 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 			quant.AxpyF16Lanes64(vT[g*span:(g+1)*span], wts[g*n:g*n+nl], v16[koff:], kvRow)
 		}
 	}
-	for j := npV; j < n; j++ {
-		vr := v16[j*kvRow+koff : j*kvRow+koff+headDim]
+	if npV < n {
 		for g := 0; g < gs; g++ {
-			if scores[g*n+j] != 0 {
-				quant.AxpyF16F64(vtail[g*headDim:(g+1)*headDim], wts[g*n+j], vr)
-			}
+			quant.AxpyF16F64Rows(vtail[g*headDim:(g+1)*headDim], wts[g*n+npV:(g+1)*n], v16[npV*kvRow+koff:], kvRow)
 		}
 	}
 	for g := 0; g < gs; g++ {
