@@ -743,47 +743,36 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 		}
 		inv[g] = float32(1 / softmaxSum16(sg))
 	}
-	// The V pass: head g's 64 lanes of every column at vT[g·64·headDim:]
-	// (lane-major, as in rows), its float64 tail at vtail[g·headDim:].
-	// Entries a head skips (weight exactly 0: masked, or underflowed)
-	// get SkipWeight, so that AxpyF16Lanes64 leaves them out as rows does.
-	span := 64 * headDim
-	vT := ws.f32(&ws.vT, gs*span)
-	vtail := ws.f64(&ws.acc, gs*headDim)
-	clear(vtail)
-	wts := ws.f32(&ws.wts, gs*n)
+	// The V pass, head by head: its 64 lanes of every column in vT
+	// (lane-major, as in rows; one head's at a time, 64·headDim floats,
+	// so that they stay in L1), its float64 tail in vtail, then the fold.
+	// Entries a head skips (weight exactly 0: masked, or underflowed) get
+	// SkipWeight, so that the kernels leave them out as rows does.
+	vT := ws.f32(&ws.vT, 64*headDim)
+	vtail := ws.f64(&ws.acc, headDim)
+	wg := ws.f32(&ws.wts, n)
 	for g := 0; g < gs; g++ {
-		sg, wg := scores[g*n:(g+1)*n], wts[g*n:(g+1)*n]
+		sg := scores[g*n : (g+1)*n]
 		quant.RoundF16Scaled(wg, sg, inv[g])
 		for j, w := range sg {
 			if w == 0 {
 				wg[j] = quant.SkipWeight
 			}
 		}
-	}
-	if npV > 0 {
-		nl := min(n, npV)
-		for g := 0; g < gs; g++ {
-			quant.AxpyF16Lanes64(vT[g*span:(g+1)*span], wts[g*n:g*n+nl], v16[koff:], kvRow)
+		clear(vtail)
+		if npV < n {
+			quant.AxpyF16F64Rows(vtail, wg[npV:], v16[npV*kvRow+koff:], kvRow)
 		}
-	}
-	if npV < n {
-		for g := 0; g < gs; g++ {
-			quant.AxpyF16F64Rows(vtail[g*headDim:(g+1)*headDim], wts[g*n+npV:(g+1)*n], v16[npV*kvRow+koff:], kvRow)
-		}
-	}
-	for g := 0; g < gs; g++ {
-		h := h0 + g
-		or := at.out[(t*heads+h)*headDim : (t*heads+h+1)*headDim]
-		vtg := vtail[g*headDim : (g+1)*headDim]
+		or := at.out[(t*heads+h0+g)*headDim : (t*heads+h0+g+1)*headDim]
 		if npV == 0 {
 			var zero float64 // no lanes: their reduction is +0
 			for d := range or {
-				or[d] = float32(zero + vtg[d])
+				or[d] = float32(zero + vtail[d])
 			}
 			continue
 		}
-		quant.FoldLanes64(or, vT[g*span:(g+1)*span], vtg)
+		quant.AxpyF16Lanes64(vT, wg[:min(n, npV)], v16[koff:], kvRow)
+		quant.FoldLanes64(or, vT, vtail)
 	}
 }
 
