@@ -13,7 +13,8 @@ import (
 
 // BenchmarkAttentionDecode: one decode row of the 1B synth model's
 // attention (32 q heads, 4 KV heads, head dim 64) over an F16 cache with
-// used cells in use, 2 threads, one head per job against the grouped jobs.
+// used cells in use, 1 and 2 threads: one head per job (the one-head path),
+// attnGroupSize's choice, and 2, 4 or 8 heads per job.
 func BenchmarkAttentionDecode(b *testing.B) {
 	const headDim, heads, kvHeads, kvLen = 64, 32, 4, 256
 	r := rand.New(rand.NewSource(1))
@@ -38,14 +39,17 @@ func BenchmarkAttentionDecode(b *testing.B) {
 			for j := used; j < kvLen; j++ {
 				mask[j] = float32(math.Inf(-1))
 			}
-			for _, perHead := range []bool{true, false} {
-				name := fmt.Sprintf("t%d/used%d/grouped", threads, used)
-				if perHead {
+			for _, gs := range []int{1, 0, 2, 4, 8} {
+				name := fmt.Sprintf("t%d/used%d/heads%d", threads, used, gs)
+				switch gs {
+				case 0:
+					name = fmt.Sprintf("t%d/used%d/grouped", threads, used)
+				case 1:
 					name = fmt.Sprintf("t%d/used%d/perhead", threads, used)
 				}
 				b.Run(name, func(b *testing.B) {
-					attnPerHead = perHead
-					defer func() { attnPerHead = false }()
+					attnPerHead, attnGroupForce = gs == 1, gs
+					defer func() { attnPerHead, attnGroupForce = false, 0 }()
 					for i := 0; i < b.N; i++ {
 						if err := c.attention(n, p, out, q, kc, vc, mask); err != nil {
 							b.Fatal(err)
