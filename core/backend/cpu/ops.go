@@ -686,13 +686,14 @@ func (at *attnTask) rows(ws *scratch, lo, hi int) {
 }
 
 // group16 does, over an F16 cache, the rows of token t and the gs q heads
-// h0..h0+gs−1 (all of one KV head) together: each K row is dotted with
-// the gs q rows in one DotF16x64Group call, and each V row updates the gs
-// heads' transposed lanes in one AxpyF16Group call. Every head sees the
-// operations rows does for it, in the same order, so the bits are the
-// same: the scores per head as there, the softmax per head over the same
-// entries, and a V row that some but not all heads skip (a weight that is
-// exactly 0) goes to the heads that take it one at a time. rowUsed[t] > 0.
+// h0..h0+gs−1 (all of one KV head) together: one DotF16x64Rows call dots
+// every K row with the gs q rows (each K row converted once at head dim
+// 64), then head by head one AxpyF16F64Rows and one AxpyF16Lanes64 call
+// take all of its V rows. Every head sees the operations rows does for it,
+// in the same order, so the bits are the same: the scores per head as
+// there, the softmax per head over the same entries, and the entries a
+// head skips (weight exactly 0) marked SkipWeight so that the V kernels
+// leave them out as rows does. rowUsed[t] > 0.
 func (at *attnTask) group16(ws *scratch, t, h0 int) {
 	headDim, heads, gs, kvLen, kvRow := at.headDim, at.heads, at.gs, at.kvLen, at.kvRow
 	npV, npK, scale, softCap := at.npV, at.npK, at.scale, at.softCap
