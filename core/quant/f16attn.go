@@ -1,5 +1,7 @@
 package quant
 
+import "math"
+
 // More of the attention over an F16 cache (see f16.go), in the AVX-512
 // build's order: the score of one key, the products of the V rows past the
 // last 64-lane block, and the fold of the transposed V lanes into the
@@ -75,5 +77,126 @@ func roundF16Generic(dst, src []float32, s float32, scaled bool) {
 	}
 	for i, v := range src {
 		dst[i] = F16ToF32(F32ToF16(v * s))
+	}
+}
+
+// The many-row forms: one call for all the K (or V) rows a head reads, and
+// with grouped-query attention for all the q heads of one KV head, which
+// read the same K rows. Each head's results are, bit for bit, the one-head,
+// one-row kernels'.
+
+// DotF16x64Rows sets out[g·ostride + j] = DotF16x64(q[g·d:(g+1)·d],
+// k[j·kstride:j·kstride+d]) for every head g < ng and K row j < nrows:
+// the K rows of one KV head against its ng q rows (d floats apart).
+func DotF16x64Rows(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	if ng <= 0 || nrows <= 0 {
+		return
+	}
+	_ = out[(ng-1)*ostride+nrows-1]
+	_ = q[:ng*d]
+	_ = k[:(nrows-1)*kstride+d]
+	cur.dotF16x64Rows(out, ostride, q, ng, d, k, kstride, nrows)
+}
+
+func dotF16x64RowsGeneric(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	n := d &^ 63
+	for j := 0; j < nrows; j++ {
+		kr := k[j*kstride : j*kstride+n : j*kstride+n]
+		for g := 0; g < ng; g++ {
+			out[g*ostride+j] = dotF16x64Generic(q[g*d:g*d+n:g*d+n], kr)
+		}
+	}
+}
+
+// loopF16x64Rows makes dotF16x64Rows out of a level's one-head kernel
+// (same bits; for levels without a twin).
+func loopF16x64Rows(one func(q []float32, k []uint16) float32) func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	return func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+		n := d &^ 63
+		for j := 0; j < nrows; j++ {
+			kr := k[j*kstride : j*kstride+n : j*kstride+n]
+			for g := 0; g < ng; g++ {
+				out[g*ostride+j] = one(q[g*d:g*d+n:g*d+n], kr)
+			}
+		}
+	}
+}
+
+// SkipWeight is the weight (−0, which a softmax weight never is) that
+// AxpyF16Lanes64 leaves out: the entry is skipped, not added as 0·v.
+var SkipWeight = math.Float32frombits(0x80000000)
+
+// AxpyF16Lanes64 is the V product of one head over an F16 cache in the
+// AVX-512 order, lanes kept transposed (lanes[l·d+i]: lane l of output
+// element i, d = len(lanes)/64): for every entry j < len(w) whose weight is
+// not SkipWeight (its bits), lanes[(j mod 64)·d + i] += w[j]·v[j·vstride+i]
+// for i < d, each lane taking its entries in j order from +0, the product
+// rounded and then added as AxpyF16 does; lanes no entry reaches are +0.
+// It is AxpyF16 row by row into cleared lanes, with one call for all rows.
+func AxpyF16Lanes64(lanes []float32, w []float32, v []uint16, vstride int) {
+	d := len(lanes) / 64
+	if n := len(w); n > 0 && d > 0 {
+		_ = v[(n-1)*vstride+d-1]
+	}
+	cur.axpyF16Lanes64(lanes[:64*d:64*d], d, w, v, vstride)
+}
+
+func axpyF16Lanes64Generic(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	clear(lanes)
+	for j, a := range w {
+		if math.Float32bits(a) == 0x80000000 {
+			continue
+		}
+		l := (j & 63) * d
+		axpyF16Generic(lanes[l:l+d:l+d], a, v[j*vstride:j*vstride+d])
+	}
+}
+
+// loopAxpyF16Lanes64 makes axpyF16Lanes64 out of a level's AxpyF16 (same
+// bits; for levels without a twin of it).
+func loopAxpyF16Lanes64(one func(acc []float32, a float32, v []uint16)) func(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	return func(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+		clear(lanes)
+		for j, a := range w {
+			if math.Float32bits(a) == 0x80000000 {
+				continue
+			}
+			l := (j & 63) * d
+			one(lanes[l:l+d:l+d], a, v[j*vstride:j*vstride+d])
+		}
+	}
+}
+
+// AxpyF16F64Rows is AxpyF16F64(acc, w[j], v[j·vstride:]) for every row
+// j < len(w) in order, leaving out the rows whose weight is SkipWeight: the
+// float64 tail of one head's V product (the entries past the 64-lane
+// blocks), in one call.
+func AxpyF16F64Rows(acc []float64, w []float32, v []uint16, vstride int) {
+	if n := len(w); n > 0 && len(acc) > 0 {
+		_ = v[(n-1)*vstride+len(acc)-1]
+	}
+	cur.axpyF16F64Rows(acc, w, v, vstride)
+}
+
+func axpyF16F64RowsGeneric(acc []float64, w []float32, v []uint16, vstride int) {
+	d := len(acc)
+	for j, a := range w {
+		if math.Float32bits(a) == 0x80000000 {
+			continue
+		}
+		axpyF16F64Generic(acc, a, v[j*vstride:j*vstride+d])
+	}
+}
+
+// loopAxpyF16F64Rows makes axpyF16F64Rows out of a level's AxpyF16F64.
+func loopAxpyF16F64Rows(one func(acc []float64, a float32, v []uint16)) func(acc []float64, w []float32, v []uint16, vstride int) {
+	return func(acc []float64, w []float32, v []uint16, vstride int) {
+		d := len(acc)
+		for j, a := range w {
+			if math.Float32bits(a) == 0x80000000 {
+				continue
+			}
+			one(acc, a, v[j*vstride:j*vstride+d])
+		}
 	}
 }

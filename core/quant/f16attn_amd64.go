@@ -2,6 +2,8 @@
 
 package quant
 
+import "math"
+
 //go:noescape
 func f16dot64AVX2(q *float32, k *uint16, n64 int) float32
 
@@ -69,4 +71,78 @@ func quantizeF16AVX2(src []float32, dst []byte) {
 		cvtf16AVX2(&dst[0], &src[0], n8/8)
 	}
 	quantizeF16Generic(src[n8:], dst[2*n8:])
+}
+
+//go:noescape
+func f16dot64gAVX2(out *float32, ostride int, q *float32, qstride int, k *uint16, n64, ng int)
+
+//go:noescape
+func f16dot64r1AVX2(out *float32, ostride int, q *float32, ng int, k *uint16, kstride, nrows int)
+
+func dotF16x64RowsAVX2(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	if ng <= 0 || nrows <= 0 {
+		return
+	}
+	_ = out[(ng-1)*ostride+nrows-1]
+	_ = k[:(nrows-1)*kstride+d]
+	switch n64 := d / 64; {
+	case n64 == 0:
+		for g := 0; g < ng; g++ {
+			clear(out[g*ostride : g*ostride+nrows]) // ReduceAdd16 of sixteen +0 lanes
+		}
+	case n64 == 1 && d == 64:
+		_ = q[:ng*64]
+		f16dot64r1AVX2(&out[0], ostride, &q[0], ng, &k[0], kstride, nrows)
+	default:
+		_ = q[(ng-1)*d+64*n64-1]
+		for j := 0; j < nrows; j++ {
+			f16dot64gAVX2(&out[j], ostride, &q[0], d, &k[j*kstride], n64, ng)
+		}
+	}
+}
+
+//go:noescape
+func f16lanes64axpyAVX2(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n8 int)
+
+func axpyF16Lanes64AVX2(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	n := len(w)
+	if n == 0 || d == 0 {
+		clear(lanes)
+		return
+	}
+	_ = v[(n-1)*vstride+d-1]
+	n8 := d / 8
+	if n8 > 0 {
+		f16lanes64axpyAVX2(&lanes[0], d, &w[0], &v[0], vstride, n, n8)
+	}
+	if c := 8 * n8; c < d {
+		for l := 0; l < 64; l++ {
+			clear(lanes[l*d+c : l*d+d])
+		}
+		for j, a := range w {
+			if math.Float32bits(a) == 0x80000000 {
+				continue
+			}
+			l := (j & 63) * d
+			axpyF16Generic(lanes[l+c:l+d:l+d], a, v[j*vstride+c:j*vstride+d])
+		}
+	}
+}
+
+//go:noescape
+func f16f64rowsAVX2(acc *float64, w *float32, v *uint16, vstride, nrows, n8 int)
+
+func axpyF16F64RowsAVX2(acc []float64, w []float32, v []uint16, vstride int) {
+	n, d := len(w), len(acc)
+	if n == 0 || d == 0 {
+		return
+	}
+	_ = v[(n-1)*vstride+d-1]
+	n8 := d / 8
+	if n8 > 0 {
+		f16f64rowsAVX2(&acc[0], &w[0], &v[0], vstride, n, n8)
+	}
+	if c := 8 * n8; c < d {
+		axpyF16F64RowsGeneric(acc[c:], w, v[c:], vstride)
+	}
 }

@@ -200,3 +200,320 @@ cvtloop:
 	JNZ  cvtloop
 	VZEROUPPER
 	RET
+
+// REDUCE64: Y0..Y7 hold lanes 0..63 of one dot product; fold them to 16
+// (l + 32+l) + (16+l + 48+l) and ReduceAdd16 into X0, as f16dot64AVX2
+// does (same instructions, same operand order). Y1 is clobbered.
+#define REDUCE64 \
+	VADDPS Y4, Y0, Y0; \
+	VADDPS Y6, Y2, Y2; \
+	VADDPS Y2, Y0, Y0; \
+	VADDPS Y5, Y1, Y1; \
+	VADDPS Y7, Y3, Y3; \
+	VADDPS Y3, Y1, Y1; \
+	VADDPS Y0, Y1, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS X0, X1, X0; \
+	VMOVHLPS X0, X0, X1; \
+	VADDPS X1, X0, X0; \
+	VMOVSHDUP X0, X1; \
+	VADDSS X1, X0, X0
+
+#define ZERO8 \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7
+
+// func f16dot64gAVX2(out *float32, ostride int, q *float32, qstride int, k *uint16, n64, ng int)
+// out[h·ostride] = f16dot64AVX2(q + h·qstride, k, n64) for h < ng: one K
+// row (of n64 chunks of 64, converted again for each head, from L1)
+// against ng q rows.
+TEXT ·f16dot64gAVX2(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DX
+	MOVQ ostride+8(FP), R12
+	SHLQ $2, R12
+	MOVQ q+16(FP), R10
+	MOVQ qstride+24(FP), R8
+	SHLQ $2, R8
+	MOVQ k+32(FP), SI
+	MOVQ n64+40(FP), R9
+	MOVQ ng+48(FP), BX
+dotghead:
+	MOVQ R10, DI
+	MOVQ SI, R11
+	MOVQ R9, CX
+	ZERO8
+dotgloop:
+	VCVTPH2PS 0(R11), Y8
+	VFMADD231PS 0(DI), Y8, Y0
+	VCVTPH2PS 16(R11), Y9
+	VFMADD231PS 32(DI), Y9, Y1
+	VCVTPH2PS 32(R11), Y10
+	VFMADD231PS 64(DI), Y10, Y2
+	VCVTPH2PS 48(R11), Y11
+	VFMADD231PS 96(DI), Y11, Y3
+	VCVTPH2PS 64(R11), Y8
+	VFMADD231PS 128(DI), Y8, Y4
+	VCVTPH2PS 80(R11), Y9
+	VFMADD231PS 160(DI), Y9, Y5
+	VCVTPH2PS 96(R11), Y10
+	VFMADD231PS 192(DI), Y10, Y6
+	VCVTPH2PS 112(R11), Y11
+	VFMADD231PS 224(DI), Y11, Y7
+	ADDQ $128, R11
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  dotgloop
+	REDUCE64
+	MOVSS X0, (DX)
+	ADDQ R12, DX
+	ADDQ R8, R10
+	DECQ BX
+	JNZ  dotghead
+	VZEROUPPER
+	RET
+
+// LROW(off, t, acc): acc = cvt(v row + off)·w + acc, the product first
+// (as axpyf16AVX2: VMULPS cvt·w, then VADDPS product + acc).
+#define LROW(off, t, acc) \
+	VCVTPH2PS off(R12)(CX*2), t; \
+	VMULPS Y15, t, t; \
+	VADDPS acc, t, acc
+
+// func f16lanes64axpyAVX2(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n8 int)
+// For each lane l < 64 and each group of 8 columns c < 8·n8:
+// lanes[l·d + c..c+7] = Σ w[j]·v[j·vstride + c..c+7] over the rows j ≡ l
+// (mod 64), j < nrows, in j order from +0, skipping the weights whose bits
+// are 0x80000000 (−0). The sums stay in registers (eight YMM for 64
+// columns at a time, one for the rest) and are stored once.
+TEXT ·f16lanes64axpyAVX2(SB), NOSPLIT, $0-56
+	MOVQ lanes+0(FP), DI
+	MOVQ d+8(FP), R8
+	SHLQ $2, R8            // lane row stride in bytes
+	MOVQ w+16(FP), DX
+	MOVQ v+24(FP), SI
+	MOVQ vstride+32(FP), R9
+	SHLQ $1, R9            // V row stride in bytes
+	MOVQ nrows+40(FP), R10
+	MOVQ n8+48(FP), R11
+	SHLQ $3, R11           // columns done here
+	MOVQ R9, R13
+	SHLQ $6, R13           // 64 rows: the next row of the same lane
+	XORQ BX, BX            // l
+lanesl:
+	XORQ CX, CX            // column
+lanes64:
+	LEAQ 64(CX), AX
+	CMPQ AX, R11
+	JGT  lanes8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ BX, AX            // j
+	MOVQ SI, R12           // row j of v
+lanes64row:
+	CMPQ AX, R10
+	JGE  lanes64store
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  lanes64skip
+	VBROADCASTSS (DX)(AX*4), Y15
+	LROW(0, Y8, Y0)
+	LROW(16, Y9, Y1)
+	LROW(32, Y10, Y2)
+	LROW(48, Y11, Y3)
+	LROW(64, Y12, Y4)
+	LROW(80, Y13, Y5)
+	LROW(96, Y14, Y6)
+	LROW(112, Y8, Y7)
+lanes64skip:
+	ADDQ $64, AX
+	ADDQ R13, R12
+	JMP  lanes64row
+lanes64store:
+	VMOVUPS Y0, 0(DI)(CX*4)
+	VMOVUPS Y1, 32(DI)(CX*4)
+	VMOVUPS Y2, 64(DI)(CX*4)
+	VMOVUPS Y3, 96(DI)(CX*4)
+	VMOVUPS Y4, 128(DI)(CX*4)
+	VMOVUPS Y5, 160(DI)(CX*4)
+	VMOVUPS Y6, 192(DI)(CX*4)
+	VMOVUPS Y7, 224(DI)(CX*4)
+	ADDQ $64, CX
+	JMP  lanes64
+lanes8:
+	CMPQ CX, R11
+	JGE  lanesnext
+	VXORPS Y0, Y0, Y0
+	MOVQ BX, AX
+	MOVQ SI, R12
+lanes8row:
+	CMPQ AX, R10
+	JGE  lanes8store
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  lanes8skip
+	VBROADCASTSS (DX)(AX*4), Y15
+	LROW(0, Y8, Y0)
+lanes8skip:
+	ADDQ $64, AX
+	ADDQ R13, R12
+	JMP  lanes8row
+lanes8store:
+	VMOVUPS Y0, 0(DI)(CX*4)
+	ADDQ $8, CX
+	JMP  lanes8
+lanesnext:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	INCQ BX
+	CMPQ BX, $64
+	JLT  lanesl
+	VZEROUPPER
+	RET
+
+// func f16dot64r1AVX2(out *float32, ostride int, q *float32, ng int, k *uint16, kstride, nrows int)
+// Head dimension 64: for each of nrows K rows (kstride halves apart),
+// converted once into Y8..Y15, and each of ng q rows (64 floats apart):
+// out[h·ostride + j] = f16dot64AVX2(q + 64h, k row j, 1).
+TEXT ·f16dot64r1AVX2(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DX
+	MOVQ ostride+8(FP), R10
+	SHLQ $2, R10
+	MOVQ q+16(FP), DI
+	MOVQ k+32(FP), SI
+	MOVQ kstride+40(FP), R11
+	SHLQ $1, R11
+	MOVQ nrows+48(FP), R12
+dotr1row:
+	VCVTPH2PS 0(SI), Y8
+	VCVTPH2PS 16(SI), Y9
+	VCVTPH2PS 32(SI), Y10
+	VCVTPH2PS 48(SI), Y11
+	VCVTPH2PS 64(SI), Y12
+	VCVTPH2PS 80(SI), Y13
+	VCVTPH2PS 96(SI), Y14
+	VCVTPH2PS 112(SI), Y15
+	MOVQ DI, AX
+	MOVQ DX, CX
+	MOVQ ng+24(FP), BX
+dotr1head:
+	ZERO8
+	VFMADD231PS 0(AX), Y8, Y0
+	VFMADD231PS 32(AX), Y9, Y1
+	VFMADD231PS 64(AX), Y10, Y2
+	VFMADD231PS 96(AX), Y11, Y3
+	VFMADD231PS 128(AX), Y12, Y4
+	VFMADD231PS 160(AX), Y13, Y5
+	VFMADD231PS 192(AX), Y14, Y6
+	VFMADD231PS 224(AX), Y15, Y7
+	REDUCE64
+	MOVSS X0, (CX)
+	ADDQ R10, CX
+	ADDQ $256, AX
+	DECQ BX
+	JNZ  dotr1head
+	ADDQ $4, DX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  dotr1row
+	VZEROUPPER
+	RET
+
+// F64ROW(off, t, tx, u, lo, hi): lo/hi += float64(cvt(v row + off)·w), the
+// eight products widened in two halves (as axpyf16f64AVX2).
+#define F64ROW(off, t, tx, u, lo, hi) \
+	VCVTPH2PS off(R12), t; \
+	VMULPS Y15, t, t; \
+	VEXTRACTF128 $1, t, X3; \
+	VCVTPS2PD X3, u; \
+	VCVTPS2PD tx, t; \
+	VADDPD lo, t, lo; \
+	VADDPD hi, u, hi
+
+// func f16f64rowsAVX2(acc *float64, w *float32, v *uint16, vstride, nrows, n8 int)
+// For each group of 8 columns c < 8·n8 and each row j < nrows whose weight
+// is not −0 (bits 0x80000000), in j order: acc[c..c+7] += float64(w[j]·
+// v[j·vstride + c..c+7]), as axpyf16f64AVX2 rounds it. The sums stay in
+// registers over the rows, 32 columns at a time (four independent pairs),
+// then 8.
+TEXT ·f16f64rowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ w+8(FP), DX
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), R9
+	SHLQ $1, R9
+	MOVQ nrows+32(FP), R10
+	MOVQ n8+40(FP), CX
+f64col32:
+	CMPQ CX, $4
+	JLT  f64col
+	VMOVUPD 0(DI), Y4
+	VMOVUPD 32(DI), Y5
+	VMOVUPD 64(DI), Y6
+	VMOVUPD 96(DI), Y7
+	VMOVUPD 128(DI), Y8
+	VMOVUPD 160(DI), Y9
+	VMOVUPD 192(DI), Y10
+	VMOVUPD 224(DI), Y11
+	XORQ AX, AX
+	MOVQ SI, R12
+f64row32:
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  f64skip32
+	VBROADCASTSS (DX)(AX*4), Y15
+	F64ROW(0, Y0, X0, Y1, Y4, Y5)
+	F64ROW(16, Y2, X2, Y1, Y6, Y7)
+	F64ROW(32, Y12, X12, Y13, Y8, Y9)
+	F64ROW(48, Y14, X14, Y13, Y10, Y11)
+f64skip32:
+	ADDQ R9, R12
+	INCQ AX
+	CMPQ AX, R10
+	JLT  f64row32
+	VMOVUPD Y4, 0(DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 96(DI)
+	VMOVUPD Y8, 128(DI)
+	VMOVUPD Y9, 160(DI)
+	VMOVUPD Y10, 192(DI)
+	VMOVUPD Y11, 224(DI)
+	ADDQ $256, DI
+	ADDQ $64, SI
+	SUBQ $4, CX
+	JMP  f64col32
+f64col:
+	TESTQ CX, CX
+	JZ   f64done
+	VMOVUPD (DI), Y4
+	VMOVUPD 32(DI), Y5
+	XORQ AX, AX
+	MOVQ SI, R12
+f64row:
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  f64skip
+	VBROADCASTSS (DX)(AX*4), Y15
+	F64ROW(0, Y0, X0, Y1, Y4, Y5)
+f64skip:
+	ADDQ R9, R12
+	INCQ AX
+	CMPQ AX, R10
+	JLT  f64row
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	ADDQ $64, DI
+	ADDQ $16, SI
+	DECQ CX
+	JMP  f64col
+f64done:
+	VZEROUPPER
+	RET

@@ -132,3 +132,158 @@ func TestRoundF16MatchesGenericTwin(t *testing.T) {
 		}
 	}
 }
+
+// TestDotF16x64RowsMatchesOneHead: DotF16x64Rows gives, for every head
+// and K row, the bits of the generic one-head kernel (DotF16x64) at every
+// level: 1 to 9 heads, head dimensions with and without a part past the
+// 64-lane chunks (and below one), row counts and strides as a cache has
+// them, subnormal and extreme halves.
+func TestDotF16x64RowsMatchesOneHead(t *testing.T) {
+	r := rand.New(rand.NewPCG(85, 86))
+	gen := genericKernels()
+	for _, lvl := range Levels() {
+		for _, ng := range []int{1, 2, 3, 4, 5, 8, 9} {
+			for _, d := range []int{1, 40, 63, 64, 65, 72, 80, 128, 136, 256} {
+				for _, rows := range []int{1, 2, 7, 33} {
+					rep := r.IntN(8)
+					kstride := d*2 + rep
+					k := halfRow(r, (rows-1)*kstride+d, rep)
+					q := make([]float32, ng*d)
+					for i := range q {
+						q[i] = F16ToF32(F32ToF16(float32(r.NormFloat64())))
+						if rep == 5 && i%7 == 0 {
+							q[i] = 0
+						}
+					}
+					n64 := d &^ 63
+					ostride := rows + 3
+					got := make([]float32, ng*ostride)
+					for i := range got {
+						got[i] = -7 // outside the rows: kept
+					}
+					func() {
+						defer ForceLevel(lvl)()
+						DotF16x64Rows(got, ostride, q, ng, d, k, kstride, rows)
+					}()
+					for g := 0; g < ng; g++ {
+						for j := 0; j < ostride; j++ {
+							want := float32(-7)
+							if j < rows {
+								want = gen.dotF16x64(q[g*d:g*d+n64], k[j*kstride:j*kstride+n64])
+							}
+							if !sameBits(got[g*ostride+j], want) {
+								t.Fatalf("%s ng=%d d=%d rows=%d: out[head %d, row %d] = %g, one head %g", lvl, ng, d, rows, g, j, got[g*ostride+j], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAxpyF16Lanes64MatchesRows: AxpyF16Lanes64 gives, at every level,
+// the bits of the generic AxpyF16 row by row into cleared lanes (row j to
+// lane j mod 64, SkipWeight rows left out): head dimensions with and
+// without a part past the 8- and 64-column groups, row counts below, at and
+// past 64 and 128, strides past the row, +0 weights (added: 0·inf is NaN)
+// and skipped ones, infinite and subnormal halves.
+func TestAxpyF16Lanes64MatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(87, 88))
+	for _, lvl := range Levels() {
+		for _, d := range []int{1, 7, 8, 9, 40, 64, 65, 72, 80, 128, 136} {
+			for _, rows := range []int{0, 1, 5, 63, 64, 65, 130, 192, 200} {
+				for rep := 0; rep < 3; rep++ {
+					vstride := d*3 + rep
+					v := halfRow(r, rows*vstride+d, rep+4)
+					for i := range v {
+						if r.IntN(300) == 0 {
+							v[i] = 0x7c00 | uint16(r.IntN(2))<<15 // ±inf
+						}
+					}
+					w := make([]float32, rows)
+					for j := range w {
+						w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
+						switch r.IntN(10) {
+						case 0:
+							w[j] = SkipWeight
+						case 1:
+							w[j] = 0
+						}
+					}
+					want := make([]float32, 64*d)
+					for j, a := range w {
+						if math.Float32bits(a) == 0x80000000 {
+							continue
+						}
+						l := (j & 63) * d
+						axpyF16Generic(want[l:l+d], a, v[j*vstride:j*vstride+d])
+					}
+					got := make([]float32, 64*d)
+					for i := range got {
+						got[i] = float32(r.NormFloat64()) // overwritten
+					}
+					func() {
+						defer ForceLevel(lvl)()
+						AxpyF16Lanes64(got, w, v, vstride)
+					}()
+					for i := range want {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+							t.Fatalf("%s d=%d rows=%d rep %d: lanes[%d] (lane %d, column %d) = %g, rows %g", lvl, d, rows, rep, i, i/d, i%d, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAxpyF16F64RowsMatchesRows: AxpyF16F64Rows gives, at every level, the
+// bits of the generic AxpyF16F64 row by row (SkipWeight rows left out):
+// column counts with and without a part past the 8-column groups, strides
+// past the row, +0 and skipped weights, infinite and subnormal halves.
+func TestAxpyF16F64RowsMatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(89, 90))
+	for _, lvl := range Levels() {
+		for _, d := range []int{1, 7, 8, 9, 40, 64, 65, 80, 128, 136} {
+			for _, rows := range []int{0, 1, 2, 31, 63} {
+				vstride := d*2 + rows%3
+				v := halfRow(r, rows*vstride+d, rows)
+				for i := range v {
+					if r.IntN(300) == 0 {
+						v[i] = 0x7c00 | uint16(r.IntN(2))<<15
+					}
+				}
+				w := make([]float32, rows)
+				for j := range w {
+					w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
+					switch r.IntN(10) {
+					case 0:
+						w[j] = SkipWeight
+					case 1:
+						w[j] = 0
+					}
+				}
+				acc := make([]float64, d)
+				for i := range acc {
+					acc[i] = r.NormFloat64() * 1e-3
+				}
+				want := append([]float64(nil), acc...)
+				for j, a := range w {
+					if math.Float32bits(a) != 0x80000000 {
+						axpyF16F64Generic(want, a, v[j*vstride:j*vstride+d])
+					}
+				}
+				func() {
+					defer ForceLevel(lvl)()
+					AxpyF16F64Rows(acc, w, v, vstride)
+				}()
+				for i := range want {
+					if math.Float64bits(acc[i]) != math.Float64bits(want[i]) && !(acc[i] != acc[i] && want[i] != want[i]) {
+						t.Fatalf("%s d=%d rows=%d: acc[%d] = %g, rows %g", lvl, d, rows, i, acc[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

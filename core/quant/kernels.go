@@ -67,7 +67,11 @@ func genericKernels() *kernelSet {
 		axpyF16F64:  axpyF16F64Generic,
 		foldLanes64: foldLanes64Generic,
 		roundF16:    roundF16Generic,
-		quantizeF16: quantizeF16Generic,
+
+		dotF16x64Rows:  dotF16x64RowsGeneric,
+		axpyF16Lanes64: axpyF16Lanes64Generic,
+		axpyF16F64Rows: axpyF16F64RowsGeneric,
+		quantizeF16:    quantizeF16Generic,
 	}
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0Generic

@@ -41,6 +41,9 @@ func init() {
 	neon.axpyF16F64 = axpyF16F64NEON
 	neon.foldLanes64 = foldLanes64NEON
 	neon.roundF16 = roundF16NEON
+	neon.dotF16x64Rows = loopF16x64Rows(dotF16x64NEON)
+	neon.axpyF16Lanes64 = loopAxpyF16Lanes64(axpyF16NEON)
+	neon.axpyF16F64Rows = loopAxpyF16F64Rows(axpyF16F64NEON)
 	neon.quantizeF16 = quantizeF16NEON
 	neon.ropePairs = ropePairsNEON
 	neon.ropeHalves = ropeHalvesNEON

@@ -35,6 +35,9 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.axpyF16F64 = axpyF16F64AVX2
 	ks.foldLanes64 = foldLanes64AVX2
 	ks.roundF16 = roundF16AVX2
+	ks.dotF16x64Rows = dotF16x64RowsAVX2
+	ks.axpyF16Lanes64 = axpyF16Lanes64AVX2
+	ks.axpyF16F64Rows = axpyF16F64RowsAVX2
 	ks.quantizeF16 = quantizeF16AVX2
 }
 

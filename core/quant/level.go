@@ -188,6 +188,12 @@ type kernelSet struct {
 	axpyF16F64  func(acc []float64, a float32, v []uint16)
 	foldLanes64 func(out, lanes []float32, tail []float64)
 	roundF16    func(dst, src []float32, s float32, scaled bool)
+	// The grouped forms (one K or V row for several q heads).
+	dotF16x64Rows func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int)
+	// axpyF16Lanes64: every V row of one head into transposed lanes.
+	axpyF16Lanes64 func(lanes []float32, d int, w []float32, v []uint16, vstride int)
+	// axpyF16F64Rows: the float64 tail rows of one head.
+	axpyF16F64Rows func(acc []float64, w []float32, v []uint16, vstride int)
 	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,
 	// QuantizeWeights).
 	quantizeF16 func(src []float32, dst []byte)

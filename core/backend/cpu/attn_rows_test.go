@@ -98,3 +98,108 @@ func f32bytes(v []float32) []byte {
 	}
 	return b
 }
+
+// TestAttentionGroupedSameBits: the grouped path (a KV head's q heads per
+// job, one K and V row for all of them) gives the bits of the one-head
+// path, for group sizes 1, 2, 4 and 8 and every divisor as the heads per
+// job, head dimensions with a part past the 64-lane chunks or below one
+// (40, 65, 80, 136), a decode row, causal prompts with holes and an
+// all-masked row, F16 and F32 caches, with and without a soft cap, 1 and 2
+// threads, at every kernel level. Some heads' q is large, so that their
+// weights underflow to 0 for entries other heads take, and some V halves
+// are infinite: a head that skips an entry must not see 0·inf.
+func TestAttentionGroupedSameBits(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	ninf := float32(math.Inf(-1))
+	type shape struct{ past, tokens, kvLen, headDim, heads, kvHeads int }
+	shapes := []shape{
+		{130, 1, 160, 64, 32, 4}, // the 1B decode row: group 8
+		{190, 1, 224, 64, 8, 1},  // group 8, one KV head
+		{60, 1, 96, 128, 8, 2},   // group 4
+		{0, 37, 40, 64, 8, 4},    // group 2, prompt
+		{50, 9, 96, 80, 8, 2},    // group 4, head dim with a tail
+		{5, 20, 32, 40, 4, 1},    // below one chunk
+		{100, 2, 128, 65, 6, 3},  // an odd head dim
+		{200, 3, 256, 136, 4, 4}, // group 1
+	}
+	for _, threads := range []int{1, 2} {
+		c := New(threads)
+		for _, lvl := range quant.Levels() {
+			restore := quant.ForceLevel(lvl)
+			for _, cache := range []gguf.GGMLType{gguf.TypeF16, gguf.TypeF32} {
+				for _, cs := range shapes {
+					group := cs.heads / cs.kvHeads
+					kvRow := cs.headDim * cs.kvHeads
+					rows := cs.kvLen + 32
+					var kc, vc []byte
+					if cache == gguf.TypeF16 {
+						k16, v16 := make([]uint16, rows*kvRow), make([]uint16, rows*kvRow)
+						for i := range k16 {
+							k16[i] = quant.F32ToF16(float32(r.NormFloat64()))
+							v16[i] = quant.F32ToF16(float32(r.NormFloat64()))
+							if r.Intn(500) == 0 {
+								v16[i] = 0x7c00 // +inf
+							}
+						}
+						kc, vc = u16bytes(k16), u16bytes(v16)
+					} else {
+						kc, vc = f32bytes(randRow(r, rows*kvRow, 1)), f32bytes(randRow(r, rows*kvRow, 1))
+					}
+					q := randRow(r, cs.tokens*cs.heads*cs.headDim, 2)
+					for i := range q {
+						if (i/cs.headDim)%3 == 1 {
+							q[i] *= 40 // scores far apart: weights that underflow
+						}
+					}
+					mask := make([]float32, cs.tokens*cs.kvLen)
+					for tk := 0; tk < cs.tokens; tk++ {
+						for j := 0; j < cs.kvLen; j++ {
+							if j > cs.past+tk || r.Intn(9) == 0 {
+								mask[tk*cs.kvLen+j] = ninf
+							}
+						}
+					}
+					if cs.tokens > 2 {
+						for j := 0; j < cs.kvLen; j++ {
+							mask[1*cs.kvLen+j] = ninf
+						}
+					}
+					n := &graph.Node{Op: graph.OpAttention, Type: gguf.TypeF32,
+						Src: [4]*graph.Node{
+							{Shape: [4]int64{int64(cs.headDim), int64(cs.heads), int64(cs.tokens), 1}},
+							{Type: cache}, {Type: cache}}}
+					for _, softCap := range []float32{0, 30} {
+						p := graph.AttentionParams{Scale: 0.125, KVHeads: cs.kvHeads, KVLen: cs.kvLen, SoftCap: softCap}
+						want := make([]float32, len(q))
+						attnPerHead = true
+						err := c.attention(n, p, want, q, kc, vc, mask)
+						attnPerHead = false
+						if err != nil {
+							t.Fatal(err)
+						}
+						for gs := 0; gs <= group; gs++ { // 0: attnGroupSize's choice
+							if gs > 0 && group%gs != 0 {
+								continue
+							}
+							attnGroupForce = gs
+							got := make([]float32, len(q))
+							err := c.attention(n, p, got, q, kc, vc, mask)
+							attnGroupForce = 0
+							if err != nil {
+								t.Fatal(err)
+							}
+							for i := range got {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("%d threads %s %s %+v cap %g heads/job %d: out[%d] = %g (%#x), one head %g (%#x)",
+										threads, lvl, cache, cs, softCap, gs, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+								}
+							}
+						}
+					}
+				}
+			}
+			restore()
+		}
+		c.Close()
+	}
+}

@@ -475,14 +475,45 @@ func (c *CPU) attention(n *graph.Node, p graph.AttentionParams, out, q []float32
 	nkv := nkvPad(used)
 	npV := nkv &^ 63
 	npK := headDim &^ 63
+	gs := attnGroupSize(f16, group, tokens*kvHeads, c.w.n)
 	c.at = attnTask{
 		c: c, out: out, q: q, mask: mask, k16: k16, v16: v16, k32: k32, v32: v32,
 		headDim: headDim, heads: heads, group: group, kvLen: kvLen, kvRow: kvRow,
 		nkv: nkv, npV: npV, npK: npK, scale: scale, softCap: softCap, f16: f16, rowUsed: rowUsed,
+		gs: gs,
 	}
-	c.w.run(tokens*heads, 1, &c.at)
+	c.w.run(tokens*heads/gs, 1, &c.at)
 	c.at = attnTask{}
 	return nil
+}
+
+// attnPerHead makes attention take one (token, q head) per job, as before
+// the grouped path (tests compare the two).
+var attnPerHead = false
+
+// attnGroupForce, when it divides the group, is the heads per job (tests).
+var attnGroupForce = 0
+
+// attnGroupSize is how many q heads of one KV head an attention job takes
+// (a divisor of group): the largest that still gives each of threads
+// workers four jobs (so that a late or slow worker leaves little undone:
+// one decode row of the 1B synth model on 2 threads is 8 jobs of 4 heads),
+// else 1. Most of the gain is in the many-row kernels, which any group size
+// has (BenchmarkAttentionDecode: 2, 4 and 8 heads per job within noise).
+// Only an F16 cache has a grouped path.
+func attnGroupSize(f16 bool, group, kvJobs, threads int) int {
+	if !f16 || group <= 1 || attnPerHead {
+		return 1
+	}
+	if attnGroupForce > 0 && group%attnGroupForce == 0 {
+		return attnGroupForce
+	}
+	for gs := group; gs > 1; gs-- {
+		if group%gs == 0 && kvJobs*(group/gs) >= 4*threads {
+			return gs
+		}
+	}
+	return 1
 }
 
 type attnTask struct {
@@ -496,6 +527,9 @@ type attnTask struct {
 	f16                                 bool
 	// rowUsed[t]: token t's last unmasked entry plus one (see run).
 	rowUsed []int32
+	// gs: the q heads per job, consecutive heads of one KV head (group
+	// is a multiple); with 1 a job is one (token, head) row.
+	gs int
 }
 
 // attnFullRows makes attnTask.run take every row over all nkv entries
@@ -503,12 +537,32 @@ type attnTask struct {
 var attnFullRows = false
 
 func (at *attnTask) run(worker, lo, hi int) {
+	ws := at.c.scratchFor(worker)
+	if at.gs == 1 {
+		at.rows(ws, lo, hi)
+		return
+	}
+	jobsPerToken := at.heads / at.gs
+	for job := lo; job < hi; job++ {
+		t, h0 := job/jobsPerToken, job%jobsPerToken*at.gs
+		if at.rowUsed[t] == 0 || attnFullRows {
+			// An all-masked row (NaN weights over every entry) and the
+			// tests' full rows take the one-head path.
+			at.rows(ws, t*at.heads+h0, t*at.heads+h0+at.gs)
+			continue
+		}
+		at.group16(ws, t, h0)
+	}
+}
+
+// rows does the (token, head) rows lo..hi−1 (row t·heads + h), one at a
+// time.
+func (at *attnTask) rows(ws *scratch, lo, hi int) {
 	headDim, heads, group, kvLen, kvRow := at.headDim, at.heads, at.group, at.kvLen, at.kvRow
 	npV, npK, scale, softCap, f16 := at.npV, at.npK, at.scale, at.softCap, at.f16
 	q, mask, out := at.q, at.mask, at.out
 	k16, v16, k32, v32 := at.k16, at.v16, at.k32, at.v32
 	ninf := float32(math.Inf(-1))
-	ws := at.c.scratchFor(worker)
 	scoresAll := ws.f32(&ws.scores, at.nkv)
 	qh := ws.f32(&ws.qh, headDim)
 	if cap(ws.accs) < headDim {
@@ -629,6 +683,113 @@ func (at *attnTask) run(worker, lo, hi int) {
 			or[d] = float32(accs[d].sum())
 		}
 	}
+}
+
+// group16 does, over an F16 cache, the rows of token t and the gs q heads
+// h0..h0+gs−1 (all of one KV head) together: one DotF16x64Rows call dots
+// every K row with the gs q rows (each K row converted once at head dim
+// 64), then head by head one AxpyF16F64Rows and one AxpyF16Lanes64 call
+// take all of its V rows. Every head sees the operations rows does for it,
+// in the same order, so the bits are the same: the scores per head as
+// there, the softmax per head over the same entries, and the entries a
+// head skips (weight exactly 0) marked SkipWeight so that the V kernels
+// leave them out as rows does. rowUsed[t] > 0.
+func (at *attnTask) group16(ws *scratch, t, h0 int) {
+	headDim, heads, gs, kvLen, kvRow := at.headDim, at.heads, at.gs, at.kvLen, at.kvRow
+	npV, npK, scale, softCap := at.npV, at.npK, at.scale, at.softCap
+	k16, v16 := at.k16, at.v16
+	ninf := float32(math.Inf(-1))
+	kvh := h0 / at.group
+	// The entries up to the last unmasked one, in whole 16-lane blocks
+	// (see rows).
+	n := min(at.nkv, (int(at.rowUsed[t])+15)&^15)
+	scores := ws.f32(&ws.scores, gs*n) // head g's scores at g·n
+	qh := ws.f32(&ws.qh, gs*headDim)
+	quant.RoundF16(qh, at.q[(t*heads+h0)*headDim:(t*heads+h0+gs)*headDim])
+	inv := ws.f32(&ws.grp, gs)
+	mr := at.mask[t*kvLen : (t+1)*kvLen]
+	koff := kvh * headDim
+	if npK > 0 {
+		// Every head's lane part of every K row's dot (masked rows too:
+		// their scores are overwritten below).
+		quant.DotF16x64Rows(scores, n, qh, gs, headDim, k16[koff:], kvRow, min(n, kvLen))
+	}
+	for g := 0; g < gs; g++ {
+		sg := scores[g*n : (g+1)*n]
+		qg := qh[g*headDim : (g+1)*headDim]
+		maxv := ninf
+		for j := range sg {
+			if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
+				sg[j] = ninf
+				continue
+			}
+			var s float64
+			if npK > 0 {
+				s = float64(sg[j])
+			}
+			var tail float64
+			if npK < headDim {
+				kr := k16[j*kvRow+koff : j*kvRow+koff+headDim]
+				for d := npK; d < headDim; d++ {
+					tail += float64(qg[d] * quant.F16ToF32(kr[d]))
+				}
+			}
+			s += tail
+			sc := float32(s)
+			if softCap > 0 {
+				sc = tanhf(sc*(1/softCap)) * softCap
+			}
+			sg[j] = sc*scale + mr[j]
+			maxv = maxf(maxv, sg[j])
+		}
+		for j := range sg {
+			sg[j] -= maxv
+		}
+		inv[g] = float32(1 / softmaxSum16(sg))
+	}
+	// The V pass, head by head: its 64 lanes of every column in vT
+	// (lane-major, as in rows; one head's at a time, 64·headDim floats,
+	// so that they stay in L1), its float64 tail in vtail, then the fold.
+	// Entries a head skips (weight exactly 0: masked, or underflowed) get
+	// SkipWeight, so that the kernels leave them out as rows does.
+	vT := ws.f32(&ws.vT, 64*headDim)
+	vtail := ws.f64(&ws.acc, headDim)
+	wg := ws.f32(&ws.wts, n)
+	for g := 0; g < gs; g++ {
+		sg := scores[g*n : (g+1)*n]
+		quant.RoundF16Scaled(wg, sg, inv[g])
+		for j, w := range sg {
+			if w == 0 {
+				wg[j] = quant.SkipWeight
+			}
+		}
+		clear(vtail)
+		if npV < n {
+			quant.AxpyF16F64Rows(vtail, wg[npV:], v16[npV*kvRow+koff:], kvRow)
+		}
+		or := at.out[(t*heads+h0+g)*headDim : (t*heads+h0+g+1)*headDim]
+		if npV == 0 {
+			var zero float64 // no lanes: their reduction is +0
+			for d := range or {
+				or[d] = float32(zero + vtail[d])
+			}
+			continue
+		}
+		quant.AxpyF16Lanes64(vT, wg[:min(n, npV)], v16[koff:], kvRow)
+		quant.FoldLanes64(or, vT, vtail)
+	}
+}
+
+// maxf is max(m, v) (NaN when either is; +0 over −0) with one compare in
+// the common case.
+func maxf(m, v float32) float32 {
+	if v > m {
+		return v
+	}
+	if v < m {
+		return m
+	}
+	return max(m, v)
 }
 
 // swiglu: ggml_silu then ggml_mul, row by row: silu(x) = x/(1+exp(−x)) in

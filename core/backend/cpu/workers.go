@@ -236,6 +236,7 @@ func (w *workers) For(total, grain int, fn func(lo, hi int)) {
 // scratch is one worker's reusable buffers, grown on demand.
 type scratch struct {
 	cs, scores, qh []float32
+	grp            []float32 // grouped attention: the heads' 1/sum
 	wts            []float32 // attention weights rounded to F16
 	acc            []float64
 	accs           []dotF16Acc
