@@ -78,11 +78,6 @@ q40r8tloop:
 	VZEROUPPER
 	RET
 
-// x8PF is how far ahead (bytes) the x8 kernels prefetch their group's
-// stream: 32 blocks of 144 bytes. From memory, with both threads reading
-// (BenchmarkMemDecode), 2.3 KiB ahead read ~10 % slower and no prefetch
-// ~15 %; 4.5 to 13.5 KiB measured alike.
-#define x8PF 4608
 
 // func q4_0q8_0r8x8AVX2(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
 // The eight rows of one Q4_0 x8 group (rows8i.go) against one token with
@@ -97,10 +92,11 @@ TEXT ·q4_0q8_0r8x8AVX2(SB), NOSPLIT, $0-40
 	MOVL $0x0F0F0F0F, AX; VMOVQ AX, X15; VPBROADCASTD X15, Y15
 	MOVL $0x00010001, AX; VMOVQ AX, X13; VPBROADCASTD X13, Y13
 	VXORPS Y0, Y0, Y0
+	MOVQ ·x8PrefetchQ4_0(SB), R11 // how far ahead to prefetch (x8prefetch_amd64.go)
 q40r8x8loop:
-	PREFETCHT0 x8PF(SI)
-	PREFETCHT0 x8PF+64(SI)
-	PREFETCHT0 x8PF+128(SI)
+	PREFETCHT0 (SI)(R11*1)
+	PREFETCHT0 64(SI)(R11*1)
+	PREFETCHT0 128(SI)(R11*1)
 	VBROADCASTI128 2(DI), Y11
 	VBROADCASTI128 18(DI), Y12
 	VMOVDQU 16(SI), Y1

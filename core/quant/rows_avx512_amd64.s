@@ -456,8 +456,8 @@ q4kr4v:
 
 // func q4_0q8_0r8x8AVX512(w *byte, x *byte, nb int, tab *byte, out *[8]float32)
 // The eight rows of one Q4_0 x8 group (rows8i.go) against one token with
-// its table: q4_0q8_0r8tAVX512 on one sequential stream, prefetched 4608
-// bytes (32 blocks) ahead (q4_0q8_0r8x8AVX2). Rows 0, 4, 1, 5 are the
+// its table: q4_0q8_0r8tAVX512 on one sequential stream, prefetched
+// x8PrefetchQ4_0 bytes ahead (x8prefetch_amd64.go). Rows 0, 4, 1, 5 are the
 // group's first 64 quant bytes as they are, rows 2, 6, 3, 7 the next 64;
 // the eight scales one 16-byte load. The arithmetic is
 // q4_0q8_0r8tAVX512's, bit for bit.
@@ -469,11 +469,12 @@ TEXT ·q4_0q8_0r8x8AVX512(SB), NOSPLIT, $0-40
 	MOVL $0x0F0F0F0F, AX
 	VPBROADCASTD AX, Z15
 	VXORPS Y0, Y0, Y0
+	MOVQ ·x8PrefetchQ4_0(SB), R11 // how far ahead to prefetch (x8prefetch_amd64.go)
 	PCALIGN $64
 q40r8x8v:
-	PREFETCHT0 4608(SI)
-	PREFETCHT0 4672(SI)
-	PREFETCHT0 4736(SI)
+	PREFETCHT0 (SI)(R11*1)
+	PREFETCHT0 64(SI)(R11*1)
+	PREFETCHT0 128(SI)(R11*1)
 	VBROADCASTI32X4 2(DI), Z11
 	VBROADCASTI32X4 18(DI), Z12
 	VMOVDQU64 16(SI), Z1
@@ -521,8 +522,14 @@ TEXT ·q8_0q8_0r8x8AVX512(SB), NOSPLIT, $0-40
 	MOVL $0x80808080, AX
 	VPBROADCASTD AX, Z15
 	VXORPS Y0, Y0, Y0
+	MOVQ ·x8PrefetchQ8_0(SB), R11 // how far ahead to prefetch (x8prefetch_amd64.go)
 	PCALIGN $64
 q80r8x8v:
+	PREFETCHT0 (SI)(R11*1)
+	PREFETCHT0 64(SI)(R11*1)
+	PREFETCHT0 128(SI)(R11*1)
+	PREFETCHT0 192(SI)(R11*1)
+	PREFETCHT0 256(SI)(R11*1)
 	VPBROADCASTQ 2(DI), Z11
 	VPBROADCASTQ 10(DI), Z12
 	VPBROADCASTQ 18(DI), Z13
