@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/minfer/minfer/core/quant"
 )
@@ -131,6 +132,7 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	// (pprof -tagignore bench=meter).
 	var meter *readMeter
 	pprof.Do(ctx, meterLabels, func(context.Context) { meter = newReadMeter(256 << 20) })
+	defer meter.free()
 	sample := func() {
 		pprof.Do(ctx, meterLabels, func(context.Context) {
 			r.MemSamples = append(r.MemSamples, meter.best(r.Threads, 3))
@@ -297,24 +299,37 @@ var meterLabels = pprof.Labels("bench", "meter")
 // MeasureReadBandwidth reads a buffer of size bytes with threads
 // goroutines and returns GB/s (best of 5 passes); see readMeter.
 func MeasureReadBandwidth(threads int, size int) float64 {
-	return newReadMeter(size).best(threads, 5)
+	m := newReadMeter(size)
+	defer m.free()
+	return m.best(threads, 5)
 }
 
 // readMeter measures the memory's read bandwidth: goroutines stream their
-// parts of a buffer through the fastest float dot kernel the CPU has
-// (quant.VecDotF32 against a 16 KiB vector that stays in L1), so the
-// figure is the memory's, not a scalar loop's (a Go loop of float adds
-// reads ~10 GB/s on one Zen 3 core where the SIMD kernel reads ~19).
+// parts of a buffer (huge pages, as the copied weights: meterBuffer)
+// through the fastest float dot kernel the CPU has (quant.VecDotF32
+// against a vector that stays in L1), so the figure is the memory's, not
+// a scalar loop's (a Go loop of float adds reads ~10 GB/s on one Zen 3
+// core where the SIMD kernel reads ~19). Each pass reads the buffer twice,
+// in 16 KiB calls and in 2 KiB calls with the next 2 KiB prefetched (as
+// the decode kernels prefetch their streams), and counts the faster: on an
+// Intel Xeon VM the second read 31–33 GB/s where the first read 25–28,
+// below what Q8_0 decode itself reached (29.5 GB/s of weights).
 type readMeter struct {
 	buf, ones []float32
+	free      func()
 }
 
-// meterSpan is the floats per kernel call: 16 KiB of the buffer, and the
-// resident vector.
-const meterSpan = 4096
+// meterSpan is the floats per kernel call of the plain read: 16 KiB of
+// the buffer, and the resident vector; meterSpanPF that of the
+// prefetching read (2 KiB, the next call's 2 KiB prefetched first).
+const (
+	meterSpan   = 4096
+	meterSpanPF = 512
+)
 
 func newReadMeter(size int) *readMeter {
-	m := &readMeter{buf: make([]float32, size/4), ones: make([]float32, meterSpan)}
+	m := &readMeter{ones: make([]float32, meterSpan)}
+	m.buf, m.free = meterBuffer(size)
 	for i := range m.buf {
 		m.buf[i] = float32(i & 7)
 	}
@@ -325,36 +340,55 @@ func newReadMeter(size int) *readMeter {
 }
 
 // best is the fastest of passes reads of the buffer by threads goroutines
-// (0: GOMAXPROCS), in GB/s.
+// (0: GOMAXPROCS), in GB/s, each pass both ways (readMeter).
 func (m *readMeter) best(threads, passes int) float64 {
+	best := 0.0
+	for pass := 0; pass < 2*passes; pass++ {
+		gbs, sum := m.read(threads, pass%2 == 1)
+		best = max(best, gbs)
+		sink += sum
+	}
+	return best
+}
+
+// read is one read of the buffer's first threads·chunk floats by threads
+// goroutines (0: GOMAXPROCS), with prefetch (2 KiB calls) or without
+// (16 KiB calls): GB/s and the sum of what it read.
+func (m *readMeter) read(threads int, prefetch bool) (gbs float64, sum float32) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	chunk := len(m.buf) / threads / meterSpan * meterSpan
-	best := 0.0
-	for pass := 0; pass < passes; pass++ {
-		var wg sync.WaitGroup
-		sums := make([]float32, threads)
-		t0 := time.Now()
-		for t := 0; t < threads; t++ {
-			wg.Add(1)
-			go func(t int) {
-				defer wg.Done()
-				part := m.buf[t*chunk : (t+1)*chunk]
-				var s float32
+	var wg sync.WaitGroup
+	sums := make([]float32, threads)
+	t0 := time.Now()
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			part := m.buf[t*chunk : (t+1)*chunk]
+			var s float32
+			if !prefetch {
 				for i := 0; i < len(part); i += meterSpan {
 					s += quant.VecDotF32(part[i:i+meterSpan], m.ones)
 				}
-				sums[t] = s
-			}(t)
-		}
-		wg.Wait()
-		if gbs := float64(chunk*threads*4) / time.Since(t0).Seconds() / 1e9; gbs > best {
-			best = gbs
-		}
-		for _, x := range sums {
-			sink += x
-		}
+			} else {
+				bytes := unsafe.Slice((*byte)(unsafe.Pointer(&part[0])), 4*len(part))
+				ones := m.ones[:meterSpanPF]
+				for i := 0; i < len(part); i += meterSpanPF {
+					if j := i + meterSpanPF; j < len(part) {
+						quant.Prefetch(bytes[4*j : 4*(j+meterSpanPF)])
+					}
+					s += quant.VecDotF32(part[i:i+meterSpanPF], ones)
+				}
+			}
+			sums[t] = s
+		}(t)
 	}
-	return best
+	wg.Wait()
+	gbs = float64(chunk*threads*4) / time.Since(t0).Seconds() / 1e9
+	for _, x := range sums {
+		sum += x
+	}
+	return gbs, sum
 }
