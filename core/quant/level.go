@@ -121,6 +121,9 @@ type kernelSet struct {
 	dotR4x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	dotR4x16Q4_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	unpack4Q4_0      func(w []byte, wstride int, u []byte)
+	// bias4Q8_0: the quants of four Q8_0 rows plus 128, for a quad
+	// kernel that takes them so (nil: the quad kernel reads w).
+	bias4Q8_0 func(w []byte, wstride int, u []byte)
 	// tile8Q8_0Abs: Q8_0's tiles are tile8Abs (tile8q8.go), run by
 	// dotR4x8Q8_0Q8_0Abs and dotR2x16Q8_0Q8_0Abs, the row quads scanned by
 	// scan4Q8_0 for a −128 quant.

@@ -158,14 +158,18 @@ func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 	}
 }
 
-// prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows.
-const prep4Q4_0 = 128
+// prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows;
+// prep4Q8_0 that of four biased Q8_0 rows (kernelSet.bias4Q8_0).
+const (
+	prep4Q4_0 = 128
+	prep4Q8_0 = 128
+)
 
 // noTiles drops the set's eight-token tile kernels (and their row
 // preparations), so every type takes the four-token path at this level.
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0 = nil, nil, nil, nil
-	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0 = nil, nil, nil
+	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K = nil, nil, nil, nil
 	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.prep4Q6_K = nil, nil, nil
@@ -183,6 +187,10 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 			// |x| beside x in the tile (tile8q8.go).
 			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: packTile8Q8_0Abs,
 				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1, scan: true}
+		}
+		if ks.bias4Q8_0 != nil {
+			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, pack: packTile8Q8_0,
+				qk: qk, tileBlock: tile8Block, prepBlock: prep4Q8_0}
 		}
 		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block}
@@ -210,6 +218,20 @@ func tile8Facts(e []byte, t int) (float32, int32) {
 // tile8Q reads token t's quant j (0..31) from a tile block.
 func tile8Q(e []byte, t, j int) int32 {
 	return int32(int8(e[tile8Quant+32*(j/4)+4*t+j%4]))
+}
+
+// bias4Q8_0Generic is bias4Q8_0AVX512 in Go: each quant of four Q8_0
+// rows (wstride apart) plus 128 as an unsigned byte (XOR 0x80), 128 bytes
+// a block, row r at 32r (the twin tests' reference).
+func bias4Q8_0Generic(w []byte, wstride int, u []byte) {
+	for b := 0; b < len(u)/prep4Q8_0; b++ {
+		for r := 0; r < 4; r++ {
+			q := w[r*wstride+b*bytesQ80+2 : r*wstride+(b+1)*bytesQ80]
+			for j, v := range q {
+				u[b*prep4Q8_0+32*r+j] = v ^ 0x80
+			}
+		}
+	}
 }
 
 // unpack4Q4_0Generic unpacks the nibbles of four Q4_0 rows (wstride

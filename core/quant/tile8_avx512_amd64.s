@@ -511,6 +511,92 @@ q80r4x16v:
 	VZEROUPPER
 	RET
 
+// func q8_0q8_0r4x16pAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+// q8_0q8_0r4x16AVX512 with the four rows' quants prepared in u by
+// bias4Q8_0AVX512 (w+128, as unsigned bytes, 128 bytes a block: row r at
+// 32r), so that each broadcast goes to VPDPBUSD as it is (DOT4, no XOR);
+// the scales still come from w. The integers are the same, and the float
+// sequence per lane q8_0q8_0r4x16AVX512's: the same bits.
+TEXT ·q8_0q8_0r4x16pAVX512(SB), NOSPLIT, $0-56
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ u+16(FP), BX
+	MOVQ ta+24(FP), DI
+	MOVQ tb+32(FP), DX
+	MOVQ nb+40(FP), CX
+	LEAQ (R8)(R8*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	PCALIGN $64
+q80r4x16pv:
+	ZERO_ACC4
+	TILES(64, Z8, Y8)
+	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
+	TILES(96, Z8, Y8)
+	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
+	TILES(128, Z8, Y8)
+	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
+	TILES(160, Z8, Y8)
+	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
+	TILES(192, Z8, Y8)
+	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
+	TILES(224, Z8, Y8)
+	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
+	TILES(256, Z8, Y8)
+	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
+	TILES(288, Z8, Y8)
+	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
+	SUM_ACC4
+	TILES(32, Z14, Y14)
+	VPSLLD $4, Z14, Z14
+	VMOVUPS (DI), Y13
+	VINSERTF64X4 $1, (DX), Z13, Z13
+	Q80_ROW((SI), Z4, Z0)
+	Q80_ROW((SI)(R8*1), Z5, Z1)
+	Q80_ROW((SI)(R8*2), Z6, Z2)
+	Q80_ROW((SI)(R9*1), Z7, Z3)
+	ADDQ $34, SI
+	ADDQ $128, BX
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q80r4x16pv
+	MOVQ out+48(FP), DX
+	STORE4
+	VZEROUPPER
+	RET
+
+// func bias4Q8_0AVX512(w *byte, wstride int, u *byte, nb int)
+// The quants of four Q8_0 rows (wstride apart) plus 128 (XOR 0x80), as
+// unsigned bytes, 128 bytes a block (row r at 32r): the preparation of
+// q8_0q8_0r4x16pAVX512.
+TEXT ·bias4Q8_0AVX512(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ u+16(FP), DI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+	MOVL $0x80808080, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+b4q80loop:
+	VPXOR 2(SI), Y15, Y0
+	VPXOR 2(SI)(R8*1), Y15, Y1
+	VPXOR 2(SI)(R8*2), Y15, Y2
+	VPXOR 2(SI)(R9*1), Y15, Y3
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ $34, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  b4q80loop
+	VZEROUPPER
+	RET
+
 // Q4K_SCALE(off, acc, isum): isum += sc·acc, sc the scale of the dword at
 // off (sc twice as int16; >>16 leaves sc); Z9 scratch.
 #define Q4K_SCALE(off, acc, isum) \

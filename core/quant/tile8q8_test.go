@@ -118,6 +118,11 @@ func genTile8For(gen *kernelSet, typ gguf.GGMLType, k *Kernel) tile8Kernel {
 		g.tile8Q8_0Abs = true
 		return g.tile8For(typ)
 	}
+	if typ == gguf.TypeQ8_0 && k.t8.prep != nil {
+		g := *gen
+		g.bias4Q8_0 = bias4Q8_0Generic
+		return g.tile8For(typ)
+	}
 	return gen.tile8For(typ)
 }
 
