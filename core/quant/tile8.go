@@ -159,10 +159,11 @@ func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 }
 
 // prep4Q4_0 is the bytes per block of four unpacked Q4_0 rows;
-// prep4Q8_0 that of four biased Q8_0 rows (kernelSet.bias4Q8_0).
+// prep4Q8_0 that of four biased Q8_0 rows and their scales as float32
+// (kernelSet.bias4Q8_0).
 const (
 	prep4Q4_0 = 128
-	prep4Q8_0 = 128
+	prep4Q8_0 = 128 + 16
 )
 
 // noTiles drops the set's eight-token tile kernels (and their row
@@ -220,16 +221,19 @@ func tile8Q(e []byte, t, j int) int32 {
 	return int32(int8(e[tile8Quant+32*(j/4)+4*t+j%4]))
 }
 
-// bias4Q8_0Generic is bias4Q8_0AVX512 in Go: each quant of four Q8_0
-// rows (wstride apart) plus 128 as an unsigned byte (XOR 0x80), 128 bytes
-// a block, row r at 32r (the twin tests' reference).
+// bias4Q8_0Generic is bias4Q8_0AVX512 in Go, 144 bytes a block: each
+// quant of four Q8_0 rows (wstride apart) plus 128 as an unsigned byte
+// (XOR 0x80), row r at 32r, then the rows' d_w as float32 (the twin
+// tests' reference).
 func bias4Q8_0Generic(w []byte, wstride int, u []byte) {
 	for b := 0; b < len(u)/prep4Q8_0; b++ {
+		ub := u[b*prep4Q8_0 : (b+1)*prep4Q8_0]
 		for r := 0; r < 4; r++ {
-			q := w[r*wstride+b*bytesQ80+2 : r*wstride+(b+1)*bytesQ80]
-			for j, v := range q {
-				u[b*prep4Q8_0+32*r+j] = v ^ 0x80
+			wb := w[r*wstride+b*bytesQ80 : r*wstride+(b+1)*bytesQ80]
+			for j, v := range wb[2:] {
+				ub[32*r+j] = v ^ 0x80
 			}
+			binary.LittleEndian.PutUint32(ub[128+4*r:], math.Float32bits(F16ToF32(binary.LittleEndian.Uint16(wb))))
 		}
 	}
 }

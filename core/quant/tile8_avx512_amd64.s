@@ -511,12 +511,22 @@ q80r4x16v:
 	VZEROUPPER
 	RET
 
+// Q80_ROWP(d, acc, sum): Q80_ROW with d_w the float32 at d (the
+// preparation's, converted from the row's f16 once).
+#define Q80_ROWP(d, acc, sum) \
+	VPSUBD Z14, acc, acc; \
+	VCVTDQ2PS acc, acc; \
+	VBROADCASTSS d, Z20; \
+	VMULPS Z13, Z20, Z20; \
+	VFMADD231PS Z20, acc, sum
+
 // func q8_0q8_0r4x16pAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
-// q8_0q8_0r4x16AVX512 with the four rows' quants prepared in u by
-// bias4Q8_0AVX512 (w+128, as unsigned bytes, 128 bytes a block: row r at
-// 32r), so that each broadcast goes to VPDPBUSD as it is (DOT4, no XOR);
-// the scales still come from w. The integers are the same, and the float
-// sequence per lane q8_0q8_0r4x16AVX512's: the same bits.
+// q8_0q8_0r4x16AVX512 with the four rows prepared in u by bias4Q8_0AVX512
+// (144 bytes a block: each quant plus 128 as an unsigned byte, row r at
+// 32r, then the four d_w as float32), so that each broadcast goes to
+// VPDPBUSD as it is (DOT4, no XOR) and each scale is one broadcast load
+// (w is not read). The integers are the same, and the float sequence per
+// lane q8_0q8_0r4x16AVX512's: the same bits.
 TEXT ·q8_0q8_0r4x16pAVX512(SB), NOSPLIT, $0-56
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
@@ -553,12 +563,11 @@ q80r4x16pv:
 	VPSLLD $4, Z14, Z14
 	VMOVUPS (DI), Y13
 	VINSERTF64X4 $1, (DX), Z13, Z13
-	Q80_ROW((SI), Z4, Z0)
-	Q80_ROW((SI)(R8*1), Z5, Z1)
-	Q80_ROW((SI)(R8*2), Z6, Z2)
-	Q80_ROW((SI)(R9*1), Z7, Z3)
-	ADDQ $34, SI
-	ADDQ $128, BX
+	Q80_ROWP(128(BX), Z4, Z0)
+	Q80_ROWP(132(BX), Z5, Z1)
+	Q80_ROWP(136(BX), Z6, Z2)
+	Q80_ROWP(140(BX), Z7, Z3)
+	ADDQ $144, BX
 	ADDQ $320, DI
 	ADDQ $320, DX
 	DECQ CX
@@ -569,9 +578,9 @@ q80r4x16pv:
 	RET
 
 // func bias4Q8_0AVX512(w *byte, wstride int, u *byte, nb int)
-// The quants of four Q8_0 rows (wstride apart) plus 128 (XOR 0x80), as
-// unsigned bytes, 128 bytes a block (row r at 32r): the preparation of
-// q8_0q8_0r4x16pAVX512.
+// The preparation of q8_0q8_0r4x16pAVX512, 144 bytes a block: the quants
+// of four Q8_0 rows (wstride apart) plus 128 (XOR 0x80) as unsigned bytes,
+// row r at 32r, then the rows' d_w as float32.
 TEXT ·bias4Q8_0AVX512(SB), NOSPLIT, $0-32
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
@@ -590,8 +599,14 @@ b4q80loop:
 	VMOVDQU Y1, 32(DI)
 	VMOVDQU Y2, 64(DI)
 	VMOVDQU Y3, 96(DI)
+	VPINSRW $0, (SI), X4, X4
+	VPINSRW $1, (SI)(R8*1), X4, X4
+	VPINSRW $2, (SI)(R8*2), X4, X4
+	VPINSRW $3, (SI)(R9*1), X4, X4
+	VCVTPH2PS X4, X4
+	VMOVUPS X4, 128(DI)
 	ADDQ $34, SI
-	ADDQ $128, DI
+	ADDQ $144, DI
 	DECQ CX
 	JNZ  b4q80loop
 	VZEROUPPER
