@@ -27,7 +27,10 @@ func init() {
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX512)
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX512)
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)
-	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16AVX512)
+	// The Q4_0 quad kernel reads its rows' scales as float32 from the
+	// preparation's tail (unpack4Q4_0S).
+	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16sAVX512)
+	ks.unpack4Q4_0S = unpack4Q4_0S(ks.unpack4Q4_0, scales4Q4_0AVX512)
 	// The Q8_0 quad kernel takes its rows' quants biased to unsigned by
 	// the preparation (once per row quad and prompt step), not by an XOR
 	// per broadcast: 1.3x the kernel on a Xeon (BenchmarkTile8 Q8_0/x2).
@@ -63,6 +66,29 @@ func q4_Kq8_Kr4x16AVX512(u, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
 func q8_0q8_0r4x16pAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q4_0q8_0r4x16sAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func scales4Q4_0AVX512(w *byte, wstride int, s *byte, nb int)
+
+// unpack4Q4_0S is the preparation of q4_0q8_0r4x16sAVX512 from the
+// level's unpack4Q4_0 and scales kernel: nb 128-byte blocks of nibbles (as
+// unpack4Q4_0 writes them, what the level's other Q4_0 tile kernels read),
+// then 16 bytes a block of the four rows' d_w as float32.
+func unpack4Q4_0S(unpack func(w []byte, wstride int, u []byte), scales func(w *byte, wstride int, s *byte, nb int)) func(w []byte, wstride int, u []byte) {
+	return func(w []byte, wstride int, u []byte) {
+		nb := len(u) / prep4Q4_0S
+		if nb == 0 {
+			return
+		}
+		unpack(w, wstride, u[:nb*prep4Q4_0])
+		_ = w[3*wstride+nb*bytesQ4-1]
+		_ = u[nb*prep4Q4_0S-1]
+		scales(&w[0], wstride, &u[nb*prep4Q4_0], nb)
+	}
+}
 
 //go:noescape
 func bias4Q8_0AVX512(w *byte, wstride int, u *byte, nb int)

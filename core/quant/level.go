@@ -121,6 +121,10 @@ type kernelSet struct {
 	dotR4x16Q8_0Q8_0 func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	dotR4x16Q4_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	unpack4Q4_0      func(w []byte, wstride int, u []byte)
+	// unpack4Q4_0S: unpack4Q4_0's blocks, then the rows' scales as
+	// float32 (prep4Q4_0S), for a quad kernel that reads them there (nil:
+	// the Q4_0 tile kernels take unpack4Q4_0's).
+	unpack4Q4_0S func(w []byte, wstride int, u []byte)
 	// bias4Q8_0: the quants of four Q8_0 rows plus 128, for a quad
 	// kernel that takes them so (nil: the quad kernel reads w).
 	bias4Q8_0 func(w []byte, wstride int, u []byte)

@@ -164,12 +164,15 @@ func (k *Kernel) Dot4RowsTiles8(w, u, tiles []byte, n int, out []float32) {
 const (
 	prep4Q4_0 = 128
 	prep4Q8_0 = 128 + 16
+	// prep4Q4_0S: unpack4Q4_0S's bytes per block, its 128 first and the
+	// rows' four float32 scales in a tail after all blocks.
+	prep4Q4_0S = 128 + 16
 )
 
 // noTiles drops the set's eight-token tile kernels (and their row
 // preparations), so every type takes the four-token path at this level.
 func (ks *kernelSet) noTiles() {
-	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0 = nil, nil, nil, nil
+	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K = nil, nil, nil, nil
@@ -181,6 +184,10 @@ func (ks *kernelSet) noTiles() {
 func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
+		if ks.unpack4Q4_0S != nil {
+			return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0S, pack: packTile8Q8_0,
+				qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0S}
+		}
 		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
@@ -234,6 +241,19 @@ func bias4Q8_0Generic(w []byte, wstride int, u []byte) {
 				ub[32*r+j] = v ^ 0x80
 			}
 			binary.LittleEndian.PutUint32(ub[128+4*r:], math.Float32bits(F16ToF32(binary.LittleEndian.Uint16(wb))))
+		}
+	}
+}
+
+// unpack4Q4_0SGeneric is unpack4Q4_0S in Go: unpack4Q4_0Generic's nb
+// blocks, then each block's four d_w as float32 (the twin tests').
+func unpack4Q4_0SGeneric(w []byte, wstride int, u []byte) {
+	nb := len(u) / prep4Q4_0S
+	unpack4Q4_0Generic(w, wstride, u[:nb*prep4Q4_0])
+	for b := 0; b < nb; b++ {
+		for r := 0; r < 4; r++ {
+			d := F16ToF32(binary.LittleEndian.Uint16(w[r*wstride+b*bytesQ4:]))
+			binary.LittleEndian.PutUint32(u[nb*prep4Q4_0+16*b+4*r:], math.Float32bits(d))
 		}
 	}
 }

@@ -448,6 +448,102 @@ q40r4x16v:
 	VZEROUPPER
 	RET
 
+// Q40_ROWS(d, acc, sum): Q40_ROW with d_w the float32 at d (the
+// preparation's, converted from the row's f16 once).
+#define Q40_ROWS(d, acc, sum) \
+	VPSUBD Z14, acc, acc; \
+	VCVTDQ2PS acc, acc; \
+	VBROADCASTSS d, Z15; \
+	VMULPS Z13, Z15, Z15; \
+	VMULPS Z15, acc, acc; \
+	VADDPS acc, sum, sum
+
+// func q4_0q8_0r4x16sAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+// q4_0q8_0r4x16AVX512 with the rows' d_w as float32 in the preparation's
+// tail (unpack4Q4_0S: after the nb 128-byte blocks of nibbles, 16 bytes a
+// block), one broadcast load a row and block (w is not read). The same
+// bits.
+TEXT ·q4_0q8_0r4x16sAVX512(SB), NOSPLIT, $0-56
+	MOVQ u+16(FP), BX
+	MOVQ ta+24(FP), DI
+	MOVQ tb+32(FP), DX
+	MOVQ nb+40(FP), CX
+	MOVQ CX, R10
+	SHLQ $7, R10
+	ADDQ BX, R10 // the scales: u + 128·nb
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	PCALIGN $64
+q40r4x16sv:
+	ZERO_ACC4
+	TILES(64, Z8, Y8)
+	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
+	TILES(96, Z8, Y8)
+	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
+	TILES(128, Z8, Y8)
+	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
+	TILES(160, Z8, Y8)
+	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
+	TILES(192, Z8, Y8)
+	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
+	TILES(224, Z8, Y8)
+	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
+	TILES(256, Z8, Y8)
+	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
+	TILES(288, Z8, Y8)
+	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
+	SUM_ACC4
+	TILES(32, Z14, Y14)
+	VMOVUPS (DI), Y13
+	VINSERTF64X4 $1, (DX), Z13, Z13
+	Q40_ROWS(0(R10), Z4, Z0)
+	Q40_ROWS(4(R10), Z5, Z1)
+	Q40_ROWS(8(R10), Z6, Z2)
+	Q40_ROWS(12(R10), Z7, Z3)
+	ADDQ $128, BX
+	ADDQ $16, R10
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q40r4x16sv
+	MOVQ out+48(FP), DX
+	STORE4
+	VZEROUPPER
+	RET
+
+// func scales4Q4_0AVX512(w *byte, wstride int, s *byte, nb int)
+// The d_w of four Q4_0 rows (wstride apart) as float32, 16 bytes a block:
+// the tail of unpack4Q4_0S.
+TEXT ·scales4Q4_0AVX512(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	MOVQ s+16(FP), DI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R9
+s4q40loop:
+	// The four f16 gathered in a general register (each block its own
+	// chain, not one vector register's inserts block after block).
+	MOVWQZX (SI), AX
+	MOVWQZX (SI)(R8*1), BX
+	SHLQ $16, BX
+	ORQ BX, AX
+	MOVWQZX (SI)(R8*2), DX
+	SHLQ $32, DX
+	ORQ DX, AX
+	MOVWQZX (SI)(R9*1), R11
+	SHLQ $48, R11
+	ORQ R11, AX
+	VMOVQ AX, X4
+	VCVTPH2PS X4, X4
+	VMOVUPS X4, (DI)
+	ADDQ $18, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  s4q40loop
+	RET
+
 // Q80_ROW(d, acc, sum): sum = fma(acc − 128·Σq, d_w·d_x, sum); Z13 d_x,
 // Z14 128·Σq; Z20 scratch.
 #define Q80_ROW(d, acc, sum) \
@@ -599,10 +695,17 @@ b4q80loop:
 	VMOVDQU Y1, 32(DI)
 	VMOVDQU Y2, 64(DI)
 	VMOVDQU Y3, 96(DI)
-	VPINSRW $0, (SI), X4, X4
-	VPINSRW $1, (SI)(R8*1), X4, X4
-	VPINSRW $2, (SI)(R8*2), X4, X4
-	VPINSRW $3, (SI)(R9*1), X4, X4
+	MOVWQZX (SI), AX // the four f16 gathered in a general register
+	MOVWQZX (SI)(R8*1), BX
+	SHLQ $16, BX
+	ORQ BX, AX
+	MOVWQZX (SI)(R8*2), DX
+	SHLQ $32, DX
+	ORQ DX, AX
+	MOVWQZX (SI)(R9*1), R11
+	SHLQ $48, R11
+	ORQ R11, AX
+	VMOVQ AX, X4
 	VCVTPH2PS X4, X4
 	VMOVUPS X4, 128(DI)
 	ADDQ $34, SI

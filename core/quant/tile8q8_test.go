@@ -118,6 +118,11 @@ func genTile8For(gen *kernelSet, typ gguf.GGMLType, k *Kernel) tile8Kernel {
 		g.tile8Q8_0Abs = true
 		return g.tile8For(typ)
 	}
+	if typ == gguf.TypeQ4_0 && k.t8.prepBlock == prep4Q4_0S {
+		g := *gen
+		g.unpack4Q4_0S = unpack4Q4_0SGeneric
+		return g.tile8For(typ)
+	}
 	if typ == gguf.TypeQ8_0 && k.t8.prep != nil {
 		g := *gen
 		g.bias4Q8_0 = bias4Q8_0Generic
