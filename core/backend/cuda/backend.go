@@ -88,8 +88,8 @@ type Backend struct {
 	fattnNoKeep bool
 	// fattnWide: head size 128 on the 512-thread flash kernel
 	// (MINFER_CUDA_FATTN=wide).
-	fattnWide bool
-	fattnKeeps  int
+	fattnWide  bool
+	fattnKeeps int
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
 	// pending: input writes deferred to the next request (WriteHostWindows),
