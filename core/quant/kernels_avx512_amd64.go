@@ -29,12 +29,12 @@ func init() {
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)
 	// The Q4_0 quad kernel reads its rows' scales as float32 from the
 	// preparation's tail (unpack4Q4_0S).
-	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16sAVX512)
+	ks.dotR4x16Q4_0Q8_0 = quadPrep(q4_0q8_0r4x16sAVX512, prep4Q4_0S)
 	ks.unpack4Q4_0S = unpack4Q4_0S(ks.unpack4Q4_0, scales4Q4_0AVX512)
 	// The Q8_0 quad kernel takes its rows' quants biased to unsigned by
 	// the preparation (once per row quad and prompt step), not by an XOR
 	// per broadcast: 1.3x the kernel on a Xeon (BenchmarkTile8 Q8_0/x2).
-	ks.dotR4x16Q8_0Q8_0 = quadQ8_0P(q8_0q8_0r4x16pAVX512)
+	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
 	ks.dotR4x16Q4_KQ8_K = quadQ4_K(q4_Kq8_Kr4x16AVX512)
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
@@ -54,12 +54,6 @@ func q8_0q8_0r2x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float3
 
 //go:noescape
 func q4_Kq8_Kr2x16AVX512(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
-
-//go:noescape
-func q4_0q8_0r4x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
-
-//go:noescape
-func q8_0q8_0r4x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
 func q4_Kq8_Kr4x16AVX512(u, ta, tb *byte, nb int, out *float32)
@@ -93,24 +87,7 @@ func unpack4Q4_0S(unpack func(w []byte, wstride int, u []byte), scales func(w *b
 //go:noescape
 func bias4Q8_0AVX512(w *byte, wstride int, u *byte, nb int)
 
-// quadQ8_0P wraps a four-row sixteen-token Q8_0 kernel whose rows' quants
-// bias4Q8_0 prepared in u.
-func quadQ8_0P(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
-	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
-		nb := len(ta) / tile8Block
-		_ = out[64-1]
-		if nb == 0 {
-			clear(out[:64])
-			return
-		}
-		_ = w[3*wstride+nb*bytesQ80-1]
-		_ = u[nb*prep4Q8_0-1]
-		_ = tb[nb*tile8Block-1]
-		asm(&w[0], wstride, &u[0], &ta[0], &tb[0], nb, &out[0])
-	}
-}
-
-// bias4Q8_0 wraps the preparation of quadQ8_0P's rows.
+// bias4Q8_0 wraps the preparation of the Q8_0 quad kernel's rows.
 func bias4Q8_0(asm func(w *byte, wstride int, u *byte, nb int)) func(w []byte, wstride int, u []byte) {
 	return func(w []byte, wstride int, u []byte) {
 		nb := len(u) / prep4Q8_0
@@ -122,8 +99,10 @@ func bias4Q8_0(asm func(w *byte, wstride int, u *byte, nb int)) func(w []byte, w
 	}
 }
 
-// quadQ4_0 wraps a four-row sixteen-token Q4_0 kernel (tile8Kernel.quad).
-func quadQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+// quadPrep wraps a four-row sixteen-token kernel that reads its rows
+// only from their preparation in u (prepBlock bytes a block: the Q4_0 and
+// Q8_0 quad kernels; w is passed, not read).
+func quadPrep(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32), prepBlock int) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
 	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
 		nb := len(ta) / tile8Block
 		_ = out[64-1]
@@ -131,25 +110,9 @@ func quadQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float
 			clear(out[:64])
 			return
 		}
-		_ = w[3*wstride+nb*bytesQ4-1]
-		_ = u[nb*prep4Q4_0-1]
+		_ = u[nb*prepBlock-1]
 		_ = tb[nb*tile8Block-1]
 		asm(&w[0], wstride, &u[0], &ta[0], &tb[0], nb, &out[0])
-	}
-}
-
-// quadQ8_0 wraps a four-row sixteen-token Q8_0 kernel.
-func quadQ8_0(asm func(w *byte, wstride int, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
-	return func(w []byte, wstride int, _ []byte, ta, tb []byte, out []float32) {
-		nb := len(ta) / tile8Block
-		_ = out[64-1]
-		if nb == 0 {
-			clear(out[:64])
-			return
-		}
-		_ = w[3*wstride+nb*bytesQ80-1]
-		_ = tb[nb*tile8Block-1]
-		asm(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
 	}
 }
 

@@ -341,21 +341,6 @@ q4kr2x16vsub:
 	VPBROADCASTD w3, Z12; \
 	VPDPBUSD Z8, Z12, a3
 
-// DOT4X: DOT4 for signed Q8_0 weights (XOR 0x80 with Z15: w+128).
-#define DOT4X(w0, w1, w2, w3, a0, a1, a2, a3) \
-	VPBROADCASTD w0, Z9; \
-	VPXORD Z15, Z9, Z9; \
-	VPDPBUSD Z8, Z9, a0; \
-	VPBROADCASTD w1, Z10; \
-	VPXORD Z15, Z10, Z10; \
-	VPDPBUSD Z8, Z10, a1; \
-	VPBROADCASTD w2, Z11; \
-	VPXORD Z15, Z11, Z11; \
-	VPDPBUSD Z8, Z11, a2; \
-	VPBROADCASTD w3, Z12; \
-	VPXORD Z15, Z12, Z12; \
-	VPDPBUSD Z8, Z12, a3
-
 #define ZERO_ACC4 \
 	VPXORD Z4, Z4, Z4; \
 	VPXORD Z5, Z5, Z5; \
@@ -384,72 +369,33 @@ q4kr2x16vsub:
 	VMOVUPS Y3, 96(DX); \
 	VEXTRACTF64X4 $1, Z3, 224(DX)
 
-// Q40_ROW(d, acc, sum): sum += (acc − 8·Σq)·(d_w·d_x), d_w the f16 at d;
-// Z13 holds the tokens' d_x, Z14 their 8·Σq.
-#define Q40_ROW(d, acc, sum) \
-	VPSUBD Z14, acc, acc; \
-	VCVTDQ2PS acc, acc; \
-	VPBROADCASTW d, Y15; \
-	VCVTPH2PS Y15, Z15; \
-	VMULPS Z13, Z15, Z15; \
-	VMULPS Z15, acc, acc; \
-	VADDPS acc, sum, sum
-
-// func q4_0q8_0r4x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
-// Four Q4_0 rows (w; u their unpacked nibbles, 128 bytes per block) against
-// two tiles; per lane the pair kernel's sequence.
-TEXT ·q4_0q8_0r4x16AVX512(SB), NOSPLIT, $0-56
-	MOVQ w+0(FP), SI
-	MOVQ wstride+8(FP), R8
-	MOVQ u+16(FP), BX
-	MOVQ ta+24(FP), DI
-	MOVQ tb+32(FP), DX
-	MOVQ nb+40(FP), CX
-	LEAQ (R8)(R8*2), R9
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	PCALIGN $64
-q40r4x16v:
-	ZERO_ACC4
-	TILES(64, Z8, Y8)
-	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
-	TILES(96, Z8, Y8)
-	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
-	TILES(128, Z8, Y8)
-	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
-	TILES(160, Z8, Y8)
-	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
-	TILES(192, Z8, Y8)
-	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
-	TILES(224, Z8, Y8)
-	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
-	TILES(256, Z8, Y8)
-	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
-	TILES(288, Z8, Y8)
-	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
+// QUAD_BLOCK: one block of four prepared rows (BX: 128 unsigned bytes,
+// row r at 32r) against both tiles (DI, DX): Z4..Z7 the rows' exact int32
+// sums (ZERO_ACC4, eight TILES + DOT4 steps over two accumulator sets,
+// SUM_ACC4).
+#define QUAD_BLOCK \
+	ZERO_ACC4; \
+	TILES(64, Z8, Y8); \
+	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7); \
+	TILES(96, Z8, Y8); \
+	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19); \
+	TILES(128, Z8, Y8); \
+	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7); \
+	TILES(160, Z8, Y8); \
+	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19); \
+	TILES(192, Z8, Y8); \
+	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7); \
+	TILES(224, Z8, Y8); \
+	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19); \
+	TILES(256, Z8, Y8); \
+	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7); \
+	TILES(288, Z8, Y8); \
+	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19); \
 	SUM_ACC4
-	TILES(32, Z14, Y14)
-	VMOVUPS (DI), Y13
-	VINSERTF64X4 $1, (DX), Z13, Z13
-	Q40_ROW((SI), Z4, Z0)
-	Q40_ROW((SI)(R8*1), Z5, Z1)
-	Q40_ROW((SI)(R8*2), Z6, Z2)
-	Q40_ROW((SI)(R9*1), Z7, Z3)
-	ADDQ $18, SI
-	ADDQ $128, BX
-	ADDQ $320, DI
-	ADDQ $320, DX
-	DECQ CX
-	JNZ  q40r4x16v
-	MOVQ out+48(FP), DX
-	STORE4
-	VZEROUPPER
-	RET
 
-// Q40_ROWS(d, acc, sum): Q40_ROW with d_w the float32 at d (the
-// preparation's, converted from the row's f16 once).
+// Q40_ROWS(d, acc, sum): sum += (acc − 8·Σq)·(d_w·d_x), d_w the float32
+// at d (the preparation's, converted from the row's f16 once); Z13 holds
+// the tokens' d_x, Z14 their 8·Σq; Z15 scratch.
 #define Q40_ROWS(d, acc, sum) \
 	VPSUBD Z14, acc, acc; \
 	VCVTDQ2PS acc, acc; \
@@ -459,10 +405,10 @@ q40r4x16v:
 	VADDPS acc, sum, sum
 
 // func q4_0q8_0r4x16sAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
-// q4_0q8_0r4x16AVX512 with the rows' d_w as float32 in the preparation's
-// tail (unpack4Q4_0S: after the nb 128-byte blocks of nibbles, 16 bytes a
-// block), one broadcast load a row and block (w is not read). The same
-// bits.
+// Four Q4_0 rows against two tiles, per lane the pair kernel's sequence:
+// the rows prepared in u by unpack4Q4_0S (unpack4Q4_0's nibbles, 128
+// bytes a block, then a tail of 16 bytes a block: the four d_w as
+// float32), each scale one broadcast load (w is not read).
 TEXT ·q4_0q8_0r4x16sAVX512(SB), NOSPLIT, $0-56
 	MOVQ u+16(FP), BX
 	MOVQ ta+24(FP), DI
@@ -477,24 +423,7 @@ TEXT ·q4_0q8_0r4x16sAVX512(SB), NOSPLIT, $0-56
 	VPXORD Z3, Z3, Z3
 	PCALIGN $64
 q40r4x16sv:
-	ZERO_ACC4
-	TILES(64, Z8, Y8)
-	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
-	TILES(96, Z8, Y8)
-	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
-	TILES(128, Z8, Y8)
-	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
-	TILES(160, Z8, Y8)
-	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
-	TILES(192, Z8, Y8)
-	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
-	TILES(224, Z8, Y8)
-	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
-	TILES(256, Z8, Y8)
-	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
-	TILES(288, Z8, Y8)
-	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
-	SUM_ACC4
+	QUAD_BLOCK
 	TILES(32, Z14, Y14)
 	VMOVUPS (DI), Y13
 	VINSERTF64X4 $1, (DX), Z13, Z13
@@ -544,71 +473,9 @@ s4q40loop:
 	JNZ  s4q40loop
 	RET
 
-// Q80_ROW(d, acc, sum): sum = fma(acc − 128·Σq, d_w·d_x, sum); Z13 d_x,
-// Z14 128·Σq; Z20 scratch.
-#define Q80_ROW(d, acc, sum) \
-	VPSUBD Z14, acc, acc; \
-	VCVTDQ2PS acc, acc; \
-	VPBROADCASTW d, Y20; \
-	VCVTPH2PS Y20, Z20; \
-	VMULPS Z13, Z20, Z20; \
-	VFMADD231PS Z20, acc, sum
-
-// func q8_0q8_0r4x16AVX512(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
-// Four Q8_0 rows against two tiles; per lane the pair kernel's sequence.
-TEXT ·q8_0q8_0r4x16AVX512(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ wstride+8(FP), R8
-	MOVQ ta+16(FP), DI
-	MOVQ tb+24(FP), DX
-	MOVQ nb+32(FP), CX
-	LEAQ (R8)(R8*2), R9
-	MOVL $0x80808080, AX
-	VPBROADCASTD AX, Z15
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	PCALIGN $64
-q80r4x16v:
-	ZERO_ACC4
-	TILES(64, Z8, Y8)
-	DOT4X(2(SI), 2(SI)(R8*1), 2(SI)(R8*2), 2(SI)(R9*1), Z4, Z5, Z6, Z7)
-	TILES(96, Z8, Y8)
-	DOT4X(6(SI), 6(SI)(R8*1), 6(SI)(R8*2), 6(SI)(R9*1), Z16, Z17, Z18, Z19)
-	TILES(128, Z8, Y8)
-	DOT4X(10(SI), 10(SI)(R8*1), 10(SI)(R8*2), 10(SI)(R9*1), Z4, Z5, Z6, Z7)
-	TILES(160, Z8, Y8)
-	DOT4X(14(SI), 14(SI)(R8*1), 14(SI)(R8*2), 14(SI)(R9*1), Z16, Z17, Z18, Z19)
-	TILES(192, Z8, Y8)
-	DOT4X(18(SI), 18(SI)(R8*1), 18(SI)(R8*2), 18(SI)(R9*1), Z4, Z5, Z6, Z7)
-	TILES(224, Z8, Y8)
-	DOT4X(22(SI), 22(SI)(R8*1), 22(SI)(R8*2), 22(SI)(R9*1), Z16, Z17, Z18, Z19)
-	TILES(256, Z8, Y8)
-	DOT4X(26(SI), 26(SI)(R8*1), 26(SI)(R8*2), 26(SI)(R9*1), Z4, Z5, Z6, Z7)
-	TILES(288, Z8, Y8)
-	DOT4X(30(SI), 30(SI)(R8*1), 30(SI)(R8*2), 30(SI)(R9*1), Z16, Z17, Z18, Z19)
-	SUM_ACC4
-	TILES(32, Z14, Y14)
-	VPSLLD $4, Z14, Z14
-	VMOVUPS (DI), Y13
-	VINSERTF64X4 $1, (DX), Z13, Z13
-	Q80_ROW((SI), Z4, Z0)
-	Q80_ROW((SI)(R8*1), Z5, Z1)
-	Q80_ROW((SI)(R8*2), Z6, Z2)
-	Q80_ROW((SI)(R9*1), Z7, Z3)
-	ADDQ $34, SI
-	ADDQ $320, DI
-	ADDQ $320, DX
-	DECQ CX
-	JNZ  q80r4x16v
-	MOVQ out+40(FP), DX
-	STORE4
-	VZEROUPPER
-	RET
-
-// Q80_ROWP(d, acc, sum): Q80_ROW with d_w the float32 at d (the
-// preparation's, converted from the row's f16 once).
+// Q80_ROWP(d, acc, sum): sum = fma(acc − 128·Σq, d_w·d_x, sum), d_w the
+// float32 at d (the preparation's, converted from the row's f16 once);
+// Z13 d_x, Z14 128·Σq; Z20 scratch.
 #define Q80_ROWP(d, acc, sum) \
 	VPSUBD Z14, acc, acc; \
 	VCVTDQ2PS acc, acc; \
@@ -617,12 +484,12 @@ q80r4x16v:
 	VFMADD231PS Z20, acc, sum
 
 // func q8_0q8_0r4x16pAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
-// q8_0q8_0r4x16AVX512 with the four rows prepared in u by bias4Q8_0AVX512
-// (144 bytes a block: each quant plus 128 as an unsigned byte, row r at
-// 32r, then the four d_w as float32), so that each broadcast goes to
-// VPDPBUSD as it is (DOT4, no XOR) and each scale is one broadcast load
-// (w is not read). The integers are the same, and the float sequence per
-// lane q8_0q8_0r4x16AVX512's: the same bits.
+// Four Q8_0 rows against two tiles, per lane the pair kernel's sequence
+// (sum = fma(sumi, d_w·d_x, sum)): the rows prepared in u by
+// bias4Q8_0AVX512 (144 bytes a block: each quant plus 128 as an unsigned
+// byte, row r at 32r, then the four d_w as float32), so that each
+// broadcast goes to VPDPBUSD as it is (DOT4; 128·Σq comes off) and each
+// scale is one broadcast load (w is not read).
 TEXT ·q8_0q8_0r4x16pAVX512(SB), NOSPLIT, $0-56
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
@@ -637,24 +504,7 @@ TEXT ·q8_0q8_0r4x16pAVX512(SB), NOSPLIT, $0-56
 	VPXORD Z3, Z3, Z3
 	PCALIGN $64
 q80r4x16pv:
-	ZERO_ACC4
-	TILES(64, Z8, Y8)
-	DOT4(0(BX), 32(BX), 64(BX), 96(BX), Z4, Z5, Z6, Z7)
-	TILES(96, Z8, Y8)
-	DOT4(4(BX), 36(BX), 68(BX), 100(BX), Z16, Z17, Z18, Z19)
-	TILES(128, Z8, Y8)
-	DOT4(8(BX), 40(BX), 72(BX), 104(BX), Z4, Z5, Z6, Z7)
-	TILES(160, Z8, Y8)
-	DOT4(12(BX), 44(BX), 76(BX), 108(BX), Z16, Z17, Z18, Z19)
-	TILES(192, Z8, Y8)
-	DOT4(16(BX), 48(BX), 80(BX), 112(BX), Z4, Z5, Z6, Z7)
-	TILES(224, Z8, Y8)
-	DOT4(20(BX), 52(BX), 84(BX), 116(BX), Z16, Z17, Z18, Z19)
-	TILES(256, Z8, Y8)
-	DOT4(24(BX), 56(BX), 88(BX), 120(BX), Z4, Z5, Z6, Z7)
-	TILES(288, Z8, Y8)
-	DOT4(28(BX), 60(BX), 92(BX), 124(BX), Z16, Z17, Z18, Z19)
-	SUM_ACC4
+	QUAD_BLOCK
 	TILES(32, Z14, Y14)
 	VPSLLD $4, Z14, Z14
 	VMOVUPS (DI), Y13
