@@ -1,8 +1,6 @@
 package quant
 
 import (
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -78,72 +76,13 @@ func q4kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 // extreme quants (−128 included), and mixtures, over odd and even block
 // counts, rows adjacent and not.
 func TestFourRowQ4_KExtremes(t *testing.T) {
-	gen := genericKernels()
-	for _, lvl := range Levels() {
-		ks := levels[lvl]
-		for _, nb := range []int{1, 2, 3, 4, 7, 8, 11} {
-			for kind := q6kRandom; kind < q6kKinds; kind++ {
-				for _, gap := range []int{0, 144*3 + 17} {
-					t.Run(fmt.Sprintf("%s/blocks=%d/kind=%d/gap=%d", lvl, nb, kind, gap), func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(nb)*137+uint64(gap), uint64(kind)+901))
-						rb := nb * bytesQ4K
-						stride := rb + gap
-						for rep := 0; rep < 12; rep++ {
-							w := make([]byte, 3*stride+rb)
-							x := make([]byte, nb*bytesQ8K)
-							for row := 0; row < 4; row++ {
-								for b := 0; b < nb; b++ {
-									wb := w[row*stride+b*bytesQ4K : row*stride+(b+1)*bytesQ4K]
-									xb := x[b*bytesQ8K : (b+1)*bytesQ8K]
-									q4kExtremeBlock(r, kind, wb, xb)
-								}
-							}
-							var out [4]float32
-							ks.dotR4Q4_KQ8_K(w, stride, x, &out)
-							for row := 0; row < 4; row++ {
-								want := gen.dotQ4_KQ8_K(w[row*stride:row*stride+rb], x)
-								if !sameBits(out[row], want) {
-									t.Fatalf("rep %d row %d: %s = %g (%#08x), generic %g (%#08x)",
-										rep, row, lvl, out[row], math.Float32bits(out[row]), want, math.Float32bits(want))
-								}
-							}
-						}
-					})
-				}
-			}
-		}
-	}
+	testFourRowExtremes(t, bytesQ4K, 137, 901, q4kExtremeBlock,
+		func(ks *kernelSet) func(w []byte, stride int, x []byte, out *[4]float32) { return ks.dotR4Q4_KQ8_K },
+		genericKernels().dotQ4_KQ8_K)
 }
 
 // BenchmarkFourRowQ4_K measures the four-row Q4_K decode kernel
 // (Kernel.Dot4Rows: four adjacent rows against one token, in cache) at
 // each level for the row lengths of a 1B model's matrices (2048, the FFN's
 // 5632) and 8192; MB/s counts the weight bytes.
-func BenchmarkFourRowQ4_K(b *testing.B) {
-	for _, n := range []int{2048, 5632, 8192} {
-		r := rand.New(rand.NewPCG(uint64(n), 43))
-		var w []byte
-		for i := 0; i < 4; i++ {
-			w = append(w, quantizeWeights(b, gguf.TypeQ4_K, gaussian(r, n, 0.02))...)
-		}
-		x := quantizeRow(b, gguf.TypeQ8_K, gaussian(r, n, 1))
-		for _, lvl := range Levels() {
-			if lvl == Generic {
-				continue
-			}
-			restore := ForceLevel(lvl)
-			k, err := NewKernel(gguf.TypeQ4_K, n)
-			restore()
-			if err != nil {
-				b.Fatal(err)
-			}
-			var out [4]float32
-			b.Run(fmt.Sprintf("%s/n=%d", lvl, n), func(b *testing.B) {
-				b.SetBytes(int64(len(w)))
-				for b.Loop() {
-					k.Dot4Rows(w, x, &out)
-				}
-			})
-		}
-	}
-}
+func BenchmarkFourRowQ4_K(b *testing.B) { benchFourRow(b, gguf.TypeQ4_K, 43, false) }

@@ -78,33 +78,41 @@ func q6kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 // −128) and d (±65504) against extreme quants, and mixtures, over odd and
 // even block counts, rows adjacent and not.
 func TestFourRowQ6_KExtremes(t *testing.T) {
-	gen := genericKernels()
+	// The token's block is rewritten by each row; the last row's stays, as
+	// a row's kind may change the token's.
+	testFourRowExtremes(t, bytesQ6K, 131, 900, q6kExtremeBlock,
+		func(ks *kernelSet) func(w []byte, stride int, x []byte, out *[4]float32) { return ks.dotR4Q6_KQ8_K },
+		genericKernels().dotQ6_KQ8_K)
+}
+
+// testFourRowExtremes runs a four-row K-quant decode kernel (four) at
+// every level against the generic one-row twin (one), bit for bit, on
+// blocks of bb bytes that fill makes (one of q6kKinds kinds, the token's
+// block beside it), over odd and even block counts, rows adjacent and
+// not (seeded by mul and add).
+func testFourRowExtremes(t *testing.T, bb int, mul, add uint64, fill func(r *rand.Rand, kind q6kBlockKind, wb, xb []byte),
+	four func(ks *kernelSet) func(w []byte, stride int, x []byte, out *[4]float32), one func(w, x []byte) float32) {
 	for _, lvl := range Levels() {
-		ks := levels[lvl]
+		dot := four(levels[lvl])
 		for _, nb := range []int{1, 2, 3, 4, 7, 8, 11} {
 			for kind := q6kRandom; kind < q6kKinds; kind++ {
-				for _, gap := range []int{0, 210*3 + 17} {
+				for _, gap := range []int{0, bb*3 + 17} {
 					t.Run(fmt.Sprintf("%s/blocks=%d/kind=%d/gap=%d", lvl, nb, kind, gap), func(t *testing.T) {
-						r := rand.New(rand.NewPCG(uint64(nb)*131+uint64(gap), uint64(kind)+900))
-						rb := nb * bytesQ6K
+						r := rand.New(rand.NewPCG(uint64(nb)*mul+uint64(gap), uint64(kind)+add))
+						rb := nb * bb
 						stride := rb + gap
 						for rep := 0; rep < 12; rep++ {
 							w := make([]byte, 3*stride+rb)
 							x := make([]byte, nb*bytesQ8K)
 							for row := 0; row < 4; row++ {
 								for b := 0; b < nb; b++ {
-									wb := w[row*stride+b*bytesQ6K : row*stride+(b+1)*bytesQ6K]
-									xb := x[b*bytesQ8K : (b+1)*bytesQ8K]
-									// The token's block is rewritten by each
-									// row; the last row's stays, as a row's
-									// kind may change the token's.
-									q6kExtremeBlock(r, kind, wb, xb)
+									fill(r, kind, w[row*stride+b*bb:row*stride+(b+1)*bb], x[b*bytesQ8K:(b+1)*bytesQ8K])
 								}
 							}
 							var out [4]float32
-							ks.dotR4Q6_KQ8_K(w, stride, x, &out)
+							dot(w, stride, x, &out)
 							for row := 0; row < 4; row++ {
-								want := gen.dotQ6_KQ8_K(w[row*stride:row*stride+rb], x)
+								want := one(w[row*stride:row*stride+rb], x)
 								if !sameBits(out[row], want) {
 									t.Fatalf("rep %d row %d: %s = %g (%#08x), generic %g (%#08x)",
 										rep, row, lvl, out[row], math.Float32bits(out[row]), want, math.Float32bits(want))
@@ -122,17 +130,24 @@ func TestFourRowQ6_KExtremes(t *testing.T) {
 // (Kernel.Dot4Rows: four adjacent rows against one token, in cache) at
 // each level for the row lengths of a 1B model's matrices (2048, the FFN's
 // 5632) and 8192; MB/s counts the weight bytes.
-func BenchmarkFourRowQ6_K(b *testing.B) {
+func BenchmarkFourRowQ6_K(b *testing.B) { benchFourRow(b, gguf.TypeQ6_K, 41, true) }
+
+// benchFourRow is BenchmarkFourRowQ*_K for weight type typ (seed: the
+// random stream; generic: the generic level too).
+func benchFourRow(b *testing.B, typ gguf.GGMLType, seed uint64, generic bool) {
 	for _, n := range []int{2048, 5632, 8192} {
-		r := rand.New(rand.NewPCG(uint64(n), 41))
+		r := rand.New(rand.NewPCG(uint64(n), seed))
 		var w []byte
 		for i := 0; i < 4; i++ {
-			w = append(w, quantizeWeights(b, gguf.TypeQ6_K, gaussian(r, n, 0.02))...)
+			w = append(w, quantizeWeights(b, typ, gaussian(r, n, 0.02))...)
 		}
 		x := quantizeRow(b, gguf.TypeQ8_K, gaussian(r, n, 1))
 		for _, lvl := range Levels() {
+			if lvl == Generic && !generic {
+				continue
+			}
 			restore := ForceLevel(lvl)
-			k, err := NewKernel(gguf.TypeQ6_K, n)
+			k, err := NewKernel(typ, n)
 			restore()
 			if err != nil {
 				b.Fatal(err)
