@@ -116,11 +116,12 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 		src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap, keep)
 }
 
-// fattnKeepShared is the shared memory that keeps a block's scores between
-// the flash kernel's passes (its rows × kvLen rounded up to 64 floats).
-// The kernels keep them when that still leaves two blocks an SM (else
-// passes 1 and 2 compute the scores again).
-func fattnKeepShared(hd, kvLen int) int { return fattnRows(hd) * ((kvLen + 63) / 64 * 64) * 4 }
+// fattnKeepShared is the shared memory that keeps the scores of a block of
+// rows query rows between the flash kernel's passes (rows × kvLen rounded
+// up to 64 floats). The kernels keep them when that still leaves the
+// blocks an SM they are built for (else passes 1 and 2 compute the scores
+// again).
+func fattnKeepShared(rows, kvLen int) int { return rows * ((kvLen + 63) / 64 * 64) * 4 }
 
 // attnUsed queues attn_used over a mask of tokens rows of kvLen: *used is
 // zeroed, then the blocks fold their maxima into it.
