@@ -86,10 +86,7 @@ type Backend struct {
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that
 	// kept them (tests).
 	fattnNoKeep bool
-	// fattnWide: head size 128 on the 512-thread flash kernel
-	// (MINFER_CUDA_FATTN=wide).
-	fattnWide  bool
-	fattnKeeps int
+	fattnKeeps  int
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
 	// pending: input writes deferred to the next request (WriteHostWindows),
@@ -124,7 +121,6 @@ func Open(o Options) (*Backend, error) {
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
 	b.fattnNoKeep = fattnNoKeepFromEnv()
-	b.fattnWide = fattnWideFromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)
