@@ -143,6 +143,7 @@ type kernelSet struct {
 	// (tile8q6k.go); the pair nil where the level has none.
 	dotR4x8Q6_KQ8_K  func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	dotR2x16Q6_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	dotR4x16Q6_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	prep4Q6_K        func(w []byte, wstride int, u []byte)
 	// dotR8TQ4_0Q8_0: eight Q4_0 rows against one token with its table
 	// (rows8.go).

@@ -176,7 +176,7 @@ func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K = nil, nil, nil, nil
-	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.prep4Q6_K = nil, nil, nil
+	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K = nil, nil, nil, nil
 }
 
 // tile8For is the level's eight-token tile kernel for t; its dot is nil
@@ -212,7 +212,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.dotR4x8Q6_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, prep: ks.prep4Q6_K, pack: packTile8Q6_K,
+		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, quad: ks.dotR4x16Q6_KQ8_K, prep: ks.prep4Q6_K, pack: packTile8Q6_K,
 			qk: qkK, tileBlock: tile8Q6KBlock, prepBlock: prep4Q6_KBlock}
 	}
 	return tile8Kernel{}

@@ -684,3 +684,135 @@ q4kr4x16vsub:
 	STORE4
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------
+// Q6_K: four prepared rows against two tiles (tile8q6k.go's layouts and
+// arithmetic, q6_Kq8_Kr4x8AVX2's sequence with both tiles' eight tokens
+// in the two halves of each ZMM).
+// ---------------------------------------------------------------------
+
+// Q6Z_CHUNK(toff): Z12 = tile a's chunk at toff(DI) | tile b's at toff(DX).
+#define Q6Z_CHUNK(toff) \
+	VMOVDQU64 toff(DI), Y12; \
+	VINSERTI64X4 $1, toff(DX), Z12, Z12
+
+// Q6Z_FIRST: Z8..Z11 = the int16 pair sums of rows 0..3 (weight bytes woff
+// of the sub-block's 32 a row, rows 32 bytes apart at BX) against the
+// chunk at toff.
+#define Q6Z_FIRST(toff, woff) \
+	Q6Z_CHUNK(toff); \
+	VPBROADCASTD woff(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z8; \
+	VPBROADCASTD woff+32(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z9; \
+	VPBROADCASTD woff+64(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z10; \
+	VPBROADCASTD woff+96(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z11
+
+// Q6Z_NEXT: Z8..Z11 += the next chunk's pair sums (int16, exact).
+#define Q6Z_NEXT(toff, woff) \
+	Q6Z_CHUNK(toff); \
+	VPBROADCASTD woff(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z14; \
+	VPADDW Z14, Z8, Z8; \
+	VPBROADCASTD woff+32(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z14; \
+	VPADDW Z14, Z9, Z9; \
+	VPBROADCASTD woff+64(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z14; \
+	VPADDW Z14, Z10, Z10; \
+	VPBROADCASTD woff+96(BX), Z13; \
+	VPMADDUBSW Z13, Z12, Z14; \
+	VPADDW Z14, Z11, Z11
+
+// Q6Z_SCALE: Z4..Z7 += each row's scale (int16 pair at soff(R10), rows 64
+// bytes apart) times its int16 sums in Z8..Z11.
+#define Q6Z_SCALE(soff) \
+	VPBROADCASTD soff(R10), Z13; \
+	VPMADDWD Z13, Z8, Z8; \
+	VPADDD Z8, Z4, Z4; \
+	VPBROADCASTD soff+64(R10), Z13; \
+	VPMADDWD Z13, Z9, Z9; \
+	VPADDD Z9, Z5, Z5; \
+	VPBROADCASTD soff+128(R10), Z13; \
+	VPMADDWD Z13, Z10, Z10; \
+	VPADDD Z10, Z6, Z6; \
+	VPBROADCASTD soff+192(R10), Z13; \
+	VPMADDWD Z13, Z11, Z11; \
+	VPADDD Z11, Z7, Z7
+
+// Q6Z_FIN: a row's super-block into its running sums: isum = acc − C (C at
+// coff(R11)), then sum += (d·d_x)·float32(isum) per token (d at doff(R11),
+// the sixteen tokens' d_x in Z15), as T6_FIN.
+#define Q6Z_FIN(acc, sum, coff, doff) \
+	VPBROADCASTD coff(R11), Z13; \
+	VPSUBD Z13, acc, acc; \
+	VCVTDQ2PS acc, acc; \
+	VBROADCASTSS doff(R11), Z13; \
+	VMULPS Z15, Z13, Z13; \
+	VMULPS acc, Z13, Z13; \
+	VADDPS Z13, sum, sum
+
+// func q6_Kq8_Kr4x16AVX512(u, ta, tb *byte, nb int, out *float32)
+// Four Q6_K rows prepared by prep4Q6_K against two eight-token tiles:
+// each broadcast weight chunk serves sixteen tokens. Per lane the
+// sequence of q6_Kq8_Kr4x8AVX2: the same bits. Registers: Z0..Z3 the rows'
+// sums, Z4..Z7 their int32 sums of the super-block, Z8..Z11 their int16
+// sums of two chunks, Z12 a chunk of both tiles, Z13 a broadcast, Z14 a
+// product, Z15 the tokens' d_x. R11 the super-block's prepared rows, R12
+// and R14 the tiles'; BX, DI, DX and R10 walk values, tiles and scales.
+TEXT ·q6_Kq8_Kr4x16AVX512(SB), NOSPLIT, $0-40
+	MOVQ u+0(FP), R11
+	MOVQ ta+8(FP), R12
+	MOVQ tb+16(FP), R14
+	MOVQ nb+24(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	PCALIGN $64
+q6kr4x16sb:
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ R11, BX
+	MOVQ R12, DI
+	MOVQ R14, DX
+	LEAQ 1024(R11), R10
+	MOVQ $8, R9
+q6kr4x16sub:
+	Q6Z_FIRST(32, 0)
+	Q6Z_NEXT(64, 4)
+	Q6Z_SCALE(0)
+	Q6Z_FIRST(96, 8)
+	Q6Z_NEXT(128, 12)
+	Q6Z_SCALE(0)
+	Q6Z_FIRST(160, 16)
+	Q6Z_NEXT(192, 20)
+	Q6Z_SCALE(4)
+	Q6Z_FIRST(224, 24)
+	Q6Z_NEXT(256, 28)
+	Q6Z_SCALE(4)
+	ADDQ $128, BX
+	ADDQ $256, DI
+	ADDQ $256, DX
+	ADDQ $8, R10
+	DECQ R9
+	JNZ  q6kr4x16sub
+	VMOVUPS (R12), Y15
+	VINSERTF64X4 $1, (R14), Z15, Z15
+	Q6Z_FIN(Z4, Z0, 1296, 1280)
+	Q6Z_FIN(Z5, Z1, 1300, 1284)
+	Q6Z_FIN(Z6, Z2, 1304, 1288)
+	Q6Z_FIN(Z7, Z3, 1308, 1292)
+	ADDQ $1312, R11
+	ADDQ $2080, R12
+	ADDQ $2080, R14
+	DECQ CX
+	JNZ  q6kr4x16sb
+	MOVQ out+32(FP), DX
+	STORE4
+	VZEROUPPER
+	RET
