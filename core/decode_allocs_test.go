@@ -36,12 +36,22 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 			if err := s.cpu.Compute(context.Background(), nodes); err != nil { // warm-up: scratch grows here
 				t.Fatal(err)
 			}
-			if a := testing.AllocsPerRun(5, func() {
-				if err := s.cpu.Compute(context.Background(), nodes); err != nil {
-					t.Fatal(err)
+			// AllocsPerRun counts the whole process's allocations, so a
+			// goroutine another test left running can add one now and
+			// then (seen once, under -race in CI): a step that allocates
+			// does so in every one of three measurements.
+			var a float64
+			for try := 0; try < 3; try++ {
+				if a = testing.AllocsPerRun(5, func() {
+					if err := s.cpu.Compute(context.Background(), nodes); err != nil {
+						t.Fatal(err)
+					}
+				}); a == 0 {
+					break
 				}
-			}); a != 0 {
-				t.Errorf("a decode step on the CPU backend allocates %v times", a)
+			}
+			if a != 0 {
+				t.Errorf("a decode step on the CPU backend allocates %v times (in each of three measurements)", a)
 			}
 		})
 	}
