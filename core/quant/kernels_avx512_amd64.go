@@ -36,8 +36,8 @@ func init() {
 	// per broadcast: 1.3x the kernel on a Xeon (BenchmarkTile8 Q8_0/x2).
 	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
-	ks.dotR4x16Q4_KQ8_K = quadQ4_K(q4_Kq8_Kr4x16AVX512)
-	ks.dotR4x16Q6_KQ8_K = quadQ6_K(q6_Kq8_Kr4x16AVX512)
+	ks.dotR4x16Q4_KQ8_K = quadK(q4_Kq8_Kr4x16AVX512, tile8KBlock, prep4Q4_KBlock)
+	ks.dotR4x16Q6_KQ8_K = quadK(q6_Kq8_Kr4x16AVX512, tile8Q6KBlock, prep4Q6_KBlock)
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
 	ks.dotR8X8Q4_0Q8_0 = rows8X8(q4_0q8_0r8x8AVX512, bytesQ4x8)
 	ks.dotR8X8Q8_0Q8_0 = rows8X8(q8_0q8_0r8x8AVX512, bytesQ80x8)
@@ -117,38 +117,25 @@ func quadPrep(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float
 	}
 }
 
-// quadQ4_K wraps a four-row sixteen-token Q4_K kernel (rows prepared in u).
-func quadQ4_K(asm func(u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+// quadK wraps a four-row sixteen-token K-quant kernel that reads its rows
+// from their preparation in u (prepBlock bytes a super-block) and tiles of
+// tileBlock bytes a super-block.
+func quadK(asm func(u, ta, tb *byte, nb int, out *float32), tileBlock, prepBlock int) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
 	return func(_ []byte, _ int, u []byte, ta, tb []byte, out []float32) {
-		nb := len(ta) / tile8KBlock
+		nb := len(ta) / tileBlock
 		_ = out[64-1]
 		if nb == 0 {
 			clear(out[:64])
 			return
 		}
-		_ = u[nb*prep4Q4_KBlock-1]
-		_ = tb[nb*tile8KBlock-1]
+		_ = u[nb*prepBlock-1]
+		_ = tb[nb*tileBlock-1]
 		asm(&u[0], &ta[0], &tb[0], nb, &out[0])
 	}
 }
 
 //go:noescape
 func q6_Kq8_Kr4x16AVX512(u, ta, tb *byte, nb int, out *float32)
-
-// quadQ6_K wraps a four-row sixteen-token Q6_K kernel (rows prepared in u).
-func quadQ6_K(asm func(u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
-	return func(_ []byte, _ int, u []byte, ta, tb []byte, out []float32) {
-		nb := len(ta) / tile8Q6KBlock
-		_ = out[64-1]
-		if nb == 0 {
-			clear(out[:64])
-			return
-		}
-		_ = u[nb*prep4Q6_KBlock-1]
-		_ = tb[nb*tile8Q6KBlock-1]
-		asm(&u[0], &ta[0], &tb[0], nb, &out[0])
-	}
-}
 
 //go:noescape
 func q4_0q8_0r8tAVX512(w *byte, wstride int, x *byte, nb int, tab *byte, out *[8]float32)

@@ -22,10 +22,7 @@ func q4kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 	}
 	put16(wb, F32ToF16(float32(r.NormFloat64()*0.01)))
 	put16(wb[2:], F32ToF16(float32(r.NormFloat64()*0.01)))
-	putF32(xb, float32(r.NormFloat64()*0.01))
-	for j := 4; j < 260; j++ {
-		xb[j] = byte(r.Uint32()) // −128 included
-	}
+	randomTokenBlock(r, xb)
 	switch k {
 	case q6kZero:
 		clear(wb)
@@ -53,18 +50,7 @@ func q4kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 		}
 		put16(wb, 0x7bff^uint16(r.IntN(2))<<15)     // ±65504
 		put16(wb[2:], 0x7bff^uint16(r.IntN(2))<<15) // ±65504
-		putF32(xb, float32([]float64{1e-3, 1e30, -1e30}[r.IntN(3)]))
-		mode := r.IntN(3)
-		for j := 4; j < 260; j++ {
-			switch mode {
-			case 0:
-				xb[j] = 0x80 // −128
-			case 1:
-				xb[j] = 0x7f
-			default:
-				xb[j] = []byte{0x80, 0x7f, 0x81}[r.IntN(3)]
-			}
-		}
+		extremeTokenBlock(r, xb)
 	}
 	fixBsums(xb)
 }

@@ -21,6 +21,33 @@ const (
 	q6kKinds
 )
 
+// randomTokenBlock fills the Q8_K block xb with a small random d_x and
+// random quants (−128 included: no sign trick in the kernels tested).
+func randomTokenBlock(r *rand.Rand, xb []byte) {
+	putF32(xb, float32(r.NormFloat64()*0.01))
+	for j := 4; j < 260; j++ {
+		xb[j] = byte(r.Uint32())
+	}
+}
+
+// extremeTokenBlock gives the Q8_K block xb a d_x large enough that some
+// products overflow to ±Inf (or a small one), and quants all −128, all 127
+// or a mixture of −128, 127 and −127.
+func extremeTokenBlock(r *rand.Rand, xb []byte) {
+	putF32(xb, float32([]float64{1e-3, 1e30, -1e30}[r.IntN(3)]))
+	mode := r.IntN(3)
+	for j := 4; j < 260; j++ {
+		switch mode {
+		case 0:
+			xb[j] = 0x80 // −128
+		case 1:
+			xb[j] = 0x7f
+		default:
+			xb[j] = []byte{0x80, 0x7f, 0x81}[r.IntN(3)]
+		}
+	}
+}
+
 // q6kExtremeBlock fills one Q6_K block wb and one Q8_K block xb of kind k.
 func q6kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 	if k == q6kMixed {
@@ -30,10 +57,7 @@ func q6kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 		wb[j] = byte(r.Uint32())
 	}
 	put16(wb[208:], F32ToF16(float32(r.NormFloat64()*0.01)))
-	putF32(xb, float32(r.NormFloat64()*0.01))
-	for j := 4; j < 260; j++ {
-		xb[j] = byte(r.Uint32()) // −128 included: no sign trick here
-	}
+	randomTokenBlock(r, xb)
 	switch k {
 	case q6kZero:
 		clear(wb)
@@ -54,19 +78,7 @@ func q6kExtremeBlock(r *rand.Rand, k q6kBlockKind, wb, xb []byte) {
 			wb[j] = []byte{0x7f, 0x81, 0x80}[r.IntN(3)] // 127, −127, −128
 		}
 		put16(wb[208:], 0x7bff^uint16(r.IntN(2))<<15) // ±65504
-		// d_x large enough that some products overflow to ±Inf.
-		putF32(xb, float32([]float64{1e-3, 1e30, -1e30}[r.IntN(3)]))
-		mode := r.IntN(3)
-		for j := 4; j < 260; j++ {
-			switch mode {
-			case 0:
-				xb[j] = 0x80 // −128
-			case 1:
-				xb[j] = 0x7f
-			default:
-				xb[j] = []byte{0x80, 0x7f, 0x81}[r.IntN(3)]
-			}
-		}
+		extremeTokenBlock(r, xb)
 	}
 	fixBsums(xb)
 }

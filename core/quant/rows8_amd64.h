@@ -19,3 +19,16 @@
 	VMULPS Y9, Y8, Y8; \
 	VMULPS Y8, Y3, Y3; \
 	VADDPS Y3, Y0, Y0
+
+// X8_PF3 / X8_PF5: PREFETCHT0 of the three (Q4_0: 144-byte x8 blocks) or
+// five (Q8_0: 272-byte blocks) cache lines R11 bytes ahead of SI, where
+// R11 holds x8PrefetchQ4_0 / x8PrefetchQ8_0 (x8prefetch_amd64.go).
+#define X8_PF3 \
+	PREFETCHT0 (SI)(R11*1); \
+	PREFETCHT0 64(SI)(R11*1); \
+	PREFETCHT0 128(SI)(R11*1)
+
+#define X8_PF5 \
+	X8_PF3; \
+	PREFETCHT0 192(SI)(R11*1); \
+	PREFETCHT0 256(SI)(R11*1)
