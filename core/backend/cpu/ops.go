@@ -532,6 +532,26 @@ type attnTask struct {
 	gs int
 }
 
+// attnScore is one attention score from the dot s of q and a K row, as
+// llama.cpp computes it: rounded to float32, soft-capped (softCap > 0),
+// scaled, the mask entry m added.
+func attnScore(s float64, softCap, scale, m float32) float32 {
+	sc := float32(s)
+	if softCap > 0 {
+		sc = tanhf(sc*(1/softCap)) * softCap
+	}
+	return sc*scale + m
+}
+
+// shiftedSoftmaxInv takes maxv off every score and returns 1 over the
+// softmax sum of what is left (softmaxSum16's order).
+func shiftedSoftmaxInv(scores []float32, maxv float32) float32 {
+	for j := range scores {
+		scores[j] -= maxv
+	}
+	return float32(1 / softmaxSum16(scores))
+}
+
 // attnFullRows makes attnTask.run take every row over all nkv entries
 // (tests compare the two).
 var attnFullRows = false
@@ -612,17 +632,10 @@ func (at *attnTask) rows(ws *scratch, lo, hi int) {
 					s += float64(qh[d] * kv)
 				}
 			}
-			sc := float32(s)
-			if softCap > 0 {
-				sc = tanhf(sc*(1/softCap)) * softCap
-			}
-			scores[j] = sc*scale + mr[j]
+			scores[j] = attnScore(s, softCap, scale, mr[j])
 			maxv = max(maxv, scores[j])
 		}
-		for j := range scores {
-			scores[j] -= maxv
-		}
-		inv := float32(1 / softmaxSum16(scores))
+		inv := shiftedSoftmaxInv(scores, maxv)
 		or := out[t*heads*headDim+h*headDim : t*heads*headDim+(h+1)*headDim]
 		if f16 {
 			// Each output element is ggml_vec_dot_f16 of the weights and a
@@ -735,17 +748,10 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 				}
 			}
 			s += tail
-			sc := float32(s)
-			if softCap > 0 {
-				sc = tanhf(sc*(1/softCap)) * softCap
-			}
-			sg[j] = sc*scale + mr[j]
+			sg[j] = attnScore(s, softCap, scale, mr[j])
 			maxv = maxf(maxv, sg[j])
 		}
-		for j := range sg {
-			sg[j] -= maxv
-		}
-		inv[g] = float32(1 / softmaxSum16(sg))
+		inv[g] = shiftedSoftmaxInv(sg, maxv)
 	}
 	// The V pass, head by head: its 64 lanes of every column in vT
 	// (lane-major, as in rows; one head's at a time, 64·headDim floats,
