@@ -86,7 +86,10 @@ type Backend struct {
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that
 	// kept them (tests).
 	fattnNoKeep bool
-	fattnKeeps  int
+	// fattnWide: head size 128 on the 512-thread flash kernel (the
+	// default; MINFER_CUDA_FATTN=narrow for the 256-thread one).
+	fattnWide  bool
+	fattnKeeps int
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
 	// pending: input writes deferred to the next request (WriteHostWindows),
@@ -121,6 +124,7 @@ func Open(o Options) (*Backend, error) {
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
 	b.fattnNoKeep = fattnNoKeepFromEnv()
+	b.fattnWide = fattnWideFromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

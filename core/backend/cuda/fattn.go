@@ -31,8 +31,8 @@ var fattnDisabled = os.Getenv("MINFER_CUDA_FATTN") == "0"
 // every pass (no scores kept in shared memory), for comparisons.
 func fattnNoKeepFromEnv() bool { return os.Getenv("MINFER_CUDA_FATTN") == "nokeep" }
 
-// fattnRows is the query rows one block takes for head size hd (FA_R in
-// fattn.cu).
+// fattnRows is the query rows one block of 256 threads takes for head
+// size hd (FA_R in fattn.cu).
 func fattnRows(hd int) int {
 	switch hd {
 	case 64:
@@ -43,13 +43,40 @@ func fattnRows(hd int) int {
 	return 2
 }
 
-// fattnShared is the kernels' dynamic shared memory for head size hd
-// (mirrors fattn.cu): a K tile (64 positions as float, rows padded by
-// four) and a V tile (F16, padded by eight), which the 64 chains of each output
-// element (stride 65) reuse at the end; then q, the tile's scores, and
-// per row the maximum, 1/sum and the float64 sum.
-func fattnShared(hd int) int {
-	r := fattnRows(hd)
+// fattnWideFromEnv: head size 128 runs on fattn_f16_128w (512 threads,
+// four query rows a block, one block an SM: each K/V tile it loads serves
+// four rows where fattn_f16_128's serves two; the same chains, the same
+// bits) unless MINFER_CUDA_FATTN=narrow, for comparisons. Measured on the
+// H200 (bench/results/2026-12-02-s11-call1): 1.50 → 1.11 ms a block of an
+// 8B-shaped model at 512 tokens, prefill 27.8–28.0k → 30.6–30.7k tok/s on
+// its 4-block form.
+func fattnWideFromEnv() bool { return os.Getenv("MINFER_CUDA_FATTN") != "narrow" }
+
+// fattnKernel is a flash kernel: its name, the query rows and threads of
+// a block, and the blocks an SM it is built for (its launch bounds).
+type fattnKernel struct {
+	name                 string
+	rows, threads, perSM int
+}
+
+// fattnFor is the flash kernel for head size hd.
+func (b *Backend) fattnFor(hd int) fattnKernel {
+	if hd == 128 && b.fattnWide {
+		return fattnKernel{"fattn_f16_128w", 4, 512, 1}
+	}
+	perSM := 2
+	if hd == 256 {
+		perSM = 1
+	}
+	return fattnKernel{fattnHeadDims[hd], fattnRows(hd), 256, perSM}
+}
+
+// fattnShared is the kernels' dynamic shared memory for head size hd and
+// r query rows a block (mirrors fattn.cu): a K tile (64 positions as
+// float, rows padded by four) and a V tile (F16, padded by eight), which
+// the 64 chains of each output element (stride 65) reuse at the end; then
+// q, the tile's scores, and per row the maximum, 1/sum and the float64 sum.
+func fattnShared(hd, r int) int {
 	tiles := 64*(hd+4)*4 + 64*(hd+8)*2
 	chains := r * hd * 65 * 4
 	a := (max(tiles, chains) + 15) / 16 * 16
@@ -60,8 +87,11 @@ func fattnShared(hd int) int {
 func (b *Backend) useFlash(n *graph.Node) bool {
 	q := n.Src[0]
 	_, ok := fattnHeadDims[int(q.Shape[0])]
-	return ok && !fattnDisabled && q.Shape[2] > 1 && n.Src[1].Type == gguf.TypeF16 &&
-		fattnShared(int(q.Shape[0])) <= b.dv.smemOptin-attentionStaticShared
+	if !ok || fattnDisabled || q.Shape[2] <= 1 || n.Src[1].Type != gguf.TypeF16 {
+		return false
+	}
+	fk := b.fattnFor(int(q.Shape[0]))
+	return fattnShared(int(q.Shape[0]), fk.rows) <= b.dv.smemOptin-attentionStaticShared
 }
 
 // flashAttention queues attention node n (q, k cache, v cache, mask at
@@ -74,26 +104,28 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 		return fmt.Errorf("%w: %d heads over %d KV heads", errUnsupported, heads, p.KVHeads)
 	}
 	group := heads / int64(p.KVHeads)
-	rows := int64(fattnRows(hd))
+	fk := b.fattnFor(hd)
+	rows := int64(fk.rows)
 	used := b.dv.work
 	if err := b.attnUsed(src[3], T, p.KVLen, used); err != nil {
 		return err
 	}
-	sm, keep := fattnShared(hd), int32(0)
-	if ks := sm + fattnKeepShared(hd, p.KVLen); !b.fattnNoKeep && ks <= b.dv.smemOptin/2-1024 {
+	sm, keep := fattnShared(hd, fk.rows), int32(0)
+	if ks := sm + fattnKeepShared(fk.rows, p.KVLen); !b.fattnNoKeep && ks <= b.dv.smemOptin/fk.perSM-1024 {
 		sm, keep = ks, 1
 		b.fattnKeeps++
 	}
 	grid := [3]uint32{uint32((T*group + rows - 1) / rows), uint32(p.KVHeads), 1}
-	return b.dv.launch(&b.l, fattnHeadDims[hd], grid, block1(256), uint32(sm),
+	return b.dv.launch(&b.l, fk.name, grid, block1(fk.threads), uint32(sm),
 		src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap, keep)
 }
 
-// fattnKeepShared is the shared memory that keeps a block's scores between
-// the flash kernel's passes (its rows × kvLen rounded up to 64 floats).
-// The kernels keep them when that still leaves two blocks an SM (else
-// passes 1 and 2 compute the scores again).
-func fattnKeepShared(hd, kvLen int) int { return fattnRows(hd) * ((kvLen + 63) / 64 * 64) * 4 }
+// fattnKeepShared is the shared memory that keeps the scores of a block of
+// rows query rows between the flash kernel's passes (rows × kvLen rounded
+// up to 64 floats). The kernels keep them when that still leaves the
+// blocks an SM they are built for (else passes 1 and 2 compute the scores
+// again).
+func fattnKeepShared(rows, kvLen int) int { return rows * ((kvLen + 63) / 64 * 64) * 4 }
 
 // attnUsed queues attn_used over a mask of tokens rows of kvLen: *used is
 // zeroed, then the blocks fold their maxima into it.

@@ -20,15 +20,21 @@ import (
 // that is not causal (holes in the middle of a row); each with the scores
 // kept in shared memory between the passes and computed again (nokeep),
 // and a cache too long to keep them (6000 positions, head size 128).
+// Each case also runs head size 128 on the 512-thread kernel (wide).
 func TestFlashAttention(t *testing.T) {
 	for _, noKeep := range []bool{false, true} {
-		t.Run(fmt.Sprintf("nokeep%v", noKeep), func(t *testing.T) { testFlashAttention(t, noKeep) })
+		for _, wide := range []bool{false, true} {
+			t.Run(fmt.Sprintf("nokeep%v/wide%v", noKeep, wide), func(t *testing.T) { testFlashAttention(t, noKeep, wide) })
+		}
 	}
 }
 
-func testFlashAttention(t *testing.T, noKeep bool) {
+func testFlashAttention(t *testing.T, noKeep, wide bool) {
 	g := gpu(t)
+	noKeep0, wide0 := g.fattnNoKeep, g.fattnWide
 	g.fattnNoKeep = noKeep
+	g.fattnWide = wide
+	defer func() { g.fattnNoKeep, g.fattnWide = noKeep0, wide0 }()
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, tc := range []struct {
 		hd, heads, kvHeads, past, T, kvLen int
@@ -47,9 +53,10 @@ func testFlashAttention(t *testing.T, noKeep bool) {
 	} {
 		hd := tc.hd
 		ctx := max(1100, tc.kvLen)
-		wantKeep := !noKeep && fattnShared(hd)+fattnKeepShared(hd, tc.kvLen) <= g.dv.smemOptin/2-1024
-		if tc.kvLen == 6000 && wantKeep {
-			t.Fatalf("a cache of 6000 positions keeps its scores (%d bytes): the case meant to recompute them does not", fattnKeepShared(hd, tc.kvLen))
+		fk := g.fattnFor(hd)
+		wantKeep := !noKeep && fattnShared(hd, fk.rows)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
+		if tc.kvLen == 6000 && wantKeep && fk.perSM == 2 {
+			t.Fatalf("a cache of 6000 positions keeps its scores (%d bytes): the case meant to recompute them does not", fattnKeepShared(fk.rows, tc.kvLen))
 		}
 		t.Run(fmt.Sprintf("hd%d/h%d-kv%d/past%d/T%d/kv%d/cap%g/q%g/holes%v", hd, tc.heads, tc.kvHeads, tc.past, tc.T, tc.kvLen, tc.softCap, tc.qScale, tc.holes), func(t *testing.T) {
 			rowLen := hd * tc.kvHeads
@@ -98,10 +105,15 @@ func testFlashAttention(t *testing.T, noKeep bool) {
 				},
 			}
 			kept := g.fattnKeeps
+			g.l.counts = map[string]int{}
 			compareWithin(t, c, g, 2, floatBound)
 			if got := g.fattnKeeps > kept; got != wantKeep {
 				t.Errorf("scores kept: %v, want %v (%d launches kept them)", got, wantKeep, g.fattnKeeps-kept)
 			}
+			if g.l.counts[fk.name] == 0 {
+				t.Errorf("no %s launch: %v", fk.name, g.l.counts)
+			}
+			g.l.counts = nil
 		})
 	}
 }

@@ -25,23 +25,26 @@
 
 #define FA_KV 64 // cache positions per tile
 
-// FA_R(HD): query rows per block, so that rows × HD = 256 output elements
-// (96: 192) and each of the 256 threads owns 64 (48) chains in registers.
-#define FA_R(HD) ((HD) == 64 ? 4 : (HD) == 256 ? 1 : 2)
+// FA_R(HD, NT): query rows per block of NT threads, so that rows × HD =
+// NT output elements (96: 192 of 256) and each thread owns 64 (48) chains
+// in registers: 256 threads (4 rows at head size 64, 2 at 96 and 128, 1
+// at 256), or 512 threads at head size 128 (4 rows: each K/V tile a block
+// loads serves twice the rows).
+#define FA_R(HD, NT) ((HD) == 64 ? 4 : (HD) == 256 ? 1 : (NT) / 128)
 
-// fattn<HD>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
+// fattn<HD, NT>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
 // mask [T][kvLen]; used: the cells in use (attn_used); out like q. grid
-// (ceil(T·group/R), kvHeads), 256 threads; dynamic shared memory
+// (ceil(T·group/R), kvHeads), NT threads; dynamic shared memory
 // fattnShared(HD) (mirrored in fattn.go).
-template <int HD>
+template <int HD, int NT>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
                       int kvHeads, int kvLen, float scale, float softCap, int keep) {
-    constexpr int R = FA_R(HD);
+    constexpr int R = FA_R(HD, NT);
     // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
     // of a quarter warp (8 consecutive positions) hit distinct banks.
     constexpr int KS = HD + 4; // K tile (floats)
     constexpr int VS = HD + 8; // V tile (halves)
-    constexpr int CELLS = R * HD, CP = CELLS / 4; // output elements; chains' elements per thread
+    constexpr int CELLS = R * HD, CP = CELLS / (NT / FA_KV); // output elements; chains' elements per thread
     constexpr int LS = 65;     // chain store stride at the end
     constexpr int TILES_BYTES = FA_KV * KS * 4 + FA_KV * VS * 2;
     constexpr int CHAIN_BYTES = CELLS * LS * 4;
@@ -243,10 +246,12 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
 }
 
 // Two blocks an SM for the head sizes up to 128 (at most 128 registers a
-// thread; head size 64 spills a few bytes), one for 256.
-#define FATTN(hd) \
-    extern "C" __global__ void __launch_bounds__(256, (hd) == 256 ? 1 : 2) fattn_f16_##hd(const float* q, const __half* kc, const __half* vc, const float* mask, \
-                                                                    const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
-                                                                    float scale, float softCap, int keep) { \
-        fattn<hd>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap, keep); }
-FATTN(64) FATTN(96) FATTN(128) FATTN(256)
+// thread; head size 64 spills a few bytes), one for 256; fattn_f16_128w:
+// 512 threads, one block an SM.
+#define FATTN(name, hd, nt, minb) \
+    extern "C" __global__ void __launch_bounds__(nt, minb) name(const float* q, const __half* kc, const __half* vc, const float* mask, \
+                                                               const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
+                                                               float scale, float softCap, int keep) { \
+        fattn<hd, nt>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap, keep); }
+FATTN(fattn_f16_64, 64, 256, 2) FATTN(fattn_f16_96, 96, 256, 2) FATTN(fattn_f16_128, 128, 256, 2) FATTN(fattn_f16_256, 256, 256, 1)
+FATTN(fattn_f16_128w, 128, 512, 1)
