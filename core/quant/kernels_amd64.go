@@ -34,6 +34,7 @@ func avx2Kernels() *kernelSet {
 	ks.scan4Q8_0 = scan4Q8_0AVX2
 	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsAVX2
 	ks.dotR2x16Q8_0Q8_0Abs = dotR2x16Q8_0Q8_0AbsAVX2
+	ks.dotR4x16Q8_0Q8_0Abs = dotR4x16Q8_0Q8_0AbsAVX2
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KAVX2
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX2)
 	ks.dotR8X8Q4_0Q8_0 = rows8X8(q4_0q8_0r8x8AVX2, bytesQ4x8)

@@ -139,6 +139,9 @@ func q8_0q8_0r2x16t8aAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float
 func q8_0q8_0r2x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
+func q8_0q8_0r4x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
 func scan4Q8_0AVX2asm(w *byte, wstride int, nb int) bool
 
 func dotR4x8Q8_0Q8_0AbsAVX2(w []byte, wstride int, _, tile []byte, out *[32]float32) {
@@ -169,6 +172,27 @@ func dotR2x16Q8_0Q8_0AbsAVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []b
 		return
 	}
 	q8_0q8_0r2x16t8aAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
+}
+
+// dotR4x16Q8_0Q8_0AbsAVX2 runs the four rows in w against tiles ta and
+// tb, row r's results for ta at out[8r:8r+8], for tb at out[32+8r:]: one
+// pass of the quad kernel, unless the quad's scan (u[0]) found a −128
+// weight quant, then the |w| form's pair kernel for rows 0, 1 and 2, 3.
+func dotR4x16Q8_0Q8_0AbsAVX2(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8AbsBlock
+	_ = out[64-1]
+	if nb == 0 {
+		clear(out[:64])
+		return
+	}
+	_ = w[3*wstride+nb*bytesQ80-1]
+	_ = tb[nb*tile8AbsBlock-1]
+	if u[0] == 0 {
+		q8_0q8_0r4x16absAVX2(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+		return
+	}
+	q8_0q8_0r2x16t8aAVX2(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+	q8_0q8_0r2x16t8aAVX2(&w[2*wstride], wstride, &ta[0], &tb[0], nb, &out[16])
 }
 
 // scan4Q8_0AVX2 is scan4Q8_0Generic with one compare per 32 quants.

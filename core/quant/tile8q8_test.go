@@ -7,11 +7,12 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// TestTile8Q8_0AbsForms: Q8_0's sixteen-token pairs on tile8Abs tiles give
-// every (row, token) the one-token generic bits in both of their forms:
-// rows without a −128 quant (|x| against w·sign(x)) and rows with one
-// planted against a negative activation (the scan sends the quad to the
-// |w| form). The scan's flag is checked against the planted quants. Random
+// TestTile8Q8_0AbsForms: Q8_0's sixteen-token kernels on tile8Abs tiles
+// (the quad kernel where the level has one, else the pairs) give every
+// (row, token) the one-token generic bits in both of their forms: rows
+// without a −128 quant (|x| against w·sign(x)) and rows with one planted
+// against a negative activation (the scan sends the quad to the |w| form's
+// pairs). The scan's flag is checked against the planted quants. Random
 // weight bytes hold 0x80 in nearly every row, so the other tile tests run
 // the |w| form; this one runs both, at each level with tile8Abs tiles.
 func TestTile8Q8_0AbsForms(t *testing.T) {
@@ -205,5 +206,49 @@ func TestRowsFree(t *testing.T) {
 	}
 	if k.ScansRows() || k.RowsFree(make([]byte, 4*k.WeightRowBytes()), make([]byte, k.Prep4Bytes())) {
 		t.Fatal("Q4_0 scans or is free")
+	}
+}
+
+// BenchmarkTile8Q8_0Quad: four Q8_0 rows against two tiles (n = 2048,
+// the 1B model's width; the tiles then sit in L2, not L1, as in a prompt
+// step) as the quad kernel's one pass ("quad") and as two pair calls
+// ("pairs"), alternating (abRounds): run with -benchtime 1x.
+func BenchmarkTile8Q8_0Quad(b *testing.B) {
+	const n = 2048
+	k, err := NewKernel(gguf.TypeQ8_0, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if k.t8.quad == nil || k.t8.pair == nil {
+		b.Skip("no Q8_0 quad and pair kernels at this level")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var w []byte
+	for i := 0; i < 4; i++ {
+		w = append(w, quantizeWeights(b, gguf.TypeQ8_0, gaussian(r, n, 0.02))...)
+	}
+	var xs []byte
+	for i := 0; i < 16; i++ {
+		xs = append(xs, quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))...)
+	}
+	tb := k.Tile8Bytes()
+	tiles := make([]byte, 2*tb)
+	k.PackTile8(xs, tiles[:tb])
+	k.PackTile8(xs[8*k.ActRowBytes():], tiles[tb:])
+	u := make([]byte, k.Prep4Bytes())
+	k.Prep4(w, u)
+	if u[0] != 0 {
+		b.Fatal("quantized rows hold a −128 quant")
+	}
+	out := make([]float32, 64)
+	ta, tbb := tiles[:tb], tiles[tb:]
+	for b.Loop() {
+		abRounds(b, []abVariant{
+			{"quad", func() { k.t8.quad(w, k.wrb, u, ta, tbb, out) }},
+			{"pairs", func() {
+				k.t8.pair(w, k.wrb, u, 0, ta, tbb, out)
+				k.t8.pair(w, k.wrb, u, 2, ta, tbb, out[16:])
+			}},
+		})
 	}
 }
