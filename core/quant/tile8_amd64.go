@@ -137,6 +137,9 @@ func pairQ4_K(asm func(u *byte, r0 int, ta, tb *byte, nb int, out *float32)) fun
 }
 
 //go:noescape
+func q4_Kq8_Kr4x16AVX2(u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
 func prep4Q4_KAVX2asm(w *byte, wstride int, nb int, u *byte)
 
 func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
