@@ -231,3 +231,22 @@ func scan4Q8_0AVX2(w []byte, wstride int, u []byte) {
 		u[0] = 1
 	}
 }
+
+//go:noescape
+func packTile8Q8_0AVX2(x *byte, xrb, nb int, tile *byte)
+
+//go:noescape
+func packTile8Q8_0AbsAVX2(x *byte, xrb, nb int, tile *byte)
+
+// packTile8 wraps a Q8_0 tile packer of blk bytes a tile block: nb blocks
+// of the eight activation rows in x (xrb apart) into tile.
+func packTile8(asm func(x *byte, xrb, nb int, tile *byte), blk int) func(x []byte, xrb, nb int, tile []byte) {
+	return func(x []byte, xrb, nb int, tile []byte) {
+		if nb <= 0 {
+			return
+		}
+		_ = x[7*xrb+nb*bytesQ80-1]
+		_ = tile[nb*blk-1]
+		asm(&x[0], xrb, nb, &tile[0])
+	}
+}
