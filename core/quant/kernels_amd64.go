@@ -32,8 +32,11 @@ func avx2Kernels() *kernelSet {
 	ks.unpack4Q4_0 = unpack4Q4_0AVX2
 	ks.tile8Q8_0Abs = true
 	ks.scan4Q8_0 = scan4Q8_0AVX2
+	ks.pack8Q8_0 = packTile8(packTile8Q8_0AVX2, tile8Block)
+	ks.pack8Q8_0Abs = packTile8(packTile8Q8_0AbsAVX2, tile8AbsBlock)
 	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsAVX2
 	ks.dotR2x16Q8_0Q8_0Abs = dotR2x16Q8_0Q8_0AbsAVX2
+	ks.dotR4x16Q8_0Q8_0Abs = dotR4x16Q8_0Q8_0AbsAVX2
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KAVX2
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX2)
 	ks.dotR8X8Q4_0Q8_0 = rows8X8(q4_0q8_0r8x8AVX2, bytesQ4x8)
@@ -43,7 +46,9 @@ func avx2Kernels() *kernelSet {
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX2)
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX2)
+	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16AVX2)
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX2)
+	ks.dotR4x16Q4_KQ8_K = quadK(q4_Kq8_Kr4x16AVX2, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX2, bytesQ6K, bytesQ8K)
 	ks.prep4Q4_K = prep4Q4_KAVX2
 	ks.dotR4x8Q6_KQ8_K = dotR4x8Q6_KQ8_KAVX2

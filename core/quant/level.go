@@ -129,12 +129,18 @@ type kernelSet struct {
 	// kernel that takes them so (nil: the quad kernel reads w).
 	bias4Q8_0 func(w []byte, wstride int, u []byte)
 	// tile8Q8_0Abs: Q8_0's tiles are tile8Abs (tile8q8.go), run by
-	// dotR4x8Q8_0Q8_0Abs and dotR2x16Q8_0Q8_0Abs, the row quads scanned by
-	// scan4Q8_0 for a −128 quant.
+	// dotR4x8Q8_0Q8_0Abs, dotR2x16Q8_0Q8_0Abs and (where set)
+	// dotR4x16Q8_0Q8_0Abs, the row quads scanned by scan4Q8_0 for a −128
+	// quant.
 	tile8Q8_0Abs        bool
 	dotR4x8Q8_0Q8_0Abs  func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	dotR2x16Q8_0Q8_0Abs func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
+	dotR4x16Q8_0Q8_0Abs func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	scan4Q8_0           func(w []byte, wstride int, u []byte)
+	// pack8Q8_0, pack8Q8_0Abs: the Q8_0 eight-token tile packers
+	// (tile8Block's and tile8Abs's tiles: packTile8Q8_0, packTile8Q8_0Abs
+	// in Go).
+	pack8Q8_0, pack8Q8_0Abs func(x []byte, xrb, nb int, tile []byte)
 	// dotR4x8Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K
 	// (tile8k.go); nil where the level has none.
 	dotR4x8Q4_KQ8_K func(w []byte, wstride int, u, tile []byte, out *[32]float32)

@@ -218,13 +218,16 @@ x8deint80:
 // into each row's two int32 lanes; VPHADDD and VPERMQ leave the rows' block
 // sums in order, and each lane does the one-row sequence sum =
 // fma(sumi, d_w·d_x, sum): bit-identical to it. The table is not read.
+// Each block prefetches the five lines x8PrefetchQ8_0 bytes ahead.
 TEXT ·q8_0q8_0r8x8AVX2(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ nb+16(FP), CX
 	MOVL $0x00010001, AX; VMOVQ AX, X13; VPBROADCASTD X13, Y13
 	VXORPS Y0, Y0, Y0
+	MOVQ ·x8PrefetchQ8_0(SB), R11 // how far ahead to prefetch (x8prefetch_amd64.go)
 q80r8x8loop:
+	X8_PF5
 	VPXOR Y5, Y5, Y5
 	VPXOR Y6, Y6, Y6
 	VPBROADCASTQ 2(DI), Y11

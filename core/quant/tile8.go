@@ -174,7 +174,7 @@ const (
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
-	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil
+	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K = nil, nil, nil, nil
 	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K = nil, nil, nil, nil
 }
@@ -185,22 +185,22 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
 		if ks.unpack4Q4_0S != nil {
-			return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0S, pack: packTile8Q8_0,
+			return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0S, pack: ks.pack8Q8_0,
 				qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0S}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: packTile8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: ks.pack8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
 	case gguf.TypeQ8_0:
 		if ks.tile8Q8_0Abs {
 			// |x| beside x in the tile (tile8q8.go).
-			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: packTile8Q8_0Abs,
+			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, quad: ks.dotR4x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: ks.pack8Q8_0Abs,
 				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1, scan: true}
 		}
 		if ks.bias4Q8_0 != nil {
-			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, pack: packTile8Q8_0,
+			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, pack: ks.pack8Q8_0,
 				qk: qk, tileBlock: tile8Block, prepBlock: prep4Q8_0}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: packTile8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: ks.pack8Q8_0,
 			qk: qk, tileBlock: tile8Block}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {

@@ -78,6 +78,27 @@ func pairQ8_0(asm func(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 func q4_0q8_0r2x16AVX2(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
+func q4_0q8_0r4x16AVX2(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
+
+// quadQ4_0 wraps a Q4_0 quad kernel: the four rows in w (u their unpacked
+// nibbles, prep4Q4_0) against tiles ta and tb, row r's results for ta at
+// out[8r:8r+8], for tb at out[32+8r:32+8r+8].
+func quadQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+		nb := len(ta) / tile8Block
+		_ = out[64-1]
+		if nb == 0 {
+			clear(out[:64])
+			return
+		}
+		_ = w[3*wstride+nb*bytesQ4-1]
+		_ = u[nb*prep4Q4_0-1]
+		_ = tb[nb*tile8Block-1]
+		asm(&w[0], wstride, &u[0], &ta[0], &tb[0], nb, &out[0])
+	}
+}
+
+//go:noescape
 func q4_Kq8_Kr2x16AVX2(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
 
 // pairQ4_0 wraps a Q4_0 pair kernel: rows r0, r0+1 of the four rows in w
@@ -116,6 +137,9 @@ func pairQ4_K(asm func(u *byte, r0 int, ta, tb *byte, nb int, out *float32)) fun
 }
 
 //go:noescape
+func q4_Kq8_Kr4x16AVX2(u, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
 func prep4Q4_KAVX2asm(w *byte, wstride int, nb int, u *byte)
 
 func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
@@ -137,6 +161,9 @@ func q8_0q8_0r2x16t8aAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float
 
 //go:noescape
 func q8_0q8_0r2x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
+
+//go:noescape
+func q8_0q8_0r4x16absAVX2(w *byte, wstride int, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
 func scan4Q8_0AVX2asm(w *byte, wstride int, nb int) bool
@@ -171,6 +198,27 @@ func dotR2x16Q8_0Q8_0AbsAVX2(w []byte, wstride int, u []byte, r0 int, ta, tb []b
 	q8_0q8_0r2x16t8aAVX2(&w[r0*wstride], wstride, &ta[0], &tb[0], nb, &out[0])
 }
 
+// dotR4x16Q8_0Q8_0AbsAVX2 runs the four rows in w against tiles ta and
+// tb, row r's results for ta at out[8r:8r+8], for tb at out[32+8r:]: one
+// pass of the quad kernel, unless the quad's scan (u[0]) found a −128
+// weight quant, then the |w| form's pair kernel for rows 0, 1 and 2, 3.
+func dotR4x16Q8_0Q8_0AbsAVX2(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+	nb := len(ta) / tile8AbsBlock
+	_ = out[64-1]
+	if nb == 0 {
+		clear(out[:64])
+		return
+	}
+	_ = w[3*wstride+nb*bytesQ80-1]
+	_ = tb[nb*tile8AbsBlock-1]
+	if u[0] == 0 {
+		q8_0q8_0r4x16absAVX2(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+		return
+	}
+	q8_0q8_0r2x16t8aAVX2(&w[0], wstride, &ta[0], &tb[0], nb, &out[0])
+	q8_0q8_0r2x16t8aAVX2(&w[2*wstride], wstride, &ta[0], &tb[0], nb, &out[16])
+}
+
 // scan4Q8_0AVX2 is scan4Q8_0Generic with one compare per 32 quants.
 func scan4Q8_0AVX2(w []byte, wstride int, u []byte) {
 	nb := len(u)
@@ -181,5 +229,24 @@ func scan4Q8_0AVX2(w []byte, wstride int, u []byte) {
 	_ = w[3*wstride+nb*bytesQ80-1]
 	if scan4Q8_0AVX2asm(&w[0], wstride, nb) {
 		u[0] = 1
+	}
+}
+
+//go:noescape
+func packTile8Q8_0AVX2(x *byte, xrb, nb int, tile *byte)
+
+//go:noescape
+func packTile8Q8_0AbsAVX2(x *byte, xrb, nb int, tile *byte)
+
+// packTile8 wraps a Q8_0 tile packer of blk bytes a tile block: nb blocks
+// of the eight activation rows in x (xrb apart) into tile.
+func packTile8(asm func(x *byte, xrb, nb int, tile *byte), blk int) func(x []byte, xrb, nb int, tile []byte) {
+	return func(x []byte, xrb, nb int, tile []byte) {
+		if nb <= 0 {
+			return
+		}
+		_ = x[7*xrb+nb*bytesQ80-1]
+		_ = tile[nb*blk-1]
+		asm(&x[0], xrb, nb, &tile[0])
 	}
 }

@@ -229,3 +229,52 @@ func TestTiles8MatchGeneric(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTile8Quad: four rows against two tiles (n = 2048, the 1B
+// model's width; the tiles then sit in L2, not L1, as in a prompt step)
+// as the quad kernel's one pass ("quad") and as two pair calls ("pairs"),
+// alternating (abRounds), for each type with both at this level: run with
+// -benchtime 1x.
+func BenchmarkTile8Quad(b *testing.B) {
+	const n = 2048
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		b.Run(typ.String(), func(b *testing.B) {
+			k, err := NewKernel(typ, n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if k.t8.quad == nil || k.t8.pair == nil {
+				b.Skip("no quad and pair kernels at this level")
+			}
+			r := rand.New(rand.NewPCG(5, 6))
+			var w []byte
+			for i := 0; i < 4; i++ {
+				w = append(w, quantizeWeights(b, typ, gaussian(r, n, 0.02))...)
+			}
+			var xs []byte
+			for i := 0; i < 16; i++ {
+				xs = append(xs, quantizeRow(b, VecDotType(typ), gaussian(r, n, 1))...)
+			}
+			tb := k.Tile8Bytes()
+			tiles := make([]byte, 2*tb)
+			k.PackTile8(xs, tiles[:tb])
+			k.PackTile8(xs[8*k.ActRowBytes():], tiles[tb:])
+			u := make([]byte, k.Prep4Bytes())
+			k.Prep4(w, u)
+			if k.t8.scan && u[0] != 0 {
+				b.Fatal("quantized rows hold a −128 quant")
+			}
+			out := make([]float32, 64)
+			ta, tbb := tiles[:tb], tiles[tb:]
+			for b.Loop() {
+				abRounds(b, []abVariant{
+					{"quad", func() { k.t8.quad(w, k.wrb, u, ta, tbb, out) }},
+					{"pairs", func() {
+						k.t8.pair(w, k.wrb, u, 0, ta, tbb, out)
+						k.t8.pair(w, k.wrb, u, 2, ta, tbb, out[16:])
+					}},
+				})
+			}
+		})
+	}
+}

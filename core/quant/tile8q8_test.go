@@ -7,11 +7,12 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// TestTile8Q8_0AbsForms: Q8_0's sixteen-token pairs on tile8Abs tiles give
-// every (row, token) the one-token generic bits in both of their forms:
-// rows without a −128 quant (|x| against w·sign(x)) and rows with one
-// planted against a negative activation (the scan sends the quad to the
-// |w| form). The scan's flag is checked against the planted quants. Random
+// TestTile8Q8_0AbsForms: Q8_0's sixteen-token kernels on tile8Abs tiles
+// (the quad kernel where the level has one, else the pairs) give every
+// (row, token) the one-token generic bits in both of their forms: rows
+// without a −128 quant (|x| against w·sign(x)) and rows with one planted
+// against a negative activation (the scan sends the quad to the |w| form's
+// pairs). The scan's flag is checked against the planted quants. Random
 // weight bytes hold 0x80 in nearly every row, so the other tile tests run
 // the |w| form; this one runs both, at each level with tile8Abs tiles.
 func TestTile8Q8_0AbsForms(t *testing.T) {

@@ -4,17 +4,19 @@ package quant
 
 // How far ahead (bytes) the x8 decode kernels prefetch their group's
 // stream (rows8i.go), read by the assembly (q4_0q8_0r8x8AVX2/AVX512,
-// q8_0q8_0r8x8AVX512). The best distance is the machine's: measured with
-// both threads decoding a 1B model (bench/results/2026-12-02-s10-cpu-pf),
+// q8_0q8_0r8x8AVX2/AVX512). The best distance is the machine's: measured
+// with both threads decoding a 1B model (bench/results/2026-12-02-s10-cpu-pf),
 // an Intel Xeon of this VM kind decodes Q4_0 ~20 % faster 16 blocks
 // (2.25 KiB) ahead than 32, and Q8_0 ~35 % faster 8 blocks (2.1 KiB) ahead
-// than with no prefetch; on the AMD EPYC kind measured before
-// (BenchmarkMemDecode, session 9) Q4_0 read ~10 % slower 2.3 KiB ahead
-// than 4.5 KiB, which it keeps (and Q8_0 the same ~4.3 KiB, not measured
-// there). A prefetch changes no result.
+// than with no prefetch. On an AMD EPYC Zen 3 (AVX2; BenchmarkMemDecodePF,
+// six alternating runs, bench/results/2026-12-02-s11-cpu-avx2) Q8_0 read
+// fastest 4 blocks (1088 B) ahead, ~7 % above 16 blocks and ~13 % above 0,
+// and Q4_0 12 blocks (1728 B) ahead, ~3 % above the 32 blocks (4.5 KiB)
+// that session 9 had kept for AMD (BenchmarkMemDecode there read 2.3 KiB
+// ahead ~10 % slower than 4.5 KiB). A prefetch changes no result.
 var (
-	x8PrefetchQ4_0 = 32 * bytesQ4x8  // 4608
-	x8PrefetchQ8_0 = 16 * bytesQ80x8 // 4352
+	x8PrefetchQ4_0 = 12 * bytesQ4x8 // 1728
+	x8PrefetchQ8_0 = 4 * bytesQ80x8 // 1088
 )
 
 func init() {

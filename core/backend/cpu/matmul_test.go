@@ -120,3 +120,50 @@ func TestMatMulQ8_0MinQuant(t *testing.T) {
 		restore()
 	}
 }
+
+// TestMatMulTileBlocksMatchVecDot: prompt mat-muls whose tiles are too big
+// for one pass of runTiles8 (in = 8192: two or three tiles a block, five
+// tiles) over chunks of four quads and a tail quad give every (token,
+// row) quant.VecDot's bits, at every level.
+func TestMatMulTileBlocksMatchVecDot(t *testing.T) {
+	c := New(2)
+	defer c.Close()
+	r := rand.New(rand.NewSource(13))
+	const in, rows, tokens = 8192, 36, 43
+	for _, lvl := range quant.Levels() {
+		restore := quant.ForceLevel(lvl)
+		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+			rb, _ := wt.RowBytes(int64(in))
+			w := make([]byte, int(rb)*rows)
+			wf := randRow(r, in*rows, 0.1)
+			for row := 0; row < rows; row++ {
+				if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x := randRow(r, in*tokens, 1)
+			n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
+				Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
+					{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
+			got := make([]float32, rows*tokens)
+			if err := c.matMul(n, got, w, false, x); err != nil {
+				t.Fatal(err)
+			}
+			vt := quant.VecDotType(wt)
+			xrb, _ := vt.RowBytes(int64(in))
+			xq := make([]byte, xrb)
+			for tok := 0; tok < tokens; tok++ {
+				if err := quant.QuantizeRow(vt, x[tok*in:(tok+1)*in], xq); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < rows; i++ {
+					want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+					if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
+						t.Fatalf("%s %s: token %d row %d = %g, VecDot %g", lvl, wt, tok, i, g, want)
+					}
+				}
+			}
+		}
+		restore()
+	}
+}

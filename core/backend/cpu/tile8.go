@@ -84,12 +84,7 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 			}
 			t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
 			for g := g0; g < g1; g++ {
-				og := o[32*(g-g0) : 32*(g-g0)+32]
-				out := t.out[8*g*rows : 8*(g+1)*rows]
-				for tok := 0; tok < 8; tok++ {
-					ot := out[tok*rows+i : tok*rows+i+4]
-					ot[0], ot[1], ot[2], ot[3] = og[tok], og[8+tok], og[16+tok], og[24+tok]
-				}
+				quant.Scatter4x8((*[32]float32)(o[32*(g-g0):]), t.out[8*g*rows+i:8*(g+1)*rows], rows)
 			}
 		}
 	}
