@@ -2,6 +2,8 @@
 
 package quant
 
+import "golang.org/x/sys/cpu"
+
 // How far ahead (bytes) the x8 decode kernels prefetch their group's
 // stream (rows8i.go), read by the assembly (q4_0q8_0r8x8AVX2/AVX512,
 // q8_0q8_0r8x8AVX2/AVX512). The best distance is the machine's: measured
@@ -11,19 +13,23 @@ package quant
 // than with no prefetch. On an AMD EPYC Zen 3 (AVX2; BenchmarkMemDecodePF,
 // six alternating runs, bench/results/2026-12-02-s11-cpu-avx2) Q8_0 read
 // fastest 4 blocks (1088 B) ahead, ~7 % above 16 blocks and ~13 % above 0,
-// and Q4_0 12 blocks (1728 B) ahead, ~3 % above the 32 blocks (4.5 KiB)
-// that session 9 had kept for AMD (BenchmarkMemDecode there read 2.3 KiB
-// ahead ~10 % slower than 4.5 KiB). A prefetch changes no result.
-var (
-	x8PrefetchQ4_0 = 12 * bytesQ4x8 // 1728
-	x8PrefetchQ8_0 = 4 * bytesQ80x8 // 1088
-)
+// and Q4_0 12 blocks (1728 B) ahead, ~3 % above 32 blocks (4.5 KiB). On
+// the AMD EPYC Zen 5 (AVX-512) of session 9 the AVX-512 Q4_0 kernel read
+// 2.3 KiB ahead ~10 % slower than 4.5 KiB (BenchmarkMemDecode): AMD parts
+// with AVX-512 keep 4.5 KiB (and Q8_0 4.25 KiB, not measured there). A
+// prefetch changes no result.
+var x8PrefetchQ4_0, x8PrefetchQ8_0 = x8Prefetch(cpuIsIntel(), cpu.X86.HasAVX512F)
 
-func init() {
-	if cpuIsIntel() {
-		x8PrefetchQ4_0 = 16 * bytesQ4x8 // 2304
-		x8PrefetchQ8_0 = 8 * bytesQ80x8 // 2176
+// x8Prefetch is the x8 kernels' prefetch distances (Q4_0, Q8_0) for an
+// Intel or other CPU, with AVX-512 or without.
+func x8Prefetch(intel, avx512 bool) (q4_0, q8_0 int) {
+	switch {
+	case intel:
+		return 16 * bytesQ4x8, 8 * bytesQ80x8 // 2304, 2176
+	case avx512:
+		return 32 * bytesQ4x8, 16 * bytesQ80x8 // 4608, 4352
 	}
+	return 12 * bytesQ4x8, 4 * bytesQ80x8 // 1728, 1088
 }
 
 // cpuIsIntel reports whether CPUID's vendor string is GenuineIntel.
