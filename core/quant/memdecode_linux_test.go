@@ -101,21 +101,33 @@ func BenchmarkMemDecode(b *testing.B) {
 	}
 }
 
-func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
-	const n, mrows = 2048, 5632
+// memDecodeN and memDecodeRows are the shape of the memory-decode
+// benchmarks' matrices (TinyLlama's gate).
+const memDecodeN, memDecodeRows = 2048, 5632
+
+// memDecodeKernel is the memory-decode benchmarks' kernel for typ at the
+// current level (skipping without two threads or an x8 kernel), its row
+// bytes, how many matrices make ~400 MB and their rows in all.
+func memDecodeKernel(b *testing.B, typ gguf.GGMLType) (k Kernel, wrb, mats, total int) {
+	b.Helper()
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs two threads")
 	}
-	k, err := NewKernel(typ, n)
+	k, err := NewKernel(typ, memDecodeN)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if !k.HasX8() || k.Token1TableBytes() == 0 {
 		b.Skip("no x8 kernel at this level")
 	}
-	wrb := k.WeightRowBytes()
-	mats := 400e6 / (mrows * wrb)
-	total := mrows * mats
+	wrb = k.WeightRowBytes()
+	mats = 400e6 / (memDecodeRows * wrb)
+	return k, wrb, mats, memDecodeRows * mats
+}
+
+func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
+	const n, mrows = memDecodeN, memDecodeRows
+	k, wrb, mats, total := memDecodeKernel(b, typ)
 	w := hugeBuf(b, total*wrb)
 	r := rand.New(rand.NewPCG(1, 2))
 	row := quantizeWeights(b, typ, gaussian(r, 64*n, 0.02))

@@ -5,7 +5,6 @@ package quant
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -23,20 +22,8 @@ func BenchmarkMemDecodePF(b *testing.B) {
 }
 
 func benchMemDecodePF(b *testing.B, typ gguf.GGMLType) {
-	const n, mrows = 2048, 5632
-	if runtime.GOMAXPROCS(0) < 2 {
-		b.Skip("needs two threads")
-	}
-	k, err := NewKernel(typ, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if !k.HasX8() || k.Token1TableBytes() == 0 {
-		b.Skip("no x8 kernel at this level")
-	}
-	wrb := k.WeightRowBytes()
-	mats := 400e6 / (mrows * wrb)
-	total := mrows * mats
+	const n, mrows = memDecodeN, memDecodeRows
+	k, wrb, mats, total := memDecodeKernel(b, typ)
 	r := rand.New(rand.NewPCG(1, 2))
 	row := quantizeWeights(b, typ, gaussian(r, 64*n, 0.02))
 	w8 := hugeBuf(b, total*wrb)

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -27,37 +28,9 @@ func TestMatMulMatchesVecDot(t *testing.T) {
 				in = 512
 			}
 			for _, rows := range []int{20, 21, 22, 68} {
-				rb, _ := wt.RowBytes(int64(in))
-				w := make([]byte, int(rb)*rows)
-				wf := randRow(r, in*rows, 0.1)
-				for row := 0; row < rows; row++ {
-					if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
-						t.Fatal(err)
-					}
-				}
+				w := quantizedRows(t, r, wt, in, rows)
 				for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
-					x := randRow(r, in*tokens, 1)
-					n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
-						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
-							{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
-					got := make([]float32, rows*tokens)
-					if err := c.matMul(n, got, w, false, x); err != nil {
-						t.Fatal(err)
-					}
-					vt := quant.VecDotType(wt)
-					xrb, _ := vt.RowBytes(int64(in))
-					xq := make([]byte, xrb)
-					for tok := 0; tok < tokens; tok++ {
-						if err := quant.QuantizeRow(vt, x[tok*in:(tok+1)*in], xq); err != nil {
-							t.Fatal(err)
-						}
-						for i := 0; i < rows; i++ {
-							want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
-							if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
-								t.Fatalf("%s %s rows %d tokens %d: token %d row %d = %g, VecDot %g", lvl, wt, rows, tokens, tok, i, g, want)
-							}
-						}
-					}
+					matMulMatchesVecDot(t, c, wt, w, in, rows, tokens, randRow(r, in*tokens, 1), fmt.Sprintf("%s %s rows %d tokens %d", lvl, wt, rows, tokens))
 				}
 			}
 		}
@@ -133,37 +106,52 @@ func TestMatMulTileBlocksMatchVecDot(t *testing.T) {
 	for _, lvl := range quant.Levels() {
 		restore := quant.ForceLevel(lvl)
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
-			rb, _ := wt.RowBytes(int64(in))
-			w := make([]byte, int(rb)*rows)
-			wf := randRow(r, in*rows, 0.1)
-			for row := 0; row < rows; row++ {
-				if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			x := randRow(r, in*tokens, 1)
-			n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
-				Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
-					{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
-			got := make([]float32, rows*tokens)
-			if err := c.matMul(n, got, w, false, x); err != nil {
-				t.Fatal(err)
-			}
-			vt := quant.VecDotType(wt)
-			xrb, _ := vt.RowBytes(int64(in))
-			xq := make([]byte, xrb)
-			for tok := 0; tok < tokens; tok++ {
-				if err := quant.QuantizeRow(vt, x[tok*in:(tok+1)*in], xq); err != nil {
-					t.Fatal(err)
-				}
-				for i := 0; i < rows; i++ {
-					want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
-					if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
-						t.Fatalf("%s %s: token %d row %d = %g, VecDot %g", lvl, wt, tok, i, g, want)
-					}
-				}
-			}
+			w := quantizedRows(t, r, wt, in, rows)
+			matMulMatchesVecDot(t, c, wt, w, in, rows, tokens, randRow(r, in*tokens, 1), fmt.Sprintf("%s %s", lvl, wt))
 		}
 		restore()
+	}
+}
+
+// quantizedRows is rows random weight rows of in elements quantized to wt.
+func quantizedRows(t *testing.T, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
+	t.Helper()
+	rb, _ := wt.RowBytes(int64(in))
+	w := make([]byte, int(rb)*rows)
+	wf := randRow(r, in*rows, 0.1)
+	for row := 0; row < rows; row++ {
+		if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// matMulMatchesVecDot runs c's mat-mul of the wt weight w (rows of in
+// elements) over tokens rows of x and requires every (token, row) to have
+// quant.VecDot's bits on that row and the token's quantized activations.
+func matMulMatchesVecDot(t *testing.T, c *CPU, wt gguf.GGMLType, w []byte, in, rows, tokens int, x []float32, what string) {
+	t.Helper()
+	rb, _ := wt.RowBytes(int64(in))
+	n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
+		Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
+			{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
+	got := make([]float32, rows*tokens)
+	if err := c.matMul(n, got, w, false, x); err != nil {
+		t.Fatal(err)
+	}
+	vt := quant.VecDotType(wt)
+	xrb, _ := vt.RowBytes(int64(in))
+	xq := make([]byte, xrb)
+	for tok := 0; tok < tokens; tok++ {
+		if err := quant.QuantizeRow(vt, x[tok*in:(tok+1)*in], xq); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < rows; i++ {
+			want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+			if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
+				t.Fatalf("%s: token %d row %d = %g, VecDot %g", what, tok, i, g, want)
+			}
+		}
 	}
 }
