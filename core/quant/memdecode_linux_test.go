@@ -125,6 +125,27 @@ func memDecodeKernel(b *testing.B, typ gguf.GGMLType) (k Kernel, wrb, mats, tota
 	return k, wrb, mats, memDecodeRows * mats
 }
 
+// memPass runs kern over mats matrices of mrows rows on s's two threads,
+// matrix by matrix, each claiming chunks of decode's grain for two threads
+// (rows lo..hi of the matrix whose first row is base), as the backend
+// splits a decode mat-vec.
+func memPass(s *spin2, mats, mrows int, kern func(worker, lo, hi, base int)) {
+	grain := max(16, mrows/8) &^ 7 // decodeGrain for two threads
+	var cursor atomic.Int64
+	for m := 0; m < mats; m++ {
+		cursor.Store(0)
+		s.run(func(worker int) {
+			for {
+				lo := int(cursor.Add(int64(grain))) - grain
+				if lo >= mrows {
+					return
+				}
+				kern(worker, lo, min(lo+grain, mrows), m*mrows)
+			}
+		})
+	}
+}
+
 func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
 	const n, mrows = memDecodeN, memDecodeRows
 	k, wrb, mats, total := memDecodeKernel(b, typ)
@@ -150,22 +171,7 @@ func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
 	}
 	s := newSpin2()
 	defer s.quit.Store(true)
-	grain := max(16, mrows/8) &^ 7 // decodeGrain for two threads
-	var cursor atomic.Int64
-	pass := func(kern func(worker, lo, hi, base int)) {
-		for m := 0; m < mats; m++ {
-			cursor.Store(0)
-			s.run(func(worker int) {
-				for {
-					lo := int(cursor.Add(int64(grain))) - grain
-					if lo >= mrows {
-						return
-					}
-					kern(worker, lo, min(lo+grain, mrows), m*mrows)
-				}
-			})
-		}
-	}
+	pass := func(kern func(worker, lo, hi, base int)) { memPass(s, mats, mrows, kern) }
 	var o8 [2][8]float32
 	var sink [2]float32
 	fl := unsafe.Slice((*float32)(unsafe.Pointer(&meter[0])), len(meter)/4)

@@ -5,7 +5,6 @@ package quant
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 
 	"github.com/minfer/minfer/gguf"
@@ -39,24 +38,13 @@ func benchMemDecodePF(b *testing.B, typ gguf.GGMLType) {
 	k.PrepareToken1(x, tab)
 	s := newSpin2()
 	defer s.quit.Store(true)
-	grain := max(16, mrows/8) &^ 7
-	var cursor atomic.Int64
 	var o8 [2][8]float32
 	pass := func() {
-		for m := 0; m < mats; m++ {
-			cursor.Store(0)
-			s.run(func(worker int) {
-				for {
-					lo := int(cursor.Add(int64(grain))) - grain
-					if lo >= mrows {
-						return
-					}
-					for i := m*mrows + lo; i < m*mrows+min(lo+grain, mrows); i += 8 {
-						k.Dot8RowsX8(w8[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
-					}
-				}
-			})
-		}
+		memPass(s, mats, mrows, func(worker, lo, hi, base int) {
+			for i := base + lo; i < base+hi; i += 8 {
+				k.Dot8RowsX8(w8[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
+			}
+		})
 	}
 	group, pf := bytesQ4x8, &x8PrefetchQ4_0
 	if typ == gguf.TypeQ8_0 {
