@@ -46,7 +46,7 @@ func avx2Kernels() *kernelSet {
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotR2x16Q8_0Q8_0 = pairQ8_0(q8_0q8_0r2x16AVX2)
 	ks.dotR2x16Q4_0Q8_0 = pairQ4_0(q4_0q8_0r2x16AVX2)
-	ks.dotR4x16Q4_0Q8_0 = quadQ4_0(q4_0q8_0r4x16AVX2)
+	ks.dotR4x16Q4_0Q8_0 = quadPrep(q4_0q8_0r4x16AVX2, prep4Q4_0, bytesQ4)
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX2)
 	ks.dotR4x16Q4_KQ8_K = quadK(q4_Kq8_Kr4x16AVX2, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX2, bytesQ6K, bytesQ8K)

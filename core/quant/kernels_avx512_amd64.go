@@ -29,12 +29,12 @@ func init() {
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX512)
 	// The Q4_0 quad kernel reads its rows' scales as float32 from the
 	// preparation's tail (unpack4Q4_0S).
-	ks.dotR4x16Q4_0Q8_0 = quadPrep(q4_0q8_0r4x16sAVX512, prep4Q4_0S)
+	ks.dotR4x16Q4_0Q8_0 = quadPrep(q4_0q8_0r4x16sAVX512, prep4Q4_0S, 0)
 	ks.unpack4Q4_0S = unpack4Q4_0S(ks.unpack4Q4_0, scales4Q4_0AVX512)
 	// The Q8_0 quad kernel takes its rows' quants biased to unsigned by
 	// the preparation (once per row quad and prompt step), not by an XOR
 	// per broadcast: 1.3x the kernel on a Xeon (BenchmarkTile8 Q8_0/x2).
-	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0)
+	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0, 0)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
 	ks.dotR4x16Q4_KQ8_K = quadK(q4_Kq8_Kr4x16AVX512, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR4x16Q6_KQ8_K = quadK(q6_Kq8_Kr4x16AVX512, tile8Q6KBlock, prep4Q6_KBlock)
@@ -100,16 +100,23 @@ func bias4Q8_0(asm func(w *byte, wstride int, u *byte, nb int)) func(w []byte, w
 	}
 }
 
-// quadPrep wraps a four-row sixteen-token kernel that reads its rows
-// only from their preparation in u (prepBlock bytes a block: the Q4_0 and
-// Q8_0 quad kernels; w is passed, not read).
-func quadPrep(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32), prepBlock int) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
+// quadPrep wraps a four-row sixteen-token kernel over the four rows in w
+// (wstride apart) and their preparation in u (prepBlock bytes a block)
+// against tiles ta and tb, row r's results for ta at out[8r:8r+8], for tb
+// at out[32+8r:32+8r+8]. wBlock is the bytes a block of each row the
+// kernel reads from w (the AVX2 Q4_0 quad reads its scales there), 0 when
+// it reads only u (the AVX-512 Q4_0 and Q8_0 quads; w is passed, not
+// read).
+func quadPrep(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32), prepBlock, wBlock int) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
 	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
 		nb := len(ta) / tile8Block
 		_ = out[64-1]
 		if nb == 0 {
 			clear(out[:64])
 			return
+		}
+		if wBlock > 0 {
+			_ = w[3*wstride+nb*wBlock-1]
 		}
 		_ = u[nb*prepBlock-1]
 		_ = tb[nb*tile8Block-1]

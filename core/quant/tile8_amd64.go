@@ -80,24 +80,6 @@ func q4_0q8_0r2x16AVX2(w *byte, wstride int, u, ta, tb *byte, nb int, out *float
 //go:noescape
 func q4_0q8_0r4x16AVX2(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
 
-// quadQ4_0 wraps a Q4_0 quad kernel: the four rows in w (u their unpacked
-// nibbles, prep4Q4_0) against tiles ta and tb, row r's results for ta at
-// out[8r:8r+8], for tb at out[32+8r:32+8r+8].
-func quadQ4_0(asm func(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)) func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
-	return func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32) {
-		nb := len(ta) / tile8Block
-		_ = out[64-1]
-		if nb == 0 {
-			clear(out[:64])
-			return
-		}
-		_ = w[3*wstride+nb*bytesQ4-1]
-		_ = u[nb*prep4Q4_0-1]
-		_ = tb[nb*tile8Block-1]
-		asm(&w[0], wstride, &u[0], &ta[0], &tb[0], nb, &out[0])
-	}
-}
-
 //go:noescape
 func q4_Kq8_Kr2x16AVX2(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
 
