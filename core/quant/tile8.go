@@ -184,24 +184,28 @@ func (ks *kernelSet) noTiles() {
 func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 	switch t {
 	case gguf.TypeQ4_0:
+		// The quad kernel's preparation: the unpacked blocks, or with the
+		// rows' scales as float32 after them where the level has that form.
+		prep, pb := ks.unpack4Q4_0, prep4Q4_0
 		if ks.unpack4Q4_0S != nil {
-			return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0S, pack: ks.pack8Q8_0,
-				qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0S}
+			prep, pb = ks.unpack4Q4_0S, prep4Q4_0S
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: ks.unpack4Q4_0, pack: ks.pack8Q8_0,
-			qk: qk, tileBlock: tile8Block, prepBlock: prep4Q4_0}
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: prep, pack: ks.pack8Q8_0,
+			qk: qk, tileBlock: tile8Block, prepBlock: pb}
 	case gguf.TypeQ8_0:
 		if ks.tile8Q8_0Abs {
 			// |x| beside x in the tile (tile8q8.go).
 			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0Abs, pair: ks.dotR2x16Q8_0Q8_0Abs, quad: ks.dotR4x16Q8_0Q8_0Abs, prep: ks.scan4Q8_0, pack: ks.pack8Q8_0Abs,
 				qk: qk, tileBlock: tile8AbsBlock, prepBlock: 1, scan: true}
 		}
+		// The quad kernel's preparation where the level has one: the rows'
+		// quants biased to unsigned and their scales as float32.
+		pb := 0
 		if ks.bias4Q8_0 != nil {
-			return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, pack: ks.pack8Q8_0,
-				qk: qk, tileBlock: tile8Block, prepBlock: prep4Q8_0}
+			pb = prep4Q8_0
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, pack: ks.pack8Q8_0,
-			qk: qk, tileBlock: tile8Block}
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, pack: ks.pack8Q8_0,
+			qk: qk, tileBlock: tile8Block, prepBlock: pb}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
