@@ -28,7 +28,7 @@ func TestMatMulMatchesVecDot(t *testing.T) {
 				in = 512
 			}
 			for _, rows := range []int{20, 21, 22, 68} {
-				w := quantizedRows(t, r, wt, in, rows)
+				w := quantRows(t, r, wt, in, rows)
 				for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
 					matMulMatchesVecDot(t, c, wt, w, in, rows, tokens, randRow(r, in*tokens, 1), fmt.Sprintf("%s %s rows %d tokens %d", lvl, wt, rows, tokens))
 				}
@@ -106,25 +106,11 @@ func TestMatMulTileBlocksMatchVecDot(t *testing.T) {
 	for _, lvl := range quant.Levels() {
 		restore := quant.ForceLevel(lvl)
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
-			w := quantizedRows(t, r, wt, in, rows)
+			w := quantRows(t, r, wt, in, rows)
 			matMulMatchesVecDot(t, c, wt, w, in, rows, tokens, randRow(r, in*tokens, 1), fmt.Sprintf("%s %s", lvl, wt))
 		}
 		restore()
 	}
-}
-
-// quantizedRows is rows random weight rows of in elements quantized to wt.
-func quantizedRows(t *testing.T, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
-	t.Helper()
-	rb, _ := wt.RowBytes(int64(in))
-	w := make([]byte, int(rb)*rows)
-	wf := randRow(r, in*rows, 0.1)
-	for row := 0; row < rows; row++ {
-		if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return w
 }
 
 // matMulMatchesVecDot runs c's mat-mul of the wt weight w (rows of in
