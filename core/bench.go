@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/minfer/minfer/core/quant"
+	"github.com/minfer/minfer/internal/hugemem"
 )
 
 // BenchResult is a prefill + decode measurement: one run, or the mean of
@@ -305,7 +306,7 @@ func MeasureReadBandwidth(threads int, size int) float64 {
 }
 
 // readMeter measures the memory's read bandwidth: goroutines stream their
-// parts of a buffer (huge pages, as the copied weights: meterBuffer)
+// parts of a buffer (huge pages, as the copied weights: internal/hugemem)
 // through the fastest float dot kernel the CPU has (quant.VecDotF32
 // against a vector that stays in L1), so the figure is the memory's, not
 // a scalar loop's (a Go loop of float adds reads ~10 GB/s on one Zen 3
@@ -329,7 +330,8 @@ const (
 
 func newReadMeter(size int) *readMeter {
 	m := &readMeter{ones: make([]float32, meterSpan)}
-	m.buf, m.free = meterBuffer(size)
+	b, free := hugemem.Alloc(size / 4 * 4)
+	m.buf, m.free = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), free
 	for i := range m.buf {
 		m.buf[i] = float32(i & 7)
 	}

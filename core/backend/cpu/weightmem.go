@@ -1,9 +1,11 @@
 package cpu
 
+import "github.com/minfer/minfer/internal/hugemem"
+
 // Weights are used in place from the file's mapping by default. With
 // copying on (SetCopyWeights), RegisterWeight copies each tensor into
 // memory of the backend's own: on Linux an anonymous mapping advised for
-// transparent huge pages (weightmem_linux.go), elsewhere the Go heap.
+// transparent huge pages (internal/hugemem), elsewhere the Go heap.
 // Copied weights are memory the host must have: the caller decides and
 // charges them (core.Load, cpuweights.go).
 
@@ -50,7 +52,7 @@ func (a *weightArena) copyWith(data []byte, fill func(dst, src []byte)) []byte {
 	const align = 64
 	off := (a.off + align - 1) &^ (align - 1)
 	if off+len(data) > len(a.cur) {
-		b, free := weightAlloc(max(len(data), weightChunk))
+		b, free := hugemem.Alloc(max(len(data), weightChunk))
 		a.frees = append(a.frees, free)
 		a.cur, off = b, 0
 	}
