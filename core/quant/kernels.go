@@ -77,6 +77,7 @@ func genericKernels() *kernelSet {
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0Generic
 	ks.unpack4Q4_0 = unpack4Q4_0Generic
 	ks.scan4Q8_0 = scan4Q8_0Generic
+	ks.scatter4x8 = scatter4x8Go
 	ks.pack8Q8_0 = packTile8Q8_0
 	ks.pack8Q8_0Abs = packTile8Q8_0Abs
 	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsGeneric

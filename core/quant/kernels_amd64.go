@@ -32,6 +32,7 @@ func avx2Kernels() *kernelSet {
 	ks.unpack4Q4_0 = unpack4Q4_0AVX2
 	ks.tile8Q8_0Abs = true
 	ks.scan4Q8_0 = scan4Q8_0AVX2
+	ks.scatter4x8 = scatter4x8AVX2
 	ks.pack8Q8_0 = packTile8(packTile8Q8_0AVX2, tile8Block)
 	ks.pack8Q8_0Abs = packTile8(packTile8Q8_0AbsAVX2, tile8AbsBlock)
 	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsAVX2

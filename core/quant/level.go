@@ -137,6 +137,9 @@ type kernelSet struct {
 	dotR2x16Q8_0Q8_0Abs func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR4x16Q8_0Q8_0Abs func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	scan4Q8_0           func(w []byte, wstride int, u []byte)
+	// scatter4x8: Scatter4x8's move of a tile's four rows of eight
+	// results into the token-major output.
+	scatter4x8 func(o *[32]float32, dst []float32, stride int)
 	// pack8Q8_0, pack8Q8_0Abs: the Q8_0 eight-token tile packers
 	// (tile8Block's and tile8Abs's tiles: packTile8Q8_0, packTile8Q8_0Abs
 	// in Go).

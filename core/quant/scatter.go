@@ -6,11 +6,11 @@ package quant
 // are moved, not changed.
 func Scatter4x8(o *[32]float32, dst []float32, stride int) {
 	_ = dst[7*stride+3]
-	scatter4x8(o, dst, stride)
+	cur.scatter4x8(o, dst, stride)
 }
 
-// scatter4x8Go is Scatter4x8 in Go (the other architectures' and the
-// tests' reference).
+// scatter4x8Go is Scatter4x8 in Go (the generic level's, and the tests'
+// reference).
 func scatter4x8Go(o *[32]float32, dst []float32, stride int) {
 	for t := 0; t < 8; t++ {
 		d := dst[t*stride : t*stride+4 : t*stride+4]

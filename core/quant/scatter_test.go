@@ -6,10 +6,19 @@ import (
 	"testing"
 )
 
-// TestScatter4x8: Scatter4x8 puts o[8r+t] at dst[t·stride+r] for every
+// TestScatter4x8: at every level, Scatter4x8 puts o[8r+t] at dst[t·stride+r] for every
 // stride from 4 up (and a row length's), touches nothing else, and moves
 // the bits of NaNs, infinities and negative zeros unchanged.
 func TestScatter4x8(t *testing.T) {
+	for _, lvl := range Levels() {
+		func() {
+			defer ForceLevel(lvl)()
+			testScatter4x8(t, lvl)
+		}()
+	}
+}
+
+func testScatter4x8(t *testing.T, lvl Level) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, stride := range []int{4, 5, 7, 8, 13, 64, 2051} {
 		var o [32]float32
@@ -28,7 +37,7 @@ func TestScatter4x8(t *testing.T) {
 		Scatter4x8(&o, dst, stride)
 		for i := range dst {
 			if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("stride %d: dst[%d] = %#x, want %#x", stride, i, math.Float32bits(dst[i]), math.Float32bits(want[i]))
+				t.Fatalf("%s stride %d: dst[%d] = %#x, want %#x", lvl, stride, i, math.Float32bits(dst[i]), math.Float32bits(want[i]))
 			}
 		}
 		for tok := 0; tok < 8; tok++ {
