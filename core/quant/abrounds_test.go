@@ -14,12 +14,10 @@ type abVariant struct {
 
 // abRounds times each variant for about 10 ms per round, the variants
 // alternating round by round (30 rounds), and logs each one's median and
-// best ns per call: on a shared VM whose speed drifts by tens of percent
+// best ns per call (alternateRounds): on a shared VM whose speed drifts by tens of percent
 // from second to second, the same window for every variant is what makes
 // them comparable. b.N is ignored: run with -benchtime 1x.
 func abRounds(b *testing.B, vs []abVariant) {
-	const rounds = 30
-	ns := make([][]float64, len(vs))
 	calls := make([]int, len(vs))
 	for i, v := range vs {
 		t0 := time.Now()
@@ -27,18 +25,33 @@ func abRounds(b *testing.B, vs []abVariant) {
 			v.run()
 		}
 	}
-	for rd := 0; rd < rounds; rd++ {
-		for i, v := range vs {
-			t0 := time.Now()
-			for c := 0; c < calls[i]; c++ {
-				v.run()
-			}
-			ns[i] = append(ns[i], float64(time.Since(t0).Nanoseconds())/float64(calls[i]))
+	ns := alternateRounds(len(vs), func(i int) float64 {
+		t0 := time.Now()
+		for c := 0; c < calls[i]; c++ {
+			vs[i].run()
+		}
+		return float64(time.Since(t0).Nanoseconds()) / float64(calls[i])
+	})
+	for i, v := range vs {
+		b.Logf("%-12s median %9.1f ns  best %9.1f  (%d rounds)", v.name, ns[i][len(ns[i])/2], ns[i][0], len(ns[i]))
+	}
+}
+
+// abRoundsN is the rounds of alternateRounds.
+const abRoundsN = 30
+
+// alternateRounds runs measure(i) for each of n variants, the variants
+// alternating round by round (abRoundsN rounds), and returns each
+// variant's measurements sorted.
+func alternateRounds(n int, measure func(i int) float64) [][]float64 {
+	out := make([][]float64, n)
+	for rd := 0; rd < abRoundsN; rd++ {
+		for i := range out {
+			out[i] = append(out[i], measure(i))
 		}
 	}
-	for i, v := range vs {
-		s := append([]float64(nil), ns[i]...)
-		sort.Float64s(s)
-		b.Logf("%-12s median %9.1f ns  best %9.1f  (%d rounds)", v.name, s[len(s)/2], s[0], len(s))
+	for i := range out {
+		sort.Float64s(out[i])
 	}
+	return out
 }

@@ -6,7 +6,6 @@ package quant
 import (
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,18 +71,13 @@ type memVariant struct {
 // memRounds times one pass of each variant per round, alternating, and
 // logs each one's median and best GB/s over the rounds.
 func memRounds(b *testing.B, vs []memVariant) {
-	const rounds = 30
-	gbs := make([][]float64, len(vs))
-	for rd := 0; rd < rounds; rd++ {
-		for i, v := range vs {
-			t0 := time.Now()
-			v.run()
-			gbs[i] = append(gbs[i], float64(v.bytes)/time.Since(t0).Seconds()/1e9)
-		}
-	}
+	gbs := alternateRounds(len(vs), func(i int) float64 {
+		t0 := time.Now()
+		vs[i].run()
+		return float64(vs[i].bytes) / time.Since(t0).Seconds() / 1e9
+	})
 	for i, v := range vs {
-		g := append([]float64(nil), gbs[i]...)
-		sort.Float64s(g)
+		g := gbs[i]
 		b.Logf("%-6s median %6.2f GB/s  best %6.2f  (%d rounds)", v.name, g[len(g)/2], g[len(g)-1], len(g))
 	}
 }
