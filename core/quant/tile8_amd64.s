@@ -2,6 +2,20 @@
 
 #include "textflag.h"
 
+// ZERO_SUMS(out): zeroes the 64 float32 running sums at out (a quad
+// kernel's two tiles × four rows × eight tokens). Clobbers Y0.
+#define ZERO_SUMS(out) \
+	VXORPS Y0, Y0, Y0; \
+	VMOVUPS Y0, (out); \
+	VMOVUPS Y0, 32(out); \
+	VMOVUPS Y0, 64(out); \
+	VMOVUPS Y0, 96(out); \
+	VMOVUPS Y0, 128(out); \
+	VMOVUPS Y0, 160(out); \
+	VMOVUPS Y0, 192(out); \
+	VMOVUPS Y0, 224(out)
+
+
 // Four weight rows against an eight-token tile (tile8.go), AVX2: the eight
 // tokens sit in the eight lanes; a weight row's four quants of a chunk are
 // broadcast to every lane and multiplied with the eight tokens' four quants
@@ -1131,15 +1145,7 @@ TEXT ·q4_0q8_0r4x16AVX2(SB), NOSPLIT, $0-56
 	MOVQ nb+40(FP), CX
 	MOVQ out+48(FP), R10
 	LEAQ (R8)(R8*2), R9
-	VXORPS Y0, Y0, Y0
-	VMOVUPS Y0, (R10)
-	VMOVUPS Y0, 32(R10)
-	VMOVUPS Y0, 64(R10)
-	VMOVUPS Y0, 96(R10)
-	VMOVUPS Y0, 128(R10)
-	VMOVUPS Y0, 160(R10)
-	VMOVUPS Y0, 192(R10)
-	VMOVUPS Y0, 224(R10)
+	ZERO_SUMS(R10)
 	MOVL $0x00010001, AX; VMOVQ AX, X15; VPBROADCASTD X15, Y15
 q40quadloop:
 	Q40Q_LOAD(64)
@@ -1464,15 +1470,7 @@ TEXT ·q4_Kq8_Kr4x16AVX2(SB), NOSPLIT, $256-40
 	MOVQ tb+16(FP), R14
 	MOVQ nb+24(FP), CX
 	MOVQ out+32(FP), R13
-	VXORPS Y0, Y0, Y0
-	VMOVUPS Y0, 0(R13)
-	VMOVUPS Y0, 32(R13)
-	VMOVUPS Y0, 64(R13)
-	VMOVUPS Y0, 96(R13)
-	VMOVUPS Y0, 128(R13)
-	VMOVUPS Y0, 160(R13)
-	VMOVUPS Y0, 192(R13)
-	VMOVUPS Y0, 224(R13)
+	ZERO_SUMS(R13)
 q4kquadsb:
 	VPXOR Y0, Y0, Y0
 	VMOVDQU Y0, 0(SP)
@@ -2446,15 +2444,7 @@ TEXT ·q8_0q8_0r4x16absAVX2(SB), NOSPLIT, $0-48
 	MOVQ nb+32(FP), CX
 	MOVQ out+40(FP), BX
 	LEAQ (R8)(R8*2), R9
-	VXORPS Y0, Y0, Y0
-	VMOVUPS Y0, (BX)
-	VMOVUPS Y0, 32(BX)
-	VMOVUPS Y0, 64(BX)
-	VMOVUPS Y0, 96(BX)
-	VMOVUPS Y0, 128(BX)
-	VMOVUPS Y0, 160(BX)
-	VMOVUPS Y0, 192(BX)
-	VMOVUPS Y0, 224(BX)
+	ZERO_SUMS(BX)
 	MOVL $0x00010001, AX; VMOVQ AX, X15; VPBROADCASTD X15, Y15
 q80quadloop:
 	Q80Q_LOAD(64, 96)
