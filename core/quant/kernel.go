@@ -21,6 +21,7 @@ type Kernel struct {
 	t8       tile8Kernel
 	rows8T   func(w []byte, wstride int, x, tab []byte, out *[8]float32)
 	rows8X8  func(w, x, tab []byte, out *[8]float32)
+	rows4x4  func(w, x []byte, out *[4]float32)
 	deint8   func(dst []byte, wrb int, src []byte)
 }
 
@@ -59,8 +60,10 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.deint8 = cur.deinterleave8Q8_0
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
+		k.rows4x4 = cur.dotR4x4Q4_KQ8_K
 	case gguf.TypeQ6_K:
 		k.rows4 = cur.dotR4Q6_KQ8_K
+		k.rows4x4 = cur.dotR4x4Q6_KQ8_K
 	}
 	return k, nil
 }

@@ -48,6 +48,20 @@ func blocksR4(asm func(w *byte, wstride int, x *byte, nb int, out *[4]float32), 
 	}
 }
 
+// blocksR4x4 is blocks for a four-row kernel on one half of a K x8 group
+// (rows8k.go: four super-blocks of wsize bytes a block column).
+func blocksR4x4(asm func(w *byte, x *byte, nb int, out *[4]float32), wsize, xsize int) func(w, x []byte, out *[4]float32) {
+	return func(w, x []byte, out *[4]float32) {
+		nb := len(w) / (4 * wsize)
+		if nb <= 0 {
+			*out = [4]float32{}
+			return
+		}
+		_ = x[nb*xsize-1]
+		asm(&w[0], &x[0], nb, out)
+	}
+}
+
 // quantizer wraps an assembly activation quantizer over nb blocks of n
 // floats into blocks of size bytes.
 func quantizer(asm func(src *float32, dst *byte, nb int), n, size int) func(src []float32, dst []byte) {

@@ -44,6 +44,8 @@ func init() {
 	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX512, bytesQ6K, bytesQ8K)
+	ks.dotR4x4Q4_KQ8_K = blocksR4x4(q4_Kq8_Kr4x4AVX512, bytesQ4K, bytesQ8K)
+	ks.dotR4x4Q6_KQ8_K = blocksR4x4(q6_Kq8_Kr4x4AVX512, bytesQ6K, bytesQ8K)
 	register(AVX512, &ks)
 }
 
@@ -152,6 +154,12 @@ func q8_0q8_0r4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 
 //go:noescape
 func q4_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q4_Kq8_Kr4x4AVX512(w *byte, x *byte, nb int, out *[4]float32)
+
+//go:noescape
+func q6_Kq8_Kr4x4AVX512(w *byte, x *byte, nb int, out *[4]float32)
 
 //go:noescape
 func q6_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)

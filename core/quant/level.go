@@ -148,12 +148,16 @@ type kernelSet struct {
 	// (tile8k.go); nil where the level has none.
 	dotR4x8Q4_KQ8_K func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	prep4Q4_K       func(w []byte, wstride int, u []byte)
+	// prep4x4Q4_K: prep4Q4_K for the four rows of one half of a K x8
+	// group (rows8k.go).
+	prep4x4Q4_K func(w, u []byte)
 	// dotR4x8Q6_KQ8_K, dotR2x16Q6_KQ8_K, prep4Q6_K: the same for Q6_K
 	// (tile8q6k.go); the pair nil where the level has none.
 	dotR4x8Q6_KQ8_K  func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	dotR2x16Q6_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR4x16Q6_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	prep4Q6_K        func(w []byte, wstride int, u []byte)
+	prep4x4Q6_K      func(w, u []byte)
 	// dotR8TQ4_0Q8_0: eight Q4_0 rows against one token with its table
 	// (rows8.go).
 	dotR8TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[8]float32)
@@ -171,6 +175,11 @@ type kernelSet struct {
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)
 	// dotR4Q6_KQ8_K: four Q6_K rows against one token.
 	dotR4Q6_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)
+	// dotR4x4Q4_KQ8_K, dotR4x4Q6_KQ8_K: the four rows of one half of a
+	// K x8 group (rows8k.go) against one token; nil where the level has
+	// none (the K x8 layout is then not used).
+	dotR4x4Q4_KQ8_K func(w, x []byte, out *[4]float32)
+	dotR4x4Q6_KQ8_K func(w, x []byte, out *[4]float32)
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)

@@ -1,7 +1,8 @@
 package quant
 
-// BenchmarkMemDecode: the one-token Q4_0 and Q8_0 mat-vecs from memory, as decode
-// runs it, in the file layout and in the x8 one (rows8i.go).
+// BenchmarkMemDecode: the one-token Q4_0, Q8_0, Q4_K and Q6_K mat-vecs from
+// memory, as decode runs them, in the file layout and in the x8 one
+// (rows8i.go, rows8k.go).
 
 import (
 	"math/rand/v2"
@@ -82,15 +83,15 @@ func memRounds(b *testing.B, vs []memVariant) {
 	}
 }
 
-// BenchmarkMemDecode reads ~400 MB of Q4_0 or Q8_0 matrices (TinyLlama's
-// gate shape, 5632 × 2048) against one token on two threads, matrix by
-// matrix in chunks of decode's grain like the backend, at the current
-// level: "file" runs Dot8RowsT on the file layout, "x8" Dot8RowsX8 on the
-// x8 copy, "meter" the bench command's bandwidth meter (VecDotF32) on a
+// BenchmarkMemDecode reads ~400 MB of Q4_0, Q8_0, Q4_K or Q6_K matrices
+// (TinyLlama's gate shape, 5632 × 2048) against one token on two threads,
+// matrix by matrix in chunks of decode's grain like the backend, at the
+// current level: "file" runs Dot8RowsT (the K types: Dot4Rows twice) on
+// the file layout, "x8" Dot8RowsX8 on the x8 copy, "meter" the bench command's bandwidth meter (VecDotF32) on a
 // buffer of the same size. Results are logged (median and best GB/s of
 // alternating rounds; b.N is ignored): run with -benchtime 1x.
 func BenchmarkMemDecode(b *testing.B) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		b.Run(typ.String(), func(b *testing.B) { benchMemDecode(b, typ) })
 	}
 }
@@ -111,12 +112,23 @@ func memDecodeKernel(b *testing.B, typ gguf.GGMLType) (k Kernel, wrb, mats, tota
 	if err != nil {
 		b.Fatal(err)
 	}
-	if !k.HasX8() || k.Token1TableBytes() == 0 {
+	if !k.HasX8() {
 		b.Skip("no x8 kernel at this level")
 	}
 	wrb = k.WeightRowBytes()
 	mats = 400e6 / (memDecodeRows * wrb)
 	return k, wrb, mats, memDecodeRows * mats
+}
+
+// memDecodeToken is a random token quantized for k and its table (nil
+// where k takes none).
+func memDecodeToken(b *testing.B, k Kernel, r *rand.Rand) (x, tab []byte) {
+	x = quantizeRow(b, VecDotType(k.Type()), gaussian(r, memDecodeN, 1))
+	if tb := k.Token1TableBytes(); tb > 0 {
+		tab = make([]byte, tb)
+		k.PrepareToken1(x, tab)
+	}
+	return x, tab
 }
 
 // memPass runs kern over mats matrices of mrows rows on s's two threads,
@@ -153,9 +165,7 @@ func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
 	for o := 0; o < len(w); o += 8 * wrb {
 		k.Interleave8(w8[o:o+8*wrb], w[o:o+8*wrb])
 	}
-	x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
-	tab := make([]byte, k.Token1TableBytes())
-	k.PrepareToken1(x, tab)
+	x, tab := memDecodeToken(b, k, r)
 	out := [2][]float32{make([]float32, total), make([]float32, total)}
 	meter := hugeBuf(b, len(w))
 	clear(meter)
@@ -182,7 +192,12 @@ func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
 		{"file", len(w), func() {
 			pass(func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 8 {
-					k.Dot8RowsT(w[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
+					if tab == nil {
+						k.Dot4Rows(w[i*wrb:(i+4)*wrb], x, (*[4]float32)(o8[worker][:4]))
+						k.Dot4Rows(w[(i+4)*wrb:(i+8)*wrb], x, (*[4]float32)(o8[worker][4:]))
+					} else {
+						k.Dot8RowsT(w[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
+					}
 					copy(out[0][i:], o8[worker][:])
 				}
 			})

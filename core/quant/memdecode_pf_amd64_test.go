@@ -15,7 +15,7 @@ import (
 // round by round in one process so that the VM's drift hits every
 // distance alike. Logged like BenchmarkMemDecode: run with -benchtime 1x.
 func BenchmarkMemDecodePF(b *testing.B) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		b.Run(typ.String(), func(b *testing.B) { benchMemDecodePF(b, typ) })
 	}
 }
@@ -33,9 +33,7 @@ func benchMemDecodePF(b *testing.B, typ gguf.GGMLType) {
 		}
 		k.Interleave8(w8[o:o+8*wrb], src[:8*wrb])
 	}
-	x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
-	tab := make([]byte, k.Token1TableBytes())
-	k.PrepareToken1(x, tab)
+	x, tab := memDecodeToken(b, k, r)
 	s := newSpin2()
 	defer s.quit.Store(true)
 	var o8 [2][8]float32
@@ -46,17 +44,19 @@ func benchMemDecodePF(b *testing.B, typ gguf.GGMLType) {
 			}
 		})
 	}
-	group, pf := bytesQ4x8, &x8PrefetchQ4_0
-	if typ == gguf.TypeQ8_0 {
-		group, pf = bytesQ80x8, &x8PrefetchQ8_0
+	// group: the bytes of one block column of the stream the kernel reads.
+	group, pf, dists := bytesQ4x8, &x8PrefetchQ4_0, []int{0, 8, 16, 24, 32, 48, 64}
+	switch typ {
+	case gguf.TypeQ8_0:
+		group, pf, dists = bytesQ80x8, &x8PrefetchQ8_0, []int{0, 2, 3, 4, 5, 6, 8, 16}
+	case gguf.TypeQ4_K:
+		group, pf, dists = 4*bytesQ4K, &x8PrefetchQ4_K, []int{0, 2, 4, 8, 16, 32}
+	case gguf.TypeQ6_K:
+		group, pf, dists = 4*bytesQ6K, &x8PrefetchQ6_K, []int{0, 2, 3, 4, 6, 8, 12, 16}
 	}
 	keep := *pf
 	defer func() { *pf = keep }()
 	var vs []memVariant
-	dists := []int{0, 8, 12, 16, 20, 24, 32}
-	if typ == gguf.TypeQ8_0 {
-		dists = []int{0, 2, 3, 4, 5, 6, 8, 16}
-	}
 	for _, blocks := range dists {
 		vs = append(vs, memVariant{fmt.Sprintf("pf%d", blocks), len(w8), func() {
 			*pf = blocks * group

@@ -30,6 +30,24 @@
 	PREFETCHT0 768(r); \
 	PREFETCHT0 832(r)
 
+// PREFETCH2_Q6K4(r): the same 840 bytes to L2 only (PREFETCHT2), for the
+// K x8 kernel, which prefetches further ahead on its one stream.
+#define PREFETCH2_Q6K4(r) \
+	PREFETCHT2 0(r); \
+	PREFETCHT2 64(r); \
+	PREFETCHT2 128(r); \
+	PREFETCHT2 192(r); \
+	PREFETCHT2 256(r); \
+	PREFETCHT2 320(r); \
+	PREFETCHT2 384(r); \
+	PREFETCHT2 448(r); \
+	PREFETCHT2 512(r); \
+	PREFETCHT2 576(r); \
+	PREFETCHT2 640(r); \
+	PREFETCHT2 704(r); \
+	PREFETCHT2 768(r); \
+	PREFETCHT2 832(r)
+
 // HSUM4(a, b, c, d, xa, xt): the four rows' eight-lane int32 sums in
 // a, b, c, d (Y registers) reduced to lane r of xa (a's X half) = row r's
 // total, by the AVX2 kernels' VPHADDD order (c and xt clobbered too).

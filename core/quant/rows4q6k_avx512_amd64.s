@@ -112,6 +112,44 @@ GLOBL q6kScaleIdx<>(SB), RODATA|NOPTR, $256
 	VMOVDQU64 lo(DI), y; \
 	VINSERTI64X4 $1, hi(DI), z, z
 
+// Q6KR4_SETUP: the constants of the four-row Q6_K kernels (Z13..Z15,
+// Z24..Z27) and their running sums X12 zeroed.
+// Q6KR4_SB: one super-block of four Q6_K rows (at SI, SI+R8, SI+2·R8,
+// SI+R9 with R9 = 3·R8) against the token's Q8_K block at DI, added to the
+// rows' running sums in X12's lanes: the token's quants in the layout of
+// q1..q4 (Z28..Z31), each row's lanes (Q6K_ROW), folded to eight (FOLD4Z,
+// integer adds, exact), then the AVX2 kernel's reduction and epilogue:
+// lane r of X0 = row r's isum; sum += (d·d_x)·float32(isum).
+#define Q6KR4_SETUP \
+	MOVL $0x0F0F0F0F, AX; \
+	VPBROADCASTD AX, Z15; \
+	MOVL $0x30303030, AX; \
+	VPBROADCASTD AX, Z14; \
+	VPXORD Z13, Z13, Z13; \
+	VMOVDQU64 q6kScaleIdx<>+0(SB), Z24; \
+	VMOVDQU64 q6kScaleIdx<>+64(SB), Z25; \
+	VMOVDQU64 q6kScaleIdx<>+128(SB), Z26; \
+	VMOVDQU64 q6kScaleIdx<>+192(SB), Z27; \
+	VXORPS X12, X12, X12
+
+#define Q6KR4_SB \
+	Q6XQ(4, 132, Z28, Y28); \
+	Q6XQ(36, 164, Z29, Y29); \
+	Q6XQ(68, 196, Z30, Y30); \
+	Q6XQ(100, 228, Z31, Y31); \
+	Q6K_ROW((SI), Z0); \
+	Q6K_ROW((SI)(R8*1), Z1); \
+	Q6K_ROW((SI)(R8*2), Z2); \
+	Q6K_ROW((SI)(R9*1), Z3); \
+	FOLD4Z; \
+	HSUM4(Y0, Y1, Y2, Y3, X0, X1); \
+	VCVTDQ2PS X0, X0; \
+	F16X4(208, X8); \
+	VBROADCASTSS (DI), X10; \
+	VMULPS X10, X8, X8; \
+	VMULPS X0, X8, X8; \
+	VADDPS X8, X12, X12
+
 // func q6_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 // Registers: Z0..Z3 the rows' int32 lanes of the super-block, X12 the
 // four running sums; R9 = 3·wstride, R12 the prefetch pointer.
@@ -133,47 +171,48 @@ TEXT ·q6_Kq8_Kr4AVX512(SB), NOSPLIT, $0-40
 	MOVQ nb+24(FP), CX
 	LEAQ (R8)(R8*2), R9
 	LEAQ (SI)(R8*8), R12
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
-	MOVL $0x30303030, AX
-	VPBROADCASTD AX, Z14
-	VPXORD Z13, Z13, Z13
-	VMOVDQU64 q6kScaleIdx<>+0(SB), Z24
-	VMOVDQU64 q6kScaleIdx<>+64(SB), Z25
-	VMOVDQU64 q6kScaleIdx<>+128(SB), Z26
-	VMOVDQU64 q6kScaleIdx<>+192(SB), Z27
-	VXORPS X12, X12, X12
-
+	Q6KR4_SETUP
 	PCALIGN $64
 q6kr4v:
 	PREFETCH_Q6K4(R12)
 	ADDQ $840, R12
-	// The token's quants in the layout of q1..q4.
-	Q6XQ(4, 132, Z28, Y28)
-	Q6XQ(36, 164, Z29, Y29)
-	Q6XQ(68, 196, Z30, Y30)
-	Q6XQ(100, 228, Z31, Y31)
-	Q6K_ROW((SI), Z0)
-	Q6K_ROW((SI)(R8*1), Z1)
-	Q6K_ROW((SI)(R8*2), Z2)
-	Q6K_ROW((SI)(R9*1), Z3)
-	// Fold each row's sixteen lanes to eight (integer adds, exact).
-	FOLD4Z
-	// The AVX2 kernel's reduction and epilogue: lane r of X0 = row r's
-	// isum; sum += (d·d_x)·float32(isum).
-	HSUM4(Y0, Y1, Y2, Y3, X0, X1)
-	VCVTDQ2PS X0, X0
-	F16X4(208, X8)
-	VBROADCASTSS (DI), X10
-	VMULPS X10, X8, X8
-	VMULPS X0, X8, X8
-	VADDPS X8, X12, X12
+	Q6KR4_SB
 	ADDQ $210, SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q6kr4v
 
 	MOVQ out+32(FP), DX
+	VMOVUPS X12, (DX)
+	VZEROUPPER
+	RET
+
+// func q6_Kq8_Kr4x4AVX512(w *byte, x *byte, nb int, out *[4]float32)
+// Four Q6_K rows of one half of a K x8 group (rows8k.go: per super-block
+// the four rows' 210-byte super-blocks one after another) against one
+// token: q6_Kq8_Kr4AVX512's arithmetic, bit for bit, on one sequential
+// stream of 840 bytes a super-block, prefetched x8PrefetchQ6_K bytes
+// ahead (x8prefetch_amd64.go).
+TEXT ·q6_Kq8_Kr4x4AVX512(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ $210, R8
+	MOVQ $630, R9
+	MOVQ ·x8PrefetchQ6_K(SB), R12
+	ADDQ SI, R12
+	Q6KR4_SETUP
+	PCALIGN $64
+q6kr4x4v:
+	PREFETCH2_Q6K4(R12)
+	ADDQ $840, R12
+	Q6KR4_SB
+	ADDQ $840, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q6kr4x4v
+
+	MOVQ out+24(FP), DX
 	VMOVUPS X12, (DX)
 	VZEROUPPER
 	RET

@@ -40,16 +40,23 @@ var x8Pos = [8]int{0, 2, 4, 6, 1, 3, 5, 7}
 const bytesQ4x8 = 8 * bytesQ4
 
 // Interleaves8 reports whether weights of t have the x8 layout
-// (Interleave8 repacks them).
-func Interleaves8(t gguf.GGMLType) bool { return t == gguf.TypeQ4_0 || t == gguf.TypeQ8_0 }
+// (Interleave8 repacks them; rows8k.go has the K types').
+func Interleaves8(t gguf.GGMLType) bool {
+	_, k := kx8(t)
+	return k || t == gguf.TypeQ4_0 || t == gguf.TypeQ8_0
+}
 
 // Interleave8 writes the group of eight rows src (8·WeightRowBytes, file
 // layout) into dst (the same length) in the x8 layout (Interleaves8's
 // types).
 func (k *Kernel) Interleave8(dst, src []byte) {
-	nb := k.n / qk
 	wrb := k.wrb
 	dst, src = dst[:8*wrb], src[:8*wrb]
+	if bs, ok := kx8(k.t); ok {
+		interleave8K(dst, src, wrb/bs, bs)
+		return
+	}
+	nb := k.n / qk
 	if k.t == gguf.TypeQ8_0 {
 		for b := 0; b < nb; b++ {
 			o := dst[b*bytesQ80x8 : (b+1)*bytesQ80x8]
@@ -79,7 +86,9 @@ func (k *Kernel) Interleave8(dst, src []byte) {
 // the file layout in dst. (A prompt step runs it on every chunk of an x8
 // weight's rows: word moves, no copy calls.)
 func (k *Kernel) Deinterleave8(dst, src []byte) {
-	switch {
+	switch bs, kt := kx8(k.t); {
+	case kt:
+		deinterleave8K(dst[:8*k.wrb], src[:8*k.wrb], k.wrb/bs, bs)
 	case k.deint8 != nil:
 		k.deint8(dst[:8*k.wrb], k.wrb, src[:8*k.wrb])
 	case k.t == gguf.TypeQ8_0:
@@ -130,6 +139,10 @@ func deinterleave8Q4_0Generic(dst []byte, wrb int, src []byte) {
 // when Token1TableBytes is 0): out[r] is row r's dot, bit-identical to
 // Dot on the row in the file layout.
 func (k *Kernel) Dot8RowsX8(w, x, tab []byte, out *[8]float32) {
+	if _, ok := kx8(k.t); ok {
+		k.dot8RowsX8K(w[:8*k.wrb:8*k.wrb], x[:k.xrb:k.xrb], out)
+		return
+	}
 	nb := k.n / qk
 	if k.rows8X8 == nil || tab == nil {
 		if k.t == gguf.TypeQ8_0 {
@@ -144,6 +157,9 @@ func (k *Kernel) Dot8RowsX8(w, x, tab []byte, out *[8]float32) {
 
 // DotRowX8 is Dot of row r (0..7) of the x8 group w against x.
 func (k *Kernel) DotRowX8(w []byte, r int, x []byte) float32 {
+	if _, ok := kx8(k.t); ok {
+		return k.dotRowX8K(w[:8*k.wrb], r, x[:k.xrb])
+	}
 	nb := k.n / qk
 	if k.t == gguf.TypeQ8_0 {
 		w, x = w[:nb*bytesQ80x8], x[:nb*bytesQ80]
@@ -188,7 +204,7 @@ func rows8X8Q4_0Generic(w, x []byte, out *[8]float32) {
 
 // HasX8 reports whether this kernel runs x8 groups with a kernel of its
 // level (not the generic twin): the condition for repacking a weight.
-func (k *Kernel) HasX8() bool { return k.rows8X8 != nil }
+func (k *Kernel) HasX8() bool { return k.rows8X8 != nil || k.rows4x4 != nil }
 
 // q8_0x8Sumi is row r's integer block sum of dotQ8_0Q8_0Generic in the x8
 // block wb against the Q8_0 block xb.

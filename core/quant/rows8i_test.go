@@ -11,18 +11,33 @@ import (
 // TestRows8X8MatchGeneric: Interleave8 and Deinterleave8 are inverse; the
 // x8 kernels of every level (Dot8RowsX8, with and without the token
 // table, and DotRowX8) give each row the one-row generic bits of the row
-// in the file layout, on random and edge rows.
+// in the file layout, on random and edge rows; for every type with an x8
+// layout (rows8i.go, rows8k.go).
 func TestRows8X8MatchGeneric(t *testing.T) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		if !Interleaves8(typ) {
+			t.Fatalf("%s has no x8 layout", typ)
+		}
 		testRows8X8(t, typ)
 	}
 }
 
 func testRows8X8(t *testing.T, typ gguf.GGMLType) {
 	gen := genericKernels()
-	one, deint := gen.dotQ4_0Q8_0, deinterleave8Q4_0Generic
-	if typ == gguf.TypeQ8_0 {
+	var one func(w, x []byte) float32
+	var deint func(dst []byte, wrb int, src []byte)
+	switch typ {
+	case gguf.TypeQ4_0:
+		one, deint = gen.dotQ4_0Q8_0, deinterleave8Q4_0Generic
+	case gguf.TypeQ8_0:
 		one, deint = gen.dotQ8_0Q8_0, deinterleave8Q8_0Generic
+	case gguf.TypeQ4_K, gguf.TypeQ6_K:
+		bs, _ := kx8(typ)
+		one = gen.dotQ4_KQ8_K
+		if typ == gguf.TypeQ6_K {
+			one = gen.dotQ6_KQ8_K
+		}
+		deint = func(dst []byte, wrb int, src []byte) { deinterleave8K(dst, src, wrb/bs, bs) }
 	}
 	for _, lvl := range Levels() {
 		for _, n := range twinSizes(typ) {
@@ -58,6 +73,19 @@ func testRows8X8(t *testing.T, typ gguf.GGMLType) {
 					deint(back, k.WeightRowBytes(), w8)
 					if !bytes.Equal(back, src) {
 						t.Fatalf("%s n=%d: the generic Deinterleave8(Interleave8(w)) != w", typ, n)
+					}
+					if k.HasPrep4X4() {
+						// The tile kernels' preparation of each half as it
+						// is: the bytes of Prep4 on its rows in the file.
+						pb := k.Prep4Bytes()
+						u, want := make([]byte, pb), make([]byte, pb)
+						h := 4 * k.WeightRowBytes()
+						for half := 0; half < 2; half++ {
+							k.Prep4(src[half*h:(half+1)*h], want)
+							if !k.Prep4X4(w8[half*h:(half+1)*h], u) || !bytes.Equal(u, want) {
+								t.Fatalf("%s %s n=%d half %d: Prep4X4 differs from Prep4 on the file rows", typ, lvl, n, half)
+							}
+						}
 					}
 					tab := make([]byte, k.Token1TableBytes())
 					k.PrepareToken1(x, tab)

@@ -331,6 +331,87 @@ GLOBL q4kOnes<>(SB), RODATA|NOPTR, $32
 	VPERMW tab, Z23, Z27; \
 	VPDPWSSD Z27, Z13, acc
 
+// Q4KR4_SETUP: the constants of the four-row Q4_K kernels (Z15, Z20..Z23,
+// Z28..Z31) and their running sums X14 zeroed.
+// Q4KR4_SB: one super-block of four Q4_K rows (at SI, SI+R8, SI+2·R8,
+// SI+R9 with R9 = 3·R8) against the token's Q8_K block at DI, added to
+// the rows' running sums in X14's lanes (clobbers R11..R13), as described
+// at q4_Kq8_Kr4AVX512 below:
+//   - the four rows' 16-byte heads, a row per 128-bit lane (Z27); d and
+//     dmin of rows 0..3 as eight floats, times d_x (Y26);
+//   - scales and mins: per lane bytes sc0..7 (low nibble/6 bits from Z3's
+//     VPSHUFB, the top two bits of sc4..7, m4..7 from Z4's), m0..7;
+//   - mins: words m_j of two rows against bsums[2j]+bsums[2j+1] (per lane
+//     int32 a, a, b, b);
+//   - the token's quants by sub-block pairs [0|2], [1|3], [4|6], [5|7];
+//   - rows 0, 1 into Z0, rows 2, 3 into Z1 (Q4KV_ROW, Q4KV_PAIR), folded
+//     with the mins to Y3 = isum rows 0..3, summs rows 0..3;
+//   - the AVX2 kernel's epilogue, both products in one YMM.
+#define Q4KR4_SETUP \
+	MOVL $0x0F0F0F0F, AX; \
+	VPBROADCASTD AX, Z15; \
+	VMOVDQU64 q4kSpread<>+0(SB), Z20; \
+	VMOVDQU64 q4kSpread<>+64(SB), Z21; \
+	VMOVDQU64 q4kSpread<>+128(SB), Z22; \
+	VMOVDQU64 q4kSpread<>+192(SB), Z23; \
+	VMOVDQU64 q4kMinIdx<>(SB), Z28; \
+	VMOVDQU64 q4kBsumIdx<>(SB), Z29; \
+	VMOVDQU64 q4kRedIdx<>(SB), Z30; \
+	VMOVDQU64 q4kDIdx<>(SB), Z31; \
+	VXORPS X14, X14, X14
+
+#define Q4KR4_SB \
+	VMOVDQU64 (SI), X27; \
+	VINSERTI32X4 $1, (SI)(R8*1), Z27, Z27; \
+	VINSERTI32X4 $2, (SI)(R8*2), Z27, Z27; \
+	VINSERTI32X4 $3, (SI)(R9*1), Z27, Z27; \
+	VPERMW Z27, Z31, Z26; \
+	VCVTPH2PS X26, Y26; \
+	VBROADCASTSS (DI), Y10; \
+	VMULPS Y10, Y26, Y26; \
+	VPSHUFB q4kShufL<>(SB), Z27, Z3; \
+	VPSRLVW q4kShiftM<>(SB), Z3, Z3; \
+	VPSHUFB q4kShufH<>(SB), Z27, Z4; \
+	VPANDD q4kHiMask<>(SB), Z4, Z4; \
+	VPSRLW $2, Z4, Z4; \
+	VPTERNLOGD $0xE4, q4kMaskL<>(SB), Z4, Z3; \
+	VPXORD Z5, Z5, Z5; \
+	VPUNPCKLBW Z5, Z3, Z24; \
+	VPUNPCKHBW Z5, Z3, Z2; \
+	VEXTRACTI64X4 $1, Z24, Y25; \
+	VMOVDQU 260(DI), Y4; \
+	VPMADDWD q4kOnes<>(SB), Y4, Y4; \
+	VPERMW Z4, Z29, Z4; \
+	VPERMW Z2, Z28, Z2; \
+	VPMADDWD Z4, Z2, Z2; \
+	XQ(4, 68, Z16, Y16); \
+	XQ(36, 100, Z17, Y17); \
+	XQ(132, 196, Z18, Y18); \
+	XQ(164, 228, Z19, Y19); \
+	LEAQ (SI)(R8*1), R11; \
+	LEAQ (SI)(R8*2), R12; \
+	LEAQ (SI)(R9*1), R13; \
+	Q4KV_ROW(SI, Z3, Z4, Z5, Z6); \
+	Q4KV_ROW(R11, Z7, Z8, Z9, Z10); \
+	Q4KV_PAIR(Z24, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z0); \
+	Q4KV_ROW(R12, Z3, Z4, Z5, Z6); \
+	Q4KV_ROW(R13, Z7, Z8, Z9, Z10); \
+	Q4KV_PAIR(Z25, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z1); \
+	VSHUFI64X2 $0x44, Z1, Z0, Z3; \
+	VSHUFI64X2 $0xEE, Z1, Z0, Z4; \
+	VPADDD Z4, Z3, Z3; \
+	VSHUFI64X2 $0x88, Z2, Z3, Z4; \
+	VSHUFI64X2 $0xDD, Z2, Z3, Z5; \
+	VPADDD Z5, Z4, Z4; \
+	VPSHUFD $0xB1, Z4, Z5; \
+	VPADDD Z5, Z4, Z4; \
+	VPERMD Z4, Z30, Z3; \
+	VCVTDQ2PS Y3, Y3; \
+	VMULPS Y3, Y26, Y26; \
+	VEXTRACTF32X4 $1, Y26, X9; \
+	VSUBPS X9, X26, X8; \
+	VADDPS X8, X14, X14
+
 // func q4_Kq8_Kr4AVX512(w *byte, wstride int, x *byte, nb int, out *[4]float32)
 // Four Q4_K rows against one token (decode), bit-identical to
 // q4_Kq8_Kr4AVX2 and the generic twin. Per super-block:
@@ -356,17 +437,7 @@ TEXT ·q4_Kq8_Kr4AVX512(SB), NOSPLIT, $0-40
 	MOVQ x+16(FP), DI
 	MOVQ nb+24(FP), CX
 	LEAQ (R8)(R8*2), R9
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
-	VMOVDQU64 q4kSpread<>+0(SB), Z20
-	VMOVDQU64 q4kSpread<>+64(SB), Z21
-	VMOVDQU64 q4kSpread<>+128(SB), Z22
-	VMOVDQU64 q4kSpread<>+192(SB), Z23
-	VMOVDQU64 q4kMinIdx<>(SB), Z28
-	VMOVDQU64 q4kBsumIdx<>(SB), Z29
-	VMOVDQU64 q4kRedIdx<>(SB), Z30
-	VMOVDQU64 q4kDIdx<>(SB), Z31
-	VXORPS X14, X14, X14
+	Q4KR4_SETUP
 	PCALIGN $64
 q4kr4v:
 	// The next call's four rows' super-blocks, as before.
@@ -383,73 +454,48 @@ q4kr4v:
 	PREFETCHT0 (R10)(R9*1)
 	PREFETCHT0 64(R10)(R9*1)
 	PREFETCHT0 128(R10)(R9*1)
-	// The four rows' heads, a row per 128-bit lane.
-	VMOVDQU64 (SI), X27
-	VINSERTI32X4 $1, (SI)(R8*1), Z27, Z27
-	VINSERTI32X4 $2, (SI)(R8*2), Z27, Z27
-	VINSERTI32X4 $3, (SI)(R9*1), Z27, Z27
-	// d and dmin of rows 0..3 as eight floats, times d_x (Y26).
-	VPERMW Z27, Z31, Z26
-	VCVTPH2PS X26, Y26
-	VBROADCASTSS (DI), Y10
-	VMULPS Y10, Y26, Y26
-	// Scales and mins: per lane bytes sc0..7 (low nibble/6 bits from
-	// Z3's VPSHUFB, the top two bits of sc4..7, m4..7 from Z4's), m0..7.
-	VPSHUFB q4kShufL<>(SB), Z27, Z3
-	VPSRLVW q4kShiftM<>(SB), Z3, Z3
-	VPSHUFB q4kShufH<>(SB), Z27, Z4
-	VPANDD q4kHiMask<>(SB), Z4, Z4
-	VPSRLW $2, Z4, Z4
-	VPTERNLOGD $0xE4, q4kMaskL<>(SB), Z4, Z3
-	VPXORD Z5, Z5, Z5
-	VPUNPCKLBW Z5, Z3, Z24
-	VPUNPCKHBW Z5, Z3, Z2
-	VEXTRACTI64X4 $1, Z24, Y25
-	// Mins: words m_j of two rows (per lane: four of one row, four of the
-	// other) against bsums[2j]+bsums[2j+1]: per lane int32 a, a, b, b.
-	VMOVDQU 260(DI), Y4
-	VPMADDWD q4kOnes<>(SB), Y4, Y4
-	VPERMW Z4, Z29, Z4
-	VPERMW Z2, Z28, Z2
-	VPMADDWD Z4, Z2, Z2
-	// The token's quants by sub-block pairs [0|2], [1|3], [4|6], [5|7].
-	XQ(4, 68, Z16, Y16)
-	XQ(36, 100, Z17, Y17)
-	XQ(132, 196, Z18, Y18)
-	XQ(164, 228, Z19, Y19)
-	LEAQ (SI)(R8*1), R11
-	LEAQ (SI)(R8*2), R12
-	LEAQ (SI)(R9*1), R13
-	Q4KV_ROW(SI, Z3, Z4, Z5, Z6)
-	Q4KV_ROW(R11, Z7, Z8, Z9, Z10)
-	Q4KV_PAIR(Z24, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z0)
-	Q4KV_ROW(R12, Z3, Z4, Z5, Z6)
-	Q4KV_ROW(R13, Z7, Z8, Z9, Z10)
-	Q4KV_PAIR(Z25, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z1)
-	// Z0 (rows 0, 1) and Z1 (rows 2, 3) to Z3: lanes 0, 1 rows 0, 1,
-	// lanes 2, 3 rows 2, 3, as the mins in Z2.
-	VSHUFI64X2 $0x44, Z1, Z0, Z3
-	VSHUFI64X2 $0xEE, Z1, Z0, Z4
-	VPADDD Z4, Z3, Z3
-	// Lanes: isum rows 0, 1; isum rows 2, 3; summs rows 0, 1; rows 2, 3.
-	VSHUFI64X2 $0x88, Z2, Z3, Z4
-	VSHUFI64X2 $0xDD, Z2, Z3, Z5
-	VPADDD Z5, Z4, Z4
-	VPSHUFD $0xB1, Z4, Z5
-	VPADDD Z5, Z4, Z4
-	// Y3 = isum rows 0..3, summs rows 0..3.
-	VPERMD Z4, Z30, Z3
-	VCVTDQ2PS Y3, Y3
-	// The AVX2 kernel's epilogue, both products in one YMM.
-	VMULPS Y3, Y26, Y26
-	VEXTRACTF32X4 $1, Y26, X9
-	VSUBPS X9, X26, X8
-	VADDPS X8, X14, X14
+	Q4KR4_SB
 	ADDQ $144, SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q4kr4v
 	MOVQ out+32(FP), DX
+	VMOVUPS X14, (DX)
+	VZEROUPPER
+	RET
+
+// func q4_Kq8_Kr4x4AVX512(w *byte, x *byte, nb int, out *[4]float32)
+// Four Q4_K rows of one half of a K x8 group (rows8k.go: per super-block
+// the four rows' 144-byte super-blocks one after another) against one
+// token: q4_Kq8_Kr4AVX512's arithmetic, bit for bit, on one sequential
+// stream of 576 bytes a super-block, its nine cache lines prefetched
+// x8PrefetchQ4_K bytes ahead (x8prefetch_amd64.go).
+TEXT ·q4_Kq8_Kr4x4AVX512(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ $144, R8
+	MOVQ $432, R9
+	MOVQ ·x8PrefetchQ4_K(SB), R14
+	Q4KR4_SETUP
+	PCALIGN $64
+q4kr4x4v:
+	LEAQ (SI)(R14*1), R10
+	PREFETCHT2 (R10)
+	PREFETCHT2 64(R10)
+	PREFETCHT2 128(R10)
+	PREFETCHT2 192(R10)
+	PREFETCHT2 256(R10)
+	PREFETCHT2 320(R10)
+	PREFETCHT2 384(R10)
+	PREFETCHT2 448(R10)
+	PREFETCHT2 512(R10)
+	Q4KR4_SB
+	ADDQ $576, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q4kr4x4v
+	MOVQ out+24(FP), DX
 	VMOVUPS X14, (DX)
 	VZEROUPPER
 	RET

@@ -42,6 +42,9 @@ type tile8Kernel struct {
 	dot func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	// prep prepares four weight rows for dot (nil: dot reads w alone).
 	prep func(w []byte, wstride int, u []byte)
+	// prepX4, where set (the K types), is prep for the four rows of one
+	// half of a K x8 group (rows8k.go); dot then reads u alone.
+	prepX4 func(w, u []byte)
 	// pack builds a tile from eight activation rows (xrb apart) of nb
 	// blocks.
 	pack func(x []byte, xrb, nb int, tile []byte)
@@ -114,6 +117,21 @@ func (k *Kernel) Prep4(w, u []byte) {
 	k.t8.prep(w[:4*k.wrb:4*k.wrb], k.wrb, u[:k.n/k.t8.qk*k.t8.prepBlock])
 }
 
+// Prep4X4 is Prep4 for the four rows of one half of a K x8 group
+// (rows8k.go: 4·WeightRowBytes at w); it reports false, preparing nothing,
+// where the kernel has no such form (HasPrep4X4).
+func (k *Kernel) Prep4X4(w, u []byte) bool {
+	if k.t8.prepX4 == nil {
+		return false
+	}
+	k.t8.prepX4(w[:4*k.wrb:4*k.wrb], u[:k.n/k.t8.qk*k.t8.prepBlock])
+	return true
+}
+
+// HasPrep4X4 reports whether the tile kernels run on K x8 groups as they
+// are (Prep4X4, then the tile dots, which read the preparation alone).
+func (k *Kernel) HasPrep4X4() bool { return k.t8.prepX4 != nil }
+
 // Dot4RowsTile8 is Dot of four consecutive weight rows (WeightRowBytes
 // apart in w, prepared into u by Prep4) against the eight tokens of tile:
 // out[8·r+t] is row r's dot with token t, bit-identical to Dot on the
@@ -175,8 +193,8 @@ func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
-	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K = nil, nil, nil, nil
-	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K = nil, nil, nil, nil
+	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x4Q4_K = nil, nil, nil, nil, nil
+	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x4Q6_K = nil, nil, nil, nil, nil
 }
 
 // tile8For is the level's eight-token tile kernel for t; its dot is nil
@@ -210,13 +228,13 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, prep: ks.prep4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, prep: ks.prep4Q4_K, prepX4: ks.prep4x4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	case gguf.TypeQ6_K:
 		if ks.dotR4x8Q6_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, quad: ks.dotR4x16Q6_KQ8_K, prep: ks.prep4Q6_K, pack: packTile8Q6_K,
+		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, quad: ks.dotR4x16Q6_KQ8_K, prep: ks.prep4Q6_K, prepX4: ks.prep4x4Q6_K, pack: packTile8Q6_K,
 			qk: qkK, tileBlock: tile8Q6KBlock, prepBlock: prep4Q6_KBlock}
 	}
 	return tile8Kernel{}

@@ -122,7 +122,7 @@ func pairQ4_K(asm func(u *byte, r0 int, ta, tb *byte, nb int, out *float32)) fun
 func q4_Kq8_Kr4x16AVX2(u, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
-func prep4Q4_KAVX2asm(w *byte, wstride int, nb int, u *byte)
+func prep4Q4_KAVX2asm(w *byte, wstride, adv, nb int, u *byte)
 
 func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
 	nb := len(u) / prep4Q4_KBlock
@@ -130,7 +130,17 @@ func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
 		return
 	}
 	_ = w[3*wstride+nb*bytesQ4K-1]
-	prep4Q4_KAVX2asm(&w[0], wstride, nb, &u[0])
+	prep4Q4_KAVX2asm(&w[0], wstride, bytesQ4K, nb, &u[0])
+}
+
+// prep4x4Q4_KAVX2 is prep4x4Q4_KGeneric (one half of a K x8 group).
+func prep4x4Q4_KAVX2(w, u []byte) {
+	nb := len(u) / prep4Q4_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = w[4*nb*bytesQ4K-1]
+	prep4Q4_KAVX2asm(&w[0], bytesQ4K, 4*bytesQ4K, nb, &u[0])
 }
 
 // The AVX2 Q8_0 kernels on tile8Abs tiles (tile8q8.go).

@@ -1526,15 +1526,18 @@ q4kquadsub:
 	RET
 
 
-// func prep4Q4_KAVX2asm(w *byte, wstride int, nb int, u *byte)
+// func prep4Q4_KAVX2asm(w *byte, wstride, adv, nb int, u *byte)
 // prep4Q4_KGeneric's layout (tile8k.go) for four Q4_K rows: nibbles as
 // bytes per sub-block and row, the scales (each twice) and mins as int16,
-// d and dmin as float32. The scale decoding is q4_Kq8_KAVX2's.
-TEXT ·prep4Q4_KAVX2asm(SB), NOSPLIT, $0-32
+// d and dmin as float32. The scale decoding is q4_Kq8_KAVX2's. Row r's
+// super-block b is at w + r·wstride + b·adv (the file layout: adv = 144;
+// a half K x8 group, rows8k.go: wstride = 144, adv = 576).
+TEXT ·prep4Q4_KAVX2asm(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
-	MOVQ nb+16(FP), CX
-	MOVQ u+24(FP), DI
+	MOVQ adv+16(FP), R14
+	MOVQ nb+24(FP), CX
+	MOVQ u+32(FP), DI
 	LEAQ (R8)(R8*2), R9
 	MOVL $0x0F0F0F0F, AX; VMOVQ AX, X15; VPBROADCASTD X15, Y15
 prep4kloop:
@@ -1694,7 +1697,7 @@ prep4kloop:
 	VPAND Y15, Y1, Y1
 	VMOVDQU Y2, 864(DI)
 	VMOVDQU Y1, 992(DI)
-	ADDQ $144, SI
+	ADDQ R14, SI
 	ADDQ $1248, DI
 	DECQ CX
 	JNZ  prep4kloop

@@ -46,12 +46,20 @@ func packTile8Q8_K(x []byte, xrb, nb int, tile []byte) {
 
 // prep4Q4_KGeneric prepares four Q4_K rows (wstride apart) for the tile
 // kernel.
-func prep4Q4_KGeneric(w []byte, wstride int, u []byte) {
+func prep4Q4_KGeneric(w []byte, wstride int, u []byte) { prep4Q4_KAdv(w, wstride, bytesQ4K, u) }
+
+// prep4x4Q4_KGeneric prepares the four rows of one half of a K x8 group
+// (rows8k.go) for the tile kernel.
+func prep4x4Q4_KGeneric(w, u []byte) { prep4Q4_KAdv(w, bytesQ4K, 4*bytesQ4K, u) }
+
+// prep4Q4_KAdv prepares four Q4_K rows whose super-block b of row r is at
+// r·wstride + b·adv in w.
+func prep4Q4_KAdv(w []byte, wstride, adv int, u []byte) {
 	nb := len(u) / prep4Q4_KBlock
 	for b := 0; b < nb; b++ {
 		e := u[b*prep4Q4_KBlock : (b+1)*prep4Q4_KBlock : (b+1)*prep4Q4_KBlock]
 		for r := 0; r < 4; r++ {
-			wb := w[r*wstride+b*bytesQ4K : r*wstride+(b+1)*bytesQ4K : r*wstride+(b+1)*bytesQ4K]
+			wb := w[r*wstride+b*adv : r*wstride+b*adv+bytesQ4K : r*wstride+b*adv+bytesQ4K]
 			putF32(e[1216+4*r:], f16le(wb))
 			putF32(e[1232+4*r:], f16le(wb[2:]))
 			// The 6-bit scales and mins of the eight sub-blocks, four bytes

@@ -79,12 +79,20 @@ func q6KValue(wb []byte, i int) int32 {
 
 // prep4Q6_KGeneric prepares four Q6_K rows (wstride apart) for the tile
 // kernel.
-func prep4Q6_KGeneric(w []byte, wstride int, u []byte) {
+func prep4Q6_KGeneric(w []byte, wstride int, u []byte) { prep4Q6_KAdv(w, wstride, bytesQ6K, u) }
+
+// prep4x4Q6_KGeneric prepares the four rows of one half of a K x8 group
+// (rows8k.go) for the tile kernel.
+func prep4x4Q6_KGeneric(w, u []byte) { prep4Q6_KAdv(w, bytesQ6K, 4*bytesQ6K, u) }
+
+// prep4Q6_KAdv prepares four Q6_K rows whose super-block b of row r is at
+// r·wstride + b·adv in w.
+func prep4Q6_KAdv(w []byte, wstride, adv int, u []byte) {
 	nb := len(u) / prep4Q6_KBlock
 	for b := 0; b < nb; b++ {
 		e := u[b*prep4Q6_KBlock : (b+1)*prep4Q6_KBlock : (b+1)*prep4Q6_KBlock]
 		for r := 0; r < 4; r++ {
-			wb := w[r*wstride+b*bytesQ6K : r*wstride+(b+1)*bytesQ6K : r*wstride+(b+1)*bytesQ6K]
+			wb := w[r*wstride+b*adv : r*wstride+b*adv+bytesQ6K : r*wstride+b*adv+bytesQ6K]
 			putF32(e[1280+4*r:], f16le(wb[208:]))
 			var c int32
 			for j := 0; j < 16; j++ {

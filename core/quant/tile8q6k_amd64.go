@@ -11,7 +11,7 @@ func q6_Kq8_Kr4x8AVX2(u, tile *byte, nb int, out *[32]float32)
 func q6_Kq8_Kr2x16AVX2(u *byte, r0 int, ta, tb *byte, nb int, out *float32)
 
 //go:noescape
-func prep4Q6_KAVX2asm(w *byte, wstride int, nb int, u *byte)
+func prep4Q6_KAVX2asm(w *byte, wstride, adv, nb int, u *byte)
 
 // dotR4x8Q6_KQ8_KAVX2 runs the four rows prepared in u against tile.
 func dotR4x8Q6_KQ8_KAVX2(_ []byte, _ int, u, tile []byte, out *[32]float32) {
@@ -46,5 +46,15 @@ func prep4Q6_KAVX2(w []byte, wstride int, u []byte) {
 		return
 	}
 	_ = w[3*wstride+nb*bytesQ6K-1]
-	prep4Q6_KAVX2asm(&w[0], wstride, nb, &u[0])
+	prep4Q6_KAVX2asm(&w[0], wstride, bytesQ6K, nb, &u[0])
+}
+
+// prep4x4Q6_KAVX2 is prep4x4Q6_KGeneric (one half of a K x8 group).
+func prep4x4Q6_KAVX2(w, u []byte) {
+	nb := len(u) / prep4Q6_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = w[4*nb*bytesQ6K-1]
+	prep4Q6_KAVX2asm(&w[0], bytesQ6K, 4*bytesQ6K, nb, &u[0])
 }

@@ -348,14 +348,17 @@ q6kr2x16sub:
 	SHLL $7, AX; \
 	MOVL AX, coff(DI)
 
-// func prep4Q6_KAVX2asm(w *byte, wstride int, nb int, u *byte)
-// prep4Q6_KGeneric's layout (tile8q6k.go) for four Q6_K rows. Constants:
+// func prep4Q6_KAVX2asm(w *byte, wstride, adv, nb int, u *byte)
+// prep4Q6_KGeneric's layout (tile8q6k.go) for four Q6_K rows, row r's
+// super-block b at w + r·wstride + b·adv (the file layout: adv = 210; a
+// half K x8 group, rows8k.go: wstride = 210, adv = 840). Constants:
 // Y15 0x0F, Y14 0x30, Y13 0x20 (the bias 32), Y12 0x01 bytes.
-TEXT ·prep4Q6_KAVX2asm(SB), NOSPLIT, $0-32
+TEXT ·prep4Q6_KAVX2asm(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
-	MOVQ nb+16(FP), CX
-	MOVQ u+24(FP), DI
+	MOVQ adv+16(FP), R14
+	MOVQ nb+24(FP), CX
+	MOVQ u+32(FP), DI
 	LEAQ (R8)(R8*2), R9
 	MOVL $0x0F0F0F0F, AX; VMOVD AX, X15; VPBROADCASTD X15, Y15
 	MOVL $0x30303030, AX; VMOVD AX, X14; VPBROADCASTD X14, Y14
@@ -371,7 +374,7 @@ prep6kloop:
 	P6_ROW(64, 1152, 1288, 1304)
 	LEAQ (SI)(R9*1), R13
 	P6_ROW(96, 1216, 1292, 1308)
-	ADDQ $210, SI
+	ADDQ R14, SI
 	ADDQ $1312, DI
 	DECQ CX
 	JNZ  prep6kloop

@@ -20,6 +20,17 @@ import "golang.org/x/sys/cpu"
 // prefetch changes no result.
 var x8PrefetchQ4_0, x8PrefetchQ8_0 = x8Prefetch(cpuIsIntel(), cpu.X86.HasAVX512F)
 
+// x8PrefetchQ4_K and x8PrefetchQ6_K are the same for the K x8 kernels
+// (rows8k.go; q4_Kq8_Kr4x4AVX512, q6_Kq8_Kr4x4AVX512): bytes ahead of the
+// half group's stream, eight and four block columns (4·144, 4·210 bytes).
+// Those two prefetch to L2 (PREFETCHT2): on the Intel Xeon VM of session
+// 12 (BenchmarkMemDecodePF, bench/results/2026-12-02-s12-cpu-kx8) Q4_K
+// read ~28 GB/s at any distance from 4 to 32 columns that way, where
+// PREFETCHT0 peaked at 4 (27.3) and fell to ~19 from 8 on; Q6_K read best
+// 3 to 4 columns ahead (~27.2), less further on. Not measured on AMD parts
+// (which keep these distances), nor at the AVX2 level (no K x8 kernel).
+var x8PrefetchQ4_K, x8PrefetchQ6_K = 8 * 4 * bytesQ4K, 4 * 4 * bytesQ6K
+
 // x8Prefetch is the x8 kernels' prefetch distances (Q4_0, Q8_0) for an
 // Intel or other CPU, with AVX-512 or without.
 func x8Prefetch(intel, avx512 bool) (q4_0, q8_0 int) {

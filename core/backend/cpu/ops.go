@@ -134,6 +134,12 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float3
 		// An x8 weight's rows are scanned in the file layout, quad by quad.
 		c.mt.rowsFree = !x8 && c.rowsFree(k, w[:rows*wrb])
 	}
+	// A K x8 weight (quant/rows8k.go) whose tile kernels prepare its halves
+	// as they are runs without turning its rows back into the file layout
+	// when no group of four tokens is left after the tiles (those would
+	// need file rows): the tiles from the halves, the left-over tokens by
+	// the x8 mat-vec.
+	c.mt.x8Direct = x8 && k.HasPrep4X4() && tokens-c.mt.t8 < 4
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
 		// Per-block facts of each group of four tokens after the tiles,
 		// once per matmul.
@@ -216,8 +222,9 @@ type matTask struct {
 	// last whole group, when the kernel takes one.
 	tabs1 []byte
 	tb1   int
-	// x8: w is an x8 weight (x8.go).
-	x8 bool
+	// x8: w is an x8 weight (x8.go); x8Direct: a prompt step runs on it
+	// as it is (matMul), not through runX8's copies in the file layout.
+	x8, x8Direct bool
 	// f16f32: F16 weights against the F32 activations x (rows of in).
 	f16f32 bool
 	x      []float32
@@ -251,7 +258,7 @@ func (t *matTask) run(worker, lo, hi int) {
 		t.runShared(worker, lo, hi)
 		return
 	}
-	if t.x8 && t.tokens > 1 {
+	if t.x8 && t.tokens > 1 && !t.x8Direct {
 		t.runX8(worker, lo, hi)
 		return
 	}

@@ -65,6 +65,7 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 		ws.tileOut = make([]float32, 32*per)
 	}
 	prep := ws.prep[:quads*pb]
+	g8 := len(w) / (8 * wrb) * 8 // x8Direct: the rows in whole groups
 	for g0 := 0; g0 < groups; g0 += per {
 		g1 := min(groups, g0+per)
 		o := ws.tileOut[:32*(g1-g0)]
@@ -79,7 +80,13 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 					if q+1 < quads {
 						quant.Prefetch(w[(i-wb+4)*wrb : (i-wb+8)*wrb])
 					}
-					t.k.Prep4(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
+					if t.x8Direct && i+4 <= g8 {
+						// w is the x8 weight; rows i..i+3 are half a group
+						// (rows past the last whole group are the file's).
+						t.k.Prep4X4(w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+					} else {
+						t.k.Prep4(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
+					}
 				}
 			}
 			t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)

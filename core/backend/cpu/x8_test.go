@@ -38,19 +38,29 @@ func toX8(k quant.Kernel, w []byte) []byte {
 	return out
 }
 
-// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on x8 weights (Q4_0, Q8_0)
-// (rows past the last whole group in the file layout), on one thread and
-// two, at every level (where the level has no x8 kernel, the generic twin).
+// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on x8 weights (Q4_0, Q8_0,
+// and the K x8 layout of Q4_K and Q6_K, whose prompt steps run on the
+// weight as it is where no group of four tokens follows the tiles) (rows
+// past the last whole group in the file layout), on one thread and two,
+// at every level (where the level has no x8 kernel, the generic twin).
 func TestX8MatMulMatchesVecDot(t *testing.T) {
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		testX8MatMul(t, wt)
 	}
 }
 
+// x8TestRow is the row length the x8 tests use for wt: a few blocks.
+func x8TestRow(wt gguf.GGMLType, blocks int) int {
+	if wt == gguf.TypeQ4_K || wt == gguf.TypeQ6_K {
+		return 256 * blocks
+	}
+	return 32 * blocks
+}
+
 func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 	r := rand.New(rand.NewSource(81))
-	const in = 96
-	rb, _ := wt.RowBytes(in)
+	in := x8TestRow(wt, 3)
+	rb, _ := wt.RowBytes(int64(in))
 	for _, threads := range []int{1, 2} {
 		c := New(threads)
 		for _, lvl := range quant.Levels() {
@@ -65,8 +75,8 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 				for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
 					x := randRow(r, in*tokens, 1)
 					n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
-						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{in, int64(rows), 1, 1}, Name: "w"},
-							{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{in, int64(tokens), 1, 1}}}}
+						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
+							{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
 					got := make([]float32, rows*tokens)
 					if err := c.matMul(n, got, w8, true, x); err != nil {
 						t.Fatal(err)
@@ -91,21 +101,21 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 	}
 }
 
-// TestX8Registered: copied Q4_0 and Q8_0 weights named as mat-mul weights, with
+// TestX8Registered: copied Q4_0, Q8_0, Q4_K and Q6_K weights named as mat-mul weights, with
 // rows in groups of sixteen, are repacked (where the level has an x8
 // kernel), others not, mapped ones never; the repacked ones give the
 // bits of quant.VecDot in a shared one-token call, a prompt step and
 // through views of their halves, and any other op is refused them.
 func TestX8Registered(t *testing.T) {
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		testX8Registered(t, wt)
 	}
 }
 
 func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 	r := rand.New(rand.NewSource(82))
-	const in = 64
-	rb, _ := wt.RowBytes(in)
+	in := x8TestRow(wt, 2)
+	rb, _ := wt.RowBytes(int64(in))
 	for _, lvl := range quant.Levels() {
 		restore := quant.ForceLevel(lvl)
 		k, _ := quant.NewKernel(wt, in)
@@ -122,14 +132,14 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 			weights := map[string][]byte{}
 			reg := func(name string, rows int, want bool) *graph.Node {
 				w := quantRows(t, r, wt, in, rows)
-				if err := c.RegisterWeight(name, wt, []int64{in, int64(rows)}, w); err != nil {
+				if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
 					t.Fatal(err)
 				}
 				weights[name] = w
 				if got := c.weights[name].x8; got != (want && copyOn && k.HasX8()) {
 					t.Fatalf("%s copy %v: %s x8 %v", lvl, copyOn, name, got)
 				}
-				return &graph.Node{Op: graph.OpWeight, Type: wt, Shape: [4]int64{in, int64(rows), 1, 1}, Name: name, Weight: name}
+				return &graph.Node{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}
 			}
 			q := reg("blk.0.attn_q.weight", 48, true)
 			kw := reg("blk.0.attn_k.weight", 16, true)
@@ -171,7 +181,7 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 				}
 			}
 			input := func(tokens int) *graph.Node {
-				x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{in, int64(tokens), 1, 1}, Buf: buf(in * tokens)}
+				x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}, Buf: buf(in * tokens)}
 				b, _ := c.HostWindow(x.Buf)
 				copy(memview.As[float32](b), randRow(r, len(b)/4, 1))
 				return x
@@ -183,7 +193,7 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 			}
 			half := func(w *graph.Node, i int) *graph.Node {
 				rows := w.Shape[1] / 2
-				return &graph.Node{Op: graph.OpView, Type: wt, Shape: [4]int64{in, rows, 1, 1}, Name: fmt.Sprintf("%s.half%d", w.Name, i),
+				return &graph.Node{Op: graph.OpView, Type: wt, Shape: [4]int64{int64(in), rows, 1, 1}, Name: fmt.Sprintf("%s.half%d", w.Name, i),
 					ViewOff: int64(i) * rows * rb, Src: [4]*graph.Node{w}}
 			}
 			for _, tokens := range []int{1, 2, 5, 8, 13, 24} {
@@ -202,7 +212,7 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 			// (not x8) are read as they are.
 			ids := &graph.Node{Op: graph.OpInput, Type: gguf.TypeI32, Shape: [4]int64{1, 1, 1, 1}, Buf: buf(1)}
 			for _, w := range []*graph.Node{q, emb} {
-				g := &graph.Node{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{in, 1, 1, 1}, Name: "rows", Buf: buf(in), Src: [4]*graph.Node{w, ids}}
+				g := &graph.Node{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Name: "rows", Buf: buf(in), Src: [4]*graph.Node{w, ids}}
 				err := c.Compute(context.Background(), []*graph.Node{g})
 				if x8 := c.weights[w.Weight].x8; (err != nil) != x8 || (x8 && !strings.Contains(err.Error(), "x8")) {
 					t.Fatalf("%s copy %v: get_rows of %s (x8 %v): %v", lvl, copyOn, w.Weight, x8, err)
