@@ -36,6 +36,9 @@ func init() {
 	// per broadcast: 1.3x the kernel on a Xeon (BenchmarkTile8 Q8_0/x2).
 	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0, 0)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
+	// The same preparations of the halves of x8 groups as they lie.
+	ks.prep4x8Q4_0S = prepX8(unpack4x8Q4_0SAVX512, bytesQ4x8, prep4Q4_0S, 16)
+	ks.prep4x8Q8_0 = prepX8(bias4x8Q8_0AVX512, bytesQ80x8, prep4Q8_0, 32)
 	ks.dotR4x16Q4_KQ8_K = quadK(q4_Kq8_Kr4x16AVX512, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR4x16Q6_KQ8_K = quadK(q6_Kq8_Kr4x16AVX512, tile8Q6KBlock, prep4Q6_KBlock)
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
@@ -89,6 +92,27 @@ func unpack4Q4_0S(unpack func(w []byte, wstride int, u []byte), scales func(w *b
 
 //go:noescape
 func bias4Q8_0AVX512(w *byte, wstride int, u *byte, nb int)
+
+//go:noescape
+func unpack4x8Q4_0SAVX512(q, s, u *byte, nb int)
+
+//go:noescape
+func bias4x8Q8_0AVX512(q, s, u *byte, nb int)
+
+// prepX8 wraps a preparation of one half of an x8 group (Q4_0: group bytes
+// 144 a block, the half's quants 16 bytes on; Q8_0: 272, 32 bytes on):
+// its quants from 16 + half·step bytes into a block, its scales from
+// 2·4·half.
+func prepX8(asm func(q, s, u *byte, nb int), group, prepBlock, step int) func(g []byte, half int, u []byte) {
+	return func(g []byte, half int, u []byte) {
+		nb := len(u) / prepBlock
+		if nb == 0 {
+			return
+		}
+		_ = g[nb*group-1]
+		asm(&g[16+step*half], &g[8*half], &u[0], nb)
+	}
+}
 
 // bias4Q8_0 wraps the preparation of the Q8_0 quad kernel's rows.
 func bias4Q8_0(asm func(w *byte, wstride int, u *byte, nb int)) func(w []byte, wstride int, u []byte) {

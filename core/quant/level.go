@@ -128,6 +128,11 @@ type kernelSet struct {
 	// bias4Q8_0: the quants of four Q8_0 rows plus 128, for a quad
 	// kernel that takes them so (nil: the quad kernel reads w).
 	bias4Q8_0 func(w []byte, wstride int, u []byte)
+	// prep4x8Q4_0S, prep4x8Q8_0: unpack4Q4_0S and bias4Q8_0 of one half
+	// (0: rows 0..3, 1: rows 4..7) of an x8 group as it lies (rows8i.go);
+	// nil where the level has none.
+	prep4x8Q4_0S func(group []byte, half int, u []byte)
+	prep4x8Q8_0  func(group []byte, half int, u []byte)
 	// tile8Q8_0Abs: Q8_0's tiles are tile8Abs (tile8q8.go), run by
 	// dotR4x8Q8_0Q8_0Abs, dotR2x16Q8_0Q8_0Abs and (where set)
 	// dotR4x16Q8_0Q8_0Abs, the row quads scanned by scan4Q8_0 for a −128

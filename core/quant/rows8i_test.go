@@ -74,16 +74,16 @@ func testRows8X8(t *testing.T, typ gguf.GGMLType) {
 					if !bytes.Equal(back, src) {
 						t.Fatalf("%s n=%d: the generic Deinterleave8(Interleave8(w)) != w", typ, n)
 					}
-					if k.HasPrep4X4() {
+					if k.HasPrep4X8() {
 						// The tile kernels' preparation of each half as it
-						// is: the bytes of Prep4 on its rows in the file.
+						// lies: the bytes of Prep4 on its rows in the file.
 						pb := k.Prep4Bytes()
 						u, want := make([]byte, pb), make([]byte, pb)
 						h := 4 * k.WeightRowBytes()
 						for half := 0; half < 2; half++ {
 							k.Prep4(src[half*h:(half+1)*h], want)
-							if !k.Prep4X4(w8[half*h:(half+1)*h], u) || !bytes.Equal(u, want) {
-								t.Fatalf("%s %s n=%d half %d: Prep4X4 differs from Prep4 on the file rows", typ, lvl, n, half)
+							if !k.Prep4X8(w8, half, u) || !bytes.Equal(u, want) {
+								t.Fatalf("%s %s n=%d half %d: Prep4X8 differs from Prep4 on the file rows", typ, lvl, n, half)
 							}
 						}
 					}

@@ -43,8 +43,11 @@ type tile8Kernel struct {
 	// prep prepares four weight rows for dot (nil: dot reads w alone).
 	prep func(w []byte, wstride int, u []byte)
 	// prepX4, where set (the K types), is prep for the four rows of one
-	// half of a K x8 group (rows8k.go); dot then reads u alone.
+	// half of a K x8 group (rows8k.go); dot, pair and quad read u alone.
 	prepX4 func(w, u []byte)
+	// prepX8, where set (Q4_0, Q8_0 at a level whose quad reads u alone),
+	// is prep for one half of an x8 group (rows8i.go) as it lies.
+	prepX8 func(group []byte, half int, u []byte)
 	// pack builds a tile from eight activation rows (xrb apart) of nb
 	// blocks.
 	pack func(x []byte, xrb, nb int, tile []byte)
@@ -117,20 +120,50 @@ func (k *Kernel) Prep4(w, u []byte) {
 	k.t8.prep(w[:4*k.wrb:4*k.wrb], k.wrb, u[:k.n/k.t8.qk*k.t8.prepBlock])
 }
 
-// Prep4X4 is Prep4 for the four rows of one half of a K x8 group
-// (rows8k.go: 4·WeightRowBytes at w); it reports false, preparing nothing,
-// where the kernel has no such form (HasPrep4X4).
-func (k *Kernel) Prep4X4(w, u []byte) bool {
-	if k.t8.prepX4 == nil {
+// Prep4X8 is Prep4 for the four rows of one half (0: rows 0..3, 1: rows
+// 4..7) of the x8 group in group (8·WeightRowBytes; rows8i.go, rows8k.go)
+// as it lies; it reports false, preparing nothing, where the kernel has no
+// such form (HasPrep4X8).
+func (k *Kernel) Prep4X8(group []byte, half int, u []byte) bool {
+	u = u[:k.Prep4Bytes()]
+	switch {
+	case k.t8.prepX4 != nil:
+		h := 4 * k.wrb
+		k.t8.prepX4(group[half*h:(half+1)*h:(half+1)*h], u)
+	case k.t8.prepX8 != nil:
+		k.t8.prepX8(group[:8*k.wrb:8*k.wrb], half, u)
+	default:
 		return false
 	}
-	k.t8.prepX4(w[:4*k.wrb:4*k.wrb], u[:k.n/k.t8.qk*k.t8.prepBlock])
 	return true
 }
 
-// HasPrep4X4 reports whether the tile kernels run on K x8 groups as they
-// are (Prep4X4, then the tile dots, which read the preparation alone).
-func (k *Kernel) HasPrep4X4() bool { return k.t8.prepX4 != nil }
+// HasPrep4X8 reports whether the tile kernels run on x8 groups as they lie
+// (Prep4X8, then Dot4RowsTiles8X8, which reads the preparation alone).
+func (k *Kernel) HasPrep4X8() bool { return k.t8.prepX4 != nil || k.t8.prepX8 != nil }
+
+// Dot4RowsTiles8X8 is Dot4RowsTiles8 for four rows of the x8 group in
+// group prepared by Prep4X8: the quad kernel (or the K types' pair and
+// one-tile kernels), which read the preparation alone, never the group.
+// Where n is odd, the last tile runs as a pair with itself: out must then
+// hold 32·(n+1) floats.
+func (k *Kernel) Dot4RowsTiles8X8(group, u, tiles []byte, n int, out []float32) {
+	if k.t8.quad == nil {
+		k.Dot4RowsTiles8(group, u, tiles, n, out)
+		return
+	}
+	tb := k.Tile8Bytes()
+	w := group[: 4*k.wrb : 4*k.wrb]
+	u = u[:k.n/k.t8.qk*k.t8.prepBlock]
+	for g := 0; g < n; g += 2 {
+		ta := tiles[g*tb : (g+1)*tb]
+		tn := ta
+		if g+1 < n {
+			tn = tiles[(g+1)*tb : (g+2)*tb]
+		}
+		k.t8.quad(w, k.wrb, u, ta, tn, out[32*g:32*g+64])
+	}
+}
 
 // Dot4RowsTile8 is Dot of four consecutive weight rows (WeightRowBytes
 // apart in w, prepared into u by Prep4) against the eight tokens of tile:
@@ -192,6 +225,7 @@ const (
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
+	ks.prep4x8Q4_0S, ks.prep4x8Q8_0 = nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x4Q4_K = nil, nil, nil, nil, nil
 	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x4Q6_K = nil, nil, nil, nil, nil
@@ -205,10 +239,11 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		// The quad kernel's preparation: the unpacked blocks, or with the
 		// rows' scales as float32 after them where the level has that form.
 		prep, pb := ks.unpack4Q4_0, prep4Q4_0
+		var prepX8 func([]byte, int, []byte)
 		if ks.unpack4Q4_0S != nil {
-			prep, pb = ks.unpack4Q4_0S, prep4Q4_0S
+			prep, pb, prepX8 = ks.unpack4Q4_0S, prep4Q4_0S, ks.prep4x8Q4_0S
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: prep, pack: ks.pack8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: prep, prepX8: prepX8, pack: ks.pack8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: pb}
 	case gguf.TypeQ8_0:
 		if ks.tile8Q8_0Abs {
@@ -222,7 +257,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.bias4Q8_0 != nil {
 			pb = prep4Q8_0
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, pack: ks.pack8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, prepX8: ks.prep4x8Q8_0, pack: ks.pack8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: pb}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {

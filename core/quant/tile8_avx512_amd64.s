@@ -816,3 +816,128 @@ q6kr4x16sub:
 	STORE4
 	VZEROUPPER
 	RET
+
+// Qword indices (VPERMI2Q, two tables of eight qwords) of the x8
+// preparations below. x8PrepQ4: from the low nibbles L and high nibbles H
+// of four rows' 16 bytes each (r0 | r1 | r2 | r3), [L.r0 | H.r0 | L.r1 |
+// H.r1] then [L.r2 | H.r2 | L.r3 | H.r3]. x8PrepQ8: from [c0 | c1] and
+// [c2 | c3] (chunk c: the four rows' 8 bytes, r0..r3), the rows whole:
+// [r0 | r1] then [r2 | r3].
+DATA x8PrepQ4<>+0(SB)/8, $0
+DATA x8PrepQ4<>+8(SB)/8, $1
+DATA x8PrepQ4<>+16(SB)/8, $8
+DATA x8PrepQ4<>+24(SB)/8, $9
+DATA x8PrepQ4<>+32(SB)/8, $2
+DATA x8PrepQ4<>+40(SB)/8, $3
+DATA x8PrepQ4<>+48(SB)/8, $10
+DATA x8PrepQ4<>+56(SB)/8, $11
+DATA x8PrepQ4<>+64(SB)/8, $4
+DATA x8PrepQ4<>+72(SB)/8, $5
+DATA x8PrepQ4<>+80(SB)/8, $12
+DATA x8PrepQ4<>+88(SB)/8, $13
+DATA x8PrepQ4<>+96(SB)/8, $6
+DATA x8PrepQ4<>+104(SB)/8, $7
+DATA x8PrepQ4<>+112(SB)/8, $14
+DATA x8PrepQ4<>+120(SB)/8, $15
+GLOBL x8PrepQ4<>(SB), RODATA|NOPTR, $128
+DATA x8PrepQ8<>+0(SB)/8, $0
+DATA x8PrepQ8<>+8(SB)/8, $4
+DATA x8PrepQ8<>+16(SB)/8, $8
+DATA x8PrepQ8<>+24(SB)/8, $12
+DATA x8PrepQ8<>+32(SB)/8, $1
+DATA x8PrepQ8<>+40(SB)/8, $5
+DATA x8PrepQ8<>+48(SB)/8, $9
+DATA x8PrepQ8<>+56(SB)/8, $13
+DATA x8PrepQ8<>+64(SB)/8, $2
+DATA x8PrepQ8<>+72(SB)/8, $6
+DATA x8PrepQ8<>+80(SB)/8, $10
+DATA x8PrepQ8<>+88(SB)/8, $14
+DATA x8PrepQ8<>+96(SB)/8, $3
+DATA x8PrepQ8<>+104(SB)/8, $7
+DATA x8PrepQ8<>+112(SB)/8, $11
+DATA x8PrepQ8<>+120(SB)/8, $15
+GLOBL x8PrepQ8<>(SB), RODATA|NOPTR, $128
+
+// func unpack4x8Q4_0SAVX512(q *byte, s *byte, u *byte, nb int)
+// unpack4Q4_0S's preparation (nb 128-byte blocks of nibbles as bytes, row
+// r's 32 at 32r, then a tail of 16 bytes a block: the four d_w as
+// float32) of the four rows of one half of a Q4_0 x8 group (rows8i.go), as
+// it lies: q is the half's first row's quants in the first block
+// (group + 16 + 16·half; its rows then 32 bytes apart), s its first
+// scale (group + 2·4·half); blocks 144 bytes apart.
+TEXT ·unpack4x8Q4_0SAVX512(SB), NOSPLIT, $0-32
+	MOVQ q+0(FP), SI
+	MOVQ s+8(FP), R10
+	MOVQ u+16(FP), DI
+	MOVQ nb+24(FP), CX
+	MOVQ CX, R11
+	SHLQ $7, R11
+	ADDQ DI, R11 // the scales' tail
+	MOVL $0x0F0F0F0F, AX
+	VPBROADCASTD AX, Z15
+	VMOVDQU64 x8PrepQ4<>+0(SB), Z13
+	VMOVDQU64 x8PrepQ4<>+64(SB), Z14
+u4x8q40loop:
+	VMOVDQU (SI), X0
+	VINSERTI32X4 $1, 32(SI), Z0, Z0
+	VINSERTI32X4 $2, 64(SI), Z0, Z0
+	VINSERTI32X4 $3, 96(SI), Z0, Z0
+	VPANDD Z15, Z0, Z1
+	VPSRLW $4, Z0, Z2
+	VPANDD Z15, Z2, Z2
+	VMOVDQA64 Z13, Z3
+	VPERMI2Q Z2, Z1, Z3
+	VMOVDQA64 Z14, Z4
+	VPERMI2Q Z2, Z1, Z4
+	VMOVDQU64 Z3, (DI)
+	VMOVDQU64 Z4, 64(DI)
+	VMOVQ (R10), X5
+	VCVTPH2PS X5, X5
+	VMOVUPS X5, (R11)
+	ADDQ $144, SI
+	ADDQ $144, R10
+	ADDQ $128, DI
+	ADDQ $16, R11
+	DECQ CX
+	JNZ  u4x8q40loop
+	VZEROUPPER
+	RET
+
+// func bias4x8Q8_0AVX512(q *byte, s *byte, u *byte, nb int)
+// bias4Q8_0AVX512's preparation (144 bytes a block: the quants plus 128,
+// row r at 32r, then the four d_w as float32) of the four rows of one half
+// of a Q8_0 x8 group (rows8i.go), as it lies: q is the half's chunk 0 in
+// the first block (group + 16 + 32·half; chunk c 64·c bytes on), s its
+// first scale (group + 2·4·half); blocks 272 bytes apart.
+TEXT ·bias4x8Q8_0AVX512(SB), NOSPLIT, $0-32
+	MOVQ q+0(FP), SI
+	MOVQ s+8(FP), R10
+	MOVQ u+16(FP), DI
+	MOVQ nb+24(FP), CX
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VMOVDQU64 x8PrepQ8<>+0(SB), Z13
+	VMOVDQU64 x8PrepQ8<>+64(SB), Z14
+b4x8q80loop:
+	VMOVDQU (SI), Y0
+	VINSERTI64X4 $1, 64(SI), Z0, Z0
+	VMOVDQU 128(SI), Y1
+	VINSERTI64X4 $1, 192(SI), Z1, Z1
+	VMOVDQA64 Z13, Z3
+	VPERMI2Q Z1, Z0, Z3
+	VMOVDQA64 Z14, Z4
+	VPERMI2Q Z1, Z0, Z4
+	VPXORD Z15, Z3, Z3
+	VPXORD Z15, Z4, Z4
+	VMOVDQU64 Z3, (DI)
+	VMOVDQU64 Z4, 64(DI)
+	VMOVQ (R10), X5
+	VCVTPH2PS X5, X5
+	VMOVUPS X5, 128(DI)
+	ADDQ $272, SI
+	ADDQ $272, R10
+	ADDQ $144, DI
+	DECQ CX
+	JNZ  b4x8q80loop
+	VZEROUPPER
+	RET

@@ -134,12 +134,12 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float3
 		// An x8 weight's rows are scanned in the file layout, quad by quad.
 		c.mt.rowsFree = !x8 && c.rowsFree(k, w[:rows*wrb])
 	}
-	// A K x8 weight (quant/rows8k.go) whose tile kernels prepare its halves
-	// as they are runs without turning its rows back into the file layout
-	// when no group of four tokens is left after the tiles (those would
-	// need file rows): the tiles from the halves, the left-over tokens by
-	// the x8 mat-vec.
-	c.mt.x8Direct = x8 && k.HasPrep4X4() && tokens-c.mt.t8 < 4
+	// An x8 weight whose tile kernels prepare the halves of its groups as
+	// they lie (quant.Kernel.HasPrep4X8) runs without turning its rows back
+	// into the file layout when no group of four tokens is left after the
+	// tiles (those would need file rows): the tiles from the halves, the
+	// left-over tokens by the x8 mat-vec.
+	c.mt.x8Direct = x8 && k.HasPrep4X8() && tokens-c.mt.t8 < 4
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
 		// Per-block facts of each group of four tokens after the tiles,
 		// once per matmul.

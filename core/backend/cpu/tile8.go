@@ -83,13 +83,19 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 					if t.x8Direct && i+4 <= g8 {
 						// w is the x8 weight; rows i..i+3 are half a group
 						// (rows past the last whole group are the file's).
-						t.k.Prep4X4(w[i*wrb:(i+4)*wrb], prep[q*pb:(q+1)*pb])
+						t.k.Prep4X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], i/4%2, prep[q*pb:(q+1)*pb])
 					} else {
 						t.k.Prep4(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
 					}
 				}
 			}
-			t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
+			if t.x8Direct && i+4 <= g8 {
+				// A block of an odd number of tiles runs its last one
+				// as a pair with itself (per is even: o has the room).
+				t.k.Dot4RowsTiles8X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, ws.tileOut[:32*(g1-g0+(g1-g0)%2)])
+			} else {
+				t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
+			}
 			for g := g0; g < g1; g++ {
 				quant.Scatter4x8((*[32]float32)(o[32*(g-g0):]), t.out[8*g*rows+i:8*(g+1)*rows], rows)
 			}
