@@ -128,6 +128,10 @@ type kernelSet struct {
 	// bias4Q8_0: the quants of four Q8_0 rows plus 128, for a quad
 	// kernel that takes them so (nil: the quad kernel reads w).
 	bias4Q8_0 func(w []byte, wstride int, u []byte)
+	// dotR8x16Q8_0Q8_0: two row quads prepared by bias4Q8_0 (u0, u1)
+	// against two tiles, each quad's results in the quad layout; nil where
+	// the level has none (tile8Kernel.oct).
+	dotR8x16Q8_0Q8_0 func(u0, u1, ta, tb []byte, out0, out1 []float32)
 	// prep4x8Q4_0S, prep4x8Q8_0: unpack4Q4_0S and bias4Q8_0 of one half
 	// (0: rows 0..3, 1: rows 4..7) of an x8 group as it lies (rows8i.go);
 	// nil where the level has none.

@@ -59,6 +59,9 @@ type tile8Kernel struct {
 	// for ta at out[8r:8r+8], for tb at out[32+8r:32+8r+8] (one pass over
 	// the tiles instead of pair's two).
 	quad func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
+	// oct, where set: two quads' preparations (u0, u1; read alone) against
+	// two tiles, each quad's results as quad lays them out (out0, out1).
+	oct func(u0, u1, ta, tb []byte, out0, out1 []float32)
 	// Block sizes: elements of a weight block, tile and prep bytes per block.
 	qk, tileBlock, prepBlock int
 	// scan: prep only flags a row quad holding a −128 quant (tile8q8.go).
@@ -141,6 +144,29 @@ func (k *Kernel) Prep4X8(group []byte, half int, u []byte) bool {
 // HasPrep4X8 reports whether the tile kernels run on x8 groups as they lie
 // (Prep4X8, then Dot4RowsTiles8X8, which reads the preparation alone).
 func (k *Kernel) HasPrep4X8() bool { return k.t8.prepX4 != nil || k.t8.prepX8 != nil }
+
+// HasOct reports whether the kernel runs two prepared row quads at once
+// (Dot8RowsTiles8).
+func (k *Kernel) HasOct() bool { return k.t8.oct != nil }
+
+// Dot8RowsTiles8 is Dot4RowsTiles8 for two row quads prepared into u0 and
+// u1 (by Prep4 or Prep4X8) at once, reading the preparations alone:
+// quad u0's results for tile g at out0[32g:32g+32], u1's in out1. Where n
+// is odd, the last tile runs as a pair with itself: out0 and out1 must
+// then hold 32·(n+1) floats. HasOct must hold.
+func (k *Kernel) Dot8RowsTiles8(u0, u1, tiles []byte, n int, out0, out1 []float32) {
+	tb := k.Tile8Bytes()
+	pb := k.Prep4Bytes()
+	u0, u1 = u0[:pb], u1[:pb]
+	for g := 0; g < n; g += 2 {
+		ta := tiles[g*tb : (g+1)*tb]
+		tn := ta
+		if g+1 < n {
+			tn = tiles[(g+1)*tb : (g+2)*tb]
+		}
+		k.t8.oct(u0, u1, ta, tn, out0[32*g:32*g+64], out1[32*g:32*g+64])
+	}
+}
 
 // Dot4RowsTiles8X8 is Dot4RowsTiles8 for four rows of the x8 group in
 // group prepared by Prep4X8: the quad kernel (or the K types' pair and
@@ -225,7 +251,7 @@ const (
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
-	ks.prep4x8Q4_0S, ks.prep4x8Q8_0 = nil, nil
+	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0 = nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x4Q4_K = nil, nil, nil, nil, nil
 	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x4Q6_K = nil, nil, nil, nil, nil
@@ -254,10 +280,11 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		// The quad kernel's preparation where the level has one: the rows'
 		// quants biased to unsigned and their scales as float32.
 		pb := 0
+		var oct func(u0, u1, ta, tb []byte, out0, out1 []float32)
 		if ks.bias4Q8_0 != nil {
-			pb = prep4Q8_0
+			pb, oct = prep4Q8_0, ks.dotR8x16Q8_0Q8_0
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, prep: ks.bias4Q8_0, prepX8: ks.prep4x8Q8_0, pack: ks.pack8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q8_0Q8_0, pair: ks.dotR2x16Q8_0Q8_0, quad: ks.dotR4x16Q8_0Q8_0, oct: oct, prep: ks.bias4Q8_0, prepX8: ks.prep4x8Q8_0, pack: ks.pack8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: pb}
 	case gguf.TypeQ4_K:
 		if ks.dotR4x8Q4_KQ8_K == nil {

@@ -167,7 +167,9 @@ func BenchmarkTile8(b *testing.B) {
 
 // TestTiles8MatchGeneric: Dot4RowsTiles8 over one to three tiles (the Q8_0
 // two-row sixteen-token kernel for pairs, the four-row one for the odd
-// tile) gives every (row, token) the one-token generic bits.
+// tile) gives every (row, token) the one-token generic bits; so does
+// Dot8RowsTiles8 (two quads at once, an odd last tile as a pair with
+// itself) where the level has it, for both quads.
 func TestTiles8MatchGeneric(t *testing.T) {
 	gen := genericKernels()
 	for _, lvl := range Levels() {
@@ -211,16 +213,32 @@ func TestTiles8MatchGeneric(t *testing.T) {
 							}
 							out := make([]float32, 32*tiles)
 							k.Dot4RowsTiles8(w4, u, buf, tiles, out)
-							for g := 0; g < tiles; g++ {
-								for i := 0; i < 4; i++ {
-									for tok := 0; tok < 8; tok++ {
-										x := xs[(8*g+tok)*k.ActRowBytes() : (8*g+tok+1)*k.ActRowBytes()]
-										want := one(w4[i*k.WeightRowBytes():(i+1)*k.WeightRowBytes()], x)
-										if got := out[32*g+8*i+tok]; !sameBits(got, want) {
-											t.Fatalf("%s %s n=%d kind %d tiles %d: tile %d row %d token %d = %g, generic %g", lvl, typ, n, kind, tiles, g, i, tok, got, want)
+							check := func(form string, w4 []byte, out []float32) {
+								for g := 0; g < tiles; g++ {
+									for i := 0; i < 4; i++ {
+										for tok := 0; tok < 8; tok++ {
+											x := xs[(8*g+tok)*k.ActRowBytes() : (8*g+tok+1)*k.ActRowBytes()]
+											want := one(w4[i*k.WeightRowBytes():(i+1)*k.WeightRowBytes()], x)
+											if got := out[32*g+8*i+tok]; !sameBits(got, want) {
+												t.Fatalf("%s %s %s n=%d kind %d tiles %d: tile %d row %d token %d = %g, generic %g", form, lvl, typ, n, kind, tiles, g, i, tok, got, want)
+											}
 										}
 									}
 								}
+							}
+							check("quad", w4, out)
+							if k.HasOct() {
+								// A second quad: the first's rows in reverse.
+								var w4b []byte
+								for i := 3; i >= 0; i-- {
+									w4b = append(w4b, w4[i*k.WeightRowBytes():(i+1)*k.WeightRowBytes()]...)
+								}
+								ub := make([]byte, k.Prep4Bytes())
+								k.Prep4(w4b, ub)
+								o0, o1 := make([]float32, 32*(tiles+tiles%2)), make([]float32, 32*(tiles+tiles%2))
+								k.Dot8RowsTiles8(u, ub, buf, tiles, o0, o1)
+								check("oct0", w4, o0)
+								check("oct1", w4b, o1)
 							}
 						}
 					}()

@@ -61,45 +61,82 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 		ws.prep = make([]byte, quads*pb)
 	}
 	per := max(2, tileBlockBytes/tb) &^ 1 // whole pairs of tiles
-	if cap(ws.tileOut) < 32*per {
-		ws.tileOut = make([]float32, 32*per)
+	if cap(ws.tileOut) < 64*per {
+		ws.tileOut = make([]float32, 64*per)
 	}
 	prep := ws.prep[:quads*pb]
-	g8 := len(w) / (8 * wrb) * 8 // x8Direct: the rows in whole groups
+	oct := t.k.HasOct()
 	for g0 := 0; g0 < groups; g0 += per {
 		g1 := min(groups, g0+per)
-		o := ws.tileOut[:32*(g1-g0)]
-		for q := 0; q < quads; q++ {
+		n := g1 - g0
+		// A block of an odd number of tiles may run its last one as a
+		// pair with itself (Dot4RowsTiles8X8, Dot8RowsTiles8): per is
+		// even, so the room for it is there.
+		m := n + n%2
+		o, o2 := ws.tileOut[:32*m], ws.tileOut[32*per:32*per+32*m]
+		tiles := t.tiles[g0*tb : g1*tb]
+		for q := 0; q < quads; {
 			i := lo + 4*q
-			if g0 == 0 {
-				if t.rowsFree {
-					// No scan to run: the kernel's own first read of
-					// the rows overlaps its compute.
-					t.k.Prep4Free(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
-				} else {
-					if q+1 < quads {
-						quant.Prefetch(w[(i-wb+4)*wrb : (i-wb+8)*wrb])
-					}
-					if t.x8Direct && i+4 <= g8 {
-						// w is the x8 weight; rows i..i+3 are half a group
-						// (rows past the last whole group are the file's).
-						t.k.Prep4X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], i/4%2, prep[q*pb:(q+1)*pb])
-					} else {
-						t.k.Prep4(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb])
-					}
+			if oct && q+1 < quads {
+				// Two quads at once: each tile chunk loaded once for
+				// eight rows.
+				if g0 == 0 {
+					t.prepQuad(w, wb, q, i, quads, prep)
+					t.prepQuad(w, wb, q+1, i+4, quads, prep)
 				}
+				t.k.Dot8RowsTiles8(prep[q*pb:(q+1)*pb], prep[(q+1)*pb:(q+2)*pb], tiles, n, o, o2)
+				for g := g0; g < g1; g++ {
+					quant.Scatter4x8((*[32]float32)(o[32*(g-g0):]), t.out[8*g*rows+i:8*(g+1)*rows], rows)
+					quant.Scatter4x8((*[32]float32)(o2[32*(g-g0):]), t.out[8*g*rows+i+4:8*(g+1)*rows], rows)
+				}
+				q += 2
+				continue
 			}
-			if t.x8Direct && i+4 <= g8 {
-				// A block of an odd number of tiles runs its last one
-				// as a pair with itself (per is even: o has the room).
-				t.k.Dot4RowsTiles8X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, ws.tileOut[:32*(g1-g0+(g1-g0)%2)])
+			if g0 == 0 {
+				t.prepQuad(w, wb, q, i, quads, prep)
+			}
+			if t.x8Group(w, i) {
+				t.k.Dot4RowsTiles8X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], prep[q*pb:(q+1)*pb], tiles, n, o)
 			} else {
-				t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], t.tiles[g0*tb:g1*tb], g1-g0, o)
+				t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], tiles, n, o)
 			}
 			for g := g0; g < g1; g++ {
 				quant.Scatter4x8((*[32]float32)(o[32*(g-g0):]), t.out[8*g*rows+i:8*(g+1)*rows], rows)
 			}
+			q++
 		}
+	}
+}
+
+// x8Group reports whether rows i..i+3 (i a multiple of four) of the x8
+// weight w are half of a whole group that a prompt step reads as it lies
+// (x8Direct; rows past the last whole group are in the file layout).
+func (t *matTask) x8Group(w []byte, i int) bool {
+	wrb := t.k.WeightRowBytes()
+	return t.x8Direct && i+4 <= len(w)/(8*wrb)*8
+}
+
+// prepQuad prepares quad q (rows i..i+3; row i is row i−wb of w) of the
+// quads of a runTiles8 chunk into its place in prep.
+func (t *matTask) prepQuad(w []byte, wb, q, i, quads int, prep []byte) {
+	wrb, pb := t.k.WeightRowBytes(), t.k.Prep4Bytes()
+	u := prep[q*pb : (q+1)*pb]
+	switch {
+	case t.rowsFree:
+		// No scan to run: the kernel's own first read of the rows
+		// overlaps its compute.
+		t.k.Prep4Free(w[(i-wb)*wrb:(i-wb+4)*wrb], u)
+	case t.x8Group(w, i):
+		// w is the x8 weight; rows i..i+3 are half a group.
+		if q+1 < quads {
+			quant.Prefetch(w[(i+4)*wrb : (i+8)*wrb])
+		}
+		t.k.Prep4X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], i/4%2, u)
+	default:
+		if q+1 < quads {
+			quant.Prefetch(w[(i-wb+4)*wrb : (i-wb+8)*wrb])
+		}
+		t.k.Prep4(w[(i-wb)*wrb:(i-wb+4)*wrb], u)
 	}
 }
 
