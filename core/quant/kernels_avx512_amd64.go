@@ -35,7 +35,8 @@ func init() {
 	// the preparation (once per row quad and prompt step), not by an XOR
 	// per broadcast: 1.3x the kernel on a Xeon (BenchmarkTile8 Q8_0/x2).
 	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0, 0)
-	ks.dotR8x16Q8_0Q8_0 = octPrep(q8_0q8_0r8x16pAVX512, prep4Q8_0)
+	ks.dotR8x16Q8_0Q8_0 = octPrep(q8_0q8_0r8x16pAVX512, tile8Block, prep4Q8_0)
+	ks.dotR8x16Q4_KQ8_K = octPrep(q4_Kq8_Kr8x16AVX512, tile8KBlock, prep4Q4_KBlock)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
 	// The same preparations of the halves of x8 groups as they lie.
 	ks.prep4x8Q4_0S = prepX8(unpack4x8Q4_0SAVX512, bytesQ4x8, prep4Q4_0S, 16)
@@ -71,12 +72,15 @@ func q8_0q8_0r4x16pAVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *fl
 //go:noescape
 func q8_0q8_0r8x16pAVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
 
+//go:noescape
+func q4_Kq8_Kr8x16AVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
+
 // octPrep wraps an eight-row sixteen-token kernel: two row quads prepared
 // in u0 and u1 (prepBlock bytes a block) against tiles ta and tb, each
 // quad's results in the quad layout (out0: u0's 64, out1: u1's).
-func octPrep(asm func(u0, u1, ta, tb *byte, nb int, out0, out1 *float32), prepBlock int) func(u0, u1, ta, tb []byte, out0, out1 []float32) {
+func octPrep(asm func(u0, u1, ta, tb *byte, nb int, out0, out1 *float32), tileBlock, prepBlock int) func(u0, u1, ta, tb []byte, out0, out1 []float32) {
 	return func(u0, u1, ta, tb []byte, out0, out1 []float32) {
-		nb := len(ta) / tile8Block
+		nb := len(ta) / tileBlock
 		_, _ = out0[64-1], out1[64-1]
 		if nb == 0 {
 			clear(out0[:64])
@@ -84,7 +88,7 @@ func octPrep(asm func(u0, u1, ta, tb *byte, nb int, out0, out1 *float32), prepBl
 			return
 		}
 		_, _ = u0[nb*prepBlock-1], u1[nb*prepBlock-1]
-		_ = tb[nb*tile8Block-1]
+		_ = tb[nb*tileBlock-1]
 		asm(&u0[0], &u1[0], &ta[0], &tb[0], nb, &out0[0], &out1[0])
 	}
 }

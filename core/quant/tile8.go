@@ -251,7 +251,7 @@ const (
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
-	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0 = nil, nil, nil
+	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0, ks.dotR8x16Q4_KQ8_K = nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x4Q4_K = nil, nil, nil, nil, nil
 	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x4Q6_K = nil, nil, nil, nil, nil
@@ -290,7 +290,7 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, prep: ks.prep4Q4_K, prepX4: ks.prep4x4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, oct: ks.dotR8x16Q4_KQ8_K, prep: ks.prep4Q4_K, prepX4: ks.prep4x4Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	case gguf.TypeQ6_K:
 		if ks.dotR4x8Q6_KQ8_K == nil {

@@ -813,6 +813,190 @@ q4kr4x16vsub:
 	VZEROUPPER
 	RET
 
+// OCTK_C(c, off, tz, ty, a0..a7): OCT_C for the nibbles of one Q4_K
+// sub-block (rows 0..3 at BX, 4..7 at SI, 32 bytes apart).
+#define OCTK_C(c, off, tz, ty, a0, a1, a2, a3, a4, a5, a6, a7) \
+	OCT_C(c, off, tz, ty, a0, a1, a2, a3, a4, a5, a6, a7)
+
+// Q4K_SCALE8(off, acc, isum): Q4K_SCALE with Z10 scratch.
+#define Q4K_SCALE8(off, acc, isum) \
+	VPBROADCASTD off, Z10; \
+	VPSRLD $16, Z10, Z10; \
+	VPMULLD Z10, acc, acc; \
+	VPADDD acc, isum, isum
+
+// Q4K_MINS8(m0..m3, dst): Q4K_MINS against the tiles' pair sums in
+// Z16..Z19 (Z10 scratch).
+#define Q4K_MINS8(m0, m1, m2, m3, dst) \
+	VPBROADCASTD m0, Z10; \
+	VPMADDWD Z16, Z10, dst; \
+	VPBROADCASTD m1, Z10; \
+	VPMADDWD Z17, Z10, Z10; \
+	VPADDD Z10, dst, dst; \
+	VPBROADCASTD m2, Z10; \
+	VPMADDWD Z18, Z10, Z10; \
+	VPADDD Z10, dst, dst; \
+	VPBROADCASTD m3, Z10; \
+	VPMADDWD Z19, Z10, Z10; \
+	VPADDD Z10, dst, dst
+
+// Q4K_ROW8(d, dmin, isum, summs, o, out): Q4K_ROW4 (Z20 d_x, Z22
+// scratch) on the row's running sums kept at o(out) (Z21).
+#define Q4K_ROW8(d, dmin, isum, summs, o, out) \
+	VMOVUPS o(out), Z21; \
+	VCVTDQ2PS isum, isum; \
+	VCVTDQ2PS summs, summs; \
+	VBROADCASTSS d, Z22; \
+	VMULPS Z20, Z22, Z22; \
+	VMULPS Z22, isum, isum; \
+	VBROADCASTSS dmin, Z22; \
+	VMULPS Z20, Z22, Z22; \
+	VMULPS Z22, summs, summs; \
+	VSUBPS summs, isum, isum; \
+	VADDPS isum, Z21, Z21; \
+	VMOVUPS Z21, o(out)
+
+// QUAD_LAYOUT(out): the four rows' sums kept at out (row r's sixteen
+// lanes at 64r) rearranged to the quad layout in place (clobbers Z0..Z3,
+// DX).
+#define QUAD_LAYOUT(out) \
+	MOVQ out, DX; \
+	VMOVUPS 0(DX), Z0; \
+	VMOVUPS 64(DX), Z1; \
+	VMOVUPS 128(DX), Z2; \
+	VMOVUPS 192(DX), Z3; \
+	STORE4
+
+// func q4_Kq8_Kr8x16AVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
+// Two row quads prepared by prep4Q4_K (u0: rows 0..3, u1: rows 4..7)
+// against two Q8_K tiles: q4_Kq8_Kr4x16AVX512's sums, bit for bit, for
+// both quads in one pass (each quad's 64 results in the quad layout at
+// out0, out1), as q8_0q8_0r8x16pAVX512 does for Q8_0: each tile chunk
+// loaded once for eight rows, sixteen accumulator chains a sub-block.
+// The rows' float sums live in out0/out1 (row r's lanes at 64r) between
+// super-blocks, for want of registers, and take the quad layout at the
+// end. R11, R13: the prepared super-blocks; R12, R14: the tiles; R8:
+// out0; Z24..Z31: the rows' isum.
+TEXT ·q4_Kq8_Kr8x16AVX512(SB), NOSPLIT, $0-56
+	MOVQ u0+0(FP), R11
+	MOVQ u1+8(FP), R13
+	MOVQ ta+16(FP), R12
+	MOVQ tb+24(FP), R14
+	MOVQ nb+32(FP), CX
+	MOVQ out0+40(FP), R8
+	MOVQ out1+48(FP), DI
+	VPXORD Z0, Z0, Z0
+	VMOVUPS Z0, 0(R8)
+	VMOVUPS Z0, 64(R8)
+	VMOVUPS Z0, 128(R8)
+	VMOVUPS Z0, 192(R8)
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z0, 64(DI)
+	VMOVUPS Z0, 128(DI)
+	VMOVUPS Z0, 192(DI)
+	PCALIGN $64
+q4kr8x16vsb:
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	VPXORD Z31, Z31, Z31
+	MOVQ R11, BX
+	MOVQ R13, SI
+	MOVQ R12, DI
+	MOVQ R14, DX
+	LEAQ 1024(R11), R10
+	LEAQ 1024(R13), AX
+	MOVQ $8, R9
+q4kr8x16vsub:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	OCTK_C(0, 160, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCTK_C(4, 192, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	OCTK_C(8, 224, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCTK_C(12, 256, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	OCTK_C(16, 288, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCTK_C(20, 320, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	OCTK_C(24, 352, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCTK_C(28, 384, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	VPADDD Z16, Z0, Z0
+	VPADDD Z17, Z1, Z1
+	VPADDD Z18, Z2, Z2
+	VPADDD Z19, Z3, Z3
+	VPADDD Z20, Z4, Z4
+	VPADDD Z21, Z5, Z5
+	VPADDD Z22, Z6, Z6
+	VPADDD Z23, Z7, Z7
+	Q4K_SCALE8(0(R10), Z0, Z24)
+	Q4K_SCALE8(32(R10), Z1, Z25)
+	Q4K_SCALE8(64(R10), Z2, Z26)
+	Q4K_SCALE8(96(R10), Z3, Z27)
+	Q4K_SCALE8(0(AX), Z4, Z28)
+	Q4K_SCALE8(32(AX), Z5, Z29)
+	Q4K_SCALE8(64(AX), Z6, Z30)
+	Q4K_SCALE8(96(AX), Z7, Z31)
+	ADDQ $128, BX
+	ADDQ $128, SI
+	ADDQ $256, DI
+	ADDQ $256, DX
+	ADDQ $4, R10
+	ADDQ $4, AX
+	DECQ R9
+	JNZ  q4kr8x16vsub
+	// The tiles' int16 sub-block pair sums (Z16..Z19) and d_x (Z20).
+	MOVQ R12, DI
+	MOVQ R14, DX
+	TILES(32, Z16, Y16)
+	TILES(64, Z17, Y17)
+	TILES(96, Z18, Y18)
+	TILES(128, Z19, Y19)
+	VMOVUPS (DI), Y20
+	VINSERTF64X4 $1, (DX), Z20, Z20
+	Q4K_MINS8(1152(R11), 1156(R11), 1160(R11), 1164(R11), Z0)
+	Q4K_MINS8(1168(R11), 1172(R11), 1176(R11), 1180(R11), Z1)
+	Q4K_MINS8(1184(R11), 1188(R11), 1192(R11), 1196(R11), Z2)
+	Q4K_MINS8(1200(R11), 1204(R11), 1208(R11), 1212(R11), Z3)
+	Q4K_MINS8(1152(R13), 1156(R13), 1160(R13), 1164(R13), Z4)
+	Q4K_MINS8(1168(R13), 1172(R13), 1176(R13), 1180(R13), Z5)
+	Q4K_MINS8(1184(R13), 1188(R13), 1192(R13), 1196(R13), Z6)
+	Q4K_MINS8(1200(R13), 1204(R13), 1208(R13), 1212(R13), Z7)
+	Q4K_ROW8(1216(R11), 1232(R11), Z24, Z0, 0, R8)
+	Q4K_ROW8(1220(R11), 1236(R11), Z25, Z1, 64, R8)
+	Q4K_ROW8(1224(R11), 1240(R11), Z26, Z2, 128, R8)
+	Q4K_ROW8(1228(R11), 1244(R11), Z27, Z3, 192, R8)
+	MOVQ out1+48(FP), DI
+	Q4K_ROW8(1216(R13), 1232(R13), Z28, Z4, 0, DI)
+	Q4K_ROW8(1220(R13), 1236(R13), Z29, Z5, 64, DI)
+	Q4K_ROW8(1224(R13), 1240(R13), Z30, Z6, 128, DI)
+	Q4K_ROW8(1228(R13), 1244(R13), Z31, Z7, 192, DI)
+	ADDQ $1248, R11
+	ADDQ $1248, R13
+	ADDQ $2208, R12
+	ADDQ $2208, R14
+	DECQ CX
+	JNZ  q4kr8x16vsb
+	QUAD_LAYOUT(R8)
+	QUAD_LAYOUT(out1+48(FP))
+	VZEROUPPER
+	RET
+
 // ---------------------------------------------------------------------
 // Q6_K: four prepared rows against two tiles (tile8q6k.go's layouts and
 // arithmetic, q6_Kq8_Kr4x8AVX2's sequence with both tiles' eight tokens
