@@ -37,6 +37,7 @@ func init() {
 	ks.dotR4x16Q8_0Q8_0 = quadPrep(q8_0q8_0r4x16pAVX512, prep4Q8_0, 0)
 	ks.dotR8x16Q8_0Q8_0 = octPrep(q8_0q8_0r8x16pAVX512, tile8Block, prep4Q8_0)
 	ks.dotR8x16Q4_KQ8_K = octPrep(q4_Kq8_Kr8x16AVX512, tile8KBlock, prep4Q4_KBlock)
+	ks.dotR8x16Q4_0Q8_0 = octPrep(q4_0q8_0r8x16sAVX512, tile8Block, prep4Q4_0S)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
 	// The same preparations of the halves of x8 groups as they lie.
 	ks.prep4x8Q4_0S = prepX8(unpack4x8Q4_0SAVX512, bytesQ4x8, prep4Q4_0S, 16)
@@ -74,6 +75,9 @@ func q8_0q8_0r8x16pAVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
 
 //go:noescape
 func q4_Kq8_Kr8x16AVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
+
+//go:noescape
+func q4_0q8_0r8x16sAVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
 
 // octPrep wraps an eight-row sixteen-token kernel: two row quads prepared
 // in u0 and u1 (prepBlock bytes a block) against tiles ta and tb, each

@@ -132,7 +132,9 @@ type kernelSet struct {
 	// against two tiles, each quad's results in the quad layout; nil where
 	// the level has none (tile8Kernel.oct).
 	dotR8x16Q8_0Q8_0 func(u0, u1, ta, tb []byte, out0, out1 []float32)
-	// dotR8x16Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K.
+	// dotR8x16Q4_KQ8_K: the same for Q4_K rows prepared by prep4Q4_K;
+	// dotR8x16Q4_0Q8_0 for Q4_0 rows prepared by unpack4Q4_0S.
+	dotR8x16Q4_0Q8_0 func(u0, u1, ta, tb []byte, out0, out1 []float32)
 	dotR8x16Q4_KQ8_K func(u0, u1, ta, tb []byte, out0, out1 []float32)
 	// prep4x8Q4_0S, prep4x8Q8_0: unpack4Q4_0S and bias4Q8_0 of one half
 	// (0: rows 0..3, 1: rows 4..7) of an x8 group as it lies (rows8i.go);

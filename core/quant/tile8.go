@@ -251,7 +251,7 @@ const (
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
-	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0, ks.dotR8x16Q4_KQ8_K = nil, nil, nil, nil
+	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0, ks.dotR8x16Q4_KQ8_K, ks.dotR8x16Q4_0Q8_0 = nil, nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
 	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x4Q4_K = nil, nil, nil, nil, nil
 	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x4Q6_K = nil, nil, nil, nil, nil
@@ -266,10 +266,11 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		// rows' scales as float32 after them where the level has that form.
 		prep, pb := ks.unpack4Q4_0, prep4Q4_0
 		var prepX8 func([]byte, int, []byte)
+		var oct func(u0, u1, ta, tb []byte, out0, out1 []float32)
 		if ks.unpack4Q4_0S != nil {
-			prep, pb, prepX8 = ks.unpack4Q4_0S, prep4Q4_0S, ks.prep4x8Q4_0S
+			prep, pb, prepX8, oct = ks.unpack4Q4_0S, prep4Q4_0S, ks.prep4x8Q4_0S, ks.dotR8x16Q4_0Q8_0
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, prep: prep, prepX8: prepX8, pack: ks.pack8Q8_0,
+		return tile8Kernel{dot: ks.dotR4x8Q4_0Q8_0, pair: ks.dotR2x16Q4_0Q8_0, quad: ks.dotR4x16Q4_0Q8_0, oct: oct, prep: prep, prepX8: prepX8, pack: ks.pack8Q8_0,
 			qk: qk, tileBlock: tile8Block, prepBlock: pb}
 	case gguf.TypeQ8_0:
 		if ks.tile8Q8_0Abs {

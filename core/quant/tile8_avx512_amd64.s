@@ -554,6 +554,16 @@ q80r4x16pv:
 	VMULPS Z10, Z12, Z12; \
 	VFMADD231PS Z12, acc, sum
 
+// OCT_ROW40(d, acc, sum): Q40_ROWS for an accumulator that started at
+// −8·Σq: sum += float32(acc)·(d_w·d_x), the product rounded; Z10 d_x, Z12
+// scratch.
+#define OCT_ROW40(d, acc, sum) \
+	VCVTDQ2PS acc, acc; \
+	VBROADCASTSS d, Z12; \
+	VMULPS Z10, Z12, Z12; \
+	VMULPS Z12, acc, acc; \
+	VADDPS acc, sum, sum
+
 // OCT_STORE(z, o): row sums z (lanes 0..7 tile a, 8..15 tile b) to the
 // quad output layout at o(DX) (row r of a quad: tile a at 32r, b at 128+32r).
 #define OCT_STORE(z, y, o) \
@@ -638,6 +648,99 @@ q80r8x16pv:
 	ADDQ $320, DX
 	DECQ CX
 	JNZ  q80r8x16pv
+	MOVQ out0+40(FP), DX
+	OCT_STORE(Z24, Y24, 0)
+	OCT_STORE(Z25, Y25, 32)
+	OCT_STORE(Z26, Y26, 64)
+	OCT_STORE(Z27, Y27, 96)
+	MOVQ out1+48(FP), DX
+	OCT_STORE(Z28, Y28, 0)
+	OCT_STORE(Z29, Y29, 32)
+	OCT_STORE(Z30, Y30, 64)
+	OCT_STORE(Z31, Y31, 96)
+	VZEROUPPER
+	RET
+
+// func q4_0q8_0r8x16sAVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
+// Two row quads prepared by unpack4Q4_0S (u0: rows 0..3, u1: rows 4..7;
+// the scales in each one's tail) against two tiles:
+// q4_0q8_0r4x16sAVX512's sums, bit for bit, for both quads in one pass,
+// as q8_0q8_0r8x16pAVX512 does for Q8_0 (OCT_C; each row's even
+// accumulator starts at −8·Σq); per lane sum += (sumi·(d_w·d_x)) with the
+// product rounded, as Q40_ROWS. R10, AX: the two quads' scales.
+TEXT ·q4_0q8_0r8x16sAVX512(SB), NOSPLIT, $0-56
+	MOVQ u0+0(FP), BX
+	MOVQ u1+8(FP), SI
+	MOVQ ta+16(FP), DI
+	MOVQ tb+24(FP), DX
+	MOVQ nb+32(FP), CX
+	MOVQ CX, R10
+	SHLQ $7, R10
+	LEAQ (SI)(R10*1), AX // u1 + 128·nb
+	ADDQ BX, R10         // u0 + 128·nb
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	VPXORD Z31, Z31, Z31
+	VPXORD Z14, Z14, Z14
+	PCALIGN $64
+q40r8x16sv:
+	TILES(32, Z11, Y11)
+	VPSUBD Z11, Z14, Z11
+	VMOVDQA64 Z11, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z11, Z2
+	VMOVDQA64 Z11, Z3
+	VMOVDQA64 Z11, Z4
+	VMOVDQA64 Z11, Z5
+	VMOVDQA64 Z11, Z6
+	VMOVDQA64 Z11, Z7
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	OCT_C(0, 64, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCT_C(4, 96, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	OCT_C(8, 128, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCT_C(12, 160, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	OCT_C(16, 192, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCT_C(20, 224, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	OCT_C(24, 256, Z8, Y8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	OCT_C(28, 288, Z9, Y9, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	VPADDD Z16, Z0, Z0
+	VPADDD Z17, Z1, Z1
+	VPADDD Z18, Z2, Z2
+	VPADDD Z19, Z3, Z3
+	VPADDD Z20, Z4, Z4
+	VPADDD Z21, Z5, Z5
+	VPADDD Z22, Z6, Z6
+	VPADDD Z23, Z7, Z7
+	VMOVUPS (DI), Y10
+	VINSERTF64X4 $1, (DX), Z10, Z10
+	OCT_ROW40(0(R10), Z0, Z24)
+	OCT_ROW40(4(R10), Z1, Z25)
+	OCT_ROW40(8(R10), Z2, Z26)
+	OCT_ROW40(12(R10), Z3, Z27)
+	OCT_ROW40(0(AX), Z4, Z28)
+	OCT_ROW40(4(AX), Z5, Z29)
+	OCT_ROW40(8(AX), Z6, Z30)
+	OCT_ROW40(12(AX), Z7, Z31)
+	ADDQ $128, BX
+	ADDQ $128, SI
+	ADDQ $16, R10
+	ADDQ $16, AX
+	ADDQ $320, DI
+	ADDQ $320, DX
+	DECQ CX
+	JNZ  q40r8x16sv
 	MOVQ out0+40(FP), DX
 	OCT_STORE(Z24, Y24, 0)
 	OCT_STORE(Z25, Y25, 32)
