@@ -20,21 +20,23 @@ import (
 // that is not causal (holes in the middle of a row); each with the scores
 // kept in shared memory between the passes and computed again (nokeep),
 // and a cache too long to keep them (6000 positions, head size 128).
-// Each case also runs head size 128 on the 512-thread kernel (wide).
+// Each case also runs head size 128 on the 512-thread kernel (wide), and
+// the head sizes of the tensor-core kernels on those (mma; the NMSE each
+// case logs is theirs).
 func TestFlashAttention(t *testing.T) {
+	t.Run("mma", func(t *testing.T) { testFlashAttention(t, false, false, false) })
 	for _, noKeep := range []bool{false, true} {
 		for _, wide := range []bool{false, true} {
-			t.Run(fmt.Sprintf("nokeep%v/wide%v", noKeep, wide), func(t *testing.T) { testFlashAttention(t, noKeep, wide) })
+			t.Run(fmt.Sprintf("nokeep%v/wide%v", noKeep, wide), func(t *testing.T) { testFlashAttention(t, true, noKeep, wide) })
 		}
 	}
 }
 
-func testFlashAttention(t *testing.T, noKeep, wide bool) {
+func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 	g := gpu(t)
-	noKeep0, wide0 := g.fattnNoKeep, g.fattnWide
-	g.fattnNoKeep = noKeep
-	g.fattnWide = wide
-	defer func() { g.fattnNoKeep, g.fattnWide = noKeep0, wide0 }()
+	exact0, noKeep0, wide0 := g.fattnExact, g.fattnNoKeep, g.fattnWide
+	g.fattnExact, g.fattnNoKeep, g.fattnWide = exact, noKeep, wide
+	defer func() { g.fattnExact, g.fattnNoKeep, g.fattnWide = exact0, noKeep0, wide0 }()
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, tc := range []struct {
 		hd, heads, kvHeads, past, T, kvLen int
@@ -53,8 +55,12 @@ func testFlashAttention(t *testing.T, noKeep, wide bool) {
 	} {
 		hd := tc.hd
 		ctx := max(1100, tc.kvLen)
+		mmaName, mma := g.fattnMMAFor(hd, tc.kvLen)
+		if !exact && !mma {
+			continue // head sizes without a tensor-core kernel: the exact runs cover them
+		}
 		fk := g.fattnFor(hd)
-		wantKeep := !noKeep && fattnShared(hd, fk.rows)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
+		wantKeep := !mma && !noKeep && fattnShared(hd, fk.rows)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
 		if tc.kvLen == 6000 && wantKeep && fk.perSM == 2 {
 			t.Fatalf("a cache of 6000 positions keeps its scores (%d bytes): the case meant to recompute them does not", fattnKeepShared(fk.rows, tc.kvLen))
 		}
@@ -110,8 +116,12 @@ func testFlashAttention(t *testing.T, noKeep, wide bool) {
 			if got := g.fattnKeeps > kept; got != wantKeep {
 				t.Errorf("scores kept: %v, want %v (%d launches kept them)", got, wantKeep, g.fattnKeeps-kept)
 			}
-			if g.l.counts[fk.name] == 0 {
-				t.Errorf("no %s launch: %v", fk.name, g.l.counts)
+			name := fk.name
+			if mma {
+				name = mmaName
+			}
+			if g.l.counts[name] == 0 {
+				t.Errorf("no %s launch: %v", name, g.l.counts)
 			}
 			g.l.counts = nil
 		})
