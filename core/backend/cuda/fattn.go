@@ -31,7 +31,7 @@ var fattnMMAHeadDims = map[int]string{64: "fattn_mma_64", 128: "fattn_mma_128"}
 
 // fattnExactFromEnv: MINFER_CUDA_FATTN=exact runs every head size on the
 // exact kernels of fattn.cu, for comparisons and diagnosis (so do their
-// own options, nokeep and narrow).
+// own options, nokeep and narrow; mma names the default).
 func fattnExactFromEnv() bool {
 	switch os.Getenv("MINFER_CUDA_FATTN") {
 	case "exact", "nokeep", "narrow":
@@ -102,9 +102,9 @@ func fattnShared(hd, r int) int {
 
 // fattnMMAShared is fattn_mma's dynamic shared memory for head size hd
 // over a cache of kvLen positions (mirrors fattn_mma.cu): two K and two V
-// tiles of 64 rows of hd+8 halves, then a 64-bit mask of the seen
-// positions per 64-position tile.
-func fattnMMAShared(hd, kvLen int) int { return 4*64*(hd+8)*2 + (kvLen+63)/64*8 }
+// tiles and the block's q rows, each 64 rows of hd+8 halves, then a 64-bit
+// mask of the seen positions per 64-position tile.
+func fattnMMAShared(hd, kvLen int) int { return 5*64*(hd+8)*2 + (kvLen+63)/64*8 }
 
 // fattnMMAFor reports whether attention of head size hd over kvLen
 // positions runs on the tensor-core kernels (its name).

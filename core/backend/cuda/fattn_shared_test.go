@@ -29,7 +29,7 @@ func TestFattnSharedFollowsTheKernel(t *testing.T) {
 
 // TestFattnMMASharedFollowsTheKernel: the tensor-core kernels take head
 // sizes 64 and 128 unless the exact kernels are asked for, with the
-// shared memory of fattn_mma.cu (four tiles of 64 rows of hd+8 halves, 8
+// shared memory of fattn_mma.cu (five tiles of 64 rows of hd+8 halves, 8
 // bytes a 64-position tile of the cache), and leave caches whose seen
 // masks do not fit to the exact kernels. Runs without a GPU (an H200's
 // opt-in shared memory).
@@ -45,14 +45,14 @@ func TestFattnMMASharedFollowsTheKernel(t *testing.T) {
 			}
 		}
 	}
-	if got, want := fattnMMAShared(128, 300), 4*64*136*2+5*8; got != want {
+	if got, want := fattnMMAShared(128, 300), 5*64*136*2+5*8; got != want {
 		t.Errorf("head size 128 over 300 positions: %d bytes, want %d", got, want)
 	}
-	if got, want := fattnMMAShared(64, 64), 4*64*72*2+8; got != want {
+	if got, want := fattnMMAShared(64, 64), 5*64*72*2+8; got != want {
 		t.Errorf("head size 64 over 64 positions: %d bytes, want %d", got, want)
 	}
 	b := &Backend{dv: &device{smemOptin: 232448}}
-	fits := (232448 - attentionStaticShared - 4*64*136*2) / 8 * 64
+	fits := (232448 - attentionStaticShared - 5*64*136*2) / 8 * 64
 	if _, ok := b.fattnMMAFor(128, fits); !ok {
 		t.Errorf("a cache of %d positions does not fit", fits)
 	}

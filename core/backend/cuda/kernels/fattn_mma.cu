@@ -7,8 +7,9 @@
 //   - q rounded to F16 (as the CPU's dot products take it), K the F16
 //     cache: each score the tensor cores' F32 sum of exact products, then
 //     the CPU's soft-cap, scale and mask;
-//   - pass 1: each row's maximum and its sum of expf16(s − max), online
-//     (a thread's partial sum rescaled by expf16 when its maximum grows,
+//   - pass 1: each row's maximum and its sum of expf16(s − max) (exp_f16
+//     here: expf16's bits), online (a thread's partial sum rescaled when
+//     its maximum grows,
 //     the four threads of a row combined at the end), 1/sum in float64
 //     as the CPU's;
 //   - pass 2: the scores again, the CPU's weights float(expf16(s − max) ·
@@ -61,27 +62,63 @@ __device__ __forceinline__ uint32_t pack_f16(__half lo, __half hi) {
     return (uint32_t)__half_as_ushort(lo) | ((uint32_t)__half_as_ushort(hi) << 16);
 }
 
+// exp_f16: expf16 of common.cuh (the CPU's), its last step, float64
+// ldexp(j, n) rounded to float, done as float products by powers of two:
+// each rounds the exact product once (at most one rounding: the first
+// product is exact, a normal float, where a second follows), so the bits
+// are expf16's; the float64 path costs a long chain of double operations
+// per call.
+__device__ __forceinline__ float exp_f16(float x) {
+    const float shift = 0x1.8p23f, log2e = 0x1.715476p+0f, ln2hi = 0x1.62e4p-1f, ln2lo = 0x1.7f7d1cp-20f;
+    const float c0 = 0x1.0e4020p-7f, c1 = 0x1.573e2ep-5f, c2 = 0x1.555e66p-3f, c3 = 0x1.fffdb6p-2f, c4 = 0x1.ffffecp-1f;
+    float z = fma32(x, log2e, shift);
+    float n = __fsub_rn(z, shift);
+    if (n != n) return n;
+    if (n > 192.f) return INFINITY;
+    if (n < -192.f) return 0.f;
+    float b = fma32(-n, ln2lo, fma32(-n, ln2hi, x));
+    float u = __fmul_rn(b, b);
+    float j = fma32(fma32(fma32(c0, b, c1), u, fma32(c2, b, c3)), u, fma32(c4, b, 1.f));
+    int k = (int)n;
+    if (k < -126) return __fmul_rn(__fmul_rn(j, __int_as_float((k + 126 + 127) << 23)), 0x1p-126f);
+    if (k > 127) return __fmul_rn(__fmul_rn(j, __int_as_float((k - 127 + 127) << 23)), 0x1p127f);
+    return __fmul_rn(j, __int_as_float((k + 127) << 23));
+}
+
+// soft_cap: the CPU's soft-cap of a score (out of line: float64 tanh).
+__device__ __noinline__ float soft_cap(float v, float invCap, float softCap) { return __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap); }
+
 // Fragment coordinates (PTX's m16n8k16 layouts): lane = 4g + t; element e
 // of an accumulator tile n is row g + 8·(e>>1) of the warp's 16, position
 // 8n + 2t + (e&1) of the tile.
 
 // fm_mask: this thread's mask values of tile j0 (its rows' tokens tok[2]),
-// −Inf from kvLen on.
-__device__ __forceinline__ void fm_mask(float (*mv)[4], const float* mask, const int* tok, int kvLen, int j0, int t4) {
+// −Inf from kvLen on; pairs: two at a time (kvLen even, the mask 8-byte
+// aligned).
+__device__ __forceinline__ void fm_mask(float (*mv)[4], const float* mask, const int* tok, int kvLen, int j0, int t4, bool pairs) {
 #pragma unroll
     for (int n = 0; n < 8; n++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            int j = j0 + 8 * n + 2 * t4 + (e & 1);
-            mv[n][e] = j < kvLen ? __ldg(mask + (long long)tok[e >> 1] * kvLen + j) : -INFINITY;
+        for (int r = 0; r < 2; r++) {
+            int j = j0 + 8 * n + 2 * t4;
+            const float* p = mask + (long long)tok[r] * kvLen + j;
+            if (pairs) {
+                float2 v = j < kvLen ? __ldg((const float2*)p) : make_float2(-INFINITY, -INFINITY);
+                mv[n][2 * r] = v.x;
+                mv[n][2 * r + 1] = v.y;
+            } else {
+                mv[n][2 * r] = j < kvLen ? __ldg(p) : -INFINITY;
+                mv[n][2 * r + 1] = j + 1 < kvLen ? __ldg(p + 1) : -INFINITY;
+            }
         }
 }
 
-// fm_scores: S = q·kᵀ of the warp's 16 rows (qa: A fragments) and the 64
-// positions of the K tile at sK (row stride KS halves), then the CPU's
-// soft-cap, scale and mask (mv); −Inf where the mask hides a position.
+// fm_scores: S = q·kᵀ of the warp's 16 rows (at sQ: its A fragments
+// come by ldmatrix) and the 64 positions of the K tile at sK (row stride
+// KS halves), then the CPU's soft-cap, scale and mask (mv); −Inf where the
+// mask hides a position.
 template <int HD>
-__device__ __forceinline__ void fm_scores(float (*S)[4], const uint32_t (*qa)[4], uint32_t sK, const float (*mv)[4], int lane, float scale,
+__device__ __forceinline__ void fm_scores(float (*S)[4], uint32_t sQ, uint32_t sK, const float (*mv)[4], int lane, float scale,
                                           float softCap, float invCap) {
     constexpr int KS = HD + 8;
 #pragma unroll
@@ -89,20 +126,24 @@ __device__ __forceinline__ void fm_scores(float (*S)[4], const uint32_t (*qa)[4]
 #pragma unroll
         for (int e = 0; e < 4; e++) S[n][e] = 0.f;
 #pragma unroll
-    for (int k2 = 0; k2 < HD / 32; k2++)
+    for (int k2 = 0; k2 < HD / 32; k2++) {
+        uint32_t qa[2][4];
+#pragma unroll
+        for (int h = 0; h < 2; h++) ldsm_x4(qa[h], sQ + ((lane & 7) + 8 * ((lane >> 3) & 1)) * KS * 2 + (32 * k2 + 16 * h + 8 * (lane >> 4)) * 2);
 #pragma unroll
         for (int n = 0; n < 8; n++) {
             uint32_t b[4];
             ldsm_x4(b, sK + ((8 * n + (lane & 7)) * KS + 32 * k2 + 8 * (lane >> 3)) * 2);
-            mma_f16(S[n], qa[2 * k2], b[0], b[1]);
-            mma_f16(S[n], qa[2 * k2 + 1], b[2], b[3]);
+            mma_f16(S[n], qa[0], b[0], b[1]);
+            mma_f16(S[n], qa[1], b[2], b[3]);
         }
+    }
 #pragma unroll
     for (int n = 0; n < 8; n++)
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             float m = mv[n][e], v = S[n][e];
-            if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
+            if (softCap > 0.f) v = soft_cap(v, invCap, softCap);
             S[n][e] = isinf(m) && m < 0.f ? -INFINITY : __fadd_rn(__fmul_rn(v, scale), m);
         }
 }
@@ -111,8 +152,8 @@ __device__ __forceinline__ void fm_scores(float (*S)[4], const uint32_t (*qa)[4]
 // (16-byte aligned); mask [T][kvLen]; used: the cells in use (attn_used);
 // out like q. grid (ceil(T·group/64), kvHeads), 128 threads; dynamic
 // shared memory fattnMMAShared(HD, kvLen) (fattn.go): two K and two V
-// tiles of 64 rows of HD + 8 halves (q's F16 rows first use the first V
-// tile), then a 64-bit seen mask per tile of the cache.
+// tiles and q's rows in F16, each 64 rows of HD + 8 halves, then a 64-bit
+// seen mask per tile of the cache.
 template <int HD>
 __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
                           int kvHeads, int kvLen, float scale, float softCap) {
@@ -120,8 +161,8 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     extern __shared__ __align__(16) uint8_t fm_smem[];
     __half* sK = (__half*)fm_smem; // [2][64][KS]
     __half* sV = sK + 2 * TILE;    // [2][64][KS]
-    __half* sQ = sV;               // [64][KS], before the first V tile
-    unsigned long long* sSeen = (unsigned long long*)(sV + 2 * TILE);
+    __half* sQ = sV + 2 * TILE;    // [64][KS]
+    unsigned long long* sSeen = (unsigned long long*)(sQ + TILE);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t4 = lane & 3;
     const int group = heads / kvHeads, kvh = blockIdx.y;
     const int flat0 = (gridDim.x - 1 - blockIdx.x) * FM_ROWS;
@@ -132,6 +173,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     const int nkv = min(kvLen, max(32, (used + 31) / 32 * 32));
     const int nT = (nkv + FM_KV - 1) / FM_KV;
     const float invCap = softCap > 0.f ? __fdiv_rn(1.f, softCap) : 0.f;
+    const bool pairs = kvLen % 2 == 0 && (size_t)mask % 8 == 0;
 
     // q rounded to F16 (rows past the batch: zeros).
     for (int i = tid; i < FM_ROWS * HD; i += FM_THREADS) {
@@ -140,10 +182,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     }
     for (int i = tid; i < nT; i += FM_THREADS) sSeen[i] = 0ull;
     __syncthreads();
-    uint32_t qa[HD / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < HD / 16; kk++)
-        ldsm_x4(qa[kk], smem_addr(sQ + (16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1)) * KS + 16 * kk + 8 * (lane >> 4)));
+    const uint32_t sQw = smem_addr(sQ + 16 * warp * KS); // this warp's rows
     // This thread's rows g and g+8: their tokens (the batch's last for
     // rows past it, whose mask is read but whose output is not written).
     int tok[2], hq[2];
@@ -153,7 +192,6 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
         tok[r] = min(flat / group, T - 1);
         hq[r] = flat / group < T ? kvh * group + flat % group : -1;
     }
-    __syncthreads(); // sQ read: the V tiles may be loaded
 
     // load: the K (and V) tile of positions j0.. into buffer b; positions
     // from kvLen on (and, with seen, those no row sees) as zeros.
@@ -175,7 +213,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
     if (nT > 0) load(0, 0, false, 0);
     for (int i = 0; i < nT; i++) {
-        fm_mask(mv, mask, tok, kvLen, FM_KV * i, t4);
+        fm_mask(mv, mask, tok, kvLen, FM_KV * i, t4, pairs);
         uint32_t lo = 0, hi = 0;
 #pragma unroll
         for (int n = 0; n < 8; n++)
@@ -193,7 +231,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
         __syncthreads(); // tile i's K is in, sSeen[i] complete, tile i−1's buffer free
         if (i + 1 < nT) load(FM_KV * (i + 1), (i + 1) & 1, false, 0);
         if (sSeen[i] == 0ull) continue;
-        fm_scores<HD>(S, qa, smem_addr(sK + (i & 1) * TILE), mv, lane, scale, softCap, invCap);
+        fm_scores<HD>(S, sQw, smem_addr(sK + (i & 1) * TILE), mv, lane, scale, softCap, invCap);
 #pragma unroll
         for (int r = 0; r < 2; r++) {
             float tm = -INFINITY;
@@ -201,11 +239,11 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
             for (int n = 0; n < 8; n++) tm = fmaxf(tm, fmaxf(S[n][2 * r], S[n][2 * r + 1]));
             if (tm == -INFINITY) continue;
             float mn = fmaxf(m[r], tm);
-            float acc = __fmul_rn(l[r], expf16(__fsub_rn(m[r], mn)));
+            float acc = __fmul_rn(l[r], exp_f16(__fsub_rn(m[r], mn)));
 #pragma unroll
             for (int n = 0; n < 8; n++) {
-                acc = __fadd_rn(acc, expf16(__fsub_rn(S[n][2 * r], mn)));
-                acc = __fadd_rn(acc, expf16(__fsub_rn(S[n][2 * r + 1], mn)));
+                acc = __fadd_rn(acc, exp_f16(__fsub_rn(S[n][2 * r], mn)));
+                acc = __fadd_rn(acc, exp_f16(__fsub_rn(S[n][2 * r + 1], mn)));
             }
             m[r] = mn;
             l[r] = acc;
@@ -218,7 +256,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     for (int r = 0; r < 2; r++) {
         float mx = fmaxf(m[r], __shfl_xor_sync(0xffffffffu, m[r], 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        float s = m[r] == -INFINITY ? 0.f : __fmul_rn(l[r], expf16(__fsub_rn(m[r], mx)));
+        float s = m[r] == -INFINITY ? 0.f : __fmul_rn(l[r], exp_f16(__fsub_rn(m[r], mx)));
         s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 1));
         s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 2));
         rm[r] = mx == -INFINITY ? 0.f : mx;
@@ -239,11 +277,11 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     for (int b = 0; cur < nT; b ^= 1) {
         int nxt = cur + 1;
         while (nxt < nT && sSeen[nxt] == 0ull) nxt++;
-        fm_mask(mv, mask, tok, kvLen, FM_KV * cur, t4);
+        fm_mask(mv, mask, tok, kvLen, FM_KV * cur, t4, pairs);
         cp_wait_all();
         __syncthreads(); // tile cur is in, the other buffer free
         if (nxt < nT) load(FM_KV * nxt, b ^ 1, true, sSeen[nxt]);
-        fm_scores<HD>(S, qa, smem_addr(sK + b * TILE), mv, lane, scale, softCap, invCap);
+        fm_scores<HD>(S, sQw, smem_addr(sK + b * TILE), mv, lane, scale, softCap, invCap);
         // The weights as A fragments: positions 16kk.. of the tile.
         uint32_t pa[4][4];
 #pragma unroll
@@ -253,7 +291,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
                 __half w[2];
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
-                    float e = expf16(__fsub_rn(S[n][2 * r + c], rm[r]));
+                    float e = exp_f16(__fsub_rn(S[n][2 * r + c], rm[r]));
                     w[c] = e != 0.f ? __float2half_rn(__fmul_rn(e, inv[r])) : __float2half_rn(0.f);
                 }
                 pa[n >> 1][2 * (n & 1) + r] = pack_f16(w[0], w[1]);
