@@ -16,10 +16,12 @@ import (
 // size, GQA groups of 1, 4 and 7 (rows of a block spanning tokens
 // unevenly), batches that end in a partial block, earlier positions in the
 // cache (tiles seen by some rows only), cache lengths that end in a
-// partial tile, soft-cap, a peaked softmax (large scores), and a mask
-// that is not causal (holes in the middle of a row); each with the scores
-// kept in shared memory between the passes and computed again (nokeep),
-// and a cache too long to keep them (6000 positions, head size 128).
+// partial tile (one odd), soft-cap, a peaked softmax (large scores), and a
+// mask that is not causal (holes in the middle of a row; there the cells
+// no row sees hold NaN, which no output may show: the CPU skips them);
+// each with the scores kept in shared memory between the passes and
+// computed again (nokeep), and a cache too long to keep them (6000
+// positions, head size 128).
 // Each case also runs head size 128 on the 512-thread kernel (wide), and
 // the head sizes of the tensor-core kernels on those (mma; the NMSE each
 // case logs is theirs).
@@ -49,6 +51,8 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 		{128, 32, 8, 37, 100, 300, 0, 4, false},
 		{128, 14, 2, 300, 65, 1100, 0, 1, false},
 		{96, 4, 4, 5, 40, 256, 0, 1, true},
+		{64, 8, 2, 100, 40, 256, 0, 1, true},
+		{128, 16, 4, 37, 50, 301, 0, 1, true},
 		{256, 8, 4, 10, 70, 512, 50, 1, false},
 		{128, 16, 8, 63, 7, 256, 30, 2, false},
 		{128, 8, 2, 5990, 5, 6000, 0, 1, false},
@@ -69,6 +73,18 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
 			prevK := randF32(r, rowLen*ctx, 1)
 			prevV := randF32(r, rowLen*ctx, 1)
+			if tc.holes {
+				// The holes before the batch and the cells after it: seen
+				// by no row, and not written by the batch's stores.
+				nan := float32(math.NaN())
+				for j := range ctx {
+					if j < tc.past && j%5 == 3 || j >= tc.past+tc.T {
+						for e := range rowLen {
+							prevK[j*rowLen+e], prevV[j*rowLen+e] = nan, nan
+						}
+					}
+				}
+			}
 			rows := make([]int32, tc.T)
 			for i := range rows {
 				rows[i] = int32(tc.past + i)
