@@ -13,8 +13,10 @@ import (
 // TestGPUPrefillMatchesCPU: a prompt of 44 tokens in one batch with every
 // block and the output on the GPU, for each small/ model (every weight
 // type; head size 64): the batch takes the tensor-core mat-muls (32 tokens
-// or more, quantized weights) and flash attention (more than one query,
-// F16 cache), which follow the CPU's float order. Every position's logits
+// or more, quantized weights), which follow the CPU's float order, and
+// flash attention (more than one query, F16 cache): on the tensor cores
+// for the F16 model, on the exact kernels for the quantized ones
+// (exactAttentionIfQuantized). Every position's logits
 // must be within gpuVsCPUBound (NMSE) of the CPU backend's for the same
 // batch (the logits whose bits differ are counted), and within the
 // model's reference bound of llama.cpp's references (token by token; where
@@ -36,6 +38,7 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 			t.Fatalf("%s: the longest case has %d tokens, fewer than a tensor-core batch", ref.Model, len(c.Tokens))
 		}
 		t.Run(ref.Model, func(t *testing.T) {
+			exactAttentionIfQuantized(t, ref.Model)
 			info, err := Inspect(path)
 			if err != nil {
 				t.Fatal(err)
@@ -76,15 +79,25 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 			if cpuRef > refBound {
 				refBound = 1.5 * cpuRef
 			}
-			differ := 0
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					differ++
+			differ, positions, first := 0, 0, -1
+			for row := 0; row < len(got); row += ref.NVocab {
+				d := 0
+				for i := row; i < row+ref.NVocab; i++ {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						d++
+					}
 				}
+				if d > 0 {
+					positions++
+					if first < 0 {
+						first = row / ref.NVocab
+					}
+				}
+				differ += d
 			}
 			vsCPU, vsRef := worst(got, want), worst(got, refs)
-			t.Logf("%d positions, %d of %d logits differ from the CPU's bits; worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
-				len(c.Tokens), differ, len(got), vsCPU, gpuVsCPUBound, vsRef, refBound, cpuRef)
+			t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
+				len(c.Tokens), differ, len(got), positions, first, vsCPU, gpuVsCPUBound, vsRef, refBound, cpuRef)
 			if !(vsCPU <= gpuVsCPUBound) {
 				t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, gpuVsCPUBound, differ)
 			}

@@ -62,12 +62,21 @@ func tolerance(model string) float64 {
 	if strings.Contains(model, "BF16") {
 		return 2e-5
 	}
-	for _, q := range []string{"Q4", "Q5", "Q6", "Q8", "Q2", "Q3"} {
-		if strings.Contains(model, q) {
-			return 1e-4
-		}
+	if quantizedModel(model) {
+		return 1e-4
 	}
 	return 1e-6
+}
+
+// quantizedModel reports whether a test model's file name names a
+// quantized weight type.
+func quantizedModel(model string) bool {
+	for _, q := range []string{"Q4", "Q5", "Q6", "Q8", "Q2", "Q3"} {
+		if strings.Contains(model, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // shortSkip keeps -short runs (CI's -race pass) to one trained and one

@@ -90,6 +90,10 @@ type Backend struct {
 	// default; MINFER_CUDA_FATTN=narrow for the 256-thread one).
 	fattnWide  bool
 	fattnKeeps int
+	// fattnExact: every head size on the exact flash kernels (fattn.cu),
+	// none on the tensor-core ones (MINFER_CUDA_FATTN=exact, nokeep or
+	// narrow).
+	fattnExact bool
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
 	// pending: input writes deferred to the next request (WriteHostWindows),
@@ -125,6 +129,7 @@ func Open(o Options) (*Backend, error) {
 	b.mvsWarps = mvsWarpsFromEnv()
 	b.fattnNoKeep = fattnNoKeepFromEnv()
 	b.fattnWide = fattnWideFromEnv()
+	b.fattnExact = fattnExactFromEnv()
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

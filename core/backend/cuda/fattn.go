@@ -8,8 +8,11 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// Prefill attention, flash style (kernels/fattn.cu), bit for bit the
-// CPU's: for more than one query over an F16 cache, a block takes a few
+// Prefill attention, flash style: for more than one query over an F16
+// cache, the tensor-core kernels of kernels/fattn_mma.cu for head sizes 64
+// and 128 (fattnMMAHeadDims; within the ops' NMSE bound of the CPU), and
+// for the other head sizes, or all with MINFER_CUDA_FATTN=exact, the
+// kernels of kernels/fattn.cu, bit for bit the CPU's: a block takes a few
 // query rows of one KV head (256 output elements) and walks the cache in
 // 64-position tiles through shared memory, skipping the tiles the mask
 // hides from all its rows; each thread owns its score, sum and P·V chains
@@ -22,6 +25,25 @@ import (
 
 // fattnHeadDims are the head sizes fattn.cu is instantiated for.
 var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: "fattn_f16_128", 256: "fattn_f16_256"}
+
+// fattnMMAHeadDims are the head sizes fattn_mma.cu is instantiated for.
+var fattnMMAHeadDims = map[int]string{64: "fattn_mma_64", 128: "fattn_mma_128"}
+
+// fattnExactFromEnv: MINFER_CUDA_FATTN=exact runs every head size on the
+// exact kernels of fattn.cu, for comparisons and diagnosis (so do their
+// own options, nokeep and narrow; mma names the default). Measured on the
+// H200 (bench/results/2026-12-02-s12-fa-call2, -call3): 1.11 ms → 106 µs
+// a block of an 8B-shaped model at 512 tokens (fattn_f16_128w →
+// fattn_mma_128), 508 → 90 µs for the 1.1B preset (head size 64); prefill
+// 30.0–30.8k → 40.3–41.1k tok/s on the 8B's 4-block form, 4.09k → 5.52k
+// on the whole 8B Q4_K.
+func fattnExactFromEnv() bool {
+	switch os.Getenv("MINFER_CUDA_FATTN") {
+	case "exact", "nokeep", "narrow":
+		return true
+	}
+	return false
+}
 
 // fattnDisabled turns the flash kernels off (MINFER_CUDA_FATTN=0), for
 // comparisons.
@@ -83,6 +105,19 @@ func fattnShared(hd, r int) int {
 	return a + (r*hd+r*64+2*r)*4 + r*8
 }
 
+// fattnMMAShared is fattn_mma's dynamic shared memory for head size hd
+// over a cache of kvLen positions (mirrors fattn_mma.cu): two K and two V
+// tiles and the block's q rows, each 64 rows of hd+8 halves, then a 64-bit
+// mask of the seen positions per 64-position tile.
+func fattnMMAShared(hd, kvLen int) int { return 5*64*(hd+8)*2 + (kvLen+63)/64*8 }
+
+// fattnMMAFor reports whether attention of head size hd over kvLen
+// positions runs on the tensor-core kernels (its name).
+func (b *Backend) fattnMMAFor(hd, kvLen int) (string, bool) {
+	name, ok := fattnMMAHeadDims[hd]
+	return name, ok && !b.fattnExact && fattnMMAShared(hd, kvLen) <= b.dv.smemOptin-attentionStaticShared
+}
+
 // useFlash reports whether attention node n runs on the flash kernels.
 func (b *Backend) useFlash(n *graph.Node) bool {
 	q := n.Src[0]
@@ -96,7 +131,9 @@ func (b *Backend) useFlash(n *graph.Node) bool {
 
 // flashAttention queues attention node n (q, k cache, v cache, mask at
 // src[0..3]) on the flash kernels, after attn_used (the cells in use fix
-// the CPU's padded length, as for attention_f16).
+// the CPU's padded length, as for attention_f16). The tensor-core kernels
+// copy the caches 16 bytes at a time: caches at other alignments (windows
+// of a buffer) take the exact kernels.
 func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]uintptr, out uintptr) error {
 	q := n.Src[0]
 	hd, heads, T := int(q.Shape[0]), q.Shape[1], q.Shape[2]
@@ -104,12 +141,17 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 		return fmt.Errorf("%w: %d heads over %d KV heads", errUnsupported, heads, p.KVHeads)
 	}
 	group := heads / int64(p.KVHeads)
-	fk := b.fattnFor(hd)
-	rows := int64(fk.rows)
 	used := b.dv.work
 	if err := b.attnUsed(src[3], T, p.KVLen, used); err != nil {
 		return err
 	}
+	if name, ok := b.fattnMMAFor(hd, p.KVLen); ok && (src[1]|src[2])%16 == 0 {
+		grid := [3]uint32{uint32((T*group + 63) / 64), uint32(p.KVHeads), 1}
+		return b.dv.launch(&b.l, name, grid, block1(128), uint32(fattnMMAShared(hd, p.KVLen)),
+			src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap)
+	}
+	fk := b.fattnFor(hd)
+	rows := int64(fk.rows)
 	sm, keep := fattnShared(hd, fk.rows), int32(0)
 	if ks := sm + fattnKeepShared(fk.rows, p.KVLen); !b.fattnNoKeep && ks <= b.dv.smemOptin/fk.perSM-1024 {
 		sm, keep = ks, 1

@@ -26,3 +26,37 @@ func TestFattnSharedFollowsTheKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestFattnMMASharedFollowsTheKernel: the tensor-core kernels take head
+// sizes 64 and 128 unless the exact kernels are asked for, with the
+// shared memory of fattn_mma.cu (five tiles of 64 rows of hd+8 halves, 8
+// bytes a 64-position tile of the cache), and leave caches whose seen
+// masks do not fit to the exact kernels. Runs without a GPU (an H200's
+// opt-in shared memory).
+func TestFattnMMASharedFollowsTheKernel(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		b := &Backend{fattnExact: exact, dv: &device{smemOptin: 232448}}
+		for hd, want := range map[int]string{64: "fattn_mma_64", 96: "", 128: "fattn_mma_128", 256: ""} {
+			if exact {
+				want = ""
+			}
+			if name, ok := b.fattnMMAFor(hd, 300); ok != (want != "") || ok && name != want {
+				t.Errorf("exact %v hd %d: %q %v, want %q", exact, hd, name, ok, want)
+			}
+		}
+	}
+	if got, want := fattnMMAShared(128, 300), 5*64*136*2+5*8; got != want {
+		t.Errorf("head size 128 over 300 positions: %d bytes, want %d", got, want)
+	}
+	if got, want := fattnMMAShared(64, 64), 5*64*72*2+8; got != want {
+		t.Errorf("head size 64 over 64 positions: %d bytes, want %d", got, want)
+	}
+	b := &Backend{dv: &device{smemOptin: 232448}}
+	fits := (232448 - attentionStaticShared - 5*64*136*2) / 8 * 64
+	if _, ok := b.fattnMMAFor(128, fits); !ok {
+		t.Errorf("a cache of %d positions does not fit", fits)
+	}
+	if _, ok := b.fattnMMAFor(128, fits+1); ok {
+		t.Errorf("a cache of %d positions fits", fits+1)
+	}
+}

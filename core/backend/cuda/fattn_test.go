@@ -16,25 +16,29 @@ import (
 // size, GQA groups of 1, 4 and 7 (rows of a block spanning tokens
 // unevenly), batches that end in a partial block, earlier positions in the
 // cache (tiles seen by some rows only), cache lengths that end in a
-// partial tile, soft-cap, a peaked softmax (large scores), and a mask
-// that is not causal (holes in the middle of a row); each with the scores
-// kept in shared memory between the passes and computed again (nokeep),
-// and a cache too long to keep them (6000 positions, head size 128).
-// Each case also runs head size 128 on the 512-thread kernel (wide).
+// partial tile (one odd), soft-cap, a peaked softmax (large scores), and a
+// mask that is not causal (holes in the middle of a row; there the cells
+// no row sees hold NaN, which no output may show: the CPU skips them);
+// each with the scores kept in shared memory between the passes and
+// computed again (nokeep), and a cache too long to keep them (6000
+// positions, head size 128).
+// Each case also runs head size 128 on the 512-thread kernel (wide), and
+// the head sizes of the tensor-core kernels on those (mma; the NMSE each
+// case logs is theirs).
 func TestFlashAttention(t *testing.T) {
+	t.Run("mma", func(t *testing.T) { testFlashAttention(t, false, false, false) })
 	for _, noKeep := range []bool{false, true} {
 		for _, wide := range []bool{false, true} {
-			t.Run(fmt.Sprintf("nokeep%v/wide%v", noKeep, wide), func(t *testing.T) { testFlashAttention(t, noKeep, wide) })
+			t.Run(fmt.Sprintf("nokeep%v/wide%v", noKeep, wide), func(t *testing.T) { testFlashAttention(t, true, noKeep, wide) })
 		}
 	}
 }
 
-func testFlashAttention(t *testing.T, noKeep, wide bool) {
+func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 	g := gpu(t)
-	noKeep0, wide0 := g.fattnNoKeep, g.fattnWide
-	g.fattnNoKeep = noKeep
-	g.fattnWide = wide
-	defer func() { g.fattnNoKeep, g.fattnWide = noKeep0, wide0 }()
+	exact0, noKeep0, wide0 := g.fattnExact, g.fattnNoKeep, g.fattnWide
+	g.fattnExact, g.fattnNoKeep, g.fattnWide = exact, noKeep, wide
+	defer func() { g.fattnExact, g.fattnNoKeep, g.fattnWide = exact0, noKeep0, wide0 }()
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, tc := range []struct {
 		hd, heads, kvHeads, past, T, kvLen int
@@ -47,14 +51,20 @@ func testFlashAttention(t *testing.T, noKeep, wide bool) {
 		{128, 32, 8, 37, 100, 300, 0, 4, false},
 		{128, 14, 2, 300, 65, 1100, 0, 1, false},
 		{96, 4, 4, 5, 40, 256, 0, 1, true},
+		{64, 8, 2, 100, 40, 256, 0, 1, true},
+		{128, 16, 4, 37, 50, 301, 0, 1, true},
 		{256, 8, 4, 10, 70, 512, 50, 1, false},
 		{128, 16, 8, 63, 7, 256, 30, 2, false},
 		{128, 8, 2, 5990, 5, 6000, 0, 1, false},
 	} {
 		hd := tc.hd
 		ctx := max(1100, tc.kvLen)
+		mmaName, mma := g.fattnMMAFor(hd, tc.kvLen)
+		if !exact && !mma {
+			continue // head sizes without a tensor-core kernel: the exact runs cover them
+		}
 		fk := g.fattnFor(hd)
-		wantKeep := !noKeep && fattnShared(hd, fk.rows)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
+		wantKeep := !mma && !noKeep && fattnShared(hd, fk.rows)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
 		if tc.kvLen == 6000 && wantKeep && fk.perSM == 2 {
 			t.Fatalf("a cache of 6000 positions keeps its scores (%d bytes): the case meant to recompute them does not", fattnKeepShared(fk.rows, tc.kvLen))
 		}
@@ -63,6 +73,18 @@ func testFlashAttention(t *testing.T, noKeep, wide bool) {
 			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
 			prevK := randF32(r, rowLen*ctx, 1)
 			prevV := randF32(r, rowLen*ctx, 1)
+			if tc.holes {
+				// The holes before the batch and the cells after it: seen
+				// by no row, and not written by the batch's stores.
+				nan := float32(math.NaN())
+				for j := range ctx {
+					if j < tc.past && j%5 == 3 || j >= tc.past+tc.T {
+						for e := range rowLen {
+							prevK[j*rowLen+e], prevV[j*rowLen+e] = nan, nan
+						}
+					}
+				}
+			}
 			rows := make([]int32, tc.T)
 			for i := range rows {
 				rows[i] = int32(tc.past + i)
@@ -110,8 +132,12 @@ func testFlashAttention(t *testing.T, noKeep, wide bool) {
 			if got := g.fattnKeeps > kept; got != wantKeep {
 				t.Errorf("scores kept: %v, want %v (%d launches kept them)", got, wantKeep, g.fattnKeeps-kept)
 			}
-			if g.l.counts[fk.name] == 0 {
-				t.Errorf("no %s launch: %v", fk.name, g.l.counts)
+			name := fk.name
+			if mma {
+				name = mmaName
+			}
+			if g.l.counts[name] == 0 {
+				t.Errorf("no %s launch: %v", name, g.l.counts)
 			}
 			g.l.counts = nil
 		})

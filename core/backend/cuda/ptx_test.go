@@ -74,6 +74,13 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 	for _, f := range stagedMatVec {
 		want = append(want, f.one, f.batch, f.multi)
 	}
+	// fattn.go's: the exact flash kernels and the tensor-core ones.
+	want = append(want, "fattn_f16_128w")
+	for _, m := range []map[int]string{fattnHeadDims, fattnMMAHeadDims} {
+		for _, n := range m {
+			want = append(want, n)
+		}
+	}
 	for _, e := range decodeHeadDims {
 		want = append(want, "attn_x_scores"+e, "attn_x_values"+e, "attn_x_vals"+e, "attn_x_one"+e)
 	}
