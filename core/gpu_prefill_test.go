@@ -14,14 +14,17 @@ import (
 // block and the output on the GPU, for each small/ model (every weight
 // type; head size 64): the batch takes the tensor-core mat-muls (32 tokens
 // or more, quantized weights), which follow the CPU's float order, and
-// flash attention (more than one query, F16 cache): on the tensor cores
-// for the F16 model, on the exact kernels for the quantized ones
-// (exactAttentionIfQuantized). Every position's logits
-// must be within gpuVsCPUBound (NMSE) of the CPU backend's for the same
-// batch (the logits whose bits differ are counted), and within the
-// model's reference bound of llama.cpp's references (token by token; where
-// the CPU's batch itself misses that bound, 1.5× the CPU's NMSE), as in
-// TestGPULogitsMatchLlamaCpp.
+// flash attention (more than one query, F16 cache): by default on the
+// tensor cores for the F16 model, on the exact kernels for the quantized
+// ones (cuda fattnMMAFor). Every position's logits must be within
+// gpuVsCPUBound (NMSE) of the CPU backend's for the same batch (the
+// logits whose bits differ are counted), and within the model's reference
+// bound of llama.cpp's references (token by token; where the CPU's batch
+// itself misses that bound, 1.5× the CPU's NMSE), as in
+// TestGPULogitsMatchLlamaCpp. Each quantized model runs again with the
+// tensor-core attention asked for (MINFER_CUDA_FATTN=mma), held to
+// mmaQuantBound of the CPU (its reference NMSE logged).
+
 func TestGPUPrefillMatchesCPU(t *testing.T) {
 	dm := gpuDevice(t)
 	for _, refPath := range ggtest.Glob(t, "small", "*.ref.json") {
@@ -37,73 +40,91 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 		if len(c.Tokens) < 32 {
 			t.Fatalf("%s: the longest case has %d tokens, fewer than a tensor-core batch", ref.Model, len(c.Tokens))
 		}
-		t.Run(ref.Model, func(t *testing.T) {
-			exactAttentionIfQuantized(t, ref.Model)
-			info, err := Inspect(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eval := func(layers int) []float32 {
-				s, err := Load(context.Background(), path, onGPU(dm, layers, nil), nil)
+		modes := []string{"default"}
+		if quantizedModel(ref.Model) {
+			modes = append(modes, "mma")
+		}
+		for _, mode := range modes {
+			t.Run(ref.Model+"/"+mode, func(t *testing.T) {
+				bound := gpuVsCPUBound
+				if mode == "mma" {
+					t.Setenv("MINFER_CUDA_FATTN", "mma")
+					bound = mmaQuantBound
+				}
+				info, err := Inspect(path)
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer s.Close()
-				if rep := s.OffloadReport(); s.Plan().GPULayers != layers || rep.Fallback != "" || (layers > 0 && !strings.HasPrefix(rep.Backend, "CUDA")) {
-					t.Fatalf("plan %v, backend %q, fallback %q; want %d GPU layers", s.Plan(), rep.Backend, rep.Fallback, layers)
-				}
-				l, err := s.Eval(context.Background(), c.Tokens, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return l
-			}
-			worst := func(got, want []float32) float64 {
-				w := 0.0
-				for row := 0; row+ref.NVocab <= len(want); row += ref.NVocab {
-					w = max(w, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
-				}
-				return w
-			}
-			want := eval(0)
-			got := eval(info.HParams.NLayer + 1)
-			if len(got) != len(want) || len(want) != len(c.Tokens)*ref.NVocab {
-				t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(c.Tokens)*ref.NVocab)
-			}
-			refs := readLogits(t, filepath.Join(dir, c.LogitsFile))
-			refBound := tolerance(ref.Model)
-			if strings.Contains(ref.Model, "BF16") {
-				refBound = 2e-5
-			}
-			cpuRef := worst(want, refs)
-			if cpuRef > refBound {
-				refBound = 1.5 * cpuRef
-			}
-			differ, positions, first := 0, 0, -1
-			for row := 0; row < len(got); row += ref.NVocab {
-				d := 0
-				for i := row; i < row+ref.NVocab; i++ {
-					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-						d++
+				eval := func(layers int) []float32 {
+					s, err := Load(context.Background(), path, onGPU(dm, layers, nil), nil)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				if d > 0 {
-					positions++
-					if first < 0 {
-						first = row / ref.NVocab
+					defer s.Close()
+					if rep := s.OffloadReport(); s.Plan().GPULayers != layers || rep.Fallback != "" || (layers > 0 && !strings.HasPrefix(rep.Backend, "CUDA")) {
+						t.Fatalf("plan %v, backend %q, fallback %q; want %d GPU layers", s.Plan(), rep.Backend, rep.Fallback, layers)
 					}
+					l, err := s.Eval(context.Background(), c.Tokens, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return l
 				}
-				differ += d
-			}
-			vsCPU, vsRef := worst(got, want), worst(got, refs)
-			t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
-				len(c.Tokens), differ, len(got), positions, first, vsCPU, gpuVsCPUBound, vsRef, refBound, cpuRef)
-			if !(vsCPU <= gpuVsCPUBound) {
-				t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, gpuVsCPUBound, differ)
-			}
-			if !(vsRef <= refBound) {
-				t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
-			}
-		})
+				worst := func(got, want []float32) float64 {
+					w := 0.0
+					for row := 0; row+ref.NVocab <= len(want); row += ref.NVocab {
+						w = max(w, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+					}
+					return w
+				}
+				want := eval(0)
+				got := eval(info.HParams.NLayer + 1)
+				if len(got) != len(want) || len(want) != len(c.Tokens)*ref.NVocab {
+					t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(c.Tokens)*ref.NVocab)
+				}
+				refs := readLogits(t, filepath.Join(dir, c.LogitsFile))
+				refBound := tolerance(ref.Model)
+				if strings.Contains(ref.Model, "BF16") {
+					refBound = 2e-5
+				}
+				cpuRef := worst(want, refs)
+				if cpuRef > refBound {
+					refBound = 1.5 * cpuRef
+				}
+				differ, positions, first := 0, 0, -1
+				for row := 0; row < len(got); row += ref.NVocab {
+					d := 0
+					for i := row; i < row+ref.NVocab; i++ {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							d++
+						}
+					}
+					if d > 0 {
+						positions++
+						if first < 0 {
+							first = row / ref.NVocab
+						}
+					}
+					differ += d
+				}
+				vsCPU, vsRef := worst(got, want), worst(got, refs)
+				t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
+					len(c.Tokens), differ, len(got), positions, first, vsCPU, bound, vsRef, refBound, cpuRef)
+				if !(vsCPU <= bound) {
+					t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, bound, differ)
+				}
+				if mode == "default" && !(vsRef <= refBound) {
+					t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
+				}
+			})
+		}
 	}
 }
+
+// mmaQuantBound is the NMSE a quantized small/ model's GPU logits may have
+// against the CPU's with the tensor-core prefill attention asked for: its
+// rare last-bit differences flip an int8 of the next activation
+// quantization, which moved these models' logits by 9e-5 to 1.6e-4 from
+// the flip on (bench/results/2026-12-02-s12-fa-call1); a wrong tile, row
+// or element moves them by orders of magnitude more.
+const mmaQuantBound = 1e-3

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,25 +60,6 @@ func gpuRefModels(t *testing.T) []string {
 // rounding noise of an F32/F16 model (≈3e-8 measured with reordered sums)
 // and catches a wrong element, block or row.
 const gpuVsCPUBound = 1e-8
-
-// exactAttentionIfQuantized holds a quantized model's GPU logits to
-// gpuVsCPUBound on the exact flash kernels (MINFER_CUDA_FATTN=exact, the
-// CPU's bits), for the test t. The default prefill attention for head
-// sizes 64 and 128, on the tensor cores, is within 2e-10 NMSE of the
-// CPU's (core/backend/cuda TestFlashAttention) and leaves the logits of
-// the F16 test models within 1e-9, but not the CPU's bits: a quantized
-// model's next activation quantization turns a rare last-bit difference
-// into another int8 value, and the small quantized test models' logits
-// then moved by 9e-5 to 1.6e-4 NMSE from the position of such a flip on
-// (bench/results/2026-12-02-s12-fa-call1), as with any change of float
-// order before an int8 quantization (above). A run that sets
-// MINFER_CUDA_FATTN itself keeps its choice (MINFER_CUDA_FATTN=mma: the
-// tensor cores for every model).
-func exactAttentionIfQuantized(t *testing.T, model string) {
-	if _, set := os.LookupEnv("MINFER_CUDA_FATTN"); !set && quantizedModel(model) {
-		t.Setenv("MINFER_CUDA_FATTN", "exact")
-	}
-}
 
 // TestGPULogitsMatchLlamaCpp: every reference model at gpu-layers 0, 1,
 // all and all+output: the logits are within gpuVsCPUBound of the CPU
@@ -138,7 +118,6 @@ func TestGPULogitsMatchLlamaCpp(t *testing.T) {
 		nl := info.HParams.NLayer
 		for _, gl := range []int{1, nl, nl + 1} {
 			t.Run(fmt.Sprintf("%s/gpu%d", ref.Model, gl), func(t *testing.T) {
-				exactAttentionIfQuantized(t, ref.Model)
 				s, err := Load(context.Background(), path, onGPU(dm, gl, nil), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -301,7 +280,6 @@ func TestGPUArchitectures(t *testing.T) {
 		ref := loadRef(t, refPath)
 		path := filepath.Join(filepath.Dir(refPath), ref.Model)
 		t.Run(ref.Model, func(t *testing.T) {
-			exactAttentionIfQuantized(t, ref.Model)
 			host, err := Load(context.Background(), path, onGPU(dm, 0, nil), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -92,8 +92,11 @@ type Backend struct {
 	fattnKeeps int
 	// fattnExact: every head size on the exact flash kernels (fattn.cu),
 	// none on the tensor-core ones (MINFER_CUDA_FATTN=exact, nokeep or
-	// narrow).
-	fattnExact bool
+	// narrow). fattnMMAAll: the tensor-core ones for every model, quantized
+	// weights or not (MINFER_CUDA_FATTN=mma). quantWeights: a quantized
+	// weight is registered (fattn.go: such a model's prefill attention
+	// stays on the exact kernels unless fattnMMAAll).
+	fattnExact, fattnMMAAll, quantWeights bool
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
 	// pending: input writes deferred to the next request (WriteHostWindows),
@@ -130,6 +133,7 @@ func Open(o Options) (*Backend, error) {
 	b.fattnNoKeep = fattnNoKeepFromEnv()
 	b.fattnWide = fattnWideFromEnv()
 	b.fattnExact = fattnExactFromEnv()
+	b.fattnMMAAll = os.Getenv("MINFER_CUDA_FATTN") == "mma"
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)
@@ -261,6 +265,11 @@ func (b *Backend) RegisterWeightParts(name string, t gguf.GGMLType, dims []int64
 		return fmt.Errorf("cuda: weight %q is empty", name)
 	}
 	w := &weight{t: t, dims: append([]int64(nil), dims...), size: size}
+	if t.IsQuantized() {
+		b.mu.Lock()
+		b.quantWeights = true
+		b.mu.Unlock()
+	}
 	err := b.dv.t.do(func() error {
 		if err := b.alive(); err != nil {
 			return err

@@ -28,7 +28,8 @@ func TestFattnSharedFollowsTheKernel(t *testing.T) {
 }
 
 // TestFattnMMASharedFollowsTheKernel: the tensor-core kernels take head
-// sizes 64 and 128 unless the exact kernels are asked for, with the
+// sizes 64 and 128 unless the exact kernels are asked for or a quantized
+// weight is on the backend (then only with MINFER_CUDA_FATTN=mma), with the
 // shared memory of fattn_mma.cu (five tiles of 64 rows of hd+8 halves, 8
 // bytes a 64-position tile of the cache), and leave caches whose seen
 // masks do not fit to the exact kernels. Runs without a GPU (an H200's
@@ -43,6 +44,12 @@ func TestFattnMMASharedFollowsTheKernel(t *testing.T) {
 			if name, ok := b.fattnMMAFor(hd, 300); ok != (want != "") || ok && name != want {
 				t.Errorf("exact %v hd %d: %q %v, want %q", exact, hd, name, ok, want)
 			}
+		}
+	}
+	for _, all := range []bool{false, true} {
+		b := &Backend{quantWeights: true, fattnMMAAll: all, dv: &device{smemOptin: 232448}}
+		if _, ok := b.fattnMMAFor(128, 300); ok != all {
+			t.Errorf("quantized weights, mma for all %v: tensor cores %v", all, ok)
 		}
 	}
 	if got, want := fattnMMAShared(128, 300), 5*64*136*2+5*8; got != want {

@@ -36,9 +36,11 @@ func TestFlashAttention(t *testing.T) {
 
 func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 	g := gpu(t)
-	exact0, noKeep0, wide0 := g.fattnExact, g.fattnNoKeep, g.fattnWide
-	g.fattnExact, g.fattnNoKeep, g.fattnWide = exact, noKeep, wide
-	defer func() { g.fattnExact, g.fattnNoKeep, g.fattnWide = exact0, noKeep0, wide0 }()
+	exact0, all0, noKeep0, wide0 := g.fattnExact, g.fattnMMAAll, g.fattnNoKeep, g.fattnWide
+	// (fattnMMAAll: the shared test backend may hold quantized weights of
+	// earlier tests.)
+	g.fattnExact, g.fattnMMAAll, g.fattnNoKeep, g.fattnWide = exact, !exact, noKeep, wide
+	defer func() { g.fattnExact, g.fattnMMAAll, g.fattnNoKeep, g.fattnWide = exact0, all0, noKeep0, wide0 }()
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, tc := range []struct {
 		hd, heads, kvHeads, past, T, kvLen int
