@@ -136,7 +136,7 @@ func memDecodeToken(b *testing.B, k Kernel, r *rand.Rand) (x, tab []byte) {
 // (rows lo..hi of the matrix whose first row is base), as the backend
 // splits a decode mat-vec.
 func memPass(s *spin2, mats, mrows int, kern func(worker, lo, hi, base int)) {
-	grain := max(16, mrows/8) &^ 7 // decodeGrain for two threads
+	grain := max(16, mrows/8) &^ 7 // the fixed chunks decode took until session 12 (now guided: cpu.workers.runGuided)
 	var cursor atomic.Int64
 	for m := 0; m < mats; m++ {
 		cursor.Store(0)

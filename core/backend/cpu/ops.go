@@ -165,25 +165,26 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float3
 			k.PrepareToken1(xq[(first+i)*xrb:(first+i+1)*xrb], c.mt.tabs1[i*tb:(i+1)*tb])
 		}
 	}
-	grain := 16
-	if tokens == 1 {
-		grain = decodeGrain(rows, c.w.n)
-	}
 	c.weightReads.Add(int64(wrb * rows))
-	c.w.run(rows, grain, &c.mt)
+	if tokens == 1 {
+		c.w.runGuided(rows, decodeUnit, &c.mt)
+	} else {
+		c.w.run(rows, 16, &c.mt)
+	}
 	c.mt = matTask{}
 	return nil
 }
 
-// decodeGrain is the chunk size of a one-token mat-mul of rows rows on
-// threads threads: four chunks per thread, enough to balance two threads
-// on a busy machine. More and smaller chunks (each one restarts a thread's
-// stream through the weights) measured slower on the 2-core VM: eight per
-// thread 4-5 %, sixteen and thirty-two more
+// decodeUnit is the smallest chunk of a one-token mat-mul, whose chunks
+// are guided (workers.runGuided): a thread's share of the rows left, so
+// the first chunk is half the matrix (two threads) and the last ones
+// decodeUnit rows (whole x8 groups). Fixed chunks of a quarter thread's
+// share each (four a thread) left the threads of the 2-core VM waiting
+// for each other's last chunk at every mat-mul; more and smaller fixed
+// chunks (each one restarts a thread's stream through the weights) had
+// measured slower: eight per thread 4-5 %, sixteen and thirty-two more
 // (bench/results/2026-12-01-cpufin).
-func decodeGrain(rows, threads int) int {
-	return max(16, rows/(4*threads)) &^ 7
-}
+const decodeUnit = 16
 
 // quantTask quantizes activation rows 1..tokens-1 (item i is row i+1).
 type quantTask struct {

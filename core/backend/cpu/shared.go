@@ -128,7 +128,7 @@ func (c *CPU) matMulShared(nodes []*graph.Node) error {
 		c.mt.tabs1, c.mt.tb1 = c.tabs1[:tb], tb
 		k.PrepareToken1(xq, c.mt.tabs1)
 	}
-	c.w.run(total, decodeGrain(total, c.w.n), &c.mt)
+	c.w.runGuided(total, decodeUnit, &c.mt)
 	c.mt = matTask{}
 	return nil
 }

@@ -1,6 +1,10 @@
 package cpu
 
-import "testing"
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+)
 
 // TestForRaisesAWorkersPanicOnTheCaller: a chunk that panics on a pool
 // goroutine (a fault on a truncated mapping, with SetPanicOnFault) is raised
@@ -36,5 +40,42 @@ func TestForRaisesAWorkersPanicOnTheCaller(t *testing.T) {
 	w.For(4, 1, func(lo, hi int) { sum[lo] = lo })
 	if sum[3] != 3 {
 		t.Errorf("pool broken after a panic: %v", sum)
+	}
+}
+
+// TestRunGuidedCoversEachItemOnce: guided chunks cover [0, total) exactly
+// once, every chunk starting on a multiple of unit, at least unit long but
+// for the last, and never longer than a thread's share of what was left;
+// for several thread counts, totals and units, and run again after.
+func TestRunGuidedCoversEachItemOnce(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		w := newWorkers(n)
+		for _, total := range []int{1, 15, 16, 17, 256, 2048, 5632, 32000} {
+			for _, unit := range []int{1, 8, 16} {
+				seen := make([]int32, total)
+				var chunks [][2]int
+				var mu sync.Mutex
+				w.runGuided(total, unit, funcTask(func(lo, hi int) {
+					mu.Lock()
+					chunks = append(chunks, [2]int{lo, hi})
+					mu.Unlock()
+					for i := lo; i < hi; i++ {
+						atomic.AddInt32(&seen[i], 1)
+					}
+				}))
+				for i, c := range seen {
+					if c != 1 {
+						t.Fatalf("%d threads, total %d, unit %d: item %d ran %d times", n, total, unit, i, c)
+					}
+				}
+				for _, c := range chunks {
+					lo, hi := c[0], c[1]
+					if lo%unit != 0 || (hi-lo < unit && hi != total) || (total > unit && hi-lo > max(unit, (total-lo)/n)) {
+						t.Fatalf("%d threads, total %d, unit %d: chunk [%d, %d)", n, total, unit, lo, hi)
+					}
+				}
+			}
+		}
+		w.close()
 	}
 }
