@@ -51,6 +51,8 @@ func avx2Kernels() *kernelSet {
 	ks.dotR2x16Q4_KQ8_K = pairQ4_K(q4_Kq8_Kr2x16AVX2)
 	ks.dotR4x16Q4_KQ8_K = quadK(q4_Kq8_Kr4x16AVX2, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX2, bytesQ6K, bytesQ8K)
+	ks.dotR4x4Q4_KQ8_K = blocksR4x4(q4_Kq8_Kr4x4AVX2, bytesQ4K, bytesQ8K)
+	ks.dotR4x4Q6_KQ8_K = blocksR4x4(q6_Kq8_Kr4x4AVX2, bytesQ6K, bytesQ8K)
 	ks.prep4Q4_K = prep4Q4_KAVX2
 	ks.prep4x4Q4_K = prep4x4Q4_KAVX2
 	ks.dotR4x8Q6_KQ8_K = dotR4x8Q6_KQ8_KAVX2

@@ -51,8 +51,14 @@ func benchMemDecodePF(b *testing.B, typ gguf.GGMLType) {
 		group, pf, dists = bytesQ80x8, &x8PrefetchQ8_0, []int{0, 2, 3, 4, 5, 6, 8, 16}
 	case gguf.TypeQ4_K:
 		group, pf, dists = 4*bytesQ4K, &x8PrefetchQ4_K, []int{0, 2, 4, 8, 16, 32}
+		if CurrentLevel() == AVX2 {
+			pf = &x8PrefetchQ4_KAVX2
+		}
 	case gguf.TypeQ6_K:
 		group, pf, dists = 4*bytesQ6K, &x8PrefetchQ6_K, []int{0, 2, 3, 4, 6, 8, 12, 16}
+		if CurrentLevel() == AVX2 {
+			pf = &x8PrefetchQ6_KAVX2
+		}
 	}
 	keep := *pf
 	defer func() { *pf = keep }()

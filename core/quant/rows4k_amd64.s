@@ -3,18 +3,20 @@
 #include "textflag.h"
 #include "rows4_amd64.h"
 
-// func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
-// Four Q4_K rows against one token (decode). Per super-block each row's
+// func q4_Kq8_Kr4sAVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32, adv, pf int)
+// Four Q4_K rows against one token (decode): row r's super-block b at
+// w + r·wstride + b·adv (the file layout: adv = 144; a half K x8 group,
+// rows8k.go: wstride = 144, adv = 576), prefetching from w + pf on. Per super-block each row's
 // integer sums are those of q4_Kq8_KAVX2 (exact int32); the four rows'
 // lanes are reduced together by VPHADDDs, and the float epilogue runs in
 // the lanes of one XMM register, lane r doing row r's scalar sequence:
 // bit-identical to the one-row kernels. Scales of row r go to 16r(SP).
-// Per super-block it prefetches 576 bytes (4·144) of the region after its
-// rows as one sequential stream (the pointer at 64(SP)), so the next
-// call's four rows arrive in order: from memory this reads 16.6–17.0 GB/s
+// Per super-block it prefetches 576 bytes (4·144) of one sequential stream
+// (the pointer at 64(SP)): in the file layout (pf = 4·wstride) the region
+// after its rows, so the next call's four rows arrive in order; from memory this reads 16.6–17.0 GB/s
 // on one Zen 3 thread against 15.7–15.9 with each row prefetching its own
 // super-block four rows on (four interleaved streams).
-TEXT ·q4_Kq8_Kr4AVX2(SB), NOSPLIT, $72-40
+TEXT ·q4_Kq8_Kr4sAVX2(SB), NOSPLIT, $72-56
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
 	MOVQ x+16(FP), DI
@@ -22,7 +24,9 @@ TEXT ·q4_Kq8_Kr4AVX2(SB), NOSPLIT, $72-40
 	LEAQ (R8)(R8*2), R9
 	MOVL $0x0F0F0F0F, AX; VMOVQ AX, X15; VPBROADCASTD X15, Y15
 	VXORPS X14, X14, X14
-	LEAQ (SI)(R8*4), R13
+	MOVQ adv+40(FP), R14
+	MOVQ pf+48(FP), R13
+	ADDQ SI, R13
 	MOVQ R13, 64(SP)
 q4kr4loop:
 	MOVQ 64(SP), R13
@@ -286,7 +290,7 @@ q4kr4loop:
 	VMULPS X4, X9, X9
 	VSUBPS X9, X8, X8
 	VADDPS X8, X14, X14
-	ADDQ $144, SI
+	ADDQ R14, SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q4kr4loop

@@ -99,7 +99,10 @@ GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
 	R6_HALF(0, 128, 4, 0x44, acc); \
 	R6_HALF(64, 160, 132, 0xEE, acc)
 
-// func q6_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+// func q6_Kq8_Kr4sAVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32, adv, pf int)
+// Row r's super-block b at w + r·wstride + b·adv (the file layout: adv =
+// 210; a half K x8 group, rows8k.go: wstride = 210, adv = 840), the
+// prefetch stream from w + pf on (the file layout: pf = 4·wstride).
 // Registers: Y0..Y3 the rows' int32 sums of the super-block, X13 the four
 // running sums, Y14 0x30 and Y15 0x0F bytes; R9 = 3·wstride.
 //
@@ -112,13 +115,15 @@ GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
 // 2-core Zen 3 VM: 8.5–14 and 2–3 GB/s against 15–19 GB/s for one thread
 // (BenchmarkMatVecDRAM, then named BenchmarkQ6KMatVec;
 // bench/results/2026-12-01-cpuq6).
-TEXT ·q6_Kq8_Kr4AVX2(SB), NOSPLIT, $0-40
+TEXT ·q6_Kq8_Kr4sAVX2(SB), NOSPLIT, $0-56
 	MOVQ w+0(FP), SI
 	MOVQ wstride+8(FP), R8
 	MOVQ x+16(FP), DI
 	MOVQ nb+24(FP), CX
 	LEAQ (R8)(R8*2), R9
-	LEAQ (SI)(R8*4), R12
+	MOVQ adv+40(FP), R14
+	MOVQ pf+48(FP), R12
+	ADDQ SI, R12
 	MOVL $0x0F0F0F0F, AX; VMOVD AX, X15; VPBROADCASTD X15, Y15
 	MOVL $0x30303030, AX; VMOVD AX, X14; VPBROADCASTD X14, Y14
 	VXORPS X13, X13, X13
@@ -141,7 +146,7 @@ q6kr4loop:
 	VMULPS X10, X8, X8
 	VMULPS X0, X8, X8
 	VADDPS X8, X13, X13
-	ADDQ $210, SI
+	ADDQ R14, SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q6kr4loop

@@ -20,10 +20,32 @@ func rows8TQ4_0(asm func(w *byte, wstride int, x *byte, nb int, tab *byte, out *
 }
 
 //go:noescape
-func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+func q4_Kq8_Kr4sAVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32, adv, pf int)
 
 //go:noescape
-func q6_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32)
+func q6_Kq8_Kr4sAVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32, adv, pf int)
+
+// q4_Kq8_Kr4AVX2 is the four-row Q4_K kernel on the file layout (rows
+// wstride apart, the next call's rows prefetched).
+func q4_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32) {
+	q4_Kq8_Kr4sAVX2(w, wstride, x, nb, out, bytesQ4K, 4*wstride)
+}
+
+// q6_Kq8_Kr4AVX2 is the four-row Q6_K kernel on the file layout.
+func q6_Kq8_Kr4AVX2(w *byte, wstride int, x *byte, nb int, out *[4]float32) {
+	q6_Kq8_Kr4sAVX2(w, wstride, x, nb, out, bytesQ6K, 4*wstride)
+}
+
+// q4_Kq8_Kr4x4AVX2 and q6_Kq8_Kr4x4AVX2 are the four-row kernels on one
+// half of a K x8 group (rows8k.go): one stream, prefetched
+// x8PrefetchQ4_KAVX2 / x8PrefetchQ6_KAVX2 bytes ahead.
+func q4_Kq8_Kr4x4AVX2(w *byte, x *byte, nb int, out *[4]float32) {
+	q4_Kq8_Kr4sAVX2(w, bytesQ4K, x, nb, out, 4*bytesQ4K, x8PrefetchQ4_KAVX2)
+}
+
+func q6_Kq8_Kr4x4AVX2(w *byte, x *byte, nb int, out *[4]float32) {
+	q6_Kq8_Kr4sAVX2(w, bytesQ6K, x, nb, out, 4*bytesQ6K, x8PrefetchQ6_KAVX2)
+}
 
 //go:noescape
 func q4_0q8_0r8x8AVX2(w *byte, x *byte, nb int, tab *byte, out *[8]float32)

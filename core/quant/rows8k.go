@@ -14,6 +14,9 @@ import "github.com/minfer/minfer/gguf"
 // GB/s and Q6_K at ~24 against ~32 GB/s of bandwidth, where in cache one
 // thread alone runs them at ~33 and ~36 GB/s (BenchmarkMatVecDRAM2,
 // BenchmarkFourRowQ4_K/Q6_K): the stream, not the arithmetic, was short.
+// The AVX-512 and AVX2 levels have the half-group kernels (Q4_K_M decode
+// on that VM: +8.7 % at AVX-512, +27 % at the AVX2 level:
+// bench/results/2026-12-02-s12-cpu-kx8).
 
 // kx8 reports whether t has the K x8 layout, and its super-block bytes.
 func kx8(t gguf.GGMLType) (bs int, ok bool) {

@@ -253,6 +253,9 @@ func TestTiles8MatchGeneric(t *testing.T) {
 // as the quad kernel's one pass ("quad") and as two pair calls ("pairs"),
 // alternating (abRounds), for each type with both at this level: run with
 // -benchtime 1x.
+//
+// Where the level has the eight-row form (oct), also two quad calls
+// ("2quad") against one oct call ("oct") for eight rows.
 func BenchmarkTile8Quad(b *testing.B) {
 	const n = 2048
 	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
@@ -282,16 +285,24 @@ func BenchmarkTile8Quad(b *testing.B) {
 			if k.t8.scan && u[0] != 0 {
 				b.Fatal("quantized rows hold a −128 quant")
 			}
-			out := make([]float32, 64)
+			out, out2 := make([]float32, 64), make([]float32, 64)
 			ta, tbb := tiles[:tb], tiles[tb:]
+			vs := []abVariant{
+				{"quad", func() { k.t8.quad(w, k.wrb, u, ta, tbb, out) }},
+				{"pairs", func() {
+					k.t8.pair(w, k.wrb, u, 0, ta, tbb, out)
+					k.t8.pair(w, k.wrb, u, 2, ta, tbb, out[16:])
+				}},
+			}
+			if k.HasOct() {
+				// Eight rows: two quad calls against one oct call.
+				vs = append(vs, abVariant{"2quad", func() {
+					k.t8.quad(w, k.wrb, u, ta, tbb, out)
+					k.t8.quad(w, k.wrb, u, ta, tbb, out2)
+				}}, abVariant{"oct", func() { k.t8.oct(u, u, ta, tbb, out, out2) }})
+			}
 			for b.Loop() {
-				abRounds(b, []abVariant{
-					{"quad", func() { k.t8.quad(w, k.wrb, u, ta, tbb, out) }},
-					{"pairs", func() {
-						k.t8.pair(w, k.wrb, u, 0, ta, tbb, out)
-						k.t8.pair(w, k.wrb, u, 2, ta, tbb, out[16:])
-					}},
-				})
+				abRounds(b, vs)
 			}
 		})
 	}
