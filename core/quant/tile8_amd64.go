@@ -134,13 +134,20 @@ func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
 }
 
 // prep4x4Q4_KAVX2 is prep4x4Q4_KGeneric (one half of a K x8 group).
-func prep4x4Q4_KAVX2(w, u []byte) {
-	nb := len(u) / prep4Q4_KBlock
-	if nb == 0 {
-		return
+var prep4x4Q4_KAVX2 = prepX4(prep4Q4_KAVX2asm, bytesQ4K, prep4Q4_KBlock)
+
+// prepX4 wraps a K-type row preparation (rows wstride apart, super-blocks
+// adv apart) for one half of a K x8 group (rows8k.go) of super-blocks of
+// bs bytes, prepared into prepBlock bytes each.
+func prepX4(asm func(w *byte, wstride, adv, nb int, u *byte), bs, prepBlock int) func(w, u []byte) {
+	return func(w, u []byte) {
+		nb := len(u) / prepBlock
+		if nb == 0 {
+			return
+		}
+		_ = w[4*nb*bs-1]
+		asm(&w[0], bs, 4*bs, nb, &u[0])
 	}
-	_ = w[4*nb*bytesQ4K-1]
-	prep4Q4_KAVX2asm(&w[0], bytesQ4K, 4*bytesQ4K, nb, &u[0])
 }
 
 // The AVX2 Q8_0 kernels on tile8Abs tiles (tile8q8.go).

@@ -50,11 +50,4 @@ func prep4Q6_KAVX2(w []byte, wstride int, u []byte) {
 }
 
 // prep4x4Q6_KAVX2 is prep4x4Q6_KGeneric (one half of a K x8 group).
-func prep4x4Q6_KAVX2(w, u []byte) {
-	nb := len(u) / prep4Q6_KBlock
-	if nb == 0 {
-		return
-	}
-	_ = w[4*nb*bytesQ6K-1]
-	prep4Q6_KAVX2asm(&w[0], bytesQ6K, 4*bytesQ6K, nb, &u[0])
-}
+var prep4x4Q6_KAVX2 = prepX4(prep4Q6_KAVX2asm, bytesQ6K, prep4Q6_KBlock)

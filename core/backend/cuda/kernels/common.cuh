@@ -141,7 +141,12 @@ __device__ __forceinline__ float cpu_expf(float x) {
 }
 
 // expf16 of core/backend/cpu: one lane of ggml_v_expf(__m512) (the "+1"
-// folded into the last FMA, the power of two applied once by scalef).
+// folded into the last FMA, the power of two applied once by scalef). The
+// power of two, float64 ldexp(j, n) rounded to float in the CPU's words,
+// is done as float products by powers of two: each product is exact but
+// for the last, which rounds the same exact value once (the first of two
+// is a normal float), so the bits are the same without a chain of double
+// operations (j a normal float, |n| ≤ 192).
 __device__ __forceinline__ float expf16(float x) {
     const float shift = 0x1.8p23f, log2e = 0x1.715476p+0f, ln2hi = 0x1.62e4p-1f, ln2lo = 0x1.7f7d1cp-20f;
     const float c0 = 0x1.0e4020p-7f, c1 = 0x1.573e2ep-5f, c2 = 0x1.555e66p-3f, c3 = 0x1.fffdb6p-2f, c4 = 0x1.ffffecp-1f;
@@ -153,7 +158,10 @@ __device__ __forceinline__ float expf16(float x) {
     float b = fma32(-n, ln2lo, fma32(-n, ln2hi, x));
     float u = __fmul_rn(b, b);
     float j = fma32(fma32(fma32(c0, b, c1), u, fma32(c2, b, c3)), u, fma32(c4, b, 1.f));
-    return (float)ldexp((double)j, (int)n);
+    const int k = (int)n;
+    if (k < -126) return __fmul_rn(__fmul_rn(j, __int_as_float((k + 126 + 127) << 23)), 0x1p-126f);
+    if (k > 127) return __fmul_rn(__fmul_rn(j, __int_as_float((k - 127 + 127) << 23)), 0x1p127f);
+    return __fmul_rn(j, __int_as_float((k + 127) << 23));
 }
 // expfLibm of the CPU: exp in double, rounded once.
 __device__ __forceinline__ float expf_libm(float x) { return (float)exp((double)x); }

@@ -1,17 +1,17 @@
 // Prefill attention over the F16 K/V cache on the tensor cores: Q·Kᵀ and
 // P·V by mma.sync m16n8k16 (F16 × F16 → F32), the default for head sizes
-// 64 and 128 (fattn.cu's exact kernels stay selectable). Not bit for bit
+// 64 and 128 in models without quantized weights (fattn.go's fattnMMAFor;
+// fattn.cu's exact kernels otherwise or when asked for). Not bit for bit
 // the CPU's, but its arithmetic where that arithmetic rounds to F16, so
 // the rest differs only in the order of F32 additions (within the ops'
 // NMSE bound, fattn_test.go):
 //   - q rounded to F16 (as the CPU's dot products take it), K the F16
 //     cache: each score the tensor cores' F32 sum of exact products, then
 //     the CPU's soft-cap, scale and mask;
-//   - pass 1: each row's maximum and its sum of expf16(s − max) (exp_f16
-//     here: expf16's bits), online (a thread's partial sum rescaled when
-//     its maximum grows,
-//     the four threads of a row combined at the end), 1/sum in float64
-//     as the CPU's;
+//   - pass 1: each row's maximum and its sum of expf16(s − max), online
+//     (a thread's partial sum rescaled when its maximum grows, the four
+//     threads of a row combined at the end), 1/sum in float64 as the
+//     CPU's;
 //   - pass 2: the scores again, the CPU's weights float(expf16(s − max) ·
 //     (1/sum)) rounded to F16 (the CPU's F16 weights: the same rounding of
 //     the same value up to the sum's last bits), and O += P·V on the
@@ -60,29 +60,6 @@ __device__ __forceinline__ void mma_f16(float* c, const uint32_t* a, uint32_t b0
 }
 __device__ __forceinline__ uint32_t pack_f16(__half lo, __half hi) {
     return (uint32_t)__half_as_ushort(lo) | ((uint32_t)__half_as_ushort(hi) << 16);
-}
-
-// exp_f16: expf16 of common.cuh (the CPU's), its last step, float64
-// ldexp(j, n) rounded to float, done as float products by powers of two:
-// each rounds the exact product once (at most one rounding: the first
-// product is exact, a normal float, where a second follows), so the bits
-// are expf16's; the float64 path costs a long chain of double operations
-// per call.
-__device__ __forceinline__ float exp_f16(float x) {
-    const float shift = 0x1.8p23f, log2e = 0x1.715476p+0f, ln2hi = 0x1.62e4p-1f, ln2lo = 0x1.7f7d1cp-20f;
-    const float c0 = 0x1.0e4020p-7f, c1 = 0x1.573e2ep-5f, c2 = 0x1.555e66p-3f, c3 = 0x1.fffdb6p-2f, c4 = 0x1.ffffecp-1f;
-    float z = fma32(x, log2e, shift);
-    float n = __fsub_rn(z, shift);
-    if (n != n) return n;
-    if (n > 192.f) return INFINITY;
-    if (n < -192.f) return 0.f;
-    float b = fma32(-n, ln2lo, fma32(-n, ln2hi, x));
-    float u = __fmul_rn(b, b);
-    float j = fma32(fma32(fma32(c0, b, c1), u, fma32(c2, b, c3)), u, fma32(c4, b, 1.f));
-    int k = (int)n;
-    if (k < -126) return __fmul_rn(__fmul_rn(j, __int_as_float((k + 126 + 127) << 23)), 0x1p-126f);
-    if (k > 127) return __fmul_rn(__fmul_rn(j, __int_as_float((k - 127 + 127) << 23)), 0x1p127f);
-    return __fmul_rn(j, __int_as_float((k + 127) << 23));
 }
 
 // soft_cap: the CPU's soft-cap of a score (out of line: float64 tanh).
@@ -239,11 +216,11 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
             for (int n = 0; n < 8; n++) tm = fmaxf(tm, fmaxf(S[n][2 * r], S[n][2 * r + 1]));
             if (tm == -INFINITY) continue;
             float mn = fmaxf(m[r], tm);
-            float acc = __fmul_rn(l[r], exp_f16(__fsub_rn(m[r], mn)));
+            float acc = __fmul_rn(l[r], expf16(__fsub_rn(m[r], mn)));
 #pragma unroll
             for (int n = 0; n < 8; n++) {
-                acc = __fadd_rn(acc, exp_f16(__fsub_rn(S[n][2 * r], mn)));
-                acc = __fadd_rn(acc, exp_f16(__fsub_rn(S[n][2 * r + 1], mn)));
+                acc = __fadd_rn(acc, expf16(__fsub_rn(S[n][2 * r], mn)));
+                acc = __fadd_rn(acc, expf16(__fsub_rn(S[n][2 * r + 1], mn)));
             }
             m[r] = mn;
             l[r] = acc;
@@ -256,7 +233,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
     for (int r = 0; r < 2; r++) {
         float mx = fmaxf(m[r], __shfl_xor_sync(0xffffffffu, m[r], 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        float s = m[r] == -INFINITY ? 0.f : __fmul_rn(l[r], exp_f16(__fsub_rn(m[r], mx)));
+        float s = m[r] == -INFINITY ? 0.f : __fmul_rn(l[r], expf16(__fsub_rn(m[r], mx)));
         s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 1));
         s = __fadd_rn(s, __shfl_xor_sync(0xffffffffu, s, 2));
         rm[r] = mx == -INFINITY ? 0.f : mx;
@@ -291,7 +268,7 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
                 __half w[2];
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
-                    float e = exp_f16(__fsub_rn(S[n][2 * r + c], rm[r]));
+                    float e = expf16(__fsub_rn(S[n][2 * r + c], rm[r]));
                     w[c] = e != 0.f ? __float2half_rn(__fmul_rn(e, inv[r])) : __float2half_rn(0.f);
                 }
                 pa[n >> 1][2 * (n & 1) + r] = pack_f16(w[0], w[1]);
