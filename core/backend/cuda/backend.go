@@ -130,10 +130,8 @@ func Open(o Options) (*Backend, error) {
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
-	b.fattnNoKeep = fattnNoKeepFromEnv()
-	b.fattnWide = fattnWideFromEnv()
-	b.fattnExact = fattnExactFromEnv()
-	b.fattnMMAAll = os.Getenv("MINFER_CUDA_FATTN") == "mma"
+	fm := fattnModeFromEnv()
+	b.fattnNoKeep, b.fattnWide, b.fattnExact, b.fattnMMAAll = fm.noKeep, !fm.narrow, fm.exact, fm.mmaAll
 	// What the setup took: modules, workspace (and, when the plan's answer
 	// predates this context, the context itself).
 	setup := int64(dv.freeAfterCtx) - int64(dv.freeAfterSetup)

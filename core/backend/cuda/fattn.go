@@ -29,29 +29,39 @@ var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: 
 // fattnMMAHeadDims are the head sizes fattn_mma.cu is instantiated for.
 var fattnMMAHeadDims = map[int]string{64: "fattn_mma_64", 128: "fattn_mma_128"}
 
-// fattnExactFromEnv: MINFER_CUDA_FATTN=exact runs every head size on the
-// exact kernels of fattn.cu, for comparisons and diagnosis (so do their
-// own options, nokeep and narrow; mma names the default). Measured on the
-// H200 (bench/results/2026-12-02-s12-fa-call2, -call3): 1.11 ms → 106 µs
-// a block of an 8B-shaped model at 512 tokens (fattn_f16_128w →
-// fattn_mma_128), 508 → 90 µs for the 1.1B preset (head size 64); prefill
-// 30.0–30.8k → 40.3–41.1k tok/s on the 8B's 4-block form, 4.09k → 5.52k
-// on the whole 8B Q4_K.
-func fattnExactFromEnv() bool {
-	switch os.Getenv("MINFER_CUDA_FATTN") {
-	case "exact", "nokeep", "narrow":
-		return true
+// fattnMode is MINFER_CUDA_FATTN, read in one place (parseFattnMode), for
+// comparisons and diagnosis:
+//   - "0" (off): no flash kernels (the node-by-node attention);
+//   - "exact": every head size on the exact kernels of fattn.cu, none on
+//     the tensor-core ones; so do the exact kernels' own options, "nokeep"
+//     (the scores computed again in every pass, not kept in shared
+//     memory) and "narrow" (head size 128 on the 256-thread, two-row
+//     kernel instead of fattn_f16_128w: 512 threads, four query rows a
+//     block, one block an SM, each K/V tile serving four rows; the same
+//     chains, the same bits: 1.50 → 1.11 ms a block of an 8B-shaped model
+//     at 512 tokens, bench/results/2026-12-02-s11-call1);
+//   - "mma": the tensor-core kernels for every model, quantized weights or
+//     not (fattnMMAFor: by default only without them): 1.11 ms → 106 µs a
+//     block of the 8B shape at 512 tokens, 508 → 90 µs for the 1.1B preset
+//     (head size 64); 4.09k → 5.52k tok/s prefill on the whole 8B Q4_K
+//     (bench/results/2026-12-02-s12-fa-call2, -call3).
+type fattnMode struct{ off, exact, mmaAll, noKeep, narrow bool }
+
+func parseFattnMode(v string) fattnMode {
+	return fattnMode{
+		off:    v == "0",
+		exact:  v == "exact" || v == "nokeep" || v == "narrow",
+		mmaAll: v == "mma",
+		noKeep: v == "nokeep",
+		narrow: v == "narrow",
 	}
-	return false
 }
 
-// fattnDisabled turns the flash kernels off (MINFER_CUDA_FATTN=0), for
-// comparisons.
-var fattnDisabled = os.Getenv("MINFER_CUDA_FATTN") == "0"
+// fattnModeFromEnv is MINFER_CUDA_FATTN parsed.
+func fattnModeFromEnv() fattnMode { return parseFattnMode(os.Getenv("MINFER_CUDA_FATTN")) }
 
-// fattnNoKeepFromEnv: MINFER_CUDA_FATTN=nokeep computes the scores again in
-// every pass (no scores kept in shared memory), for comparisons.
-func fattnNoKeepFromEnv() bool { return os.Getenv("MINFER_CUDA_FATTN") == "nokeep" }
+// fattnDisabled: MINFER_CUDA_FATTN=0.
+var fattnDisabled = fattnModeFromEnv().off
 
 // fattnRows is the query rows one block of 256 threads takes for head
 // size hd (FA_R in fattn.cu).
@@ -64,15 +74,6 @@ func fattnRows(hd int) int {
 	}
 	return 2
 }
-
-// fattnWideFromEnv: head size 128 runs on fattn_f16_128w (512 threads,
-// four query rows a block, one block an SM: each K/V tile it loads serves
-// four rows where fattn_f16_128's serves two; the same chains, the same
-// bits) unless MINFER_CUDA_FATTN=narrow, for comparisons. Measured on the
-// H200 (bench/results/2026-12-02-s11-call1): 1.50 → 1.11 ms a block of an
-// 8B-shaped model at 512 tokens, prefill 27.8–28.0k → 30.6–30.7k tok/s on
-// its 4-block form.
-func fattnWideFromEnv() bool { return os.Getenv("MINFER_CUDA_FATTN") != "narrow" }
 
 // fattnKernel is a flash kernel: its name, the query rows and threads of
 // a block, and the blocks an SM it is built for (its launch bounds).

@@ -67,3 +67,21 @@ func TestFattnMMASharedFollowsTheKernel(t *testing.T) {
 		t.Errorf("a cache of %d positions fits", fits+1)
 	}
 }
+
+// TestParseFattnMode: MINFER_CUDA_FATTN's values and what each switches
+// (no GPU needed).
+func TestParseFattnMode(t *testing.T) {
+	for v, want := range map[string]fattnMode{
+		"":       {},
+		"mma":    {mmaAll: true},
+		"exact":  {exact: true},
+		"nokeep": {exact: true, noKeep: true},
+		"narrow": {exact: true, narrow: true},
+		"0":      {off: true},
+		"other":  {},
+	} {
+		if got := parseFattnMode(v); got != want {
+			t.Errorf("MINFER_CUDA_FATTN=%q: %+v, want %+v", v, got, want)
+		}
+	}
+}
