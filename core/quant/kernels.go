@@ -83,12 +83,12 @@ func genericKernels() *kernelSet {
 	ks.dotR4x8Q8_0Q8_0Abs = dotR4x8Q8_0Q8_0AbsGeneric
 	ks.dotR4x8Q4_KQ8_K = dotR4x8Q4_KQ8_KGeneric
 	ks.prep4Q4_K = prep4Q4_KGeneric
-	ks.prep4x4Q4_K = prep4x4Q4_KGeneric
+	ks.prep4x8Q4_K = prep4x8Q4_KGeneric
 	ks.dotR8TQ4_0Q8_0 = rows8TGeneric(dotQ4_0Q8_0Generic)
 	ks.dotR4Q4_KQ8_K = rows4(dotQ4_KQ8_KGeneric)
 	ks.dotR4x8Q6_KQ8_K = dotR4x8Q6_KQ8_KGeneric
 	ks.prep4Q6_K = prep4Q6_KGeneric
-	ks.prep4x4Q6_K = prep4x4Q6_KGeneric
+	ks.prep4x8Q6_K = prep4x8Q6_KGeneric
 	ks.dotR4Q6_KQ8_K = rows4(dotQ6_KQ8_KGeneric)
 	return ks
 }

@@ -54,11 +54,11 @@ func avx2Kernels() *kernelSet {
 	ks.dotR4x4Q4_KQ8_K = blocksR4x4(q4_Kq8_Kr4x4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotR4x4Q6_KQ8_K = blocksR4x4(q6_Kq8_Kr4x4AVX2, bytesQ6K, bytesQ8K)
 	ks.prep4Q4_K = prep4Q4_KAVX2
-	ks.prep4x4Q4_K = prep4x4Q4_KAVX2
+	ks.prep4x8Q4_K = prep4x8Q4_KAVX2
 	ks.dotR4x8Q6_KQ8_K = dotR4x8Q6_KQ8_KAVX2
 	ks.dotR2x16Q6_KQ8_K = dotR2x16Q6_KQ8_KAVX2
 	ks.prep4Q6_K = prep4Q6_KAVX2
-	ks.prep4x4Q6_K = prep4x4Q6_KAVX2
+	ks.prep4x8Q6_K = prep4x8Q6_KAVX2
 	ks.dotQ4_KQ8_K = blocks(q4_Kq8_KAVX2, bytesQ4K, bytesQ8K)
 	ks.dot4Q4_KQ8_K = blocks4(q4_Kq8_Kx4AVX2, bytesQ4K, bytesQ8K)
 	ks.dotQ6_KQ8_K = blocks(q6_Kq8_KAVX2, bytesQ6K, bytesQ8K)

@@ -161,16 +161,16 @@ type kernelSet struct {
 	// (tile8k.go); nil where the level has none.
 	dotR4x8Q4_KQ8_K func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	prep4Q4_K       func(w []byte, wstride int, u []byte)
-	// prep4x4Q4_K: prep4Q4_K for the four rows of one half of a K x8
-	// group (rows8k.go).
-	prep4x4Q4_K func(w, u []byte)
+	// prep4x8Q4_K: prep4Q4_K for the four rows of one half (0 or 1) of a
+	// K x8 group (rows8k.go), as prep4x8Q4_0S for Q4_0.
+	prep4x8Q4_K func(group []byte, half int, u []byte)
 	// dotR4x8Q6_KQ8_K, dotR2x16Q6_KQ8_K, prep4Q6_K: the same for Q6_K
 	// (tile8q6k.go); the pair nil where the level has none.
 	dotR4x8Q6_KQ8_K  func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	dotR2x16Q6_KQ8_K func(w []byte, wstride int, u []byte, r0 int, ta, tb []byte, out []float32)
 	dotR4x16Q6_KQ8_K func(w []byte, wstride int, u []byte, ta, tb []byte, out []float32)
 	prep4Q6_K        func(w []byte, wstride int, u []byte)
-	prep4x4Q6_K      func(w, u []byte)
+	prep4x8Q6_K      func(group []byte, half int, u []byte)
 	// dotR8TQ4_0Q8_0: eight Q4_0 rows against one token with its table
 	// (rows8.go).
 	dotR8TQ4_0Q8_0 func(w []byte, wstride int, x, tab []byte, out *[8]float32)

@@ -42,11 +42,10 @@ type tile8Kernel struct {
 	dot func(w []byte, wstride int, u, tile []byte, out *[32]float32)
 	// prep prepares four weight rows for dot (nil: dot reads w alone).
 	prep func(w []byte, wstride int, u []byte)
-	// prepX4, where set (the K types), is prep for the four rows of one
-	// half of a K x8 group (rows8k.go); dot, pair and quad read u alone.
-	prepX4 func(w, u []byte)
-	// prepX8, where set (Q4_0, Q8_0 at a level whose quad reads u alone),
-	// is prep for one half of an x8 group (rows8i.go) as it lies.
+	// prepX8, where set, is prep for one half (0: rows 0..3, 1: rows
+	// 4..7) of an x8 group as it lies (rows8i.go, rows8k.go): for the K
+	// types, whose dot, pair and quad read u alone, and for Q4_0 and Q8_0
+	// at a level whose quad does.
 	prepX8 func(group []byte, half int, u []byte)
 	// pack builds a tile from eight activation rows (xrb apart) of nb
 	// blocks.
@@ -128,22 +127,16 @@ func (k *Kernel) Prep4(w, u []byte) {
 // as it lies; it reports false, preparing nothing, where the kernel has no
 // such form (HasPrep4X8).
 func (k *Kernel) Prep4X8(group []byte, half int, u []byte) bool {
-	u = u[:k.Prep4Bytes()]
-	switch {
-	case k.t8.prepX4 != nil:
-		h := 4 * k.wrb
-		k.t8.prepX4(group[half*h:(half+1)*h:(half+1)*h], u)
-	case k.t8.prepX8 != nil:
-		k.t8.prepX8(group[:8*k.wrb:8*k.wrb], half, u)
-	default:
+	if k.t8.prepX8 == nil {
 		return false
 	}
+	k.t8.prepX8(group[:8*k.wrb:8*k.wrb], half, u[:k.Prep4Bytes()])
 	return true
 }
 
 // HasPrep4X8 reports whether the tile kernels run on x8 groups as they lie
 // (Prep4X8, then Dot4RowsTiles8X8, which reads the preparation alone).
-func (k *Kernel) HasPrep4X8() bool { return k.t8.prepX4 != nil || k.t8.prepX8 != nil }
+func (k *Kernel) HasPrep4X8() bool { return k.t8.prepX8 != nil }
 
 // HasOct reports whether the kernel runs two prepared row quads at once
 // (Dot8RowsTiles8).
@@ -253,8 +246,8 @@ func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
 	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0, ks.dotR8x16Q4_KQ8_K, ks.dotR8x16Q4_0Q8_0 = nil, nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
-	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x4Q4_K = nil, nil, nil, nil, nil
-	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x4Q6_K = nil, nil, nil, nil, nil
+	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x8Q4_K = nil, nil, nil, nil, nil
+	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x8Q6_K = nil, nil, nil, nil, nil
 }
 
 // tile8For is the level's eight-token tile kernel for t; its dot is nil
@@ -291,13 +284,13 @@ func (ks *kernelSet) tile8For(t gguf.GGMLType) tile8Kernel {
 		if ks.dotR4x8Q4_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, oct: ks.dotR8x16Q4_KQ8_K, prep: ks.prep4Q4_K, prepX4: ks.prep4x4Q4_K, pack: packTile8Q8_K,
+		return tile8Kernel{dot: ks.dotR4x8Q4_KQ8_K, pair: ks.dotR2x16Q4_KQ8_K, quad: ks.dotR4x16Q4_KQ8_K, oct: ks.dotR8x16Q4_KQ8_K, prep: ks.prep4Q4_K, prepX8: ks.prep4x8Q4_K, pack: packTile8Q8_K,
 			qk: qkK, tileBlock: tile8KBlock, prepBlock: prep4Q4_KBlock}
 	case gguf.TypeQ6_K:
 		if ks.dotR4x8Q6_KQ8_K == nil {
 			return tile8Kernel{}
 		}
-		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, quad: ks.dotR4x16Q6_KQ8_K, prep: ks.prep4Q6_K, prepX4: ks.prep4x4Q6_K, pack: packTile8Q6_K,
+		return tile8Kernel{dot: ks.dotR4x8Q6_KQ8_K, pair: ks.dotR2x16Q6_KQ8_K, quad: ks.dotR4x16Q6_KQ8_K, prep: ks.prep4Q6_K, prepX8: ks.prep4x8Q6_K, pack: packTile8Q6_K,
 			qk: qkK, tileBlock: tile8Q6KBlock, prepBlock: prep4Q6_KBlock}
 	}
 	return tile8Kernel{}

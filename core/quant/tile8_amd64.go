@@ -133,20 +133,21 @@ func prep4Q4_KAVX2(w []byte, wstride int, u []byte) {
 	prep4Q4_KAVX2asm(&w[0], wstride, bytesQ4K, nb, &u[0])
 }
 
-// prep4x4Q4_KAVX2 is prep4x4Q4_KGeneric (one half of a K x8 group).
-var prep4x4Q4_KAVX2 = prepX4(prep4Q4_KAVX2asm, bytesQ4K, prep4Q4_KBlock)
+// prep4x8Q4_KAVX2 is prep4x8Q4_KGeneric.
+var prep4x8Q4_KAVX2 = prepK8(prep4Q4_KAVX2asm, bytesQ4K, prep4Q4_KBlock)
 
-// prepX4 wraps a K-type row preparation (rows wstride apart, super-blocks
+// prepK8 wraps a K-type row preparation (rows wstride apart, super-blocks
 // adv apart) for one half of a K x8 group (rows8k.go) of super-blocks of
 // bs bytes, prepared into prepBlock bytes each.
-func prepX4(asm func(w *byte, wstride, adv, nb int, u *byte), bs, prepBlock int) func(w, u []byte) {
-	return func(w, u []byte) {
+func prepK8(asm func(w *byte, wstride, adv, nb int, u *byte), bs, prepBlock int) func(group []byte, half int, u []byte) {
+	return func(group []byte, half int, u []byte) {
 		nb := len(u) / prepBlock
 		if nb == 0 {
 			return
 		}
-		_ = w[4*nb*bs-1]
-		asm(&w[0], bs, 4*bs, nb, &u[0])
+		h := 4 * nb * bs
+		_ = group[(half+1)*h-1]
+		asm(&group[half*h], bs, 4*bs, nb, &u[0])
 	}
 }
 

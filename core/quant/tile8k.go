@@ -48,9 +48,13 @@ func packTile8Q8_K(x []byte, xrb, nb int, tile []byte) {
 // kernel.
 func prep4Q4_KGeneric(w []byte, wstride int, u []byte) { prep4Q4_KAdv(w, wstride, bytesQ4K, u) }
 
-// prep4x4Q4_KGeneric prepares the four rows of one half of a K x8 group
-// (rows8k.go) for the tile kernel.
-func prep4x4Q4_KGeneric(w, u []byte) { prep4Q4_KAdv(w, bytesQ4K, 4*bytesQ4K, u) }
+// prep4x8Q4_KGeneric prepares the four rows of one half (0 or 1) of the K
+// x8 group in group (rows8k.go: each half 4·nb super-blocks, nb from u's
+// length) for the tile kernel.
+func prep4x8Q4_KGeneric(group []byte, half int, u []byte) {
+	h := 4 * len(u) / prep4Q4_KBlock * bytesQ4K
+	prep4Q4_KAdv(group[half*h:(half+1)*h], bytesQ4K, 4*bytesQ4K, u)
+}
 
 // prep4Q4_KAdv prepares four Q4_K rows whose super-block b of row r is at
 // r·wstride + b·adv in w.

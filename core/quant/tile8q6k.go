@@ -81,9 +81,11 @@ func q6KValue(wb []byte, i int) int32 {
 // kernel.
 func prep4Q6_KGeneric(w []byte, wstride int, u []byte) { prep4Q6_KAdv(w, wstride, bytesQ6K, u) }
 
-// prep4x4Q6_KGeneric prepares the four rows of one half of a K x8 group
-// (rows8k.go) for the tile kernel.
-func prep4x4Q6_KGeneric(w, u []byte) { prep4Q6_KAdv(w, bytesQ6K, 4*bytesQ6K, u) }
+// prep4x8Q6_KGeneric is prep4x8Q4_KGeneric for Q6_K.
+func prep4x8Q6_KGeneric(group []byte, half int, u []byte) {
+	h := 4 * len(u) / prep4Q6_KBlock * bytesQ6K
+	prep4Q6_KAdv(group[half*h:(half+1)*h], bytesQ6K, 4*bytesQ6K, u)
+}
 
 // prep4Q6_KAdv prepares four Q6_K rows whose super-block b of row r is at
 // r·wstride + b·adv in w.

@@ -49,5 +49,5 @@ func prep4Q6_KAVX2(w []byte, wstride int, u []byte) {
 	prep4Q6_KAVX2asm(&w[0], wstride, bytesQ6K, nb, &u[0])
 }
 
-// prep4x4Q6_KAVX2 is prep4x4Q6_KGeneric (one half of a K x8 group).
-var prep4x4Q6_KAVX2 = prepX4(prep4Q6_KAVX2asm, bytesQ6K, prep4Q6_KBlock)
+// prep4x8Q6_KAVX2 is prep4x8Q6_KGeneric.
+var prep4x8Q6_KAVX2 = prepK8(prep4Q6_KAVX2asm, bytesQ6K, prep4Q6_KBlock)
