@@ -53,7 +53,7 @@ func (k *Kernel) Interleave8(dst, src []byte) {
 	wrb := k.wrb
 	dst, src = dst[:8*wrb], src[:8*wrb]
 	if bs, ok := kx8(k.t); ok {
-		interleave8K(dst, src, wrb/bs, bs)
+		moveK8(src, dst, wrb/bs, bs, true)
 		return
 	}
 	nb := k.n / qk
@@ -88,7 +88,7 @@ func (k *Kernel) Interleave8(dst, src []byte) {
 func (k *Kernel) Deinterleave8(dst, src []byte) {
 	switch bs, kt := kx8(k.t); {
 	case kt:
-		deinterleave8K(dst[:8*k.wrb], src[:8*k.wrb], k.wrb/bs, bs)
+		moveK8(dst[:8*k.wrb], src[:8*k.wrb], k.wrb/bs, bs, false)
 	case k.deint8 != nil:
 		k.deint8(dst[:8*k.wrb], k.wrb, src[:8*k.wrb])
 	case k.t == gguf.TypeQ8_0:

@@ -37,7 +37,7 @@ func testRows8X8(t *testing.T, typ gguf.GGMLType) {
 		if typ == gguf.TypeQ6_K {
 			one = gen.dotQ6_KQ8_K
 		}
-		deint = func(dst []byte, wrb int, src []byte) { deinterleave8K(dst, src, wrb/bs, bs) }
+		deint = func(dst []byte, wrb int, src []byte) { moveK8(dst, src, wrb/bs, bs, false) }
 	}
 	for _, lvl := range Levels() {
 		for _, n := range twinSizes(typ) {

@@ -35,25 +35,20 @@ func kx8Offset(r, j, nb, bs int) int {
 	return (r/4)*4*nb*bs + j*4*bs + (r%4)*bs
 }
 
-// interleave8K writes the group src (eight rows of nb super-blocks of bs
-// bytes, file layout) into dst in the K x8 layout.
-func interleave8K(dst, src []byte, nb, bs int) {
+// moveK8 copies each super-block of a group of eight rows of nb
+// super-blocks of bs bytes between the file layout (file) and the K x8
+// layout (x8): into x8 (Interleave8) or back into file (Deinterleave8).
+func moveK8(file, x8 []byte, nb, bs int, toX8 bool) {
 	wrb := nb * bs
 	for r := 0; r < 8; r++ {
 		for j := 0; j < nb; j++ {
+			f := file[r*wrb+j*bs : r*wrb+(j+1)*bs]
 			o := kx8Offset(r, j, nb, bs)
-			copy(dst[o:o+bs], src[r*wrb+j*bs:r*wrb+(j+1)*bs])
-		}
-	}
-}
-
-// deinterleave8K is interleave8K undone.
-func deinterleave8K(dst, src []byte, nb, bs int) {
-	wrb := nb * bs
-	for r := 0; r < 8; r++ {
-		for j := 0; j < nb; j++ {
-			o := kx8Offset(r, j, nb, bs)
-			copy(dst[r*wrb+j*bs:r*wrb+(j+1)*bs], src[o:o+bs])
+			if toX8 {
+				copy(x8[o:o+bs], f)
+			} else {
+				copy(f, x8[o:o+bs])
+			}
 		}
 	}
 }

@@ -28,14 +28,14 @@ var x8PrefetchQ4_0, x8PrefetchQ8_0 = x8Prefetch(cpuIsIntel(), cpu.X86.HasAVX512F
 // read ~28 GB/s at any distance from 4 to 32 columns that way, where
 // PREFETCHT0 peaked at 4 (27.3) and fell to ~19 from 8 on; Q6_K read best
 // 3 to 4 columns ahead (~27.2), less further on. Not measured on AMD parts
-// (which keep these distances), nor at the AVX2 level (no K x8 kernel).
+// (which keep these distances).
 var x8PrefetchQ4_K, x8PrefetchQ6_K = 8 * 4 * bytesQ4K, 4 * 4 * bytesQ6K
 
 // x8PrefetchQ4_KAVX2 and x8PrefetchQ6_KAVX2 are the AVX2 K x8 kernels'
 // (q4_Kq8_Kr4x4AVX2, q6_Kq8_Kr4x4AVX2: the file-layout kernels' PREFETCHT0
 // on the half group's stream): four and three block columns. Measured only
 // at the AVX2 level of session 12's Intel VM (BenchmarkMemDecodePF with
-// MINFER_KERNELS=avx2), not on an AVX2-only machine.
+// MINFER_CPU_LEVEL=avx2), not on an AVX2-only machine.
 var x8PrefetchQ4_KAVX2, x8PrefetchQ6_KAVX2 = 4 * 4 * bytesQ4K, 3 * 4 * bytesQ6K
 
 // x8Prefetch is the x8 kernels' prefetch distances (Q4_0, Q8_0) for an
