@@ -148,17 +148,23 @@ func (k *Kernel) HasOct() bool { return k.t8.oct != nil }
 // is odd, the last tile runs as a pair with itself: out0 and out1 must
 // then hold 32·(n+1) floats. HasOct must hold.
 func (k *Kernel) Dot8RowsTiles8(u0, u1, tiles []byte, n int, out0, out1 []float32) {
-	tb := k.Tile8Bytes()
 	pb := k.Prep4Bytes()
 	u0, u1 = u0[:pb], u1[:pb]
 	for g := 0; g < n; g += 2 {
-		ta := tiles[g*tb : (g+1)*tb]
-		tn := ta
-		if g+1 < n {
-			tn = tiles[(g+1)*tb : (g+2)*tb]
-		}
+		ta, tn := k.tilePair(tiles, n, g)
 		k.t8.oct(u0, u1, ta, tn, out0[32*g:32*g+64], out1[32*g:32*g+64])
 	}
+}
+
+// tilePair is tiles g and g+1 of the n in tiles, or tile g twice where it
+// is the last (the pair kernels then run an odd last tile with itself).
+func (k *Kernel) tilePair(tiles []byte, n, g int) (ta, tb []byte) {
+	s := k.Tile8Bytes()
+	ta = tiles[g*s : (g+1)*s]
+	if g+1 < n {
+		return ta, tiles[(g+1)*s : (g+2)*s]
+	}
+	return ta, ta
 }
 
 // Dot4RowsTiles8X8 is Dot4RowsTiles8 for four rows of the x8 group in
@@ -171,15 +177,10 @@ func (k *Kernel) Dot4RowsTiles8X8(group, u, tiles []byte, n int, out []float32) 
 		k.Dot4RowsTiles8(group, u, tiles, n, out)
 		return
 	}
-	tb := k.Tile8Bytes()
 	w := group[: 4*k.wrb : 4*k.wrb]
 	u = u[:k.n/k.t8.qk*k.t8.prepBlock]
 	for g := 0; g < n; g += 2 {
-		ta := tiles[g*tb : (g+1)*tb]
-		tn := ta
-		if g+1 < n {
-			tn = tiles[(g+1)*tb : (g+2)*tb]
-		}
+		ta, tn := k.tilePair(tiles, n, g)
 		k.t8.quad(w, k.wrb, u, ta, tn, out[32*g:32*g+64])
 	}
 }
