@@ -263,11 +263,6 @@ func (b *Backend) RegisterWeightParts(name string, t gguf.GGMLType, dims []int64
 		return fmt.Errorf("cuda: weight %q is empty", name)
 	}
 	w := &weight{t: t, dims: append([]int64(nil), dims...), size: size}
-	if t.IsQuantized() {
-		b.mu.Lock()
-		b.quantWeights = true
-		b.mu.Unlock()
-	}
 	err := b.dv.t.do(func() error {
 		if err := b.alive(); err != nil {
 			return err
@@ -292,6 +287,7 @@ func (b *Backend) RegisterWeightParts(name string, t gguf.GGMLType, dims []int64
 	defer b.mu.Unlock()
 	b.weights[name] = w
 	b.wbytes += w.size
+	b.quantWeights = b.quantWeights || t.IsQuantized()
 	return nil
 }
 
