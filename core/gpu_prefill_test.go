@@ -23,8 +23,8 @@ import (
 // itself misses that bound, 1.5× the CPU's NMSE), as in
 // TestGPULogitsMatchLlamaCpp. Each quantized model runs again with the
 // tensor-core attention asked for (MINFER_CUDA_FATTN=mma), held to
-// mmaQuantBound of the CPU (its reference NMSE logged).
-
+// mmaQuantBound of the CPU (its reference NMSE logged); the CPU's logits
+// are computed once for both.
 func TestGPUPrefillMatchesCPU(t *testing.T) {
 	dm := gpuDevice(t)
 	for _, refPath := range ggtest.Glob(t, "small", "*.ref.json") {
@@ -40,84 +40,88 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 		if len(c.Tokens) < 32 {
 			t.Fatalf("%s: the longest case has %d tokens, fewer than a tensor-core batch", ref.Model, len(c.Tokens))
 		}
-		modes := []string{"default"}
-		if quantizedModel(ref.Model) {
-			modes = append(modes, "mma")
-		}
-		for _, mode := range modes {
-			t.Run(ref.Model+"/"+mode, func(t *testing.T) {
-				bound := gpuVsCPUBound
-				if mode == "mma" {
-					t.Setenv("MINFER_CUDA_FATTN", "mma")
-					bound = mmaQuantBound
-				}
-				info, err := Inspect(path)
+		t.Run(ref.Model, func(t *testing.T) {
+			info, err := Inspect(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eval := func(t *testing.T, layers int) []float32 {
+				s, err := Load(context.Background(), path, onGPU(dm, layers, nil), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				eval := func(layers int) []float32 {
-					s, err := Load(context.Background(), path, onGPU(dm, layers, nil), nil)
-					if err != nil {
-						t.Fatal(err)
+				defer s.Close()
+				if rep := s.OffloadReport(); s.Plan().GPULayers != layers || rep.Fallback != "" || (layers > 0 && !strings.HasPrefix(rep.Backend, "CUDA")) {
+					t.Fatalf("plan %v, backend %q, fallback %q; want %d GPU layers", s.Plan(), rep.Backend, rep.Fallback, layers)
+				}
+				l, err := s.Eval(context.Background(), c.Tokens, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}
+			worst := func(got, want []float32) float64 {
+				w := 0.0
+				for row := 0; row+ref.NVocab <= len(want); row += ref.NVocab {
+					w = max(w, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
+				}
+				return w
+			}
+			// The CPU's logits and their distance to the references, once
+			// for the model's modes.
+			want := eval(t, 0)
+			refs := readLogits(t, filepath.Join(dir, c.LogitsFile))
+			refBound := tolerance(ref.Model)
+			if strings.Contains(ref.Model, "BF16") {
+				refBound = 2e-5
+			}
+			cpuRef := worst(want, refs)
+			if cpuRef > refBound {
+				refBound = 1.5 * cpuRef
+			}
+			modes := []string{"default"}
+			if quantizedModel(ref.Model) {
+				modes = append(modes, "mma")
+			}
+			for _, mode := range modes {
+				t.Run(mode, func(t *testing.T) {
+					bound := gpuVsCPUBound
+					if mode == "mma" {
+						t.Setenv("MINFER_CUDA_FATTN", "mma")
+						bound = mmaQuantBound
 					}
-					defer s.Close()
-					if rep := s.OffloadReport(); s.Plan().GPULayers != layers || rep.Fallback != "" || (layers > 0 && !strings.HasPrefix(rep.Backend, "CUDA")) {
-						t.Fatalf("plan %v, backend %q, fallback %q; want %d GPU layers", s.Plan(), rep.Backend, rep.Fallback, layers)
+					got := eval(t, info.HParams.NLayer+1)
+					if len(got) != len(want) || len(want) != len(c.Tokens)*ref.NVocab {
+						t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(c.Tokens)*ref.NVocab)
 					}
-					l, err := s.Eval(context.Background(), c.Tokens, true)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return l
-				}
-				worst := func(got, want []float32) float64 {
-					w := 0.0
-					for row := 0; row+ref.NVocab <= len(want); row += ref.NVocab {
-						w = max(w, nmse(got[row:row+ref.NVocab], want[row:row+ref.NVocab]))
-					}
-					return w
-				}
-				want := eval(0)
-				got := eval(info.HParams.NLayer + 1)
-				if len(got) != len(want) || len(want) != len(c.Tokens)*ref.NVocab {
-					t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(c.Tokens)*ref.NVocab)
-				}
-				refs := readLogits(t, filepath.Join(dir, c.LogitsFile))
-				refBound := tolerance(ref.Model)
-				if strings.Contains(ref.Model, "BF16") {
-					refBound = 2e-5
-				}
-				cpuRef := worst(want, refs)
-				if cpuRef > refBound {
-					refBound = 1.5 * cpuRef
-				}
-				differ, positions, first := 0, 0, -1
-				for row := 0; row < len(got); row += ref.NVocab {
-					d := 0
-					for i := row; i < row+ref.NVocab; i++ {
-						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-							d++
+					differ, positions, first := 0, 0, -1
+					for row := 0; row < len(got); row += ref.NVocab {
+						d := 0
+						for i := row; i < row+ref.NVocab; i++ {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								d++
+							}
 						}
-					}
-					if d > 0 {
-						positions++
-						if first < 0 {
-							first = row / ref.NVocab
+						if d > 0 {
+							positions++
+							if first < 0 {
+								first = row / ref.NVocab
+							}
 						}
+						differ += d
 					}
-					differ += d
-				}
-				vsCPU, vsRef := worst(got, want), worst(got, refs)
-				t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
-					len(c.Tokens), differ, len(got), positions, first, vsCPU, bound, vsRef, refBound, cpuRef)
-				if !(vsCPU <= bound) {
-					t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, bound, differ)
-				}
-				if mode == "default" && !(vsRef <= refBound) {
-					t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
-				}
-			})
-		}
+					vsCPU, vsRef := worst(got, want), worst(got, refs)
+					t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
+						len(c.Tokens), differ, len(got), positions, first, vsCPU, bound, vsRef, refBound, cpuRef)
+					if !(vsCPU <= bound) {
+						t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, bound, differ)
+					}
+					if mode == "default" && !(vsRef <= refBound) {
+						t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
+					}
+				})
+			}
+		})
 	}
 }
 
