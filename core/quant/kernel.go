@@ -21,6 +21,11 @@ type Kernel struct {
 	t8       tile8Kernel
 	rows8T   func(w []byte, wstride int, x, tab []byte, out *[8]float32)
 	rows8X8  func(w, x, tab []byte, out *[8]float32)
+	// rows16, prep16: the col16 decode kernel and the tile kernels'
+	// preparation of a col16 group's row quad (rows16c.go), where the
+	// level has them; rows16 set makes col16 the kernel's Layout.
+	rows16 func(w, x, tab []byte, out *[16]float32)
+	prep16 func(group []byte, q int, u []byte)
 	rows4x4  func(w, x []byte, out *[4]float32)
 	deint8   func(dst []byte, wrb int, src []byte)
 }
@@ -49,6 +54,10 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 			k.rows8T = cur.dotR8TQ4_0Q8_0
 			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
 			k.deint8 = cur.deinterleave8Q4_0
+			k.rows16 = cur.dotR16C16Q4_0Q8_0
+		}
+		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'
+			k.prep16 = cur.prep4x16Q4_0S
 		}
 	}
 	switch t {
