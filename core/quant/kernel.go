@@ -24,10 +24,10 @@ type Kernel struct {
 	// rows16, prep16: the col16 decode kernel and the tile kernels'
 	// preparation of a col16 group's row quad (rows16c.go), where the
 	// level has them; rows16 set makes col16 the kernel's Layout.
-	rows16 func(w, x, tab []byte, out *[16]float32)
-	prep16 func(group []byte, q int, u []byte)
-	rows4x4  func(w, x []byte, out *[4]float32)
-	deint8   func(dst []byte, wrb int, src []byte)
+	rows16  func(w, x, tab []byte, out *[16]float32)
+	prep16  func(group []byte, q int, u []byte)
+	rows4x4 func(w, x []byte, out *[4]float32)
+	deint8  func(dst []byte, wrb int, src []byte)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
