@@ -11,7 +11,7 @@ import (
 )
 
 // TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0) model whose copied weights the CPU
-// repacks to x8 (backend/cpu/x8.go) computes the mapped model's logits bit
+// repacks to x8 or col16 (backend/cpu/x8.go) computes the mapped model's logits bit
 // for bit: a prompt step (eight-token tiles, a group of four, single
 // tokens) and decode steps, on one thread and two.
 func TestCopiedX8WeightsSameLogits(t *testing.T) {
@@ -40,6 +40,10 @@ func testCopiedX8(t *testing.T, wt gguf.GGMLType) {
 			}
 			if n := s.cpu.X8Weights(); (n > 0) != (mode == "copy" && hasX8) {
 				t.Fatalf("%s: %d x8 weights", mode, n)
+			}
+			// At the AVX512 level Q4_0 weights take the col16 layout.
+			if n := s.cpu.Col16Weights(); (n > 0) != (mode == "copy" && k.Layout() == quant.LayoutCol16) {
+				t.Fatalf("%s: %d col16 weights (kernel layout %s)", mode, n, k.Layout())
 			}
 			l, err := s.Eval(context.Background(), prompt, true)
 			if err != nil {
