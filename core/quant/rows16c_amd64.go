@@ -9,13 +9,18 @@ package quant
 // eight blocks ahead, 29.7 with none, 20.9 sixteen ahead); sixteen
 // blocks elsewhere (AMD parts with AVX-512, where the x8 kernel preferred
 // 4.5 KiB; not measured for col16). A prefetch changes no result.
-var c16PrefetchQ4_0 = c16Prefetch(cpuIsIntel())
+//
+// c16PrefetchQ8_0 is the same for the Q8_0 col16 kernel
+// (q8_0q8_0r16c16AVX512): the x8 Q8_0 kernel's distances in bytes
+// (x8Prefetch, 2176 on Intel, 4352 elsewhere), four and eight col16
+// blocks.
+var c16PrefetchQ4_0, c16PrefetchQ8_0 = c16Prefetch(cpuIsIntel())
 
-func c16Prefetch(intel bool) int {
+func c16Prefetch(intel bool) (q4_0, q8_0 int) {
 	if intel {
-		return 8 * bytesQ4c16 // 2304
+		return 8 * bytesQ4c16, 4 * bytesQ80c16 // 2304, 2176
 	}
-	return 16 * bytesQ4c16 // 4608
+	return 16 * bytesQ4c16, 8 * bytesQ80c16 // 4608, 4352
 }
 
 //go:noescape
@@ -24,10 +29,17 @@ func q4_0q8_0r16c16AVX512(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
 //go:noescape
 func prep4x16Q4_0SAVX512(q, s, u *byte, nb int)
 
-// rows16C16 wraps the col16 decode kernel.
-func rows16C16(asm func(w *byte, x *byte, nb int, tab *byte, out *[16]float32)) func(w, x, tab []byte, out *[16]float32) {
+//go:noescape
+func q8_0q8_0r16c16AVX512(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
+
+//go:noescape
+func prep4x16Q8_0AVX512(q, s, u *byte, nb int)
+
+// rows16C16 wraps a col16 decode kernel of group blocks of group bytes
+// (bytesQ4c16, bytesQ80c16).
+func rows16C16(asm func(w *byte, x *byte, nb int, tab *byte, out *[16]float32), group int) func(w, x, tab []byte, out *[16]float32) {
 	return func(w, x, tab []byte, out *[16]float32) {
-		nb := len(w) / bytesQ4c16
+		nb := len(w) / group
 		if nb <= 0 {
 			*out = [16]float32{}
 			return
@@ -38,15 +50,16 @@ func rows16C16(asm func(w *byte, x *byte, nb int, tab *byte, out *[16]float32)) 
 	}
 }
 
-// prep16 wraps the preparation of row quad q (0..3) of a col16 group.
-func prep16(asm func(q, s, u *byte, nb int)) func(group []byte, q int, u []byte) {
+// prep16 wraps the preparation of row quad q (0..3) of a col16 group of
+// group bytes a block into prepBlock bytes a block.
+func prep16(asm func(q, s, u *byte, nb int), group, prepBlock int) func(group []byte, q int, u []byte) {
 	return func(g []byte, q int, u []byte) {
-		nb := len(u) / prep4Q4_0S
+		nb := len(u) / prepBlock
 		if nb == 0 {
 			return
 		}
-		_ = u[nb*prep4Q4_0S-1]
-		_ = g[nb*bytesQ4c16-1]
+		_ = u[nb*prepBlock-1]
+		_ = g[nb*group-1]
 		q &= 3
 		asm(&g[32+16*q], &g[8*q], &u[0], nb)
 	}

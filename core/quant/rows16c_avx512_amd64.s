@@ -153,3 +153,112 @@ p4x16q40loop:
 	JNZ  p4x16q40loop
 	VZEROUPPER
 	RET
+
+// func q8_0q8_0r16c16AVX512(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
+// The sixteen rows of one Q8_0 col16 group (rows16c.go, eight chunks a
+// block) against one Q8_0 token with its table, row r in lane r. VPDPBUSD
+// multiplies unsigned by signed bytes: each chunk of the rows' quants is
+// biased to unsigned (XOR 0x80, +128) as it is loaded and meets the
+// token's four matching quants broadcast; the lanes start at −128·Σq
+// (16 times the table's 8·Σq), so each ends the block with the row's
+// exact Σ w·q; then sum = fma(float(sumi), d_w·d_x, sum), the generic
+// twin's sequence. The stream is prefetched c16PrefetchQ8_0 bytes ahead.
+TEXT ·q8_0q8_0r16c16AVX512(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ tab+24(FP), BX
+	MOVQ ·c16PrefetchQ8_0(SB), R11
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VPXORD Z0, Z0, Z0
+	VPXORD Z14, Z14, Z14
+c16q80loop:
+	PREFETCHT0 (SI)(R11*1)
+	PREFETCHT0 64(SI)(R11*1)
+	PREFETCHT0 128(SI)(R11*1)
+	PREFETCHT0 192(SI)(R11*1)
+	PREFETCHT0 256(SI)(R11*1)
+	PREFETCHT0 320(SI)(R11*1)
+	PREFETCHT0 384(SI)(R11*1)
+	PREFETCHT0 448(SI)(R11*1)
+	PREFETCHT0 512(SI)(R11*1)
+	VPBROADCASTD 4(BX), Z4
+	VPSLLD $4, Z4, Z4
+	VPSUBD Z4, Z14, Z4
+	VPXORD 32(SI), Z15, Z1
+	VPXORD 96(SI), Z15, Z2
+	VPDPBUSD.BCST 2(DI), Z1, Z4
+	VPDPBUSD.BCST 6(DI), Z2, Z4
+	VPXORD 160(SI), Z15, Z1
+	VPXORD 224(SI), Z15, Z2
+	VPDPBUSD.BCST 10(DI), Z1, Z4
+	VPDPBUSD.BCST 14(DI), Z2, Z4
+	VPXORD 288(SI), Z15, Z1
+	VPXORD 352(SI), Z15, Z2
+	VPDPBUSD.BCST 18(DI), Z1, Z4
+	VPDPBUSD.BCST 22(DI), Z2, Z4
+	VPXORD 416(SI), Z15, Z1
+	VPXORD 480(SI), Z15, Z2
+	VPDPBUSD.BCST 26(DI), Z1, Z4
+	VPDPBUSD.BCST 30(DI), Z2, Z4
+	VCVTDQ2PS Z4, Z4
+	VCVTPH2PS (SI), Z5
+	VBROADCASTSS (BX), Z6
+	VMULPS Z6, Z5, Z5
+	VFMADD231PS Z5, Z4, Z0
+	ADDQ $544, SI
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  c16q80loop
+	MOVQ out+32(FP), DX
+	VMOVUPS Z0, (DX)
+	VZEROUPPER
+	RET
+
+// func prep4x16Q8_0AVX512(q *byte, s *byte, u *byte, nb int)
+// bias4Q8_0AVX512's preparation (144 bytes a block: the quants plus 128,
+// row r's 32 at 32r, then the four d_w as float32) of rows 4q..4q+3 of a
+// Q8_0 col16 group (rows16c.go) as it lies: q is the quad's bytes of chunk
+// 0 in the first block (group + 32 + 16q; chunk c 64c bytes on), s its
+// first scale (group + 8q); blocks 544 bytes apart. Chunks 0..3 fill the
+// 128-bit lanes of one register, 4..7 of another (dword 4c+r: row r's
+// bytes 4c..4c+3), gathered into rows by c16PrepQ4's two VPERMI2Ds (the
+// second register's dwords in the place of the high nibbles).
+TEXT ·prep4x16Q8_0AVX512(SB), NOSPLIT, $0-32
+	MOVQ q+0(FP), SI
+	MOVQ s+8(FP), R10
+	MOVQ u+16(FP), DI
+	MOVQ nb+24(FP), CX
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VMOVDQU64 c16PrepQ4<>+0(SB), Z13
+	VMOVDQU64 c16PrepQ4<>+64(SB), Z14
+p4x16q80loop:
+	VMOVDQU (SI), X1
+	VINSERTI32X4 $1, 64(SI), Z1, Z1
+	VINSERTI32X4 $2, 128(SI), Z1, Z1
+	VINSERTI32X4 $3, 192(SI), Z1, Z1
+	VMOVDQU 256(SI), X2
+	VINSERTI32X4 $1, 320(SI), Z2, Z2
+	VINSERTI32X4 $2, 384(SI), Z2, Z2
+	VINSERTI32X4 $3, 448(SI), Z2, Z2
+	VMOVDQA64 Z13, Z3
+	VPERMI2D Z2, Z1, Z3
+	VMOVDQA64 Z14, Z4
+	VPERMI2D Z2, Z1, Z4
+	VPXORD Z15, Z3, Z3
+	VPXORD Z15, Z4, Z4
+	VMOVDQU64 Z3, (DI)
+	VMOVDQU64 Z4, 64(DI)
+	VMOVQ (R10), X5
+	VCVTPH2PS X5, X5
+	VMOVUPS X5, 128(DI)
+	ADDQ $544, SI
+	ADDQ $544, R10
+	ADDQ $144, DI
+	DECQ CX
+	JNZ  p4x16q80loop
+	VZEROUPPER
+	RET

@@ -8,24 +8,35 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// TestRows16C16MatchGeneric: the col16 layout of Q4_0 (rows16c.go) puts
-// row r's quant bytes 4c..4c+3 of each block at 32+64c+4r and its scale at
-// 2r; Interleave and Deinterleave are inverse; at every level the col16
-// kernels (DotGroup with and without the token table, DotGroupRow) give
-// each row the one-row generic bits of the row in the file layout, on
-// random and edge rows (zero blocks, largest scales and extreme quants,
-// mixed) of one, odd and many blocks; and where the level prepares a
-// col16 row quad for the tile kernels as it lies (PrepGroup), the bytes
-// are Prep4's on the file rows (and the Go twin's at every level).
+// TestRows16C16MatchGeneric: the col16 layout of Q4_0 and Q8_0
+// (rows16c.go) puts row r's quant bytes 4c..4c+3 of each block at
+// 32+64c+4r and its scale at 2r; Interleave and Deinterleave are inverse;
+// at every level the col16 kernels (DotGroup with and without the token
+// table, DotGroupRow) give each row the one-row generic bits of the row in
+// the file layout, on random and edge rows (zero blocks, largest scales
+// and extreme quants, mixed) of one, odd and many blocks; and where the
+// level prepares a col16 row quad for the tile kernels as it lies
+// (PrepGroup), the bytes are Prep4's on the file rows (the Go twins'
+// against the file-row twins at every level).
 func TestRows16C16MatchGeneric(t *testing.T) {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		testRows16C16(t, typ)
+	}
+}
+
+func testRows16C16(t *testing.T, typ gguf.GGMLType) {
 	gen := genericKernels()
+	one, bs := gen.dotQ4_0Q8_0, bytesQ4
+	if typ == gguf.TypeQ8_0 {
+		one, bs = gen.dotQ8_0Q8_0, bytesQ80
+	}
 	for _, lvl := range Levels() {
-		for _, n := range twinSizes(gguf.TypeQ4_0) {
+		for _, n := range twinSizes(typ) {
 			if n == 0 {
 				continue
 			}
 			restore := ForceLevel(lvl)
-			k, err := NewKernel(gguf.TypeQ4_0, n)
+			k, err := NewKernel(typ, n)
 			restore()
 			if err != nil {
 				t.Fatal(err)
@@ -38,7 +49,7 @@ func TestRows16C16MatchGeneric(t *testing.T) {
 					var ws [16][]byte
 					var x []byte
 					for i := range ws {
-						ws[i], x = twinRows(t, r, gguf.TypeQ4_0, n, kind)
+						ws[i], x = twinRows(t, r, typ, n, kind)
 					}
 					var src []byte
 					for i := range ws {
@@ -48,14 +59,14 @@ func TestRows16C16MatchGeneric(t *testing.T) {
 					k.Interleave(LayoutCol16, g, src)
 					for b := 0; b < nb; b++ {
 						for row := 0; row < 16; row++ {
-							fb := ws[row][b*bytesQ4:]
-							gb := g[b*bytesQ4c16:]
+							fb := ws[row][b*bs:]
+							gb := g[b*16*bs:]
 							if gb[2*row] != fb[0] || gb[2*row+1] != fb[1] {
-								t.Fatalf("n=%d block %d row %d: scale not at 2r", n, b, row)
+								t.Fatalf("%s n=%d block %d row %d: scale not at 2r", typ, n, b, row)
 							}
-							for j := 0; j < 16; j++ {
+							for j := 0; j < bs-2; j++ {
 								if gb[32+64*(j/4)+4*row+j%4] != fb[2+j] {
-									t.Fatalf("n=%d block %d row %d: quant byte %d misplaced", n, b, row, j)
+									t.Fatalf("%s n=%d block %d row %d: quant byte %d misplaced", typ, n, b, row, j)
 								}
 							}
 						}
@@ -63,21 +74,22 @@ func TestRows16C16MatchGeneric(t *testing.T) {
 					back := make([]byte, len(src))
 					k.Deinterleave(LayoutCol16, back, g)
 					if !bytes.Equal(back, src) {
-						t.Fatalf("%s n=%d: Deinterleave(Interleave(w)) != w", lvl, n)
+						t.Fatalf("%s %s n=%d: Deinterleave(Interleave(w)) != w", typ, lvl, n)
 					}
-					pb := k.Prep4Bytes()
-					if pb == prep4Q4_0S*nb {
-						// The Go twin of the preparation, at every level
-						// whose prep has its form.
-						u, want := make([]byte, pb), make([]byte, pb)
-						for q := 0; q < 4; q++ {
-							unpack4Q4_0SGeneric(src[4*q*wrb:], wrb, want)
-							prep4x16Q4_0SGeneric(g, q, u)
-							if !bytes.Equal(u, want) {
-								t.Fatalf("n=%d quad %d: prep4x16Q4_0SGeneric differs from unpack4Q4_0SGeneric", n, q)
-							}
+					// The Go twin of the preparation of each quad.
+					prep, twin, tb := unpack4Q4_0SGeneric, prep4x16Q4_0SGeneric, prep4Q4_0S
+					if typ == gguf.TypeQ8_0 {
+						prep, twin, tb = bias4Q8_0Generic, prep4x16Q8_0Generic, prep4Q8_0
+					}
+					u, want := make([]byte, tb*nb), make([]byte, tb*nb)
+					for q := 0; q < 4; q++ {
+						prep(src[4*q*wrb:], wrb, want)
+						twin(g, q, u)
+						if !bytes.Equal(u, want) {
+							t.Fatalf("%s n=%d quad %d: the col16 preparation's Go twin differs from the file rows'", typ, n, q)
 						}
 					}
+					pb := k.Prep4Bytes()
 					if k.HasPrepGroup(LayoutCol16) {
 						u, want := make([]byte, pb), make([]byte, pb)
 						for q := 0; q < 4; q++ {
@@ -85,7 +97,7 @@ func TestRows16C16MatchGeneric(t *testing.T) {
 							clear(u)
 							k.PrepGroup(LayoutCol16, g, q, u)
 							if !bytes.Equal(u, want) {
-								t.Fatalf("%s n=%d kind %d quad %d: PrepGroup differs from Prep4 on the file rows", lvl, n, kind, q)
+								t.Fatalf("%s %s n=%d kind %d quad %d: PrepGroup differs from Prep4 on the file rows", typ, lvl, n, kind, q)
 							}
 						}
 					}
@@ -100,12 +112,12 @@ func TestRows16C16MatchGeneric(t *testing.T) {
 					k.DotGroup(LayoutCol16, g, x, tab, out[:])
 					k.DotGroup(LayoutCol16, g, x, nil, outG[:])
 					for i := range ws {
-						want := gen.dotQ4_0Q8_0(ws[i], x)
+						want := one(ws[i], x)
 						if !sameBits(out[i], want) || !sameBits(outG[i], want) {
-							t.Fatalf("%s n=%d kind %d rep %d row %d: %g (no table %g), generic %g", lvl, n, kind, rep, i, out[i], outG[i], want)
+							t.Fatalf("%s %s n=%d kind %d rep %d row %d: %g (no table %g), generic %g", typ, lvl, n, kind, rep, i, out[i], outG[i], want)
 						}
 						if got := k.DotGroupRow(LayoutCol16, g, i, x); !sameBits(got, want) {
-							t.Fatalf("%s n=%d row %d: DotGroupRow %g, generic %g", lvl, n, i, got, want)
+							t.Fatalf("%s %s n=%d row %d: DotGroupRow %g, generic %g", typ, lvl, n, i, got, want)
 						}
 					}
 				}
@@ -114,10 +126,10 @@ func TestRows16C16MatchGeneric(t *testing.T) {
 	}
 }
 
-// TestLayoutByLevel: Q4_0 weights are repacked to col16 where the level
-// has its decode kernel (AVX-512), to x8 at the AVX2 level, not at all at
-// the generic one; Q8_0 keeps x8; the generic twins still run each
-// layout at every level (Has).
+// TestLayoutByLevel: Q4_0 and Q8_0 weights are repacked to col16 where
+// the level has its decode kernels (AVX-512), to x8 at the AVX2 level, not
+// at all at the generic one; the generic twins still run each layout at
+// every level (Has).
 func TestLayoutByLevel(t *testing.T) {
 	for _, lvl := range Levels() {
 		restore := ForceLevel(lvl)
@@ -127,7 +139,7 @@ func TestLayoutByLevel(t *testing.T) {
 		want4, want8 := LayoutFile, LayoutFile
 		switch lvl {
 		case AVX512:
-			want4, want8 = LayoutCol16, LayoutX8
+			want4, want8 = LayoutCol16, LayoutCol16
 		case AVX2, NEON, NEONDot:
 			if k4.HasX8() {
 				want4 = LayoutX8
@@ -142,7 +154,7 @@ func TestLayoutByLevel(t *testing.T) {
 		if got := k8.Layout(); got != want8 {
 			t.Errorf("%s: Q8_0 layout %s, want %s", lvl, got, want8)
 		}
-		if !k4.Has(LayoutCol16) || k8.Has(LayoutCol16) || !k8.Has(LayoutX8) {
+		if !k4.Has(LayoutCol16) || !k8.Has(LayoutCol16) || !k8.Has(LayoutX8) {
 			t.Errorf("%s: Has col16 Q4_0 %v Q8_0 %v", lvl, k4.Has(LayoutCol16), k8.Has(LayoutCol16))
 		}
 		if LayoutCol16.GroupRows() != 16 || LayoutX8.GroupRows() != 8 || LayoutFile.GroupRows() != 0 {
@@ -152,17 +164,24 @@ func TestLayoutByLevel(t *testing.T) {
 }
 
 // BenchmarkRows16C16 is one col16 group against two x8 groups of the same
-// sixteen rows (in cache), alternating rounds.
+// sixteen rows (in cache), and the tile kernels' preparation of the
+// sixteen rows' four quads from either, alternating rounds.
 func BenchmarkRows16C16(b *testing.B) {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		b.Run(typ.String(), func(b *testing.B) { benchRows16C16(b, typ) })
+	}
+}
+
+func benchRows16C16(b *testing.B, typ gguf.GGMLType) {
 	const n = 2048
-	k, _ := NewKernel(gguf.TypeQ4_0, n)
+	k, _ := NewKernel(typ, n)
 	if k.Layout() != LayoutCol16 {
 		b.Skip("no col16 kernel at this level")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	var src []byte
 	for i := 0; i < 16; i++ {
-		src = append(src, quantizeWeights(b, gguf.TypeQ4_0, gaussian(r, n, 0.02))...)
+		src = append(src, quantizeWeights(b, typ, gaussian(r, n, 0.02))...)
 	}
 	x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
 	tab := make([]byte, k.Token1TableBytes())
