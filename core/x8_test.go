@@ -10,19 +10,24 @@ import (
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
-// TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0) model whose copied weights the CPU
-// repacks to x8 or col16 (backend/cpu/x8.go) computes the mapped model's logits bit
-// for bit: a prompt step (eight-token tiles, a group of four, single
-// tokens) and decode steps, on one thread and two.
+// TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0, Q4_K_M) model whose copied
+// weights the CPU repacks to x8 or col16 (backend/cpu/x8.go) computes the
+// mapped model's logits bit for bit: a prompt step (eight-token tiles, a
+// group of four, single tokens) and decode steps, on one thread and two.
+// (Q4_K_M: its Q4_K weights take col16 at the AVX512 level, its Q6_K
+// ones x8.)
 func TestCopiedX8WeightsSameLogits(t *testing.T) {
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		t.Run(wt.String(), func(t *testing.T) { testCopiedX8(t, wt) })
+	for _, c := range []struct {
+		file string
+		wt   gguf.GGMLType
+	}{{"Q4_0", gguf.TypeQ4_0}, {"Q8_0", gguf.TypeQ8_0}, {"Q4_K_M", gguf.TypeQ4_K}} {
+		t.Run(c.file, func(t *testing.T) { testCopiedX8(t, c.file, c.wt) })
 	}
 }
 
-func testCopiedX8(t *testing.T, wt gguf.GGMLType) {
-	path := ggtest.Path(t, "small", "synth-llama-small-"+wt.String()+".gguf")
-	k, err := quant.NewKernel(wt, 64)
+func testCopiedX8(t *testing.T, file string, wt gguf.GGMLType) {
+	path := ggtest.Path(t, "small", "synth-llama-small-"+file+".gguf")
+	k, err := quant.NewKernel(wt, 256)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,10 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q4_KQ8_K
+		k.rows16 = cur.dotR16C16Q4_KQ8_K
+		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
+			k.prep16 = cur.prep4x16Q4_K
+		}
 	case gguf.TypeQ6_K:
 		k.rows4 = cur.dotR4Q6_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q6_KQ8_K

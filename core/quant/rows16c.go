@@ -100,7 +100,7 @@ func (k *Kernel) Has(l Layout) bool {
 	case LayoutX8:
 		return Interleaves8(k.t)
 	case LayoutCol16:
-		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ8_0
+		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ8_0 || k.t == gguf.TypeQ4_K
 	}
 	return false
 }
@@ -111,6 +111,10 @@ func (k *Kernel) GroupBytes(l Layout) int { return l.GroupRows() * k.wrb }
 // Interleave writes the group of l.GroupRows() rows src (file layout) into
 // dst (the same length) in layout l (Has(l), l not LayoutFile).
 func (k *Kernel) Interleave(l Layout, dst, src []byte) {
+	if l == LayoutCol16 && k.t == gguf.TypeQ4_K {
+		moveC16Q4K(src, dst, k.wrb/bytesQ4K, true)
+		return
+	}
 	if l == LayoutCol16 {
 		interleave16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
 		return
@@ -121,6 +125,10 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 // Deinterleave is Interleave undone: the group src (layout l) as rows in
 // the file layout in dst.
 func (k *Kernel) Deinterleave(l Layout, dst, src []byte) {
+	if l == LayoutCol16 && k.t == gguf.TypeQ4_K {
+		moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
+		return
+	}
 	if l == LayoutCol16 {
 		deinterleave16Generic(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
 		return
@@ -138,6 +146,14 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 		return
 	}
 	o := (*[16]float32)(out[:16])
+	if k.t == gguf.TypeQ4_K { // no token table
+		if k.rows16 == nil {
+			rows16C16Q4KGeneric(w[:16*k.wrb], x[:k.xrb], o)
+			return
+		}
+		k.rows16(w[:16*k.wrb:16*k.wrb], x[:k.xrb:k.xrb], nil, o)
+		return
+	}
 	if k.rows16 == nil || tab == nil {
 		if k.t == gguf.TypeQ8_0 {
 			rows16C16Q8_0Generic(w[:16*k.wrb], x[:k.xrb], o)
@@ -153,6 +169,9 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 func (k *Kernel) DotGroupRow(l Layout, w []byte, r int, x []byte) float32 {
 	if l != LayoutCol16 {
 		return k.DotRowX8(w, r, x)
+	}
+	if k.t == gguf.TypeQ4_K {
+		return dotRowC16Q4K(w[:16*k.wrb], r, x[:k.xrb])
 	}
 	nb := k.n / qk
 	if k.t == gguf.TypeQ8_0 {

@@ -1,0 +1,36 @@
+//go:build !noasm
+
+package quant
+
+// c16PrefetchQ4K is how far ahead (bytes) rows16C16Q4KAVX512 prefetches
+// its group's stream to L2: two columns.
+var c16PrefetchQ4K = 2 * c16ColQ4K
+
+//go:noescape
+func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
+
+//go:noescape
+func prep4x16Q4KAVX512(group *byte, q int, nb int, u *byte)
+
+// rows16C16Q4K wraps rows16C16Q4KAVX512 (tab unused: the Q4_K kernel
+// takes the token's sub-block sums from its Q8_K row).
+func rows16C16Q4K(w, x, _ []byte, out *[16]float32) {
+	nb := len(w) / c16ColQ4K
+	if nb <= 0 {
+		*out = [16]float32{}
+		return
+	}
+	_ = x[nb*bytesQ8K-1]
+	rows16C16Q4KAVX512(&w[0], &x[0], nb, out)
+}
+
+// prep16Q4K wraps prep4x16Q4KAVX512 for row quad q (0..3) of a c16 group.
+func prep16Q4K(g []byte, q int, u []byte) {
+	nb := len(u) / prep4Q4_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = u[nb*prep4Q4_KBlock-1]
+	_ = g[nb*c16ColQ4K-1]
+	prep4x16Q4KAVX512(&g[0], q&3, nb, &u[0])
+}

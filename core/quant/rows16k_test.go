@@ -1,0 +1,231 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// c16Q4KCase makes sixteen random Q4_K rows of n columns (file layout)
+// and a Q8_K token; edge: zero super-blocks, extreme scales.
+func c16Q4KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
+	t.Helper()
+	k, err := NewKernel(gguf.TypeQ4_K, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float32, 16*n)
+	for i := range w {
+		w[i] = float32(r.NormFloat64())
+		if edge && (i/256)%3 == 1 {
+			w[i] = 0
+		}
+		if edge && i%97 == 0 {
+			w[i] *= 1e4
+		}
+	}
+	file = make([]byte, 16*k.WeightRowBytes())
+	if err := QuantizeWeights(gguf.TypeQ4_K, w, file); err != nil {
+		t.Fatal(err)
+	}
+	if edge {
+		// random bytes in some super-blocks: every scale and min bit pattern
+		for i := 0; i < len(file); i += 3 * bytesQ4K {
+			for b := 4; b < bytesQ4K; b++ {
+				file[i+b] = byte(r.Uint32())
+			}
+		}
+	}
+	xf := make([]float32, n)
+	for i := range xf {
+		xf[i] = float32(r.NormFloat64())
+	}
+	x = make([]byte, k.ActRowBytes())
+	if err := QuantizeRow(gguf.TypeQ8_K, xf, x); err != nil {
+		t.Fatal(err)
+	}
+	return file, x
+}
+
+// TestC16Q4K: the c16 layout round-trips, and its kernels (the Go twin,
+// and the AVX-512 one where the machine has it) give each row's Dot bits.
+func TestC16Q4K(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{256, 512, 768, 4096, 14336} {
+		for _, edge := range []bool{false, true} {
+			file, x := c16Q4KCase(t, r, n, edge)
+			k, _ := NewKernel(gguf.TypeQ4_K, n)
+			nb := n / 256
+			c16 := make([]byte, len(file))
+			moveC16Q4K(file, c16, nb, true)
+			back := make([]byte, len(file))
+			moveC16Q4K(back, c16, nb, false)
+			if string(back) != string(file) {
+				t.Fatalf("n=%d: the c16 layout does not round-trip", n)
+			}
+			var want [16]float32
+			for i := range want {
+				want[i] = k.Dot(file[i*k.WeightRowBytes():(i+1)*k.WeightRowBytes()], x)
+			}
+			var got [16]float32
+			rows16C16Q4KGeneric(c16, x, &got)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n=%d edge=%v generic row %d: %v, want %v", n, edge, i, got[i], want[i])
+				}
+			}
+			if hasAVX512() {
+				got = [16]float32{}
+				rows16C16Q4KAVX512(&c16[0], &x[0], nb, &got)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("n=%d edge=%v avx512 row %d: %v, want %v", n, edge, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkC16Q4KCache: sixteen Q4_K rows of 4096 in cache against one
+// token: two x8 groups (Dot8RowsX8) against one c16 group.
+func BenchmarkC16Q4KCache(b *testing.B) {
+	const n = 4096
+	r := rand.New(rand.NewPCG(5, 6))
+	file, x := c16Q4KCase(b, r, n, false)
+	k, _ := NewKernel(gguf.TypeQ4_K, n)
+	wrb := k.WeightRowBytes()
+	w8 := make([]byte, len(file))
+	k.Interleave8(w8[:8*wrb], file[:8*wrb])
+	k.Interleave8(w8[8*wrb:], file[8*wrb:])
+	c16 := make([]byte, len(file))
+	moveC16Q4K(file, c16, n/256, true)
+	var o8 [8]float32
+	var o16 [16]float32
+	b.Run("x8", func(b *testing.B) {
+		b.SetBytes(int64(len(file)))
+		for b.Loop() {
+			k.Dot8RowsX8(w8[:8*wrb], x, nil, &o8)
+			k.Dot8RowsX8(w8[8*wrb:], x, nil, &o8)
+		}
+	})
+	b.Run("c16", func(b *testing.B) {
+		if !hasAVX512() {
+			b.Skip("no AVX-512")
+		}
+		b.SetBytes(int64(len(file)))
+		for b.Loop() {
+			rows16C16Q4KAVX512(&c16[0], &x[0], n/256, &o16)
+		}
+	})
+}
+
+// TestC16Q4KPrep: the preparation of each row quad of a c16 group (the Go
+// twin, and the AVX-512 one where the machine has it) is prep4Q4_K's of
+// the quad's rows in the file layout.
+func TestC16Q4KPrep(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{256, 768, 4096} {
+		for _, edge := range []bool{false, true} {
+			file, _ := c16Q4KCase(t, r, n, edge)
+			k, _ := NewKernel(gguf.TypeQ4_K, n)
+			nb, wrb := n/256, k.WeightRowBytes()
+			c16 := make([]byte, len(file))
+			moveC16Q4K(file, c16, nb, true)
+			for q := 0; q < 4; q++ {
+				want := make([]byte, nb*prep4Q4_KBlock)
+				prep4Q4_KGeneric(file[4*q*wrb:], wrb, want)
+				got := make([]byte, len(want))
+				prep4x16Q4KGeneric(c16, q, got)
+				if string(got) != string(want) {
+					t.Fatalf("n=%d quad %d: generic preparation differs", n, q)
+				}
+				if hasAVX512() {
+					clear(got)
+					prep4x16Q4KAVX512(&c16[0], q, nb, &got[0])
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("n=%d edge=%v quad %d: avx512 byte %d (block %d, offset %d) = %d, want %d", n, edge, q, i, i/prep4Q4_KBlock, i%prep4Q4_KBlock, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestC16Q4KByLevel: through the Kernel's layout methods at every level,
+// a Q4_K weight's c16 groups round-trip (Interleave, Deinterleave), give
+// each row its Dot bits (DotGroup, DotGroupRow), and prepare each row
+// quad for the tile kernels as Prep4 does on the file rows (PrepGroup,
+// where the level has it); the kernel takes c16 at the AVX-512 level, x8
+// at the AVX2 one, the file layout at the generic one.
+func TestC16Q4KByLevel(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, lvl := range Levels() {
+		for _, n := range []int{256, 1280, 4096} {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(gguf.TypeQ4_K, n)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := LayoutFile
+			switch {
+			case lvl == AVX512:
+				want = LayoutCol16
+			case k.HasX8():
+				want = LayoutX8
+			}
+			if got := k.Layout(); got != want {
+				t.Errorf("%s: Q4_K layout %s, want %s", lvl, got, want)
+			}
+			if !k.Has(LayoutCol16) {
+				t.Fatalf("%s: Q4_K has no col16 layout", lvl)
+			}
+			wrb := k.WeightRowBytes()
+			for _, edge := range []bool{false, true} {
+				file, x := c16Q4KCase(t, r, n, edge)
+				g := make([]byte, len(file))
+				k.Interleave(LayoutCol16, g, file)
+				ref := make([]byte, len(file))
+				moveC16Q4K(file, ref, n/256, true)
+				if string(g) != string(ref) {
+					t.Fatalf("%s n=%d: Interleave is not the c16 layout", lvl, n)
+				}
+				back := make([]byte, len(file))
+				k.Deinterleave(LayoutCol16, back, g)
+				if string(back) != string(file) {
+					t.Fatalf("%s n=%d: Deinterleave(Interleave(w)) != w", lvl, n)
+				}
+				var out [16]float32
+				k.DotGroup(LayoutCol16, g, x, nil, out[:])
+				for i := range out {
+					want := k.Dot(file[i*wrb:(i+1)*wrb], x)
+					if !sameBits(out[i], want) {
+						t.Fatalf("%s n=%d edge=%v row %d: DotGroup %g, Dot %g", lvl, n, edge, i, out[i], want)
+					}
+					if got := k.DotGroupRow(LayoutCol16, g, i, x); !sameBits(got, want) {
+						t.Fatalf("%s n=%d row %d: DotGroupRow %g, Dot %g", lvl, n, i, got, want)
+					}
+				}
+				if k.HasPrepGroup(LayoutCol16) {
+					pb := k.Prep4Bytes()
+					u, want := make([]byte, pb), make([]byte, pb)
+					for q := 0; q < 4; q++ {
+						k.Prep4(file[4*q*wrb:(4*q+4)*wrb], want)
+						clear(u)
+						k.PrepGroup(LayoutCol16, g, q, u)
+						if string(u) != string(want) {
+							t.Fatalf("%s n=%d quad %d: PrepGroup differs from Prep4 on the file rows", lvl, n, q)
+						}
+					}
+				} else if lvl == AVX512 {
+					t.Errorf("%s: no c16 preparation for the tile kernels", lvl)
+				}
+			}
+		}
+	}
+}
