@@ -3,8 +3,14 @@
 package quant
 
 // c16PrefetchQ4K is how far ahead (bytes) rows16C16Q4KAVX512 prefetches
-// its group's stream to L2: two columns.
-var c16PrefetchQ4K = 2 * c16ColQ4K
+// its group's stream to L2 (PREFETCHT2 on every line of a column): half a
+// column. On the Intel Xeon VM of session 13 (BenchmarkMemDecodeC16Q4K,
+// two threads, another process busy beside it; bench/results/
+// 2026-12-03-s13-cpu-q4kc16) it read ~26.4 GB/s at 1152 and 1536 bytes
+// ahead, 25.4–25.8 at 768, 24.4–25.3 at 384, ~23.5 with no lead and at
+// 4608, where the x8 kernel read ~24.2; PREFETCHT0 lost ~1.5 GB/s to T2.
+// Not measured on AMD parts. A prefetch changes no result.
+var c16PrefetchQ4K = c16ColQ4K / 2
 
 //go:noescape
 func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)

@@ -3,6 +3,7 @@
 package quant
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -11,8 +12,9 @@ import (
 )
 
 // BenchmarkMemDecodeC16Q4K is BenchmarkMemDecode's Q4_K pass on the K x8
-// layout (Dot8RowsX8) against the c16 layout (rows16C16Q4KAVX512), with
-// the meter; -benchtime 1x, results logged.
+// layout (Dot8RowsX8) against the c16 layout (rows16C16Q4KAVX512) at
+// several prefetch distances (c16PrefetchQ4K), with the meter;
+// -benchtime 1x, results logged.
 func BenchmarkMemDecodeC16Q4K(b *testing.B) {
 	if !hasAVX512() {
 		b.Skip("no AVX-512")
@@ -66,15 +68,19 @@ func BenchmarkMemDecodeC16Q4K(b *testing.B) {
 				}
 			})
 		}},
-		{"c16", len(w16), func() {
+	}
+	for _, pf := range []int{0, 384, 768, 1152, 1536, 2304, 4608} {
+		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", pf), len(w16), func() {
+			c16PrefetchQ4K = pf
 			pass(func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 16 {
 					rows16C16Q4KAVX512(&w16[i*wrb], &x[0], nb, &o16[worker])
 					copy(out[1][i:], o16[worker][:])
 				}
 			})
-		}},
+		}})
 	}
+	defer func(v int) { c16PrefetchQ4K = v }(c16PrefetchQ4K)
 	for b.Loop() {
 		memRounds(b, vs)
 	}
