@@ -14,8 +14,7 @@ import (
 // weights the CPU repacks to x8 or col16 (backend/cpu/x8.go) computes the
 // mapped model's logits bit for bit: a prompt step (eight-token tiles, a
 // group of four, single tokens) and decode steps, on one thread and two.
-// (Q4_K_M: its Q4_K weights take col16 at the AVX512 level, its Q6_K
-// ones x8.)
+// (Q4_K_M: its Q4_K and Q6_K weights take col16 at the AVX512 level.)
 func TestCopiedX8WeightsSameLogits(t *testing.T) {
 	for _, c := range []struct {
 		file string

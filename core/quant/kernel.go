@@ -83,6 +83,10 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ6_K:
 		k.rows4 = cur.dotR4Q6_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q6_KQ8_K
+		k.rows16 = cur.dotR16C16Q6_KQ8_K
+		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
+			k.prep16 = cur.prep4x16Q6_K
+		}
 	}
 	return k, nil
 }

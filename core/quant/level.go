@@ -193,6 +193,9 @@ type kernelSet struct {
 	// (rows16k.go; no token table: tab is nil), prep4Q4_K's preparation.
 	dotR16C16Q4_KQ8_K func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q4_K      func(group []byte, q int, u []byte)
+	// dotR16C16Q6_KQ8_K, prep4x16Q6_K: the same for Q6_K.
+	dotR16C16Q6_KQ8_K func(w, x, tab []byte, out *[16]float32)
+	prep4x16Q6_K      func(group []byte, q int, u []byte)
 	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)

@@ -100,7 +100,7 @@ func (k *Kernel) Has(l Layout) bool {
 	case LayoutX8:
 		return Interleaves8(k.t)
 	case LayoutCol16:
-		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ8_0 || k.t == gguf.TypeQ4_K
+		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ8_0 || k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K
 	}
 	return false
 }
@@ -115,6 +115,10 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 		moveC16Q4K(src, dst, k.wrb/bytesQ4K, true)
 		return
 	}
+	if l == LayoutCol16 && k.t == gguf.TypeQ6_K {
+		moveC16Q6K(src, dst, k.wrb/bytesQ6K, true)
+		return
+	}
 	if l == LayoutCol16 {
 		interleave16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
 		return
@@ -127,6 +131,10 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 func (k *Kernel) Deinterleave(l Layout, dst, src []byte) {
 	if l == LayoutCol16 && k.t == gguf.TypeQ4_K {
 		moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
+		return
+	}
+	if l == LayoutCol16 && k.t == gguf.TypeQ6_K {
+		moveC16Q6K(dst, src, k.wrb/bytesQ6K, false)
 		return
 	}
 	if l == LayoutCol16 {
@@ -146,9 +154,13 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 		return
 	}
 	o := (*[16]float32)(out[:16])
-	if k.t == gguf.TypeQ4_K { // no token table
-		if k.rows16 == nil {
+	if k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K { // no token table
+		if k.rows16 == nil && k.t == gguf.TypeQ4_K {
 			rows16C16Q4KGeneric(w[:16*k.wrb], x[:k.xrb], o)
+			return
+		}
+		if k.rows16 == nil {
+			rows16C16Q6KGeneric(w[:16*k.wrb], x[:k.xrb], o)
 			return
 		}
 		k.rows16(w[:16*k.wrb:16*k.wrb], x[:k.xrb:k.xrb], nil, o)
@@ -172,6 +184,9 @@ func (k *Kernel) DotGroupRow(l Layout, w []byte, r int, x []byte) float32 {
 	}
 	if k.t == gguf.TypeQ4_K {
 		return dotRowC16Q4K(w[:16*k.wrb], r, x[:k.xrb])
+	}
+	if k.t == gguf.TypeQ6_K {
+		return dotRowC16Q6K(w[:16*k.wrb], r, x[:k.xrb])
 	}
 	nb := k.n / qk
 	if k.t == gguf.TypeQ8_0 {

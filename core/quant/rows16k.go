@@ -99,3 +99,81 @@ func c16RowBlock(col []byte, r int, sb []byte) {
 		copy(sb[16+4*c:20+4*c], col[256+64*c+4*r:])
 	}
 }
+
+// The Q6_K c16 layout: column j (3360 bytes = 16·210) holds super-block j
+// of the group's sixteen rows:
+//
+//	   0: d of rows 0..15 (f16)
+//	  32: scale j (0..15) of rows 0..15 (int8): 16 bytes a scale
+//	 288: ql chunk c (0..31) of rows 0..15: row r's ql bytes 4c..4c+3 at
+//	      288 + 64c + 4r
+//	2336: qh chunk c (0..15) of rows 0..15: row r's qh bytes 4c..4c+3 at
+//	      2336 + 64c + 4r
+
+// c16ColQ6K is one Q6_K c16 column: sixteen Q6_K super-blocks.
+const c16ColQ6K = 16 * bytesQ6K
+
+// c16Q6KRowBlock copies row r's super-block out of the Q6_K c16 column col
+// into sb (file layout, bytesQ6K), or into col from sb when toCol.
+func c16Q6KRowBlock(col []byte, r int, sb []byte, toCol bool) {
+	mv := func(fo, co, n int) {
+		if toCol {
+			copy(col[co:co+n], sb[fo:fo+n])
+		} else {
+			copy(sb[fo:fo+n], col[co:co+n])
+		}
+	}
+	mv(208, 2*r, 2)
+	for j := 0; j < 16; j++ {
+		mv(192+j, 32+16*j+r, 1)
+	}
+	for c := 0; c < 32; c++ {
+		mv(4*c, 288+64*c+4*r, 4)
+	}
+	for c := 0; c < 16; c++ {
+		mv(128+4*c, 2336+64*c+4*r, 4)
+	}
+}
+
+// moveC16Q6K is moveC16Q4K for Q6_K.
+func moveC16Q6K(file, c16 []byte, nb int, toC16 bool) {
+	wrb := nb * bytesQ6K
+	file, c16 = file[:16*wrb], c16[:16*wrb]
+	for r := 0; r < 16; r++ {
+		for j := 0; j < nb; j++ {
+			c16Q6KRowBlock(c16[j*c16ColQ6K:(j+1)*c16ColQ6K], r, file[r*wrb+j*bytesQ6K:r*wrb+(j+1)*bytesQ6K], toC16)
+		}
+	}
+}
+
+// dotRowC16Q6K is dotRowC16Q4K for Q6_K (dotQ6_KQ8_KGeneric's sequence).
+func dotRowC16Q6K(w []byte, r int, x []byte) float32 {
+	nb := len(w) / c16ColQ6K
+	var sb [bytesQ6K]byte
+	var sum float32
+	for j := 0; j < nb; j++ {
+		c16Q6KRowBlock(w[j*c16ColQ6K:(j+1)*c16ColQ6K], r, sb[:], false)
+		sum += dotQ6_KQ8_KGeneric(sb[:], x[j*bytesQ8K:(j+1)*bytesQ8K])
+	}
+	return sum
+}
+
+// rows16C16Q6KGeneric is the Go twin of the c16 Q6_K decode kernel.
+func rows16C16Q6KGeneric(w, x []byte, out *[16]float32) {
+	for r := range out {
+		out[r] = dotRowC16Q6K(w, r, x)
+	}
+}
+
+// gather4C16Q6K writes rows 4q..4q+3 of each column of the Q6_K c16 group
+// (nb columns) into dst in the file layout: the four rows' super-blocks
+// of column j one after another at 4·210·j (the K x8 half layout).
+func gather4C16Q6KGeneric(group []byte, q, nb int, dst []byte) {
+	for j := 0; j < nb; j++ {
+		col := group[j*c16ColQ6K : (j+1)*c16ColQ6K]
+		for i := 0; i < 4; i++ {
+			o := (4*j + i) * bytesQ6K
+			c16Q6KRowBlock(col, 4*q+i, dst[o:o+bytesQ6K], false)
+		}
+	}
+}

@@ -40,3 +40,43 @@ func prep16Q4K(g []byte, q int, u []byte) {
 	_ = g[nb*c16ColQ4K-1]
 	prep4x16Q4KAVX512(&g[0], q&3, nb, &u[0])
 }
+
+// c16PrefetchQ6K is c16PrefetchQ4K for rows16C16Q6KAVX512: half a column.
+var c16PrefetchQ6K = c16ColQ6K / 2
+
+//go:noescape
+func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)
+
+//go:noescape
+func gather4C16Q6KAVX512(group *byte, q int, nb int, dst *byte)
+
+// rows16C16Q6K wraps rows16C16Q6KAVX512 (tab unused).
+func rows16C16Q6K(w, x, _ []byte, out *[16]float32) {
+	nb := len(w) / c16ColQ6K
+	if nb <= 0 {
+		*out = [16]float32{}
+		return
+	}
+	_ = x[nb*bytesQ8K-1]
+	rows16C16Q6KAVX512(&w[0], &x[0], nb, out)
+}
+
+// prep16Q6K prepares row quad q (0..3) of a Q6_K c16 group for the tile
+// kernels: the quad's columns gathered to the file layout (four rows'
+// super-blocks a column, gather4C16Q6KAVX512) eight at a time on the
+// stack, then prep4Q6_KAVX2asm on them.
+func prep16Q6K(g []byte, q int, u []byte) {
+	nb := len(u) / prep4Q6_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = u[nb*prep4Q6_KBlock-1]
+	_ = g[nb*c16ColQ6K-1]
+	const span = 8
+	var buf [span * 4 * bytesQ6K]byte
+	for j := 0; j < nb; j += span {
+		n := min(span, nb-j)
+		gather4C16Q6KAVX512(&g[j*c16ColQ6K], q&3, n, &buf[0])
+		prep4Q6_KAVX2asm(&buf[0], bytesQ6K, 4*bytesQ6K, n, &u[j*prep4Q6_KBlock])
+	}
+}
