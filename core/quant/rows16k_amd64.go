@@ -48,7 +48,28 @@ var c16PrefetchQ6K = c16ColQ6K / 2
 func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 
 //go:noescape
-func gather4C16Q6KAVX512(group *byte, q int, nb int, dst *byte)
+func gather4C16Q6KAVX512(group *byte, q int, nb int, dst *byte, rowStride, colStride int)
+
+//go:noescape
+func gather4C16Q4KAVX512(group *byte, q int, nb int, dst *byte, rowStride, colStride int)
+
+// deinterleave16K turns a c16 group of a K type (super-blocks of bs
+// bytes, columns of 16·bs) back into its sixteen rows of wrb bytes: the
+// quad gather (gather4C16Q4KAVX512, gather4C16Q6KAVX512) for each row
+// quad, rows wrb apart.
+func deinterleave16K(gather func(group *byte, q int, nb int, dst *byte, rowStride, colStride int), bs int) func(dst []byte, wrb int, src []byte) {
+	return func(dst []byte, wrb int, src []byte) {
+		nb := wrb / bs
+		if nb == 0 {
+			return
+		}
+		_ = dst[16*wrb-1]
+		_ = src[16*wrb-1]
+		for q := 0; q < 4; q++ {
+			gather(&src[0], q, nb, &dst[4*q*wrb], wrb, bs)
+		}
+	}
+}
 
 // rows16C16Q6K wraps rows16C16Q6KAVX512 (tab unused).
 func rows16C16Q6K(w, x, _ []byte, out *[16]float32) {
@@ -76,7 +97,7 @@ func prep16Q6K(g []byte, q int, u []byte) {
 	var buf [span * 4 * bytesQ6K]byte
 	for j := 0; j < nb; j += span {
 		n := min(span, nb-j)
-		gather4C16Q6KAVX512(&g[j*c16ColQ6K], q&3, n, &buf[0])
+		gather4C16Q6KAVX512(&g[j*c16ColQ6K], q&3, n, &buf[0], bytesQ6K, 4*bytesQ6K)
 		prep4Q6_KAVX2asm(&buf[0], bytesQ6K, 4*bytesQ6K, n, &u[j*prep4Q6_KBlock])
 	}
 }

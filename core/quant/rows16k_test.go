@@ -318,7 +318,7 @@ func TestC16Q6K(t *testing.T) {
 				}
 				if hasAVX512() {
 					g5 := make([]byte, len(g4))
-					gather4C16Q6KAVX512(&c16[0], q, nb, &g5[0])
+					gather4C16Q6KAVX512(&c16[0], q, nb, &g5[0], bytesQ6K, 4*bytesQ6K)
 					for b := range g4 {
 						if g5[b] != g4[b] {
 							t.Fatalf("n=%d quad %d: avx512 gather byte %d (column %d, row %d, offset %d) = %d, want %d", n, q, b, b/840, b%840/210, b%210, g5[b], g4[b])
