@@ -189,6 +189,11 @@ type kernelSet struct {
 	// preparation).
 	dotR16C16Q8_0Q8_0 func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q8_0      func(group []byte, q int, u []byte)
+	// deinterleave16Q4_0, deinterleave16Q8_0: Kernel.Deinterleave of a
+	// col16 group; nil where the level has none (deinterleave16Generic
+	// runs).
+	deinterleave16Q4_0 func(dst []byte, wrb int, src []byte)
+	deinterleave16Q8_0 func(dst []byte, wrb int, src []byte)
 	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)

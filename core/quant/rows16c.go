@@ -119,9 +119,15 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 }
 
 // Deinterleave is Interleave undone: the group src (layout l) as rows in
-// the file layout in dst.
+// the file layout in dst. (A prompt step that cannot run on the groups as
+// they lie runs it on every group: vector moves where the level has
+// them.)
 func (k *Kernel) Deinterleave(l Layout, dst, src []byte) {
 	if l == LayoutCol16 {
+		if k.deint16 != nil {
+			k.deint16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
+			return
+		}
 		deinterleave16Generic(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
 		return
 	}
