@@ -26,6 +26,7 @@ type Kernel struct {
 	// level has them; rows16 set makes col16 the kernel's Layout.
 	rows16  func(w, x, tab []byte, out *[16]float32)
 	prep16  func(group []byte, q int, u []byte)
+	deint16 func(dst []byte, wrb int, src []byte)
 	rows4x4 func(w, x []byte, out *[4]float32)
 	deint8  func(dst []byte, wrb int, src []byte)
 }
@@ -55,6 +56,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
 			k.deint8 = cur.deinterleave8Q4_0
 			k.rows16 = cur.dotR16C16Q4_0Q8_0
+			k.deint16 = cur.deinterleave16Q4_0
 		}
 		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'
 			k.prep16 = cur.prep4x16Q4_0S
@@ -69,6 +71,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.deint8 = cur.deinterleave8Q8_0
 		if k.rows8X8 != nil { // the token table exists only with rows8X8
 			k.rows16 = cur.dotR16C16Q8_0Q8_0
+			k.deint16 = cur.deinterleave16Q8_0
 		}
 		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'
 			k.prep16 = cur.prep4x16Q8_0
@@ -77,6 +80,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q4_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q4_KQ8_K
 		k.rows16 = cur.dotR16C16Q4_KQ8_K
+		k.deint16 = cur.deinterleave16Q4_K
 		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
 			k.prep16 = cur.prep4x16Q4_K
 		}
@@ -84,6 +88,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q6_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q6_KQ8_K
 		k.rows16 = cur.dotR16C16Q6_KQ8_K
+		k.deint16 = cur.deinterleave16Q6_K
 		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
 			k.prep16 = cur.prep4x16Q6_K
 		}

@@ -57,6 +57,10 @@ func init() {
 	ks.prep4x16Q4_K = prep16Q4K
 	ks.dotR16C16Q6_KQ8_K = rows16C16Q6K
 	ks.prep4x16Q6_K = prep16Q6K
+	ks.deinterleave16Q4_0 = deinterleave16(deinterleave16Q4_0AVX512, bytesQ4)
+	ks.deinterleave16Q8_0 = deinterleave16(deinterleave16Q8_0AVX512, bytesQ80)
+	ks.deinterleave16Q4_K = deinterleave16K(gather4C16Q4KAVX512, bytesQ4K)
+	ks.deinterleave16Q6_K = deinterleave16K(gather4C16Q6KAVX512, bytesQ6K)
 	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX512, bytesQ6K, bytesQ8K)

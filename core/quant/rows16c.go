@@ -127,17 +127,23 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 }
 
 // Deinterleave is Interleave undone: the group src (layout l) as rows in
-// the file layout in dst.
+// the file layout in dst. (A prompt step that cannot run on the groups as
+// they lie runs it on every group: vector moves where the level has
+// them.)
 func (k *Kernel) Deinterleave(l Layout, dst, src []byte) {
-	if l == LayoutCol16 && k.t == gguf.TypeQ4_K {
-		moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
-		return
-	}
-	if l == LayoutCol16 && k.t == gguf.TypeQ6_K {
-		moveC16Q6K(dst, src, k.wrb/bytesQ6K, false)
-		return
-	}
 	if l == LayoutCol16 {
+		if k.deint16 != nil {
+			k.deint16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
+			return
+		}
+		switch k.t {
+		case gguf.TypeQ4_K:
+			moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
+			return
+		case gguf.TypeQ6_K:
+			moveC16Q6K(dst, src, k.wrb/bytesQ6K, false)
+			return
+		}
 		deinterleave16Generic(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
 		return
 	}

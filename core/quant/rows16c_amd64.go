@@ -64,3 +64,23 @@ func prep16(asm func(q, s, u *byte, nb int), group, prepBlock int) func(group []
 		asm(&g[32+16*q], &g[8*q], &u[0], nb)
 	}
 }
+
+//go:noescape
+func deinterleave16Q4_0AVX512(dst *byte, wrb int, src *byte, nb int)
+
+//go:noescape
+func deinterleave16Q8_0AVX512(dst *byte, wrb int, src *byte, nb int)
+
+// deinterleave16 wraps a col16 deinterleave kernel of a type with blocks
+// of block bytes.
+func deinterleave16(asm func(dst *byte, wrb int, src *byte, nb int), block int) func(dst []byte, wrb int, src []byte) {
+	return func(dst []byte, wrb int, src []byte) {
+		nb := wrb / block
+		if nb == 0 {
+			return
+		}
+		_ = dst[16*wrb-1]
+		_ = src[nb*16*block-1]
+		asm(&dst[0], wrb, &src[0], nb)
+	}
+}

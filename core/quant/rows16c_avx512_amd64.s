@@ -262,3 +262,106 @@ p4x16q80loop:
 	JNZ  p4x16q80loop
 	VZEROUPPER
 	RET
+
+// Deinterleave of col16 groups (Kernel.Deinterleave): per block, each
+// four chunks c..c+3 (dword r of chunk c: row r's quant bytes 4c..4c+3)
+// are transposed 4×4 within each 128-bit lane, so that lane l of the
+// k-th result holds row 4l+k's sixteen bytes 4c..4c+15, stored at off
+// into the row's block. Row pointers: DI (row 0), R11 (row 4), R12
+// (row 8), R13 (row 12); R8 = wrb, R10 = 3·wrb.
+#define C16_T4(o0, o1, o2, o3, off) \
+	VMOVDQU64 o0(SI), Z0; \
+	VMOVDQU64 o1(SI), Z1; \
+	VMOVDQU64 o2(SI), Z2; \
+	VMOVDQU64 o3(SI), Z3; \
+	VPUNPCKLDQ Z1, Z0, Z4; \
+	VPUNPCKHDQ Z1, Z0, Z5; \
+	VPUNPCKLDQ Z3, Z2, Z6; \
+	VPUNPCKHDQ Z3, Z2, Z7; \
+	VPUNPCKLQDQ Z6, Z4, Z0; \
+	VPUNPCKHQDQ Z6, Z4, Z1; \
+	VPUNPCKLQDQ Z7, Z5, Z2; \
+	VPUNPCKHQDQ Z7, Z5, Z3; \
+	VMOVDQU X0, off(DI); \
+	VEXTRACTI32X4 $1, Z0, off(R11); \
+	VEXTRACTI32X4 $2, Z0, off(R12); \
+	VEXTRACTI32X4 $3, Z0, off(R13); \
+	VMOVDQU X1, off(DI)(R8*1); \
+	VEXTRACTI32X4 $1, Z1, off(R11)(R8*1); \
+	VEXTRACTI32X4 $2, Z1, off(R12)(R8*1); \
+	VEXTRACTI32X4 $3, Z1, off(R13)(R8*1); \
+	VMOVDQU X2, off(DI)(R8*2); \
+	VEXTRACTI32X4 $1, Z2, off(R11)(R8*2); \
+	VEXTRACTI32X4 $2, Z2, off(R12)(R8*2); \
+	VEXTRACTI32X4 $3, Z2, off(R13)(R8*2); \
+	VMOVDQU X3, off(DI)(R10*1); \
+	VEXTRACTI32X4 $1, Z3, off(R11)(R10*1); \
+	VEXTRACTI32X4 $2, Z3, off(R12)(R10*1); \
+	VEXTRACTI32X4 $3, Z3, off(R13)(R10*1)
+
+// C16_S4 moves the scales of rows base..base+3 (P their row pointer) to
+// the start of their blocks.
+#define C16_S4(base, P) \
+	MOVWLZX (2*base)(SI), AX; \
+	MOVW AX, (P); \
+	MOVWLZX (2*base+2)(SI), AX; \
+	MOVW AX, (P)(R8*1); \
+	MOVWLZX (2*base+4)(SI), AX; \
+	MOVW AX, (P)(R8*2); \
+	MOVWLZX (2*base+6)(SI), AX; \
+	MOVW AX, (P)(R10*1)
+
+// func deinterleave16Q4_0AVX512(dst *byte, wrb int, src *byte, nb int)
+// Sixteen Q4_0 rows (wrb apart in dst) from the col16 group src.
+TEXT ·deinterleave16Q4_0AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ wrb+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R10 // 3·wrb
+	LEAQ (DI)(R8*4), R11 // row 4
+	LEAQ (R11)(R8*4), R12 // row 8
+	LEAQ (R12)(R8*4), R13 // row 12
+d16q40loop:
+	C16_S4(0, DI)
+	C16_S4(4, R11)
+	C16_S4(8, R12)
+	C16_S4(12, R13)
+	C16_T4(32, 96, 160, 224, 2)
+	ADDQ $288, SI
+	ADDQ $18, DI
+	ADDQ $18, R11
+	ADDQ $18, R12
+	ADDQ $18, R13
+	DECQ CX
+	JNZ  d16q40loop
+	VZEROUPPER
+	RET
+
+// func deinterleave16Q8_0AVX512(dst *byte, wrb int, src *byte, nb int)
+// Sixteen Q8_0 rows (wrb apart in dst) from the col16 group src.
+TEXT ·deinterleave16Q8_0AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ wrb+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ nb+24(FP), CX
+	LEAQ (R8)(R8*2), R10 // 3·wrb
+	LEAQ (DI)(R8*4), R11 // row 4
+	LEAQ (R11)(R8*4), R12 // row 8
+	LEAQ (R12)(R8*4), R13 // row 12
+d16q80loop:
+	C16_S4(0, DI)
+	C16_S4(4, R11)
+	C16_S4(8, R12)
+	C16_S4(12, R13)
+	C16_T4(32, 96, 160, 224, 2)
+	C16_T4(288, 352, 416, 480, 18)
+	ADDQ $544, SI
+	ADDQ $34, DI
+	ADDQ $34, R11
+	ADDQ $34, R12
+	ADDQ $34, R13
+	DECQ CX
+	JNZ  d16q80loop
+	VZEROUPPER
+	RET

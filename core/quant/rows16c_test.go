@@ -215,3 +215,27 @@ func benchRows16C16(b *testing.B, typ gguf.GGMLType) {
 		})
 	}
 }
+
+// BenchmarkDeinterleave16 is BenchmarkDeinterleave8 for the col16 layout:
+// a group of sixteen rows back into the file layout (what a prompt step
+// that cannot run on the groups as they lie does to every group).
+func BenchmarkDeinterleave16(b *testing.B) {
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		for _, lvl := range Levels() {
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(typ, 2048)
+			restore()
+			if err != nil {
+				b.Fatal(err)
+			}
+			src := make([]byte, 16*k.WeightRowBytes())
+			dst := make([]byte, len(src))
+			b.Run(typ.String()+"/"+lvl.String(), func(b *testing.B) {
+				b.SetBytes(int64(len(src)))
+				for b.Loop() {
+					k.Deinterleave(LayoutCol16, dst, src)
+				}
+			})
+		}
+	}
+}
