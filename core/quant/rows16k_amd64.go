@@ -4,12 +4,12 @@ package quant
 
 // c16PrefetchQ4K is how far ahead (bytes) rows16C16Q4KAVX512 prefetches
 // its group's stream to L2 (PREFETCHT2 on every line of a column): half a
-// column. On the Intel Xeon VM of session 13 (BenchmarkMemDecodeC16Q4K,
-// two threads, another process busy beside it; bench/results/
-// 2026-12-03-s13-cpu-q4kc16) it read ~26.4 GB/s at 1152 and 1536 bytes
-// ahead, 25.4–25.8 at 768, 24.4–25.3 at 384, ~23.5 with no lead and at
-// 4608, where the x8 kernel read ~24.2; PREFETCHT0 lost ~1.5 GB/s to T2.
-// Not measured on AMD parts. A prefetch changes no result.
+// column. On the Intel Xeon VM of session 13 (BenchmarkMemDecodeC16K,
+// two threads; bench/results/2026-12-03-s13-cpu-q4kc16) it read 25.8
+// GB/s at 1152 bytes ahead on a quiet machine (25.5–25.7 from 768 to
+// 1536, 25.1 at 2304, 23.7 with no lead, 22.9 at 4608), where the x8
+// kernel read 23.9; PREFETCHT0 lost ~1.5 GB/s to T2 (another process
+// busy beside it). Not measured on AMD parts. A prefetch changes no result.
 var c16PrefetchQ4K = c16ColQ4K / 2
 
 //go:noescape
@@ -41,8 +41,11 @@ func prep16Q4K(g []byte, q int, u []byte) {
 	prep4x16Q4KAVX512(&g[0], q&3, nb, &u[0])
 }
 
-// c16PrefetchQ6K is c16PrefetchQ4K for rows16C16Q6KAVX512: half a column.
-var c16PrefetchQ6K = c16ColQ6K / 2
+// c16PrefetchQ6K is c16PrefetchQ4K for rows16C16Q6KAVX512: 2304 bytes
+// (about two thirds of a column). The same benchmark, quiet machine: 26.4
+// GB/s there, 25.5–25.8 from 768 to 1536, 25.3 at 4608, 25.1 with no
+// lead; the x8 kernel 25.4.
+var c16PrefetchQ6K = 2304
 
 //go:noescape
 func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)

@@ -11,19 +11,25 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// BenchmarkMemDecodeC16Q4K is BenchmarkMemDecode's Q4_K pass on the K x8
-// layout (Dot8RowsX8) against the c16 layout (rows16C16Q4KAVX512) at
-// several prefetch distances (c16PrefetchQ4K), with the meter;
-// -benchtime 1x, results logged.
-func BenchmarkMemDecodeC16Q4K(b *testing.B) {
+// BenchmarkMemDecodeC16K is BenchmarkMemDecode's Q4_K (Q6_K) pass on the
+// K x8 layout (Dot8RowsX8) against the c16 layout (rows16C16Q4KAVX512,
+// rows16C16Q6KAVX512) at several prefetch distances (c16PrefetchQ4K,
+// c16PrefetchQ6K), with the meter; -benchtime 1x, results logged.
+func BenchmarkMemDecodeC16K(b *testing.B) {
 	if !hasAVX512() {
 		b.Skip("no AVX-512")
 	}
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		b.Run(typ.String(), func(b *testing.B) { benchMemDecodeC16K(b, typ) })
+	}
+}
+
+func benchMemDecodeC16K(b *testing.B, typ gguf.GGMLType) {
 	const n, mrows = memDecodeN, memDecodeRows
-	k, wrb, mats, total := memDecodeKernel(b, gguf.TypeQ4_K)
+	k, wrb, mats, total := memDecodeKernel(b, typ)
 	w := hugeBuf(b, total*wrb)
 	r := rand.New(rand.NewPCG(1, 2))
-	row := quantizeWeights(b, gguf.TypeQ4_K, gaussian(r, 64*n, 0.02))
+	row := quantizeWeights(b, typ, gaussian(r, 64*n, 0.02))
 	for o := 0; o < len(w); o += len(row) {
 		copy(w[o:], row)
 	}
@@ -32,7 +38,7 @@ func BenchmarkMemDecodeC16Q4K(b *testing.B) {
 	for o := 0; o < len(w); o += 16 * wrb {
 		k.Interleave8(w8[o:o+8*wrb], w[o:o+8*wrb])
 		k.Interleave8(w8[o+8*wrb:o+16*wrb], w[o+8*wrb:o+16*wrb])
-		moveC16Q4K(w[o:o+16*wrb], w16[o:o+16*wrb], n/256, true)
+		k.Interleave(LayoutCol16, w16[o:o+16*wrb], w[o:o+16*wrb])
 	}
 	x, _ := memDecodeToken(b, k, r)
 	out := [2][]float32{make([]float32, total), make([]float32, total)}
@@ -69,18 +75,22 @@ func BenchmarkMemDecodeC16Q4K(b *testing.B) {
 			})
 		}},
 	}
-	for _, pf := range []int{0, 384, 768, 1152, 1536, 2304, 4608} {
-		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", pf), len(w16), func() {
-			c16PrefetchQ4K = pf
+	pf, kern := &c16PrefetchQ4K, rows16C16Q4KAVX512
+	if typ == gguf.TypeQ6_K {
+		pf, kern = &c16PrefetchQ6K, rows16C16Q6KAVX512
+	}
+	for _, d := range []int{0, 384, 768, 1152, 1536, 2304, 4608} {
+		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", d), len(w16), func() {
+			*pf = d
 			pass(func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 16 {
-					rows16C16Q4KAVX512(&w16[i*wrb], &x[0], nb, &o16[worker])
+					kern(&w16[i*wrb], &x[0], nb, &o16[worker])
 					copy(out[1][i:], o16[worker][:])
 				}
 			})
 		}})
 	}
-	defer func(v int) { c16PrefetchQ4K = v }(c16PrefetchQ4K)
+	defer func(v int) { *pf = v }(*pf)
 	for b.Loop() {
 		memRounds(b, vs)
 	}
