@@ -170,7 +170,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, lay quant.Layout, x
 	if tokens == 1 {
 		c.w.runGuided(rows, decodeUnit, &c.mt)
 	} else {
-		c.w.run(rows, 16, &c.mt)
+		c.w.run(rows, promptGrain(lay), &c.mt)
 	}
 	c.mt = matTask{}
 	return nil
@@ -186,6 +186,19 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, lay quant.Layout, x
 // measured slower: eight per thread 4-5 %, sixteen and thirty-two more
 // (bench/results/2026-12-01-cpufin).
 const decodeUnit = 16
+
+// promptGrain is the chunk of a prompt step's mat-mul on a weight of
+// layout lay: sixteen rows, or two col16 groups, so that the chunk's
+// second group is prefetched while its first computes (prepQuad): with one
+// group a chunk, the first quad's preparation met the whole group in
+// memory each time and prompt steps ran ~1.5 % slower than on x8 weights
+// (BenchmarkPromptLayouts, bench/results/2026-12-03-s13-cpu-col16).
+func promptGrain(lay quant.Layout) int {
+	if lay == quant.LayoutCol16 {
+		return 32
+	}
+	return 16
+}
 
 // quantTask quantizes activation rows 1..tokens-1 (item i is row i+1).
 type quantTask struct {

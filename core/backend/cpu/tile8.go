@@ -134,12 +134,19 @@ func (t *matTask) prepQuad(w []byte, wb, q, i, quads int, prep []byte) {
 		t.k.Prep4Free(w[(i-wb)*wrb:(i-wb+4)*wrb], u)
 	case t.groupQuad(w, i):
 		// w is the repacked weight; rows i..i+3 are a quad of a group.
-		if q+1 < quads {
-			// The stream ahead: the next quad's rows (x8), the bytes
-			// as far on in the group or the next one (col16).
-			quant.Prefetch(w[(i+4)*wrb : (i+8)*wrb])
-		}
+		// The stream ahead, within the chunk: x8, the next quad's rows
+		// (the group's other half, or the next group's first); col16,
+		// whose first quad's preparation reads the whole group, a quarter
+		// of the next group per quad (the chunks take two groups:
+		// promptGrain).
 		gr := t.lay.GroupRows()
+		ahead := 4
+		if gr == 16 {
+			ahead = 16
+		}
+		if q+ahead/4 < quads {
+			quant.Prefetch(w[(i+ahead)*wrb : (i+ahead+4)*wrb])
+		}
 		g := i - i%gr
 		t.k.PrepGroup(t.lay, w[g*wrb:(g+gr)*wrb], (i-g)/4, u)
 	default:

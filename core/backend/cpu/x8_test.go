@@ -16,7 +16,7 @@ import (
 )
 
 // quantRows is rows random rows of in elements quantized to wt.
-func quantRows(t *testing.T, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
+func quantRows(t testing.TB, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
 	rb, _ := wt.RowBytes(int64(in))
 	w := make([]byte, int(rb)*rows)
 	wf := randRow(r, in*rows, 0.1)
