@@ -185,15 +185,9 @@ type kernelSet struct {
 	// col16 group.
 	dotR16C16Q4_0Q8_0 func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q4_0S     func(group []byte, q int, u []byte)
-	// dotR16C16Q8_0Q8_0, prep4x16Q8_0: the same for Q8_0 (prep4x8Q8_0's
-	// preparation).
-	dotR16C16Q8_0Q8_0 func(w, x, tab []byte, out *[16]float32)
-	prep4x16Q8_0      func(group []byte, q int, u []byte)
-	// deinterleave16Q4_0, deinterleave16Q8_0: Kernel.Deinterleave of a
-	// col16 group; nil where the level has none (deinterleave16Generic
-	// runs).
+	// deinterleave16Q4_0: Kernel.Deinterleave of a col16 group; nil where
+	// the level has none (deinterleave16Q4_0Generic runs).
 	deinterleave16Q4_0 func(dst []byte, wrb int, src []byte)
-	deinterleave16Q8_0 func(dst []byte, wrb int, src []byte)
 	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)
