@@ -45,7 +45,7 @@ func testCopiedX8(t *testing.T, file string, wt gguf.GGMLType) {
 			if n := s.cpu.X8Weights(); (n > 0) != (mode == "copy" && hasX8) {
 				t.Fatalf("%s: %d x8 weights", mode, n)
 			}
-			// At the AVX512 level Q4_0 weights take the col16 layout.
+			// At the AVX512 level Q4_0, Q4_K and Q6_K weights take the col16 layout.
 			if n := s.cpu.Col16Weights(); (n > 0) != (mode == "copy" && k.Layout() == quant.LayoutCol16) {
 				t.Fatalf("%s: %d col16 weights (kernel layout %s)", mode, n, k.Layout())
 			}

@@ -69,13 +69,6 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q8_0Q8_0
 		k.rows8X8 = cur.dotR8X8Q8_0Q8_0
 		k.deint8 = cur.deinterleave8Q8_0
-		if k.rows8X8 != nil { // the token table exists only with rows8X8
-			k.rows16 = cur.dotR16C16Q8_0Q8_0
-			k.deint16 = cur.deinterleave16Q8_0
-		}
-		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'
-			k.prep16 = cur.prep4x16Q8_0
-		}
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q4_KQ8_K

@@ -185,10 +185,6 @@ type kernelSet struct {
 	// col16 group.
 	dotR16C16Q4_0Q8_0 func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q4_0S     func(group []byte, q int, u []byte)
-	// dotR16C16Q8_0Q8_0, prep4x16Q8_0: the same for Q8_0 (prep4x8Q8_0's
-	// preparation).
-	dotR16C16Q8_0Q8_0 func(w, x, tab []byte, out *[16]float32)
-	prep4x16Q8_0      func(group []byte, q int, u []byte)
 	// dotR16C16Q4_KQ8_K, prep4x16Q4_K: the same for Q4_K's col16 layout
 	// (rows16k.go; no token table: tab is nil), prep4Q4_K's preparation.
 	dotR16C16Q4_KQ8_K func(w, x, tab []byte, out *[16]float32)
@@ -196,11 +192,10 @@ type kernelSet struct {
 	// dotR16C16Q6_KQ8_K, prep4x16Q6_K: the same for Q6_K.
 	dotR16C16Q6_KQ8_K func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q6_K      func(group []byte, q int, u []byte)
-	// deinterleave16Q4_0, deinterleave16Q8_0, deinterleave16Q4_K,
-	// deinterleave16Q6_K: Kernel.Deinterleave of a col16 group; nil where
-	// the level has none (the Go moves run).
+	// deinterleave16Q4_0, deinterleave16Q4_K, deinterleave16Q6_K:
+	// Kernel.Deinterleave of a col16 group; nil where the level has none
+	// (the Go moves run).
 	deinterleave16Q4_0 func(dst []byte, wrb int, src []byte)
-	deinterleave16Q8_0 func(dst []byte, wrb int, src []byte)
 	deinterleave16Q4_K func(dst []byte, wrb int, src []byte)
 	deinterleave16Q6_K func(dst []byte, wrb int, src []byte)
 	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level

@@ -16,13 +16,7 @@ import (
 // alternating round by round in one process. Logged like
 // BenchmarkMemDecode: run with -benchtime 1x.
 func BenchmarkMemDecodeCol16(b *testing.B) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		b.Run(typ.String(), func(b *testing.B) { benchMemDecodeCol16(b, typ) })
-	}
-}
-
-func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType) {
-	const n, mrows = memDecodeN, memDecodeRows
+	const n, mrows, typ = memDecodeN, memDecodeRows, gguf.TypeQ4_0
 	k, wrb, mats, total := memDecodeKernel(b, typ)
 	if k.Layout() != LayoutCol16 {
 		b.Skip("no col16 kernel at this level")
@@ -46,9 +40,6 @@ func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType) {
 	var o8 [2][8]float32
 	var o16 [2][16]float32
 	block, pf, dists := bytesQ4c16, &c16PrefetchQ4_0, []int{0, 4, 8, 12, 16}
-	if typ == gguf.TypeQ8_0 {
-		block, pf, dists = bytesQ80c16, &c16PrefetchQ8_0, []int{0, 2, 4, 6, 8}
-	}
 	keep := *pf
 	defer func() { *pf = keep }()
 	vs := []memVariant{{"x8", len(w8), func() {

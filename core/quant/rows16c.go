@@ -20,8 +20,7 @@ const (
 	LayoutFile Layout = iota
 	// LayoutX8 is the x8 layout, groups of eight rows.
 	LayoutX8
-	// LayoutCol16 is the col16 layout, groups of sixteen rows (Q4_0,
-	// Q8_0).
+	// LayoutCol16 is the col16 layout, groups of sixteen rows (Q4_0).
 	LayoutCol16
 )
 
@@ -46,41 +45,29 @@ func (l Layout) String() string {
 	return "file"
 }
 
-// The sixteen-row column layout ("col16") of Q4_0 and Q8_0: each group of
-// sixteen consecutive rows is one stream, per 32-column block the sixteen
-// rows' F16 scales d[0..15] (32 bytes), then the quant bytes in 64-byte
-// chunks (Q4_0: four, 288 bytes a block; Q8_0: eight, 544), chunk c
-// holding quant bytes 4c..4c+3 of row 0, then of row 1, …, of row 15 (row
-// r's at 32 + 64c + 4r). The quant bytes are the file's. A chunk is one
+// The sixteen-row column layout ("col16") of Q4_0: each group of sixteen
+// consecutive rows is one stream, per 32-column block 288 bytes: the
+// sixteen rows' F16 scales d[0..15] (32 bytes), then four 64-byte chunks,
+// chunk c holding quant bytes 4c..4c+3 of row 0, then of row 1, …, of row
+// 15 (row r's at 32 + 64c + 4r). The nibbles are the file's. A chunk is one
 // 512-bit register with a row in each 32-bit lane; it meets the token's
-// four matching quants (Q4_0: of each nibble half, elements 4c..4c+3 and
+// four matching quants of each nibble half (elements 4c..4c+3 and
 // 16+4c..16+4c+3) broadcast to every lane, so each lane ends the block
 // with its row's whole integer sum and no horizontal reduction is left:
-// the Q4_0 decode mat-vec takes ~34 instructions for sixteen rows and a
-// block, where the x8 kernel takes ~72 (bench/results/
-// 2026-12-02-s12-cpu-col16). The layout is used where the level has its
-// decode kernel (AVX-512 VNNI; Kernel.Layout); the AVX2 level and arm64
-// keep x8.
+// the decode mat-vec takes ~34 instructions for sixteen rows and a block,
+// where the x8 kernel takes ~72 (bench/results/2026-12-02-s12-cpu-col16).
+// The layout is used where the level has its decode kernel (AVX-512 VNNI;
+// Kernel.Layout); the AVX2 level and arm64 keep x8. (Q8_0 in the same
+// layout, eight chunks a block, decoded and prefilled no faster than x8:
+// bench/results/2026-12-03-s13-cpu-col16.)
 
-// bytesQ4c16 and bytesQ80c16 are one col16 block of Q4_0 and Q8_0:
-// sixteen scales, sixteen rows' quants.
-const (
-	bytesQ4c16  = 16 * bytesQ4
-	bytesQ80c16 = 16 * bytesQ80
-)
-
-// c16Block is the bytes of one block of a row of the kernel's type (Q4_0
-// or Q8_0); its col16 block is sixteen times that.
-func (k *Kernel) c16Block() int {
-	if k.t == gguf.TypeQ8_0 {
-		return bytesQ80
-	}
-	return bytesQ4
-}
+// bytesQ4c16 is one Q4_0 col16 block: sixteen scales, sixteen rows' quants.
+const bytesQ4c16 = 16 * bytesQ4
 
 // Layout is the layout this kernel's weights are repacked to at its level:
-// col16 for Q4_0 and Q8_0 where the level has the col16 decode kernel, x8 where it
-// has an x8 kernel (HasX8), else the file's.
+// col16 for Q4_0, Q4_K and Q6_K where the level has their col16 decode
+// kernel (rows16k.go has the K types' layout), x8 where it has an x8
+// kernel (HasX8), else the file's.
 func (k *Kernel) Layout() Layout {
 	switch {
 	case k.rows16 != nil:
@@ -100,7 +87,7 @@ func (k *Kernel) Has(l Layout) bool {
 	case LayoutX8:
 		return Interleaves8(k.t)
 	case LayoutCol16:
-		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ8_0 || k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K
+		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K
 	}
 	return false
 }
@@ -111,19 +98,16 @@ func (k *Kernel) GroupBytes(l Layout) int { return l.GroupRows() * k.wrb }
 // Interleave writes the group of l.GroupRows() rows src (file layout) into
 // dst (the same length) in layout l (Has(l), l not LayoutFile).
 func (k *Kernel) Interleave(l Layout, dst, src []byte) {
-	if l == LayoutCol16 && k.t == gguf.TypeQ4_K {
+	switch {
+	case l != LayoutCol16:
+		k.Interleave8(dst, src)
+	case k.t == gguf.TypeQ4_K:
 		moveC16Q4K(src, dst, k.wrb/bytesQ4K, true)
-		return
-	}
-	if l == LayoutCol16 && k.t == gguf.TypeQ6_K {
+	case k.t == gguf.TypeQ6_K:
 		moveC16Q6K(src, dst, k.wrb/bytesQ6K, true)
-		return
+	default:
+		interleave16Q4_0(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
 	}
-	if l == LayoutCol16 {
-		interleave16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
-		return
-	}
-	k.Interleave8(dst, src)
 }
 
 // Deinterleave is Interleave undone: the group src (layout l) as rows in
@@ -131,23 +115,18 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 // they lie runs it on every group: vector moves where the level has
 // them.)
 func (k *Kernel) Deinterleave(l Layout, dst, src []byte) {
-	if l == LayoutCol16 {
-		if k.deint16 != nil {
-			k.deint16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
-			return
-		}
-		switch k.t {
-		case gguf.TypeQ4_K:
-			moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
-			return
-		case gguf.TypeQ6_K:
-			moveC16Q6K(dst, src, k.wrb/bytesQ6K, false)
-			return
-		}
-		deinterleave16Generic(dst[:16*k.wrb], k.wrb, src[:16*k.wrb], k.c16Block())
-		return
+	switch {
+	case l != LayoutCol16:
+		k.Deinterleave8(dst, src)
+	case k.deint16 != nil:
+		k.deint16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
+	case k.t == gguf.TypeQ4_K:
+		moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
+	case k.t == gguf.TypeQ6_K:
+		moveC16Q6K(dst, src, k.wrb/bytesQ6K, false)
+	default:
+		deinterleave16Q4_0Generic(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
 	}
-	k.Deinterleave8(dst, src)
 }
 
 // DotGroup is Dot of every row of one group w (layout l) against one
@@ -160,27 +139,19 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 		return
 	}
 	o := (*[16]float32)(out[:16])
-	if k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K { // no token table
-		if k.rows16 == nil && k.t == gguf.TypeQ4_K {
-			rows16C16Q4KGeneric(w[:16*k.wrb], x[:k.xrb], o)
-			return
-		}
-		if k.rows16 == nil {
-			rows16C16Q6KGeneric(w[:16*k.wrb], x[:k.xrb], o)
-			return
-		}
-		k.rows16(w[:16*k.wrb:16*k.wrb], x[:k.xrb:k.xrb], nil, o)
-		return
+	w, x = w[:16*k.wrb:16*k.wrb], x[:k.xrb:k.xrb]
+	switch {
+	case k.t == gguf.TypeQ4_K && k.rows16 == nil:
+		rows16C16Q4KGeneric(w, x, o)
+	case k.t == gguf.TypeQ6_K && k.rows16 == nil:
+		rows16C16Q6KGeneric(w, x, o)
+	case k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K:
+		k.rows16(w, x, nil, o) // no token table
+	case k.rows16 == nil || tab == nil:
+		rows16C16Q4_0Generic(w, x, o)
+	default:
+		k.rows16(w, x, tab[:k.n/qk*token1Q8_0], o)
 	}
-	if k.rows16 == nil || tab == nil {
-		if k.t == gguf.TypeQ8_0 {
-			rows16C16Q8_0Generic(w[:16*k.wrb], x[:k.xrb], o)
-		} else {
-			rows16C16Q4_0Generic(w[:16*k.wrb], x[:k.xrb], o)
-		}
-		return
-	}
-	k.rows16(w[:16*k.wrb:16*k.wrb], x[:k.xrb:k.xrb], tab[:k.n/qk*token1Q8_0], o)
 }
 
 // DotGroupRow is Dot of row r of the group w (layout l) against x.
@@ -188,23 +159,13 @@ func (k *Kernel) DotGroupRow(l Layout, w []byte, r int, x []byte) float32 {
 	if l != LayoutCol16 {
 		return k.DotRowX8(w, r, x)
 	}
-	if k.t == gguf.TypeQ4_K {
+	switch k.t {
+	case gguf.TypeQ4_K:
 		return dotRowC16Q4K(w[:16*k.wrb], r, x[:k.xrb])
-	}
-	if k.t == gguf.TypeQ6_K {
+	case gguf.TypeQ6_K:
 		return dotRowC16Q6K(w[:16*k.wrb], r, x[:k.xrb])
 	}
 	nb := k.n / qk
-	if k.t == gguf.TypeQ8_0 {
-		w, x = w[:nb*bytesQ80c16], x[:nb*bytesQ80]
-		var sum float32
-		for b := 0; b < nb; b++ {
-			wb := w[b*bytesQ80c16 : (b+1)*bytesQ80c16 : (b+1)*bytesQ80c16]
-			xb := x[b*bytesQ80 : (b+1)*bytesQ80 : (b+1)*bytesQ80]
-			sum = fma32(float32(q8_0c16Sumi(wb, xb, r)), f16le(wb[2*r:])*f16le(xb), sum)
-		}
-		return sum
-	}
 	w, x = w[:nb*bytesQ4c16], x[:nb*bytesQ80]
 	var sum float32
 	for b := 0; b < nb; b++ {
@@ -234,80 +195,36 @@ func (k *Kernel) PrepGroup(l Layout, group []byte, q int, u []byte) {
 	k.Prep4X8(group, q, u)
 }
 
-// interleave16 writes the sixteen rows of src (wrb apart, blocks of bs
-// bytes: a scale, then (bs−2)/4 chunks of quant bytes) into dst in the
-// col16 layout.
-func interleave16(dst []byte, wrb int, src []byte, bs int) {
-	nb, g, chunks := wrb/bs, 16*bs, (bs-2)/4
+// interleave16Q4_0 writes the sixteen Q4_0 rows of src (wrb apart) into
+// dst in the col16 layout.
+func interleave16Q4_0(dst []byte, wrb int, src []byte) {
+	nb := wrb / bytesQ4
 	le := binary.LittleEndian
 	for b := 0; b < nb; b++ {
-		o := dst[b*g : (b+1)*g : (b+1)*g]
+		o := dst[b*bytesQ4c16 : (b+1)*bytesQ4c16 : (b+1)*bytesQ4c16]
 		for r := 0; r < 16; r++ {
-			s := src[r*wrb+b*bs : r*wrb+(b+1)*bs : r*wrb+(b+1)*bs]
+			s := src[r*wrb+b*bytesQ4 : r*wrb+(b+1)*bytesQ4 : r*wrb+(b+1)*bytesQ4]
 			le.PutUint16(o[2*r:], le.Uint16(s))
-			for c := 0; c < chunks; c++ {
+			for c := 0; c < 4; c++ {
 				le.PutUint32(o[32+64*c+4*r:], le.Uint32(s[2+4*c:]))
 			}
 		}
 	}
 }
 
-// deinterleave16Generic is interleave16 undone.
-func deinterleave16Generic(dst []byte, wrb int, src []byte, bs int) {
-	nb, g, chunks := wrb/bs, 16*bs, (bs-2)/4
+// deinterleave16Q4_0Generic is interleave16Q4_0 undone (the Go twin of
+// deinterleave16Q4_0AVX512).
+func deinterleave16Q4_0Generic(dst []byte, wrb int, src []byte) {
+	nb := wrb / bytesQ4
 	le := binary.LittleEndian
 	for b := 0; b < nb; b++ {
-		s := src[b*g : (b+1)*g : (b+1)*g]
+		s := src[b*bytesQ4c16 : (b+1)*bytesQ4c16 : (b+1)*bytesQ4c16]
 		for r := 0; r < 16; r++ {
-			o := dst[r*wrb+b*bs : r*wrb+(b+1)*bs : r*wrb+(b+1)*bs]
+			o := dst[r*wrb+b*bytesQ4 : r*wrb+(b+1)*bytesQ4 : r*wrb+(b+1)*bytesQ4]
 			le.PutUint16(o, le.Uint16(s[2*r:]))
-			for c := 0; c < chunks; c++ {
+			for c := 0; c < 4; c++ {
 				le.PutUint32(o[2+4*c:], le.Uint32(s[32+64*c+4*r:]))
 			}
-		}
-	}
-}
-
-// q8_0c16Sumi is row r's integer block sum of dotQ8_0Q8_0Generic in the
-// col16 block wb against the Q8_0 block xb.
-func q8_0c16Sumi(wb, xb []byte, r int) int32 {
-	var sumi int32
-	for j := 0; j < 32; j++ {
-		sumi += int32(int8(wb[32+64*(j/4)+4*r+j%4])) * int32(int8(xb[2+j]))
-	}
-	return sumi
-}
-
-// rows16C16Q8_0Generic is the Go twin of the Q8_0 col16 kernel: each row
-// the one-row generic sequence (sum = fma(sumi, d_w·d_x, sum)).
-func rows16C16Q8_0Generic(w, x []byte, out *[16]float32) {
-	nb := len(w) / bytesQ80c16
-	x = x[:nb*bytesQ80]
-	*out = [16]float32{}
-	for b := 0; b < nb; b++ {
-		wb := w[b*bytesQ80c16 : (b+1)*bytesQ80c16 : (b+1)*bytesQ80c16]
-		xb := x[b*bytesQ80 : (b+1)*bytesQ80 : (b+1)*bytesQ80]
-		dx := f16le(xb)
-		for r := range out {
-			out[r] = fma32(float32(q8_0c16Sumi(wb, xb, r)), f16le(wb[2*r:])*dx, out[r])
-		}
-	}
-}
-
-// prep4x16Q8_0Generic is bias4Q8_0's preparation (prep4Q8_0 bytes a
-// block: the quants plus 128 (XOR 0x80), row r's 32 at 32r, then the four
-// d_w as float32) of rows 4q..4q+3 of a Q8_0 col16 group as it lies.
-func prep4x16Q8_0Generic(group []byte, q int, u []byte) {
-	nb := len(u) / prep4Q8_0
-	for b := 0; b < nb; b++ {
-		g := group[b*bytesQ80c16 : (b+1)*bytesQ80c16 : (b+1)*bytesQ80c16]
-		ub := u[b*prep4Q8_0 : (b+1)*prep4Q8_0 : (b+1)*prep4Q8_0]
-		for r := 0; r < 4; r++ {
-			row := 4*q + r
-			for j := 0; j < 32; j++ {
-				ub[32*r+j] = g[32+64*(j/4)+4*row+j%4] ^ 0x80
-			}
-			binary.LittleEndian.PutUint32(ub[128+4*r:], math.Float32bits(f16le(g[2*row:])))
 		}
 	}
 }

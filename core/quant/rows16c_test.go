@@ -8,8 +8,7 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// TestRows16C16MatchGeneric: the col16 layout of Q4_0 and Q8_0
-// (rows16c.go) puts row r's quant bytes 4c..4c+3 of each block at
+// TestRows16C16MatchGeneric: the col16 layout of Q4_0 (rows16c.go) puts row r's quant bytes 4c..4c+3 of each block at
 // 32+64c+4r and its scale at 2r; Interleave and Deinterleave are inverse;
 // at every level the col16 kernels (DotGroup with and without the token
 // table, DotGroupRow) give each row the one-row generic bits of the row in
@@ -19,17 +18,8 @@ import (
 // (PrepGroup), the bytes are Prep4's on the file rows (the Go twins'
 // against the file-row twins at every level).
 func TestRows16C16MatchGeneric(t *testing.T) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		testRows16C16(t, typ)
-	}
-}
-
-func testRows16C16(t *testing.T, typ gguf.GGMLType) {
-	gen := genericKernels()
-	one, bs := gen.dotQ4_0Q8_0, bytesQ4
-	if typ == gguf.TypeQ8_0 {
-		one, bs = gen.dotQ8_0Q8_0, bytesQ80
-	}
+	const typ, bs = gguf.TypeQ4_0, bytesQ4
+	one := genericKernels().dotQ4_0Q8_0
 	for _, lvl := range Levels() {
 		for _, n := range twinSizes(typ) {
 			if n == 0 {
@@ -77,14 +67,10 @@ func testRows16C16(t *testing.T, typ gguf.GGMLType) {
 						t.Fatalf("%s %s n=%d: Deinterleave(Interleave(w)) != w", typ, lvl, n)
 					}
 					// The Go twin of the preparation of each quad.
-					prep, twin, tb := unpack4Q4_0SGeneric, prep4x16Q4_0SGeneric, prep4Q4_0S
-					if typ == gguf.TypeQ8_0 {
-						prep, twin, tb = bias4Q8_0Generic, prep4x16Q8_0Generic, prep4Q8_0
-					}
-					u, want := make([]byte, tb*nb), make([]byte, tb*nb)
+					u, want := make([]byte, prep4Q4_0S*nb), make([]byte, prep4Q4_0S*nb)
 					for q := 0; q < 4; q++ {
-						prep(src[4*q*wrb:], wrb, want)
-						twin(g, q, u)
+						unpack4Q4_0SGeneric(src[4*q*wrb:], wrb, want)
+						prep4x16Q4_0SGeneric(g, q, u)
 						if !bytes.Equal(u, want) {
 							t.Fatalf("%s n=%d quad %d: the col16 preparation's Go twin differs from the file rows'", typ, n, q)
 						}
@@ -126,10 +112,10 @@ func testRows16C16(t *testing.T, typ gguf.GGMLType) {
 	}
 }
 
-// TestLayoutByLevel: Q4_0 and Q8_0 weights are repacked to col16 where
-// the level has its decode kernels (AVX-512), to x8 at the AVX2 level, not
-// at all at the generic one; the generic twins still run each layout at
-// every level (Has).
+// TestLayoutByLevel: Q4_0 weights are repacked to col16 where the level
+// has its decode kernel (AVX-512), to x8 at the AVX2 level, not at all at
+// the generic one; Q8_0 keeps x8; the generic twins still run each layout
+// at every level (Has).
 func TestLayoutByLevel(t *testing.T) {
 	for _, lvl := range Levels() {
 		restore := ForceLevel(lvl)
@@ -139,7 +125,7 @@ func TestLayoutByLevel(t *testing.T) {
 		want4, want8 := LayoutFile, LayoutFile
 		switch lvl {
 		case AVX512:
-			want4, want8 = LayoutCol16, LayoutCol16
+			want4, want8 = LayoutCol16, LayoutX8
 		case AVX2, NEON, NEONDot:
 			if k4.HasX8() {
 				want4 = LayoutX8
@@ -154,7 +140,7 @@ func TestLayoutByLevel(t *testing.T) {
 		if got := k8.Layout(); got != want8 {
 			t.Errorf("%s: Q8_0 layout %s, want %s", lvl, got, want8)
 		}
-		if !k4.Has(LayoutCol16) || !k8.Has(LayoutCol16) || !k8.Has(LayoutX8) {
+		if !k4.Has(LayoutCol16) || k8.Has(LayoutCol16) || !k8.Has(LayoutX8) {
 			t.Errorf("%s: Has col16 Q4_0 %v Q8_0 %v", lvl, k4.Has(LayoutCol16), k8.Has(LayoutCol16))
 		}
 		if LayoutCol16.GroupRows() != 16 || LayoutX8.GroupRows() != 8 || LayoutFile.GroupRows() != 0 {
@@ -167,13 +153,7 @@ func TestLayoutByLevel(t *testing.T) {
 // sixteen rows (in cache), and the tile kernels' preparation of the
 // sixteen rows' four quads from either, alternating rounds.
 func BenchmarkRows16C16(b *testing.B) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		b.Run(typ.String(), func(b *testing.B) { benchRows16C16(b, typ) })
-	}
-}
-
-func benchRows16C16(b *testing.B, typ gguf.GGMLType) {
-	const n = 2048
+	const n, typ = 2048, gguf.TypeQ4_0
 	k, _ := NewKernel(typ, n)
 	if k.Layout() != LayoutCol16 {
 		b.Skip("no col16 kernel at this level")
@@ -220,22 +200,20 @@ func benchRows16C16(b *testing.B, typ gguf.GGMLType) {
 // a group of sixteen rows back into the file layout (what a prompt step
 // that cannot run on the groups as they lie does to every group).
 func BenchmarkDeinterleave16(b *testing.B) {
-	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		for _, lvl := range Levels() {
-			restore := ForceLevel(lvl)
-			k, err := NewKernel(typ, 2048)
-			restore()
-			if err != nil {
-				b.Fatal(err)
-			}
-			src := make([]byte, 16*k.WeightRowBytes())
-			dst := make([]byte, len(src))
-			b.Run(typ.String()+"/"+lvl.String(), func(b *testing.B) {
-				b.SetBytes(int64(len(src)))
-				for b.Loop() {
-					k.Deinterleave(LayoutCol16, dst, src)
-				}
-			})
+	for _, lvl := range Levels() {
+		restore := ForceLevel(lvl)
+		k, err := NewKernel(gguf.TypeQ4_0, 2048)
+		restore()
+		if err != nil {
+			b.Fatal(err)
 		}
+		src := make([]byte, 16*k.WeightRowBytes())
+		dst := make([]byte, len(src))
+		b.Run("Q4_0/"+lvl.String(), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				k.Deinterleave(LayoutCol16, dst, src)
+			}
+		})
 	}
 }

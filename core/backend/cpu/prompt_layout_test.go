@@ -12,19 +12,13 @@ import (
 )
 
 // BenchmarkPromptLayouts: a prompt step's mat-muls (128 tokens, two
-// threads) over ~100 MB of TinyLlama-gate-shaped Q4_0 and Q8_0 weights
+// threads) over ~100 MB of TinyLlama-gate-shaped Q4_0 weights
 // (5632 × 2048, read from memory as a prefill reads them), in the x8 and
 // the col16 layouts, alternating round by round in one process; the
 // median and best ms of each over 15 rounds are logged (b.N is ignored:
 // run with -benchtime 1x).
 func BenchmarkPromptLayouts(b *testing.B) {
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		b.Run(wt.String(), func(b *testing.B) { benchPromptLayouts(b, wt) })
-	}
-}
-
-func benchPromptLayouts(b *testing.B, wt gguf.GGMLType) {
-	const in, rows, tokens = 2048, 5632, 128
+	const in, rows, tokens, wt = 2048, 5632, 128, gguf.TypeQ4_0
 	k, err := quant.NewKernel(wt, in)
 	if err != nil {
 		b.Fatal(err)

@@ -13,10 +13,10 @@ import (
 // reads one stream instead of eight or sixteen strided ones, and decode
 // reads the weights from memory faster (bench/results/
 // 2026-12-02-s9-cpu-repack). The layout is the kernel's at load
-// (quant.Kernel.Layout): Q4_0 at the AVX512 level takes col16, sixteen
-// rows in the lanes of one register (quant/rows16c.go; bench/results/
-// 2026-12-03-s13-cpu-col16), the others x8, eight rows (quant/rows8i.go,
-// rows8k.go). The weight keeps its layout (weight.layout) whatever level
+// (quant.Kernel.Layout): Q4_0, Q4_K and Q6_K at the AVX512 level take
+// col16, sixteen rows in the lanes of one register (quant/rows16c.go,
+// rows16k.go; bench/results/2026-12-03-s13-cpu-col16, -q4kc16), the
+// others x8, eight rows (quant/rows8i.go, rows8k.go). The weight keeps its layout (weight.layout) whatever level
 // later runs it. Mapped weights keep the file's layout.
 //
 // Only the mat-muls read a repacked weight: bytesOf refuses it to every

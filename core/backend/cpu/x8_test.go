@@ -40,7 +40,7 @@ func toLayout(k quant.Kernel, lay quant.Layout, w []byte) []byte {
 
 // TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on repacked
 // weights: x8 (Q4_0, Q8_0, and the K x8 layout of Q4_K and Q6_K) and col16
-// (Q4_0), whose prompt steps run on the weight as it is where no group of
+// (Q4_0, Q4_K, Q6_K), whose prompt steps run on the weight as it is where no group of
 // four tokens follows the tiles (rows past the last whole group in the
 // file layout), on one thread and two, every layout at every level (where
 // the level has no kernel for the layout, the generic twin).
@@ -109,8 +109,8 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 
 // TestX8Registered: copied Q4_0, Q8_0, Q4_K and Q6_K weights named as
 // mat-mul weights, with rows in groups of sixteen, are repacked to the
-// kernel's layout (Q4_0 at the AVX512 level: col16 where the rows come in
-// thirty-twos, else x8; x8 where the level has an x8 kernel), others not,
+// kernel's layout (Q4_0, Q4_K, Q6_K at the AVX512 level: col16 where the
+// rows come in thirty-twos, else x8; x8 where the level has an x8 kernel), others not,
 // mapped ones never; the repacked ones give the bits of quant.VecDot in a
 // shared one-token call (weights of both layouts together), a prompt step
 // and through views of their halves, and any other op is refused them.
