@@ -10,19 +10,23 @@ import (
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
-// TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0) model whose copied weights the CPU
-// repacks to x8 (backend/cpu/x8.go) computes the mapped model's logits bit
-// for bit: a prompt step (eight-token tiles, a group of four, single
-// tokens) and decode steps, on one thread and two.
+// TestCopiedX8WeightsSameLogits: a Q4_0 (Q8_0, Q4_K_M) model whose copied
+// weights the CPU repacks to x8 or col16 (backend/cpu/x8.go) computes the
+// mapped model's logits bit for bit: a prompt step (eight-token tiles, a
+// group of four, single tokens) and decode steps, on one thread and two.
+// (Q4_K_M: its Q4_K and Q6_K weights take col16 at the AVX512 level.)
 func TestCopiedX8WeightsSameLogits(t *testing.T) {
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		t.Run(wt.String(), func(t *testing.T) { testCopiedX8(t, wt) })
+	for _, c := range []struct {
+		file string
+		wt   gguf.GGMLType
+	}{{"Q4_0", gguf.TypeQ4_0}, {"Q8_0", gguf.TypeQ8_0}, {"Q4_K_M", gguf.TypeQ4_K}} {
+		t.Run(c.file, func(t *testing.T) { testCopiedX8(t, c.file, c.wt) })
 	}
 }
 
-func testCopiedX8(t *testing.T, wt gguf.GGMLType) {
-	path := ggtest.Path(t, "small", "synth-llama-small-"+wt.String()+".gguf")
-	k, err := quant.NewKernel(wt, 64)
+func testCopiedX8(t *testing.T, file string, wt gguf.GGMLType) {
+	path := ggtest.Path(t, "small", "synth-llama-small-"+file+".gguf")
+	k, err := quant.NewKernel(wt, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +44,10 @@ func testCopiedX8(t *testing.T, wt gguf.GGMLType) {
 			}
 			if n := s.cpu.X8Weights(); (n > 0) != (mode == "copy" && hasX8) {
 				t.Fatalf("%s: %d x8 weights", mode, n)
+			}
+			// At the AVX512 level Q4_0, Q4_K and Q6_K weights take the col16 layout.
+			if n := s.cpu.Col16Weights(); (n > 0) != (mode == "copy" && k.Layout() == quant.LayoutCol16) {
+				t.Fatalf("%s: %d col16 weights (kernel layout %s)", mode, n, k.Layout())
 			}
 			l, err := s.Eval(context.Background(), prompt, true)
 			if err != nil {

@@ -21,8 +21,14 @@ type Kernel struct {
 	t8       tile8Kernel
 	rows8T   func(w []byte, wstride int, x, tab []byte, out *[8]float32)
 	rows8X8  func(w, x, tab []byte, out *[8]float32)
-	rows4x4  func(w, x []byte, out *[4]float32)
-	deint8   func(dst []byte, wrb int, src []byte)
+	// rows16, prep16: the col16 decode kernel and the tile kernels'
+	// preparation of a col16 group's row quad (rows16c.go), where the
+	// level has them; rows16 set makes col16 the kernel's Layout.
+	rows16  func(w, x, tab []byte, out *[16]float32)
+	prep16  func(group []byte, q int, u []byte)
+	deint16 func(dst []byte, wrb int, src []byte)
+	rows4x4 func(w, x []byte, out *[4]float32)
+	deint8  func(dst []byte, wrb int, src []byte)
 }
 
 // NewKernel resolves the kernel for rows of n elements of weight type t
@@ -49,6 +55,11 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 			k.rows8T = cur.dotR8TQ4_0Q8_0
 			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
 			k.deint8 = cur.deinterleave8Q4_0
+			k.rows16 = cur.dotR16C16Q4_0Q8_0
+			k.deint16 = cur.deinterleave16Q4_0
+		}
+		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'
+			k.prep16 = cur.prep4x16Q4_0S
 		}
 	}
 	switch t {
@@ -61,9 +72,19 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q4_KQ8_K
+		k.rows16 = cur.dotR16C16Q4_KQ8_K
+		k.deint16 = cur.deinterleave16Q4_K
+		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
+			k.prep16 = cur.prep4x16Q4_K
+		}
 	case gguf.TypeQ6_K:
 		k.rows4 = cur.dotR4Q6_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q6_KQ8_K
+		k.rows16 = cur.dotR16C16Q6_KQ8_K
+		k.deint16 = cur.deinterleave16Q6_K
+		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
+			k.prep16 = cur.prep4x16Q6_K
+		}
 	}
 	return k, nil
 }

@@ -47,6 +47,18 @@ func init() {
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
 	ks.dotR8X8Q4_0Q8_0 = rows8X8(q4_0q8_0r8x8AVX512, bytesQ4x8)
 	ks.dotR8X8Q8_0Q8_0 = rows8X8(q8_0q8_0r8x8AVX512, bytesQ80x8)
+	// Q4_0's sixteen-row column layout (rows16c.go): its decode kernel,
+	// the tile kernels' preparation from it and its deinterleave.
+	ks.dotR16C16Q4_0Q8_0 = rows16C16(q4_0q8_0r16c16AVX512)
+	ks.prep4x16Q4_0S = prep16(prep4x16Q4_0SAVX512)
+	ks.deinterleave16Q4_0 = deinterleave16(deinterleave16Q4_0AVX512)
+	// Q4_K's and Q6_K's (rows16k.go).
+	ks.dotR16C16Q4_KQ8_K = rows16C16Q4K
+	ks.prep4x16Q4_K = prep16Q4K
+	ks.deinterleave16Q4_K = deinterleave16K(gather4C16Q4KAVX512, bytesQ4K)
+	ks.dotR16C16Q6_KQ8_K = rows16C16Q6K
+	ks.prep4x16Q6_K = prep16Q6K
+	ks.deinterleave16Q6_K = deinterleave16K(gather4C16Q6KAVX512, bytesQ6K)
 	ks.dotR4Q8_0Q8_0 = blocksR4(q8_0q8_0r4AVX512, bytesQ80, bytesQ80)
 	ks.dotR4Q4_KQ8_K = blocksR4(q4_Kq8_Kr4AVX512, bytesQ4K, bytesQ8K)
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX512, bytesQ6K, bytesQ8K)

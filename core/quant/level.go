@@ -178,6 +178,26 @@ type kernelSet struct {
 	// against one token with its table; nil where the level has none (the
 	// generic twin then runs without the table).
 	dotR8X8Q4_0Q8_0 func(w, x, tab []byte, out *[8]float32)
+	// dotR16C16Q4_0Q8_0: the sixteen rows of one Q4_0 col16 group
+	// (rows16c.go) against one token with its table; nil where the level
+	// has none (the layout is then not chosen, and the generic twin runs
+	// a col16 weight). prep4x16Q4_0S: prep4x8Q4_0S for rows 4q..4q+3 of a
+	// col16 group.
+	dotR16C16Q4_0Q8_0 func(w, x, tab []byte, out *[16]float32)
+	prep4x16Q4_0S     func(group []byte, q int, u []byte)
+	// dotR16C16Q4_KQ8_K, prep4x16Q4_K: the same for Q4_K's col16 layout
+	// (rows16k.go; no token table: tab is nil), prep4Q4_K's preparation.
+	dotR16C16Q4_KQ8_K func(w, x, tab []byte, out *[16]float32)
+	prep4x16Q4_K      func(group []byte, q int, u []byte)
+	// dotR16C16Q6_KQ8_K, prep4x16Q6_K: the same for Q6_K.
+	dotR16C16Q6_KQ8_K func(w, x, tab []byte, out *[16]float32)
+	prep4x16Q6_K      func(group []byte, q int, u []byte)
+	// deinterleave16Q4_0, deinterleave16Q4_K, deinterleave16Q6_K:
+	// Kernel.Deinterleave of a col16 group; nil where the level has none
+	// (the Go moves run).
+	deinterleave16Q4_0 func(dst []byte, wrb int, src []byte)
+	deinterleave16Q4_K func(dst []byte, wrb int, src []byte)
+	deinterleave16Q6_K func(dst []byte, wrb int, src []byte)
 	// deinterleave8Q4_0: Kernel.Deinterleave8 for Q4_0; nil where the level
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)

@@ -245,10 +245,10 @@ const (
 func (ks *kernelSet) noTiles() {
 	ks.dotR4x8Q4_0Q8_0, ks.dotR2x16Q4_0Q8_0, ks.dotR4x16Q4_0Q8_0, ks.unpack4Q4_0, ks.unpack4Q4_0S = nil, nil, nil, nil, nil
 	ks.dotR4x8Q8_0Q8_0, ks.dotR2x16Q8_0Q8_0, ks.dotR4x16Q8_0Q8_0, ks.bias4Q8_0 = nil, nil, nil, nil
-	ks.prep4x8Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0, ks.dotR8x16Q4_KQ8_K, ks.dotR8x16Q4_0Q8_0 = nil, nil, nil, nil, nil
+	ks.prep4x8Q4_0S, ks.prep4x16Q4_0S, ks.prep4x8Q8_0, ks.dotR8x16Q8_0Q8_0, ks.dotR8x16Q4_KQ8_K, ks.dotR8x16Q4_0Q8_0 = nil, nil, nil, nil, nil, nil
 	ks.tile8Q8_0Abs, ks.dotR4x8Q8_0Q8_0Abs, ks.dotR2x16Q8_0Q8_0Abs, ks.dotR4x16Q8_0Q8_0Abs, ks.scan4Q8_0 = false, nil, nil, nil, nil
-	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x8Q4_K = nil, nil, nil, nil, nil
-	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x8Q6_K = nil, nil, nil, nil, nil
+	ks.dotR4x8Q4_KQ8_K, ks.dotR2x16Q4_KQ8_K, ks.dotR4x16Q4_KQ8_K, ks.prep4Q4_K, ks.prep4x8Q4_K, ks.prep4x16Q4_K = nil, nil, nil, nil, nil, nil
+	ks.dotR4x8Q6_KQ8_K, ks.dotR2x16Q6_KQ8_K, ks.dotR4x16Q6_KQ8_K, ks.prep4Q6_K, ks.prep4x8Q6_K, ks.prep4x16Q6_K = nil, nil, nil, nil, nil, nil
 }
 
 // tile8For is the level's eight-token tile kernel for t; its dot is nil

@@ -25,9 +25,10 @@ type weight struct {
 	t    gguf.GGMLType
 	dims []int64
 	data []byte
-	// x8: data is the copy repacked in groups of eight rows (x8.go), read
-	// only by the mat-muls.
-	x8 bool
+	// layout: how data lies, the file's or (a copy repacked in groups of
+	// eight or sixteen rows, x8.go) quant.LayoutX8 or LayoutCol16, then
+	// read only by the mat-muls.
+	layout quant.Layout
 }
 
 // CPU is the host backend.
@@ -148,15 +149,15 @@ func (c *CPU) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []
 	if _, dup := c.weights[name]; dup {
 		return fmt.Errorf("cpu: weight %q registered twice", name)
 	}
-	x8 := false
+	lay := quant.LayoutFile
 	if c.copyWeights {
-		if x8 = repacksX8(name, t, dims); x8 {
-			data = c.arena.copyX8(data, t, dims)
+		if lay = repackLayout(name, t, dims); lay != quant.LayoutFile {
+			data = c.arena.copyRepacked(data, t, dims, lay)
 		} else {
 			data = c.arena.copyOf(data)
 		}
 	}
-	c.weights[name] = weight{t, dims, data, x8}
+	c.weights[name] = weight{t, dims, data, lay}
 	c.wbytes += int64(len(data))
 	return nil
 }
@@ -255,8 +256,8 @@ func (c *CPU) bytesOf(n *graph.Node) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if w.x8 {
-			return nil, fmt.Errorf("cpu: weight %q is repacked for the mat-muls (x8); %s cannot read it", n.Weight, n.Op)
+		if w.layout != quant.LayoutFile {
+			return nil, fmt.Errorf("cpu: weight %q is repacked for the mat-muls (%s); %s cannot read it", n.Weight, w.layout, n.Op)
 		}
 		return w.data, nil
 	}
@@ -274,36 +275,36 @@ func (c *CPU) weightOf(n *graph.Node) (weight, error) {
 	return w, nil
 }
 
-// matWeight is bytesOf for a mat-mul's weight operand, which may be an
-// x8 weight (or a view of one that starts and ends on its groups of
-// eight rows); x8 reports which.
-func (c *CPU) matWeight(n *graph.Node) (w []byte, x8 bool, err error) {
+// matWeight is bytesOf for a mat-mul's weight operand, which may be a
+// repacked weight (or a view of one that starts and ends on its groups of
+// rows); lay is its layout.
+func (c *CPU) matWeight(n *graph.Node) (w []byte, lay quant.Layout, err error) {
 	base, off := n, int64(0)
 	for ; base.Op == graph.OpView; base = base.Src[0] {
 		off += base.ViewOff
 	}
 	if base.Op != graph.OpWeight {
 		w, err := c.bytesOf(n)
-		return w, false, err
+		return w, quant.LayoutFile, err
 	}
 	bw, err := c.weightOf(base)
 	if err != nil {
-		return nil, false, err
+		return nil, quant.LayoutFile, err
 	}
-	if !bw.x8 {
+	if bw.layout == quant.LayoutFile {
 		w, err := c.bytesOf(n)
-		return w, false, err
+		return w, quant.LayoutFile, err
 	}
 	if base != n {
 		if w, err = viewOf(n, bw.data, off); err != nil {
-			return nil, false, err
+			return nil, quant.LayoutFile, err
 		}
-		if !x8View(bw, off, int64(len(w))) {
-			return nil, false, fmt.Errorf("cpu: view %q of %d bytes at %d splits a group of eight rows of the x8 weight %q", n.Name, len(w), off, base.Weight)
+		if !groupView(bw, off, int64(len(w))) {
+			return nil, quant.LayoutFile, fmt.Errorf("cpu: view %q of %d bytes at %d splits a group of %d rows of the %s weight %q", n.Name, len(w), off, bw.layout.GroupRows(), bw.layout, base.Weight)
 		}
-		return w, true, nil
+		return w, bw.layout, nil
 	}
-	return bw.data, true, nil
+	return bw.data, bw.layout, nil
 }
 
 // viewOf is view n's bytes, off bytes into the weight w.
@@ -353,13 +354,13 @@ func (c *CPU) compute(n *graph.Node) error {
 		return err
 	}
 	var src [4][]byte
-	x8 := false // src[0] is an x8 mat-mul weight
+	lay := quant.LayoutFile // src[0]'s layout, a mat-mul weight
 	for i, s := range n.Src {
 		if s == nil {
 			continue
 		}
 		if n.Op == graph.OpMatMul && i == 0 {
-			src[i], x8, err = c.matWeight(s)
+			src[i], lay, err = c.matWeight(s)
 		} else {
 			src[i], err = c.bytesOf(s)
 		}
@@ -385,7 +386,7 @@ func (c *CPU) compute(n *graph.Node) error {
 	case graph.OpAdd:
 		c.broadcast(f32s(out), f32s(src[0]), f32s(src[1]), int(n.Shape[0]), true)
 	case graph.OpMatMul:
-		return c.matMul(n, f32s(out), src[0], x8, f32s(src[1]))
+		return c.matMul(n, f32s(out), src[0], lay, f32s(src[1]))
 	case graph.OpRope:
 		var freqs []float32
 		if n.Src[2] != nil {

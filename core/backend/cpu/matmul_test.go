@@ -74,7 +74,7 @@ func TestMatMulQ8_0MinQuant(t *testing.T) {
 			xq := make([]byte, xrb)
 			for call := 0; call < 2; call++ {
 				got := make([]float32, rows*tokens)
-				if err := c.matMul(n, got, w, false, x); err != nil {
+				if err := c.matMul(n, got, w, quant.LayoutFile, x); err != nil {
 					t.Fatal(err)
 				}
 				for tok := 0; tok < tokens; tok++ {
@@ -123,7 +123,7 @@ func matMulMatchesVecDot(t *testing.T, c *CPU, wt gguf.GGMLType, w []byte, in, r
 		Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
 			{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
 	got := make([]float32, rows*tokens)
-	if err := c.matMul(n, got, w, false, x); err != nil {
+	if err := c.matMul(n, got, w, quant.LayoutFile, x); err != nil {
 		t.Fatal(err)
 	}
 	vt := quant.VecDotType(wt)

@@ -86,7 +86,7 @@ func (c *CPU) broadcast(out, x, y []float32, rowLen int, add bool) {
 // four tokens at a time (Kernel.Dot4), so prefill reads each weight block
 // once per four tokens and a chunk's rows stay in cache across the
 // token groups.
-func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float32) error {
+func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, lay quant.Layout, x []float32) error {
 	wt := n.Src[0].Type
 	in := int(n.Src[0].Shape[0])
 	rows := int(n.Src[0].Rows())
@@ -123,23 +123,24 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float3
 		c.qt = quantTask{vt: vt, x: x, xq: xq, in: in, xrb: xrb}
 		c.w.run(tokens-1, 4, &c.qt)
 	}
-	if x8 {
+	if lay != quant.LayoutFile {
 		w = w[:rows*wrb] // the groups are counted from its length
 	}
-	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens, x8: x8}
+	c.mt = matTask{c: c, k: k, w: w, xq: xq, out: out, rows: rows, tokens: tokens, lay: lay}
 	if tb := k.Tile8Bytes(); tb > 0 && tokens >= 8 && rows%4 == 0 {
 		// Eight-token tiles (tile8.go) for all whole groups of eight.
 		c.packTiles8(k, xq, tokens/8, tb)
 		c.mt.t8 = tokens &^ 7
-		// An x8 weight's rows are scanned in the file layout, quad by quad.
-		c.mt.rowsFree = !x8 && c.rowsFree(k, w[:rows*wrb])
+		// A repacked weight's rows are scanned in the file layout, quad by
+		// quad.
+		c.mt.rowsFree = lay == quant.LayoutFile && c.rowsFree(k, w[:rows*wrb])
 	}
-	// An x8 weight whose tile kernels prepare the halves of its groups as
-	// they lie (quant.Kernel.HasPrep4X8) runs without turning its rows back
-	// into the file layout when no group of four tokens is left after the
-	// tiles (those would need file rows): the tiles from the halves, the
-	// left-over tokens by the x8 mat-vec.
-	c.mt.x8Direct = x8 && k.HasPrep4X8() && tokens-c.mt.t8 < 4
+	// A repacked weight whose tile kernels prepare the row quads of its
+	// groups as they lie (quant.Kernel.HasPrepGroup) runs without turning
+	// its rows back into the file layout when no group of four tokens is
+	// left after the tiles (those would need file rows): the tiles from
+	// the quads, the left-over tokens by the group mat-vec.
+	c.mt.direct = lay != quant.LayoutFile && k.HasPrepGroup(lay) && tokens-c.mt.t8 < 4
 	if tb := k.Group4TableBytes(); tb > 0 && tokens-c.mt.t8 >= 4 {
 		// Per-block facts of each group of four tokens after the tiles,
 		// once per matmul.
@@ -169,7 +170,7 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float3
 	if tokens == 1 {
 		c.w.runGuided(rows, decodeUnit, &c.mt)
 	} else {
-		c.w.run(rows, 16, &c.mt)
+		c.w.run(rows, promptGrain(lay), &c.mt)
 	}
 	c.mt = matTask{}
 	return nil
@@ -178,13 +179,26 @@ func (c *CPU) matMul(n *graph.Node, out []float32, w []byte, x8 bool, x []float3
 // decodeUnit is the smallest chunk of a one-token mat-mul, whose chunks
 // are guided (workers.runGuided): a thread's share of the rows left, so
 // the first chunk is half the matrix (two threads) and the last ones
-// decodeUnit rows (whole x8 groups). Fixed chunks of a quarter thread's
+// decodeUnit rows (whole groups of either repacked layout). Fixed chunks of a quarter thread's
 // share each (four a thread) left the threads of the 2-core VM waiting
 // for each other's last chunk at every mat-mul; more and smaller fixed
 // chunks (each one restarts a thread's stream through the weights) had
 // measured slower: eight per thread 4-5 %, sixteen and thirty-two more
 // (bench/results/2026-12-01-cpufin).
 const decodeUnit = 16
+
+// promptGrain is the chunk of a prompt step's mat-mul on a weight of
+// layout lay: sixteen rows, or two col16 groups, so that the chunk's
+// second group is prefetched while its first computes (prepQuad): with one
+// group a chunk, the first quad's preparation met the whole group in
+// memory each time and prompt steps ran ~1.5 % slower than on x8 weights
+// (BenchmarkPromptLayouts, bench/results/2026-12-03-s13-cpu-col16).
+func promptGrain(lay quant.Layout) int {
+	if lay == quant.LayoutCol16 {
+		return 32
+	}
+	return 16
+}
 
 // quantTask quantizes activation rows 1..tokens-1 (item i is row i+1).
 type quantTask struct {
@@ -223,9 +237,11 @@ type matTask struct {
 	// last whole group, when the kernel takes one.
 	tabs1 []byte
 	tb1   int
-	// x8: w is an x8 weight (x8.go); x8Direct: a prompt step runs on it
-	// as it is (matMul), not through runX8's copies in the file layout.
-	x8, x8Direct bool
+	// lay: w's layout, repacked or not (x8.go); direct: a prompt step
+	// runs on a repacked w as it is (matMul), not through runGroups'
+	// copies in the file layout.
+	lay    quant.Layout
+	direct bool
 	// f16f32: F16 weights against the F32 activations x (rows of in).
 	f16f32 bool
 	x      []float32
@@ -259,17 +275,18 @@ func (t *matTask) run(worker, lo, hi int) {
 		t.runShared(worker, lo, hi)
 		return
 	}
-	if t.x8 && t.tokens > 1 && !t.x8Direct {
-		t.runX8(worker, lo, hi)
+	if t.lay != quant.LayoutFile && t.tokens > 1 && !t.direct {
+		t.runGroups(worker, lo, hi)
 		return
 	}
-	t.runRows(worker, t.w, 0, t.x8, lo, hi)
+	t.runRows(worker, t.w, 0, t.lay, lo, hi)
 }
 
 // runRows is run for rows lo..hi-1 of the weight, whose row i is row
-// i−wb of w: the weight itself (wb = 0; x8 when it is an x8 weight, then
-// for one token only) or some of its rows in the file layout (runX8).
-func (t *matTask) runRows(worker int, w []byte, wb int, x8 bool, lo, hi int) {
+// i−wb of w: the weight itself (wb = 0, in its layout lay; a repacked
+// one for one token, or for tiles it prepares as it lies) or some of its
+// rows in the file layout (runGroups).
+func (t *matTask) runRows(worker int, w []byte, wb int, lay quant.Layout, lo, hi int) {
 	wrb, xrb, rows := t.k.WeightRowBytes(), t.k.ActRowBytes(), t.rows
 	o := &t.c.ws[worker].dot4 // a local would escape through the kernel's func value
 	tok := 0
@@ -301,32 +318,32 @@ func (t *matTask) runRows(worker int, w []byte, wb int, x8 bool, lo, hi int) {
 			r := tok - t.tokens&^3
 			tab = t.tabs1[r*t.tb1 : (r+1)*t.tb1]
 		}
-		t.oneToken(worker, w, wb, x8, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
+		t.oneToken(worker, w, wb, lay, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
 	}
 }
 
 // oneToken computes out[i] = w_i · x for rows lo..hi-1 of w against one
 // quantized token x (tab its token table, nil when the kernel takes none):
 // eight or four rows at a time.
-// Row i of the weight is row i−wb of w; with x8, w is the whole x8 weight
-// (wb = 0) of rows rows.
-func (t *matTask) oneToken(worker int, w []byte, wb int, x8 bool, x, tab []byte, out []float32, lo, hi int) {
+// Row i of the weight is row i−wb of w; with a repacked layout lay, w is
+// the whole repacked weight (wb = 0).
+func (t *matTask) oneToken(worker int, w []byte, wb int, lay quant.Layout, x, tab []byte, out []float32, lo, hi int) {
 	wrb := t.k.WeightRowBytes()
 	o := &t.c.ws[worker].dot4
 	i := lo
-	if x8 {
-		// The rows of whole groups of eight (x8.go): eight at a time
-		// where the chunk holds the whole group, one by one where not.
-		o8 := &t.c.ws[worker].dot8
-		for g8 := len(w) / (8 * wrb) * 8; i < hi && i < g8; {
-			if i%8 == 0 && i+8 <= hi {
-				t.k.Dot8RowsX8(w[i*wrb:(i+8)*wrb], x, tab, o8)
-				copy(out[i:i+8], o8[:])
-				i += 8
+	if gr := lay.GroupRows(); gr > 0 {
+		// The rows of whole groups (x8.go): a group at a time where the
+		// chunk holds the whole group, one by one where not.
+		og := t.c.ws[worker].dotG[:gr]
+		for ge := len(w) / (gr * wrb) * gr; i < hi && i < ge; {
+			if i%gr == 0 && i+gr <= hi {
+				t.k.DotGroup(lay, w[i*wrb:(i+gr)*wrb], x, tab, og)
+				copy(out[i:i+gr], og)
+				i += gr
 				continue
 			}
-			g := i &^ 7
-			out[i] = t.k.DotRowX8(w[g*wrb:(g+8)*wrb], i-g, x)
+			g := i - i%gr
+			out[i] = t.k.DotGroupRow(lay, w[g*wrb:(g+gr)*wrb], i-g, x)
 			i++
 		}
 	}

@@ -193,7 +193,7 @@ func TestMatMulIDMatchesPerExpertMatMul(t *testing.T) {
 				dense := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{out, 1, 1, 1},
 					Src: [4]*graph.Node{{Op: graph.OpView, Type: wt, Shape: [4]int64{in, out, 1, 1}}, {Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{in, 1, 1, 1}}}}
 				want := make([]float32, out)
-				if err := c.matMul(dense, want, w[int(e)*out*int(rb):(int(e)+1)*out*int(rb)], false, xr); err != nil {
+				if err := c.matMul(dense, want, w[int(e)*out*int(rb):(int(e)+1)*out*int(rb)], quant.LayoutFile, xr); err != nil {
 					t.Fatal(err)
 				}
 				for i := range want {

@@ -24,7 +24,7 @@ type matSeg struct {
 	w          []byte
 	out        []float32
 	base, rows int
-	x8         bool // w is an x8 weight (x8.go)
+	lay        quant.Layout // w's layout (x8.go)
 }
 
 // sharedRun is how many of the nodes, from the first, form a shared call:
@@ -91,7 +91,7 @@ func (c *CPU) matMulShared(nodes []*graph.Node) error {
 	c.mt = matTask{c: c, k: k, tokens: 1}
 	total := 0
 	for i, n := range nodes {
-		w, x8, err := c.matWeight(n.Src[0])
+		w, lay, err := c.matWeight(n.Src[0])
 		if err != nil {
 			c.mt = matTask{}
 			return err
@@ -107,7 +107,7 @@ func (c *CPU) matMulShared(nodes []*graph.Node) error {
 			c.mt = matTask{}
 			return fmt.Errorf("matmul %q: weight %q has %d bytes and %d outputs for %d rows of %d bytes", n.Name, n.Src[0].Name, len(w), len(out), rows, wrb)
 		}
-		c.mt.segs[i] = matSeg{w: w, out: out, base: total, rows: rows, x8: x8}
+		c.mt.segs[i] = matSeg{w: w, out: out, base: total, rows: rows, lay: lay}
 		total += rows
 		c.weightReads.Add(int64(wrb * rows))
 	}
@@ -140,7 +140,7 @@ func (t *matTask) runShared(worker, lo, hi int) {
 		s := &t.segs[i]
 		l, h := max(lo, s.base), min(hi, s.base+s.rows)
 		if l < h {
-			t.oneToken(worker, s.w[:s.rows*t.k.WeightRowBytes()], 0, s.x8, t.xq, t.tabs1, s.out, l-s.base, h-s.base)
+			t.oneToken(worker, s.w[:s.rows*t.k.WeightRowBytes()], 0, s.lay, t.xq, t.tabs1, s.out, l-s.base, h-s.base)
 		}
 	}
 }

@@ -95,8 +95,10 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 			if g0 == 0 {
 				t.prepQuad(w, wb, q, i, quads, prep)
 			}
-			if t.x8Group(w, i) {
-				t.k.Dot4RowsTiles8X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], prep[q*pb:(q+1)*pb], tiles, n, o)
+			if t.groupQuad(w, i) {
+				gr := t.lay.GroupRows()
+				g := i - i%gr
+				t.k.Dot4RowsTiles8X8(w[g*wrb:(g+gr)*wrb], prep[q*pb:(q+1)*pb], tiles, n, o)
 			} else {
 				t.k.Dot4RowsTiles8(w[(i-wb)*wrb:(i-wb+4)*wrb], prep[q*pb:(q+1)*pb], tiles, n, o)
 			}
@@ -108,12 +110,16 @@ func (t *matTask) runTiles8(worker int, w []byte, wb, lo, hi int) {
 	}
 }
 
-// x8Group reports whether rows i..i+3 (i a multiple of four) of the x8
-// weight w are half of a whole group that a prompt step reads as it lies
-// (x8Direct; rows past the last whole group are in the file layout).
-func (t *matTask) x8Group(w []byte, i int) bool {
-	wrb := t.k.WeightRowBytes()
-	return t.x8Direct && i+4 <= len(w)/(8*wrb)*8
+// groupQuad reports whether rows i..i+3 (i a multiple of four) of the
+// repacked weight w are a quad of a whole group that a prompt step reads
+// as it lies (direct; rows past the last whole group are in the file
+// layout).
+func (t *matTask) groupQuad(w []byte, i int) bool {
+	if !t.direct {
+		return false
+	}
+	wrb, gr := t.k.WeightRowBytes(), t.lay.GroupRows()
+	return i+4 <= len(w)/(gr*wrb)*gr
 }
 
 // prepQuad prepares quad q (rows i..i+3; row i is row i−wb of w) of the
@@ -126,12 +132,23 @@ func (t *matTask) prepQuad(w []byte, wb, q, i, quads int, prep []byte) {
 		// No scan to run: the kernel's own first read of the rows
 		// overlaps its compute.
 		t.k.Prep4Free(w[(i-wb)*wrb:(i-wb+4)*wrb], u)
-	case t.x8Group(w, i):
-		// w is the x8 weight; rows i..i+3 are half a group.
-		if q+1 < quads {
-			quant.Prefetch(w[(i+4)*wrb : (i+8)*wrb])
+	case t.groupQuad(w, i):
+		// w is the repacked weight; rows i..i+3 are a quad of a group.
+		// The stream ahead, within the chunk: x8, the next quad's rows
+		// (the group's other half, or the next group's first); col16,
+		// whose first quad's preparation reads the whole group, a quarter
+		// of the next group per quad (the chunks take two groups:
+		// promptGrain).
+		gr := t.lay.GroupRows()
+		ahead := 4
+		if gr == 16 {
+			ahead = 16
 		}
-		t.k.Prep4X8(w[(i&^7)*wrb:((i&^7)+8)*wrb], i/4%2, u)
+		if q+ahead/4 < quads {
+			quant.Prefetch(w[(i+ahead)*wrb : (i+ahead+4)*wrb])
+		}
+		g := i - i%gr
+		t.k.PrepGroup(t.lay, w[g*wrb:(g+gr)*wrb], (i-g)/4, u)
 	default:
 		if q+1 < quads {
 			quant.Prefetch(w[(i-wb+4)*wrb : (i-wb+8)*wrb])

@@ -269,10 +269,11 @@ type scratch struct {
 	vT             []float32
 	dot4           [4]float32
 	dot8           [8]float32
-	tileOut        []float32 // four rows' results against every tile
-	prep           []byte    // four weight rows prepared for the tile kernel
-	rows           []byte    // x8 weight rows in the file layout (x8.go)
-	_              [64]byte  // keep workers' scratch headers on separate cache lines
+	dotG           [16]float32 // a group's results (oneToken)
+	tileOut        []float32   // four rows' results against every tile
+	prep           []byte      // four weight rows prepared for the tile kernel
+	rows           []byte      // x8 weight rows in the file layout (x8.go)
+	_              [64]byte    // keep workers' scratch headers on separate cache lines
 }
 
 // scratchFor is worker w's scratch; each worker touches only its own.

@@ -16,7 +16,7 @@ import (
 )
 
 // quantRows is rows random rows of in elements quantized to wt.
-func quantRows(t *testing.T, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
+func quantRows(t testing.TB, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byte {
 	rb, _ := wt.RowBytes(int64(in))
 	w := make([]byte, int(rb)*rows)
 	wf := randRow(r, in*rows, 0.1)
@@ -28,21 +28,22 @@ func quantRows(t *testing.T, r *rand.Rand, wt gguf.GGMLType, in, rows int) []byt
 	return w
 }
 
-// toX8 is w with its whole groups of eight rows in the x8 layout.
-func toX8(k quant.Kernel, w []byte) []byte {
-	g := 8 * k.WeightRowBytes()
+// toLayout is w with its whole groups of rows in the layout lay.
+func toLayout(k quant.Kernel, lay quant.Layout, w []byte) []byte {
+	g := k.GroupBytes(lay)
 	out := append([]byte(nil), w...)
 	for o := 0; o+g <= len(w); o += g {
-		k.Interleave8(out[o:o+g], w[o:o+g])
+		k.Interleave(lay, out[o:o+g], w[o:o+g])
 	}
 	return out
 }
 
-// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on x8 weights (Q4_0, Q8_0,
-// and the K x8 layout of Q4_K and Q6_K, whose prompt steps run on the
-// weight as it is where no group of four tokens follows the tiles) (rows
-// past the last whole group in the file layout), on one thread and two,
-// at every level (where the level has no x8 kernel, the generic twin).
+// TestX8MatMulMatchesVecDot is TestMatMulMatchesVecDot on repacked
+// weights: x8 (Q4_0, Q8_0, and the K x8 layout of Q4_K and Q6_K) and col16
+// (Q4_0, Q4_K, Q6_K), whose prompt steps run on the weight as it is where no group of
+// four tokens follows the tiles (rows past the last whole group in the
+// file layout), on one thread and two, every layout at every level (where
+// the level has no kernel for the layout, the generic twin).
 func TestX8MatMulMatchesVecDot(t *testing.T) {
 	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		testX8MatMul(t, wt)
@@ -69,27 +70,32 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, rows := range []int{8, 16, 20, 21, 48, 68, 200} {
-				w := quantRows(t, r, wt, in, rows)
-				w8 := toX8(k, w)
-				for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
-					x := randRow(r, in*tokens, 1)
-					n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
-						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
-							{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
-					got := make([]float32, rows*tokens)
-					if err := c.matMul(n, got, w8, true, x); err != nil {
-						t.Fatal(err)
-					}
-					xq := make([]byte, k.ActRowBytes())
-					for tok := 0; tok < tokens; tok++ {
-						if err := quant.QuantizeRow(quant.VecDotType(wt), x[tok*in:(tok+1)*in], xq); err != nil {
+			for _, lay := range []quant.Layout{quant.LayoutX8, quant.LayoutCol16} {
+				if !k.Has(lay) {
+					continue
+				}
+				for _, rows := range []int{8, 16, 20, 21, 32, 48, 68, 200} {
+					w := quantRows(t, r, wt, in, rows)
+					w8 := toLayout(k, lay, w)
+					for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
+						x := randRow(r, in*tokens, 1)
+						n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
+							Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
+								{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), int64(tokens), 1, 1}}}}
+						got := make([]float32, rows*tokens)
+						if err := c.matMul(n, got, w8, lay, x); err != nil {
 							t.Fatal(err)
 						}
-						for i := 0; i < rows; i++ {
-							want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
-							if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
-								t.Fatalf("%s %d threads %s rows %d tokens %d: token %d row %d = %g, VecDot %g", wt, threads, lvl, rows, tokens, tok, i, g, want)
+						xq := make([]byte, k.ActRowBytes())
+						for tok := 0; tok < tokens; tok++ {
+							if err := quant.QuantizeRow(quant.VecDotType(wt), x[tok*in:(tok+1)*in], xq); err != nil {
+								t.Fatal(err)
+							}
+							for i := 0; i < rows; i++ {
+								want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+								if g := got[tok*rows+i]; math.Float32bits(g) != math.Float32bits(want) {
+									t.Fatalf("%s %s %d threads %s rows %d tokens %d: token %d row %d = %g, VecDot %g", wt, lay, threads, lvl, rows, tokens, tok, i, g, want)
+								}
 							}
 						}
 					}
@@ -101,11 +107,13 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 	}
 }
 
-// TestX8Registered: copied Q4_0, Q8_0, Q4_K and Q6_K weights named as mat-mul weights, with
-// rows in groups of sixteen, are repacked (where the level has an x8
-// kernel), others not, mapped ones never; the repacked ones give the
-// bits of quant.VecDot in a shared one-token call, a prompt step and
-// through views of their halves, and any other op is refused them.
+// TestX8Registered: copied Q4_0, Q8_0, Q4_K and Q6_K weights named as
+// mat-mul weights, with rows in groups of sixteen, are repacked to the
+// kernel's layout (Q4_0, Q4_K, Q6_K at the AVX512 level: col16 where the
+// rows come in thirty-twos, else x8; x8 where the level has an x8 kernel), others not,
+// mapped ones never; the repacked ones give the bits of quant.VecDot in a
+// shared one-token call (weights of both layouts together), a prompt step
+// and through views of their halves, and any other op is refused them.
 func TestX8Registered(t *testing.T) {
 	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 		testX8Registered(t, wt)
@@ -136,8 +144,15 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 					t.Fatal(err)
 				}
 				weights[name] = w
-				if got := c.weights[name].x8; got != (want && copyOn && k.HasX8()) {
-					t.Fatalf("%s copy %v: %s x8 %v", lvl, copyOn, name, got)
+				exp := quant.LayoutFile
+				if want && copyOn {
+					exp = k.Layout()
+					if exp == quant.LayoutCol16 && rows%32 != 0 {
+						exp = quant.LayoutX8
+					}
+				}
+				if got := c.weights[name].layout; got != exp {
+					t.Fatalf("%s copy %v: %s layout %s, want %s", lvl, copyOn, name, got, exp)
 				}
 				return &graph.Node{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}
 			}
@@ -214,8 +229,8 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 			for _, w := range []*graph.Node{q, emb} {
 				g := &graph.Node{Op: graph.OpGetRows, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Name: "rows", Buf: buf(in), Src: [4]*graph.Node{w, ids}}
 				err := c.Compute(context.Background(), []*graph.Node{g})
-				if x8 := c.weights[w.Weight].x8; (err != nil) != x8 || (x8 && !strings.Contains(err.Error(), "x8")) {
-					t.Fatalf("%s copy %v: get_rows of %s (x8 %v): %v", lvl, copyOn, w.Weight, x8, err)
+				if rp := c.weights[w.Weight].layout != quant.LayoutFile; (err != nil) != rp || (rp && !strings.Contains(err.Error(), "repacked")) {
+					t.Fatalf("%s copy %v: get_rows of %s (repacked %v): %v", lvl, copyOn, w.Weight, rp, err)
 				}
 			}
 			c.Close()

@@ -1,0 +1,71 @@
+//go:build !noasm
+
+package quant
+
+// c16PrefetchQ4_0 is how far ahead (bytes) the col16 decode kernel
+// (q4_0q8_0r16c16AVX512) prefetches its group's stream: eight blocks on
+// Intel, where it read from memory fastest (BenchmarkMemDecodeCol16,
+// bench/results/2026-12-03-s13-cpu-col16: 31.2 GB/s eight blocks ahead,
+// 31.0 four, 29.7 none, 28.5 twelve, 20.2 sixteen; decode of a 1B Q4_0
+// model, alternating: four and twelve blocks and none slower than eight);
+// sixteen blocks elsewhere (AMD parts with AVX-512, where the x8 kernel
+// preferred 4.5 KiB; not measured for col16). A prefetch changes no
+// result.
+var c16PrefetchQ4_0 = c16Prefetch(cpuIsIntel())
+
+func c16Prefetch(intel bool) int {
+	if intel {
+		return 8 * bytesQ4c16 // 2304
+	}
+	return 16 * bytesQ4c16 // 4608
+}
+
+//go:noescape
+func q4_0q8_0r16c16AVX512(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
+
+//go:noescape
+func prep4x16Q4_0SAVX512(q, s, u *byte, nb int)
+
+//go:noescape
+func deinterleave16Q4_0AVX512(dst *byte, wrb int, src *byte, nb int)
+
+// rows16C16 wraps the col16 decode kernel.
+func rows16C16(asm func(w *byte, x *byte, nb int, tab *byte, out *[16]float32)) func(w, x, tab []byte, out *[16]float32) {
+	return func(w, x, tab []byte, out *[16]float32) {
+		nb := len(w) / bytesQ4c16
+		if nb <= 0 {
+			*out = [16]float32{}
+			return
+		}
+		_ = x[nb*bytesQ80-1]
+		_ = tab[nb*token1Q8_0-1]
+		asm(&w[0], &x[0], nb, &tab[0], out)
+	}
+}
+
+// prep16 wraps the preparation of row quad q (0..3) of a col16 group.
+func prep16(asm func(q, s, u *byte, nb int)) func(group []byte, q int, u []byte) {
+	return func(g []byte, q int, u []byte) {
+		nb := len(u) / prep4Q4_0S
+		if nb == 0 {
+			return
+		}
+		_ = u[nb*prep4Q4_0S-1]
+		_ = g[nb*bytesQ4c16-1]
+		q &= 3
+		asm(&g[32+16*q], &g[8*q], &u[0], nb)
+	}
+}
+
+// deinterleave16 wraps the col16 deinterleave kernel.
+func deinterleave16(asm func(dst *byte, wrb int, src *byte, nb int)) func(dst []byte, wrb int, src []byte) {
+	return func(dst []byte, wrb int, src []byte) {
+		nb := wrb / bytesQ4
+		if nb == 0 {
+			return
+		}
+		_ = dst[16*wrb-1]
+		_ = src[nb*bytesQ4c16-1]
+		asm(&dst[0], wrb, &src[0], nb)
+	}
+}

@@ -1,0 +1,106 @@
+//go:build !noasm
+
+package quant
+
+// c16PrefetchQ4K is how far ahead (bytes) rows16C16Q4KAVX512 prefetches
+// its group's stream to L2 (PREFETCHT2 on every line of a column): half a
+// column. On the Intel Xeon VM of session 13 (BenchmarkMemDecodeC16K,
+// two threads; bench/results/2026-12-03-s13-cpu-q4kc16) it read 25.8
+// GB/s at 1152 bytes ahead on a quiet machine (25.5–25.7 from 768 to
+// 1536, 25.1 at 2304, 23.7 with no lead, 22.9 at 4608), where the x8
+// kernel read 23.9; PREFETCHT0 lost ~1.5 GB/s to T2 (another process
+// busy beside it). Not measured on AMD parts. A prefetch changes no result.
+var c16PrefetchQ4K = c16ColQ4K / 2
+
+//go:noescape
+func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
+
+//go:noescape
+func prep4x16Q4KAVX512(group *byte, q int, nb int, u *byte)
+
+// rows16C16Q4K wraps rows16C16Q4KAVX512 (tab unused: the Q4_K kernel
+// takes the token's sub-block sums from its Q8_K row).
+func rows16C16Q4K(w, x, _ []byte, out *[16]float32) {
+	nb := len(w) / c16ColQ4K
+	if nb <= 0 {
+		*out = [16]float32{}
+		return
+	}
+	_ = x[nb*bytesQ8K-1]
+	rows16C16Q4KAVX512(&w[0], &x[0], nb, out)
+}
+
+// prep16Q4K wraps prep4x16Q4KAVX512 for row quad q (0..3) of a c16 group.
+func prep16Q4K(g []byte, q int, u []byte) {
+	nb := len(u) / prep4Q4_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = u[nb*prep4Q4_KBlock-1]
+	_ = g[nb*c16ColQ4K-1]
+	prep4x16Q4KAVX512(&g[0], q&3, nb, &u[0])
+}
+
+// c16PrefetchQ6K is c16PrefetchQ4K for rows16C16Q6KAVX512: 2304 bytes
+// (about two thirds of a column). The same benchmark, quiet machine: 26.4
+// GB/s there, 25.5–25.8 from 768 to 1536, 25.3 at 4608, 25.1 with no
+// lead; the x8 kernel 25.4.
+var c16PrefetchQ6K = 2304
+
+//go:noescape
+func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)
+
+//go:noescape
+func gather4C16Q6KAVX512(group *byte, q int, nb int, dst *byte, rowStride, colStride int)
+
+//go:noescape
+func gather4C16Q4KAVX512(group *byte, q int, nb int, dst *byte, rowStride, colStride int)
+
+// deinterleave16K turns a c16 group of a K type (super-blocks of bs
+// bytes, columns of 16·bs) back into its sixteen rows of wrb bytes: the
+// quad gather (gather4C16Q4KAVX512, gather4C16Q6KAVX512) for each row
+// quad, rows wrb apart.
+func deinterleave16K(gather func(group *byte, q int, nb int, dst *byte, rowStride, colStride int), bs int) func(dst []byte, wrb int, src []byte) {
+	return func(dst []byte, wrb int, src []byte) {
+		nb := wrb / bs
+		if nb == 0 {
+			return
+		}
+		_ = dst[16*wrb-1]
+		_ = src[16*wrb-1]
+		for q := 0; q < 4; q++ {
+			gather(&src[0], q, nb, &dst[4*q*wrb], wrb, bs)
+		}
+	}
+}
+
+// rows16C16Q6K wraps rows16C16Q6KAVX512 (tab unused).
+func rows16C16Q6K(w, x, _ []byte, out *[16]float32) {
+	nb := len(w) / c16ColQ6K
+	if nb <= 0 {
+		*out = [16]float32{}
+		return
+	}
+	_ = x[nb*bytesQ8K-1]
+	rows16C16Q6KAVX512(&w[0], &x[0], nb, out)
+}
+
+// prep16Q6K prepares row quad q (0..3) of a Q6_K c16 group for the tile
+// kernels: the quad's columns gathered to the file layout (four rows'
+// super-blocks a column, gather4C16Q6KAVX512) eight at a time on the
+// stack, then prep4Q6_KAVX2asm on them.
+func prep16Q6K(g []byte, q int, u []byte) {
+	nb := len(u) / prep4Q6_KBlock
+	if nb == 0 {
+		return
+	}
+	_ = u[nb*prep4Q6_KBlock-1]
+	_ = g[nb*c16ColQ6K-1]
+	const span = 8
+	var buf [span * 4 * bytesQ6K]byte
+	for j := 0; j < nb; j += span {
+		n := min(span, nb-j)
+		gather4C16Q6KAVX512(&g[j*c16ColQ6K], q&3, n, &buf[0], bytesQ6K, 4*bytesQ6K)
+		prep4Q6_KAVX2asm(&buf[0], bytesQ6K, 4*bytesQ6K, n, &u[j*prep4Q6_KBlock])
+	}
+}
