@@ -151,7 +151,7 @@ func (c *CPU) RegisterWeight(name string, t gguf.GGMLType, dims []int64, data []
 	}
 	lay := quant.LayoutFile
 	if c.copyWeights {
-		if lay = repackLayout(name, t, dims); lay != quant.LayoutFile {
+		if lay = repackLayout(name, t, dims, c.w.n); lay != quant.LayoutFile {
 			data = c.arena.copyRepacked(data, t, dims, lay)
 		} else {
 			data = c.arena.copyOf(data)

@@ -36,11 +36,26 @@ var x8Names = []string{
 	".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight",
 }
 
-// repackLayout is the layout a copied weight is repacked to: the kernel's
-// at this level (quant.Kernel.Layout) for a matrix of a type with one,
-// rows a multiple of sixteen (col16: thirty-two, else x8), named as a
-// mat-mul-only weight; quant.LayoutFile for the others.
-func repackLayout(name string, t gguf.GGMLType, dims []int64) quant.Layout {
+// col16MaxThreads is the most worker threads for which a copied weight
+// takes col16 where its kernel offers it (else x8). The col16 kernels
+// spend fewer instructions a byte, which counts where each thread must
+// stream its share of the weights fast: on the 2-vCPU Intel VM decode
+// gained 2–4 % (Q4_K_M, Q4_0) and 10–15 % with another process busy
+// beside it (bench/results/2026-12-03-s13-cpu-col16, -q4kc16, -cpu-final).
+// With sixteen threads on the H200 host's 16-core Intel Xeon each thread
+// needs a sixth of that, the kernels wait on memory either way, and col16
+// read slower there: its Q4_K and Q6_K kernels took 12 and 18 % more time
+// in a decode profile, the half-offloaded 8B decoded 25.5 and 31.4 tok/s
+// against 33.9 and 33.7, Q4_0 prefill lost 4–7 % (bench/results/
+// 2026-12-03-s13-call3, -call4). Between 4 and 16 threads not measured.
+const col16MaxThreads = 4
+
+// repackLayout is the layout a copied weight is repacked to for a backend
+// of threads workers: the kernel's at this level (quant.Kernel.Layout) for
+// a matrix of a type with one, rows a multiple of sixteen (col16:
+// thirty-two, and no more than col16MaxThreads threads, else x8), named
+// as a mat-mul-only weight; quant.LayoutFile for the others.
+func repackLayout(name string, t gguf.GGMLType, dims []int64, threads int) quant.Layout {
 	if !quant.Interleaves8(t) || len(dims) != 2 || dims[1] <= 0 || dims[1]%16 != 0 {
 		return quant.LayoutFile
 	}
@@ -49,8 +64,9 @@ func repackLayout(name string, t gguf.GGMLType, dims []int64) quant.Layout {
 		return quant.LayoutFile
 	}
 	lay := k.Layout()
-	if lay == quant.LayoutCol16 && dims[1]%32 != 0 {
-		// Halves of the weight would split a group of sixteen.
+	if lay == quant.LayoutCol16 && (dims[1]%32 != 0 || threads > col16MaxThreads) {
+		// Halves of the weight would split a group of sixteen, or there
+		// are threads enough to wait on memory anyway.
 		lay = quant.LayoutFile
 		if k.HasX8() {
 			lay = quant.LayoutX8

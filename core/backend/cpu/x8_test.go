@@ -238,3 +238,34 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 		restore()
 	}
 }
+
+// TestRepackLayoutThreads: a copied weight whose kernel offers col16 takes
+// it with up to col16MaxThreads workers and x8 with more (and with rows
+// not in thirty-twos); types without col16 keep their layout whatever the
+// thread count.
+func TestRepackLayoutThreads(t *testing.T) {
+	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		in := x8TestRow(wt, 2)
+		k, _ := quant.NewKernel(wt, in)
+		for _, threads := range []int{1, 2, col16MaxThreads, col16MaxThreads + 1, 16} {
+			for _, rows := range []int64{32, 48} {
+				want := k.Layout()
+				if want == quant.LayoutCol16 && (threads > col16MaxThreads || rows%32 != 0) {
+					want = quant.LayoutX8
+				}
+				if got := repackLayout("blk.0.ffn_up.weight", wt, []int64{int64(in), rows}, threads); got != want {
+					t.Errorf("%s, %d threads, %d rows: %s, want %s", wt, threads, rows, got, want)
+				}
+			}
+		}
+	}
+	// The rule bites where the level offers col16.
+	if k, _ := quant.NewKernel(gguf.TypeQ4_K, 256); k.Layout() == quant.LayoutCol16 {
+		if got := repackLayout("blk.0.ffn_up.weight", gguf.TypeQ4_K, []int64{256, 64}, 16); got != quant.LayoutX8 {
+			t.Errorf("Q4_K with 16 threads: %s, want x8", got)
+		}
+		if got := repackLayout("blk.0.ffn_up.weight", gguf.TypeQ4_K, []int64{256, 64}, 2); got != quant.LayoutCol16 {
+			t.Errorf("Q4_K with 2 threads: %s, want col16", got)
+		}
+	}
+}
