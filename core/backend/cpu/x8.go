@@ -47,7 +47,9 @@ var x8Names = []string{
 // read slower there: its Q4_K and Q6_K kernels took 12 and 18 % more time
 // in a decode profile, the half-offloaded 8B decoded 25.5 and 31.4 tok/s
 // against 33.9 and 33.7, Q4_0 prefill lost 4–7 % (bench/results/
-// 2026-12-03-s13-call3, -call4). Between 4 and 16 threads not measured.
+// 2026-12-03-s13-call3, -call4; that host's CPU half is noisy: two x8
+// builds read 25.7–32.5 tok/s there in -call5, so the profile is the firmer
+// evidence). Between 4 and 16 threads not measured.
 const col16MaxThreads = 4
 
 // repackLayout is the layout a copied weight is repacked to for a backend
