@@ -7,11 +7,13 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// c16Q4KCase makes sixteen random Q4_K rows of n columns (file layout)
-// and a Q8_K token; edge: zero super-blocks, extreme scales.
-func c16Q4KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
+// c16Case makes sixteen random rows of typ (Q4_K or Q6_K) of n columns
+// (file layout) and a Q8_K token; edge: zero super-blocks, large weights,
+// and random bytes in every third super-block (every scale, min and quant
+// bit pattern; d kept).
+func c16Case(t testing.TB, r *rand.Rand, typ gguf.GGMLType, n int, edge bool) (file, x []byte) {
 	t.Helper()
-	k, err := NewKernel(gguf.TypeQ4_K, n)
+	k, err := NewKernel(typ, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,13 +28,16 @@ func c16Q4KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
 		}
 	}
 	file = make([]byte, 16*k.WeightRowBytes())
-	if err := QuantizeWeights(gguf.TypeQ4_K, w, file); err != nil {
+	if err := QuantizeWeights(typ, w, file); err != nil {
 		t.Fatal(err)
 	}
 	if edge {
-		// random bytes in some super-blocks: every scale and min bit pattern
-		for i := 0; i < len(file); i += 3 * bytesQ4K {
-			for b := 4; b < bytesQ4K; b++ {
+		bs, lo, hi := bytesQ4K, 4, bytesQ4K // Q4_K: scales and quants after d, dmin
+		if typ == gguf.TypeQ6_K {
+			bs, lo, hi = bytesQ6K, 0, 208 // Q6_K: ql, qh, scales before d
+		}
+		for i := 0; i < len(file); i += 3 * bs {
+			for b := lo; b < hi; b++ {
 				file[i+b] = byte(r.Uint32())
 			}
 		}
@@ -46,6 +51,15 @@ func c16Q4KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
 		t.Fatal(err)
 	}
 	return file, x
+}
+
+// c16Q4KCase and c16Q6KCase are c16Case for one type.
+func c16Q4KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
+	return c16Case(t, r, gguf.TypeQ4_K, n, edge)
+}
+
+func c16Q6KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
+	return c16Case(t, r, gguf.TypeQ6_K, n, edge)
 }
 
 // TestC16KByLevel: through the Kernel's layout methods at every level, a
@@ -126,45 +140,4 @@ func TestC16KByLevel(t *testing.T) {
 			}
 		}
 	}
-}
-
-// c16Q6KCase is c16Q4KCase for Q6_K.
-func c16Q6KCase(t testing.TB, r *rand.Rand, n int, edge bool) (file, x []byte) {
-	t.Helper()
-	k, err := NewKernel(gguf.TypeQ6_K, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := make([]float32, 16*n)
-	for i := range w {
-		w[i] = float32(r.NormFloat64())
-		if edge && (i/256)%3 == 1 {
-			w[i] = 0
-		}
-		if edge && i%89 == 0 {
-			w[i] *= 1e4
-		}
-	}
-	file = make([]byte, 16*k.WeightRowBytes())
-	if err := QuantizeWeights(gguf.TypeQ6_K, w, file); err != nil {
-		t.Fatal(err)
-	}
-	if edge {
-		// random quant and scale bytes in some super-blocks (every scale
-		// sign and 6-bit pattern); d kept
-		for i := 0; i < len(file); i += 3 * bytesQ6K {
-			for b := 0; b < 208; b++ {
-				file[i+b] = byte(r.Uint32())
-			}
-		}
-	}
-	xf := make([]float32, n)
-	for i := range xf {
-		xf[i] = float32(r.NormFloat64())
-	}
-	x = make([]byte, k.ActRowBytes())
-	if err := QuantizeRow(gguf.TypeQ8_K, xf, x); err != nil {
-		t.Fatal(err)
-	}
-	return file, x
 }
