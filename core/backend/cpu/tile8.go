@@ -134,18 +134,14 @@ func (t *matTask) prepQuad(w []byte, wb, q, i, quads int, prep []byte) {
 		t.k.Prep4Free(w[(i-wb)*wrb:(i-wb+4)*wrb], u)
 	case t.groupQuad(w, i):
 		// w is the repacked weight; rows i..i+3 are a quad of a group.
-		// The stream ahead, within the chunk: x8, the next quad's rows
-		// (the group's other half, or the next group's first); col16,
-		// whose first quad's preparation reads the whole group, a quarter
-		// of the next group per quad (the chunks take two groups:
-		// promptGrain).
+		// col16, whose first quad's preparation reads the whole group:
+		// a quarter of the next group prefetched per quad (the chunks
+		// take two groups: promptGrain). x8 reads its groups in stream
+		// order and runs without: prefetching the next quad's rows cost
+		// Q8_0 prompt steps ~2 % (bench/results/2026-12-03-s13-cpu-xpf).
 		gr := t.lay.GroupRows()
-		ahead := 4
-		if gr == 16 {
-			ahead = 16
-		}
-		if q+ahead/4 < quads {
-			quant.Prefetch(w[(i+ahead)*wrb : (i+ahead+4)*wrb])
+		if gr == 16 && q+4 < quads {
+			quant.Prefetch(w[(i+16)*wrb : (i+20)*wrb])
 		}
 		g := i - i%gr
 		t.k.PrepGroup(t.lay, w[g*wrb:(g+gr)*wrb], (i-g)/4, u)
