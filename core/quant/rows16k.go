@@ -1,6 +1,7 @@
 package quant
 
-// The Q4_K sixteen-row column layout ("c16"): a group of sixteen rows is
+// The col16 layout (LayoutCol16; rows16c.go has Q4_0's) of Q4_K, "c16" in
+// the names here: a group of sixteen rows is
 // one sequential stream of super-block columns, column j (2304 bytes =
 // 16·144) holding super-block j of every row of the group so that each
 // row's values sit in one 32-bit lane of a 512-bit register:
