@@ -44,6 +44,23 @@
 	VEXTRACTI64X4 $1, Z3, Y5; \
 	VMOVDQU Y5, off(DI)(R13*1)
 
+// C16_DW4(o0, o1, o2, o3, x): the dwords at o0(R10) … o3(R10) (a scale
+// byte of each of a quad's four rows, the column's scale rows 16 bytes
+// apart) into the lanes of x.
+#define C16_DW4(o0, o1, o2, o3, x) \
+	VMOVD o0(R10), x; \
+	VPINSRD $1, o1(R10), x, x; \
+	VPINSRD $2, o2(R10), x, x; \
+	VPINSRD $3, o3(R10), x, x
+
+// C16_DWROWS(x, off): dword r of x stored at off in row r (the rows at DI,
+// DI+BX, DI+2·BX, DI+R13).
+#define C16_DWROWS(x, off) \
+	VPEXTRD $0, x, off(DI); \
+	VPEXTRD $1, x, off(DI)(BX*1); \
+	VPEXTRD $2, x, off(DI)(BX*2); \
+	VPEXTRD $3, x, off(DI)(R13*1)
+
 // Q4KC16_CH(off, xl, xh, al, ah): the quant chunk at off(SI) (four bytes
 // of each row), its low nibbles against the token's four quants at xl(DI)
 // (broadcast) into al, its high nibbles against those at xh(DI) into ah.
@@ -261,18 +278,9 @@ p16k:
 	VMOVUPS X0, 1216(DI)
 	VCVTPH2PS 32(R9), X0
 	VMOVUPS X0, 1232(DI)
-	VMOVD 64(R10), X1
-	VPINSRD $1, 80(R10), X1, X1
-	VPINSRD $2, 96(R10), X1, X1
-	VPINSRD $3, 112(R10), X1, X1
-	VMOVD 128(R10), X2
-	VPINSRD $1, 144(R10), X2, X2
-	VPINSRD $2, 160(R10), X2, X2
-	VPINSRD $3, 176(R10), X2, X2
-	VMOVD 192(R10), X3
-	VPINSRD $1, 208(R10), X3, X3
-	VPINSRD $2, 224(R10), X3, X3
-	VPINSRD $3, 240(R10), X3, X3
+	C16_DW4(64, 80, 96, 112, X1)
+	C16_DW4(128, 144, 160, 176, X2)
+	C16_DW4(192, 208, 224, 240, X3)
 	VPAND X14, X1, X4
 	VPSRLD $2, X1, X5
 	VPAND X13, X5, X5
@@ -590,22 +598,10 @@ g6k:
 	MOVW AX, 208(DI)(BX*2)
 	MOVWLZX 6(R9), AX
 	MOVW AX, 208(DI)(R13*1)
-	VMOVD 32(R10), X0
-	VPINSRD $1, 48(R10), X0, X0
-	VPINSRD $2, 64(R10), X0, X0
-	VPINSRD $3, 80(R10), X0, X0
-	VMOVD 96(R10), X1
-	VPINSRD $1, 112(R10), X1, X1
-	VPINSRD $2, 128(R10), X1, X1
-	VPINSRD $3, 144(R10), X1, X1
-	VMOVD 160(R10), X2
-	VPINSRD $1, 176(R10), X2, X2
-	VPINSRD $2, 192(R10), X2, X2
-	VPINSRD $3, 208(R10), X2, X2
-	VMOVD 224(R10), X3
-	VPINSRD $1, 240(R10), X3, X3
-	VPINSRD $2, 256(R10), X3, X3
-	VPINSRD $3, 272(R10), X3, X3
+	C16_DW4(32, 48, 64, 80, X0)
+	C16_DW4(96, 112, 128, 144, X1)
+	C16_DW4(160, 176, 192, 208, X2)
+	C16_DW4(224, 240, 256, 272, X3)
 	VINSERTI32X4 $1, X1, Z0, Z0
 	VINSERTI32X4 $2, X2, Z0, Z0
 	VINSERTI32X4 $3, X3, Z0, Z0
@@ -676,33 +672,15 @@ g4k:
 	MOVW AX, 0(DI)(R13*1)
 	MOVWLZX 38(R9), AX
 	MOVW AX, 2(DI)(R13*1)
-	VMOVD 64(R10), X1
-	VPINSRD $1, 80(R10), X1, X1
-	VPINSRD $2, 96(R10), X1, X1
-	VPINSRD $3, 112(R10), X1, X1
+	C16_DW4(64, 80, 96, 112, X1)
 	VPSHUFB X12, X1, X1
-	VPEXTRD $0, X1, 4(DI)
-	VPEXTRD $1, X1, 4(DI)(BX*1)
-	VPEXTRD $2, X1, 4(DI)(BX*2)
-	VPEXTRD $3, X1, 4(DI)(R13*1)
-	VMOVD 128(R10), X2
-	VPINSRD $1, 144(R10), X2, X2
-	VPINSRD $2, 160(R10), X2, X2
-	VPINSRD $3, 176(R10), X2, X2
+	C16_DWROWS(X1, 4)
+	C16_DW4(128, 144, 160, 176, X2)
 	VPSHUFB X12, X2, X2
-	VPEXTRD $0, X2, 8(DI)
-	VPEXTRD $1, X2, 8(DI)(BX*1)
-	VPEXTRD $2, X2, 8(DI)(BX*2)
-	VPEXTRD $3, X2, 8(DI)(R13*1)
-	VMOVD 192(R10), X3
-	VPINSRD $1, 208(R10), X3, X3
-	VPINSRD $2, 224(R10), X3, X3
-	VPINSRD $3, 240(R10), X3, X3
+	C16_DWROWS(X2, 8)
+	C16_DW4(192, 208, 224, 240, X3)
 	VPSHUFB X12, X3, X3
-	VPEXTRD $0, X3, 12(DI)
-	VPEXTRD $1, X3, 12(DI)(BX*1)
-	VPEXTRD $2, X3, 12(DI)(BX*2)
-	VPEXTRD $3, X3, 12(DI)(R13*1)
+	C16_DWROWS(X3, 12)
 	C16_ROWS8(256, 320, 384, 448, 512, 576, 640, 704)
 	C16_STORE4(16)
 	C16_ROWS8(768, 832, 896, 960, 1024, 1088, 1152, 1216)
