@@ -87,7 +87,7 @@ func (k *Kernel) Has(l Layout) bool {
 	case LayoutX8:
 		return Interleaves8(k.t)
 	case LayoutCol16:
-		return k.t == gguf.TypeQ4_0 || k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K
+		return k.t == gguf.TypeQ4_0 || c16KFor(k.t) != nil
 	}
 	return false
 }
@@ -98,13 +98,12 @@ func (k *Kernel) GroupBytes(l Layout) int { return l.GroupRows() * k.wrb }
 // Interleave writes the group of l.GroupRows() rows src (file layout) into
 // dst (the same length) in layout l (Has(l), l not LayoutFile).
 func (k *Kernel) Interleave(l Layout, dst, src []byte) {
+	kl := c16KFor(k.t)
 	switch {
 	case l != LayoutCol16:
 		k.Interleave8(dst, src)
-	case k.t == gguf.TypeQ4_K:
-		moveC16Q4K(src, dst, k.wrb/bytesQ4K, true)
-	case k.t == gguf.TypeQ6_K:
-		moveC16Q6K(src, dst, k.wrb/bytesQ6K, true)
+	case kl != nil:
+		kl.move(src, dst, k.wrb/kl.bs, true)
 	default:
 		interleave16Q4_0(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
 	}
@@ -115,15 +114,14 @@ func (k *Kernel) Interleave(l Layout, dst, src []byte) {
 // they lie runs it on every group: vector moves where the level has
 // them.)
 func (k *Kernel) Deinterleave(l Layout, dst, src []byte) {
+	kl := c16KFor(k.t)
 	switch {
 	case l != LayoutCol16:
 		k.Deinterleave8(dst, src)
 	case k.deint16 != nil:
 		k.deint16(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
-	case k.t == gguf.TypeQ4_K:
-		moveC16Q4K(dst, src, k.wrb/bytesQ4K, false)
-	case k.t == gguf.TypeQ6_K:
-		moveC16Q6K(dst, src, k.wrb/bytesQ6K, false)
+	case kl != nil:
+		kl.move(dst, src, k.wrb/kl.bs, false)
 	default:
 		deinterleave16Q4_0Generic(dst[:16*k.wrb], k.wrb, src[:16*k.wrb])
 	}
@@ -140,12 +138,11 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 	}
 	o := (*[16]float32)(out[:16])
 	w, x = w[:16*k.wrb:16*k.wrb], x[:k.xrb:k.xrb]
+	kl := c16KFor(k.t)
 	switch {
-	case k.t == gguf.TypeQ4_K && k.rows16 == nil:
-		rows16C16Q4KGeneric(w, x, o)
-	case k.t == gguf.TypeQ6_K && k.rows16 == nil:
-		rows16C16Q6KGeneric(w, x, o)
-	case k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K:
+	case kl != nil && k.rows16 == nil:
+		kl.rows16(w, x, o)
+	case kl != nil:
 		k.rows16(w, x, nil, o) // no token table
 	case k.rows16 == nil || tab == nil:
 		rows16C16Q4_0Generic(w, x, o)
@@ -159,11 +156,8 @@ func (k *Kernel) DotGroupRow(l Layout, w []byte, r int, x []byte) float32 {
 	if l != LayoutCol16 {
 		return k.DotRowX8(w, r, x)
 	}
-	switch k.t {
-	case gguf.TypeQ4_K:
-		return dotRowC16Q4K(w[:16*k.wrb], r, x[:k.xrb])
-	case gguf.TypeQ6_K:
-		return dotRowC16Q6K(w[:16*k.wrb], r, x[:k.xrb])
+	if kl := c16KFor(k.t); kl != nil {
+		return kl.dotRow(w[:16*k.wrb], r, x[:k.xrb])
 	}
 	nb := k.n / qk
 	w, x = w[:nb*bytesQ4c16], x[:nb*bytesQ80]

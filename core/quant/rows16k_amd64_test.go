@@ -20,9 +20,9 @@ func TestC16Q4K(t *testing.T) {
 			k, _ := NewKernel(gguf.TypeQ4_K, n)
 			nb := n / 256
 			c16 := make([]byte, len(file))
-			moveC16Q4K(file, c16, nb, true)
+			c16Q4K.move(file, c16, nb, true)
 			back := make([]byte, len(file))
-			moveC16Q4K(back, c16, nb, false)
+			c16Q4K.move(back, c16, nb, false)
 			if string(back) != string(file) {
 				t.Fatalf("n=%d: the c16 layout does not round-trip", n)
 			}
@@ -31,7 +31,7 @@ func TestC16Q4K(t *testing.T) {
 				want[i] = k.Dot(file[i*k.WeightRowBytes():(i+1)*k.WeightRowBytes()], x)
 			}
 			var got [16]float32
-			rows16C16Q4KGeneric(c16, x, &got)
+			c16Q4K.rows16(c16, x, &got)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("n=%d edge=%v generic row %d: %v, want %v", n, edge, i, got[i], want[i])
@@ -62,7 +62,7 @@ func BenchmarkC16Q4KCache(b *testing.B) {
 	k.Interleave8(w8[:8*wrb], file[:8*wrb])
 	k.Interleave8(w8[8*wrb:], file[8*wrb:])
 	c16 := make([]byte, len(file))
-	moveC16Q4K(file, c16, n/256, true)
+	c16Q4K.move(file, c16, n/256, true)
 	var o8 [8]float32
 	var o16 [16]float32
 	b.Run("x8", func(b *testing.B) {
@@ -94,7 +94,7 @@ func TestC16Q4KPrep(t *testing.T) {
 			k, _ := NewKernel(gguf.TypeQ4_K, n)
 			nb, wrb := n/256, k.WeightRowBytes()
 			c16 := make([]byte, len(file))
-			moveC16Q4K(file, c16, nb, true)
+			c16Q4K.move(file, c16, nb, true)
 			for q := 0; q < 4; q++ {
 				want := make([]byte, nb*prep4Q4_KBlock)
 				prep4Q4_KGeneric(file[4*q*wrb:], wrb, want)
@@ -128,9 +128,9 @@ func TestC16Q6K(t *testing.T) {
 			k, _ := NewKernel(gguf.TypeQ6_K, n)
 			nb, wrb := n/256, k.WeightRowBytes()
 			c16 := make([]byte, len(file))
-			moveC16Q6K(file, c16, nb, true)
+			c16Q6K.move(file, c16, nb, true)
 			back := make([]byte, len(file))
-			moveC16Q6K(back, c16, nb, false)
+			c16Q6K.move(back, c16, nb, false)
 			if string(back) != string(file) {
 				t.Fatalf("n=%d: the c16 layout does not round-trip", n)
 			}
@@ -139,7 +139,7 @@ func TestC16Q6K(t *testing.T) {
 				want[i] = k.Dot(file[i*wrb:(i+1)*wrb], x)
 			}
 			var got [16]float32
-			rows16C16Q6KGeneric(c16, x, &got)
+			c16Q6K.rows16(c16, x, &got)
 			for i := range want {
 				if !sameBits(got[i], want[i]) {
 					t.Fatalf("n=%d edge=%v generic row %d: %v, want %v", n, edge, i, got[i], want[i])
@@ -147,7 +147,7 @@ func TestC16Q6K(t *testing.T) {
 			}
 			for q := 0; q < 4; q++ {
 				g4 := make([]byte, 4*nb*bytesQ6K)
-				gather4C16Q6KGeneric(c16, q, nb, g4)
+				c16Q6K.gather4(c16, q, nb, g4)
 				for j := 0; j < nb; j++ {
 					for i := 0; i < 4; i++ {
 						row := 4*q + i

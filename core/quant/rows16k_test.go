@@ -74,7 +74,7 @@ func TestC16KByLevel(t *testing.T) {
 		typ  gguf.GGMLType
 		mk   func(testing.TB, *rand.Rand, int, bool) ([]byte, []byte)
 		move func(file, c16 []byte, nb int, toC16 bool)
-	}{{gguf.TypeQ4_K, c16Q4KCase, moveC16Q4K}, {gguf.TypeQ6_K, c16Q6KCase, moveC16Q6K}} {
+	}{{gguf.TypeQ4_K, c16Q4KCase, c16Q4K.move}, {gguf.TypeQ6_K, c16Q6KCase, c16Q6K.move}} {
 		for _, lvl := range Levels() {
 			for _, n := range []int{256, 1280, 4096} {
 				restore := ForceLevel(lvl)
