@@ -12,11 +12,27 @@ import (
 
 // BenchmarkMemDecodeCol16: BenchmarkMemDecode's pass over the x8 copy (at
 // its prefetch distance) against the same rows in the col16 layout
-// (rows16c.go) at several prefetch distances (blocks ahead; rows16c_amd64.go),
-// alternating round by round in one process. Logged like
-// BenchmarkMemDecode: run with -benchtime 1x.
+// (rows16c.go, rows16k.go) at several prefetch distances (bytes ahead:
+// c16PrefetchQ4_0, c16PrefetchQ4K, c16PrefetchQ6K), with the meter,
+// alternating round by round in one process, for each type with a col16
+// kernel at this level. Logged like BenchmarkMemDecode: run with
+// -benchtime 1x.
 func BenchmarkMemDecodeCol16(b *testing.B) {
-	const n, mrows, typ = memDecodeN, memDecodeRows, gguf.TypeQ4_0
+	for _, c := range []struct {
+		typ   gguf.GGMLType
+		pf    *int
+		dists []int
+	}{
+		{gguf.TypeQ4_0, &c16PrefetchQ4_0, []int{0, 4 * bytesQ4c16, 8 * bytesQ4c16, 12 * bytesQ4c16, 16 * bytesQ4c16}},
+		{gguf.TypeQ4_K, &c16PrefetchQ4K, []int{0, 384, 768, 1152, 1536, 2304, 4608}},
+		{gguf.TypeQ6_K, &c16PrefetchQ6K, []int{0, 768, 1536, 2304, 3360, 4608}},
+	} {
+		b.Run(c.typ.String(), func(b *testing.B) { benchMemDecodeCol16(b, c.typ, c.pf, c.dists) })
+	}
+}
+
+func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType, pf *int, dists []int) {
+	const n, mrows = memDecodeN, memDecodeRows
 	k, wrb, mats, total := memDecodeKernel(b, typ)
 	if k.Layout() != LayoutCol16 {
 		b.Skip("no col16 kernel at this level")
@@ -39,19 +55,18 @@ func BenchmarkMemDecodeCol16(b *testing.B) {
 	defer s.quit.Store(true)
 	var o8 [2][8]float32
 	var o16 [2][16]float32
-	block, pf, dists := bytesQ4c16, &c16PrefetchQ4_0, []int{0, 4, 8, 12, 16}
 	keep := *pf
 	defer func() { *pf = keep }()
-	vs := []memVariant{{"x8", len(w8), func() {
+	vs := []memVariant{meterVariant(b, s, len(w8)), {"x8", len(w8), func() {
 		memPass(s, mats, mrows, func(worker, lo, hi, base int) {
 			for i := base + lo; i < base+hi; i += 8 {
 				k.Dot8RowsX8(w8[i*wrb:(i+8)*wrb], x, tab, &o8[worker])
 			}
 		})
 	}}}
-	for _, blocks := range dists {
-		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", blocks), len(wc), func() {
-			*pf = blocks * block
+	for _, d := range dists {
+		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", d), len(wc), func() {
+			*pf = d
 			memPass(s, mats, mrows, func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 16 {
 					k.DotGroup(LayoutCol16, wc[i*wrb:(i+16)*wrb], x, tab, o16[worker][:])

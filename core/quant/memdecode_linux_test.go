@@ -152,6 +152,28 @@ func memPass(s *spin2, mats, mrows int, kern func(worker, lo, hi, base int)) {
 	}
 }
 
+// meterVariant is the bench command's bandwidth meter (VecDotF32 over F32
+// zeros, each of s's two threads on half) on a buffer of about n bytes.
+func meterVariant(b *testing.B, s *spin2, n int) memVariant {
+	meter := hugeBuf(b, n)
+	clear(meter)
+	ones := make([]float32, 4096)
+	for i := range ones {
+		ones[i] = 1
+	}
+	var sink [2]float32
+	fl := unsafe.Slice((*float32)(unsafe.Pointer(&meter[0])), len(meter)/4)
+	half := len(fl) / 2 / 4096 * 4096
+	return memVariant{"meter", 2 * half * 4, func() {
+		s.run(func(worker int) {
+			part := fl[worker*half : (worker+1)*half]
+			for i := 0; i < len(part); i += 4096 {
+				sink[worker] += VecDotF32(part[i:i+4096], ones)
+			}
+		})
+	}}
+}
+
 func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
 	const n, mrows = memDecodeN, memDecodeRows
 	k, wrb, mats, total := memDecodeKernel(b, typ)
@@ -167,28 +189,12 @@ func benchMemDecode(b *testing.B, typ gguf.GGMLType) {
 	}
 	x, tab := memDecodeToken(b, k, r)
 	out := [2][]float32{make([]float32, total), make([]float32, total)}
-	meter := hugeBuf(b, len(w))
-	clear(meter)
-	ones := make([]float32, 4096)
-	for i := range ones {
-		ones[i] = 1
-	}
 	s := newSpin2()
 	defer s.quit.Store(true)
 	pass := func(kern func(worker, lo, hi, base int)) { memPass(s, mats, mrows, kern) }
 	var o8 [2][8]float32
-	var sink [2]float32
-	fl := unsafe.Slice((*float32)(unsafe.Pointer(&meter[0])), len(meter)/4)
-	half := len(fl) / 2 / 4096 * 4096
 	vs := []memVariant{
-		{"meter", 2 * half * 4, func() {
-			s.run(func(worker int) {
-				part := fl[worker*half : (worker+1)*half]
-				for i := 0; i < len(part); i += 4096 {
-					sink[worker] += VecDotF32(part[i:i+4096], ones)
-				}
-			})
-		}},
+		meterVariant(b, s, len(w)),
 		{"file", len(w), func() {
 			pass(func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 8 {

@@ -150,10 +150,16 @@ func TestLayoutByLevel(t *testing.T) {
 }
 
 // BenchmarkRows16C16 is one col16 group against two x8 groups of the same
-// sixteen rows (in cache), and the tile kernels' preparation of the
+// sixteen rows of 4096 (in cache; Q4_0, Q4_K, Q6_K), and the tile kernels' preparation of the
 // sixteen rows' four quads from either, alternating rounds.
 func BenchmarkRows16C16(b *testing.B) {
-	const n, typ = 2048, gguf.TypeQ4_0
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		b.Run(typ.String(), func(b *testing.B) { benchRows16C16(b, typ) })
+	}
+}
+
+func benchRows16C16(b *testing.B, typ gguf.GGMLType) {
+	const n = 4096
 	k, _ := NewKernel(typ, n)
 	if k.Layout() != LayoutCol16 {
 		b.Skip("no col16 kernel at this level")
@@ -163,9 +169,12 @@ func BenchmarkRows16C16(b *testing.B) {
 	for i := 0; i < 16; i++ {
 		src = append(src, quantizeWeights(b, typ, gaussian(r, n, 0.02))...)
 	}
-	x := quantizeRow(b, gguf.TypeQ8_0, gaussian(r, n, 1))
-	tab := make([]byte, k.Token1TableBytes())
-	k.PrepareToken1(x, tab)
+	x := quantizeRow(b, VecDotType(typ), gaussian(r, n, 1))
+	var tab []byte
+	if tb := k.Token1TableBytes(); tb > 0 {
+		tab = make([]byte, tb)
+		k.PrepareToken1(x, tab)
+	}
 	col := make([]byte, len(src))
 	k.Interleave(LayoutCol16, col, src)
 	w8 := make([]byte, len(src))

@@ -4,7 +4,7 @@ package quant
 
 // c16PrefetchQ4K is how far ahead (bytes) rows16C16Q4KAVX512 prefetches
 // its group's stream to L2 (PREFETCHT2 on every line of a column): half a
-// column. On the Intel Xeon VM of session 13 (BenchmarkMemDecodeC16K,
+// column. On the Intel Xeon VM of session 13 (BenchmarkMemDecodeCol16,
 // two threads; bench/results/2026-12-03-s13-cpu-q4kc16) it read 25.8
 // GB/s at 1152 bytes ahead on a quiet machine (25.5–25.7 from 768 to
 // 1536, 25.1 at 2304, 23.7 with no lead, 22.9 at 4608), where the x8

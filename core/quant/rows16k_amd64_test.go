@@ -50,39 +50,6 @@ func TestC16Q4K(t *testing.T) {
 	}
 }
 
-// BenchmarkC16Q4KCache: sixteen Q4_K rows of 4096 in cache against one
-// token: two x8 groups (Dot8RowsX8) against one c16 group.
-func BenchmarkC16Q4KCache(b *testing.B) {
-	const n = 4096
-	r := rand.New(rand.NewPCG(5, 6))
-	file, x := c16Q4KCase(b, r, n, false)
-	k, _ := NewKernel(gguf.TypeQ4_K, n)
-	wrb := k.WeightRowBytes()
-	w8 := make([]byte, len(file))
-	k.Interleave8(w8[:8*wrb], file[:8*wrb])
-	k.Interleave8(w8[8*wrb:], file[8*wrb:])
-	c16 := make([]byte, len(file))
-	c16Q4K.move(file, c16, n/256, true)
-	var o8 [8]float32
-	var o16 [16]float32
-	b.Run("x8", func(b *testing.B) {
-		b.SetBytes(int64(len(file)))
-		for b.Loop() {
-			k.Dot8RowsX8(w8[:8*wrb], x, nil, &o8)
-			k.Dot8RowsX8(w8[8*wrb:], x, nil, &o8)
-		}
-	})
-	b.Run("c16", func(b *testing.B) {
-		if !hasAVX512() {
-			b.Skip("no AVX-512")
-		}
-		b.SetBytes(int64(len(file)))
-		for b.Loop() {
-			rows16C16Q4KAVX512(&c16[0], &x[0], n/256, &o16)
-		}
-	})
-}
-
 // TestC16Q4KPrep: the preparation of each row quad of a c16 group (the Go
 // twin, and the AVX-512 one where the machine has it) is prep4Q4_K's of
 // the quad's rows in the file layout.
