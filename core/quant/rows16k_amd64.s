@@ -61,6 +61,36 @@
 	VPEXTRD $2, x, off(DI)(BX*2); \
 	VPEXTRD $3, x, off(DI)(R13*1)
 
+// C16_QUAD_BASES: from a column at SI and a row quad q in R8, the quad's
+// d (R9 = SI + 8q), scale-byte dwords (R10 = SI + 4q) and quant chunks
+// (R11 = SI + 16q); R8 becomes 16q.
+#define C16_QUAD_BASES \
+	LEAQ (SI)(R8*8), R9; \
+	LEAQ (SI)(R8*4), R10; \
+	SHLQ $4, R8; \
+	LEAQ (SI)(R8*1), R11
+
+// C16_QUAD_CONSTS: the transposes' tables, c16kT4 in every lane of Z12,
+// c16kRows in Z10 and Z11.
+#define C16_QUAD_CONSTS \
+	VBROADCASTI32X4 c16kT4<>(SB), Z12; \
+	VMOVDQU64 c16kRows<>+0(SB), Z10; \
+	VMOVDQU64 c16kRows<>+64(SB), Z11
+
+// C16_GATHER_ARGS: the quad gathers' arguments (group, q, nb, dst,
+// rowStride, colStride) into SI, R8, CX, DI, BX, DX, R13 = 3·rowStride,
+// then C16_QUAD_BASES and C16_QUAD_CONSTS.
+#define C16_GATHER_ARGS \
+	MOVQ group+0(FP), SI; \
+	MOVQ q+8(FP), R8; \
+	MOVQ nb+16(FP), CX; \
+	MOVQ dst+24(FP), DI; \
+	MOVQ rowStride+32(FP), BX; \
+	MOVQ colStride+40(FP), DX; \
+	LEAQ (BX)(BX*2), R13; \
+	C16_QUAD_BASES; \
+	C16_QUAD_CONSTS
+
 // Q4KC16_CH(off, xl, xh, al, ah): the quant chunk at off(SI) (four bytes
 // of each row), its low nibbles against the token's four quants at xl(DI)
 // (broadcast) into al, its high nibbles against those at xh(DI) into ah.
@@ -260,19 +290,14 @@ TEXT ·prep4x16Q4KAVX512(SB), NOSPLIT, $0-32
 	MOVQ q+8(FP), R8
 	MOVQ nb+16(FP), CX
 	MOVQ u+24(FP), DI
-	LEAQ (SI)(R8*8), R9
-	LEAQ (SI)(R8*4), R10
-	SHLQ $4, R8
-	LEAQ (SI)(R8*1), R11
+	C16_QUAD_BASES
 	MOVL $0x0F0F0F0F, AX
 	VPBROADCASTD AX, Z15
 	MOVL $0x3F3F3F3F, AX
 	VPBROADCASTD AX, X14
 	MOVL $0x30303030, AX
 	VPBROADCASTD AX, X13
-	VMOVDQU c16kT4<>(SB), X12
-	VMOVDQU64 c16kRows<>+0(SB), Z10
-	VMOVDQU64 c16kRows<>+64(SB), Z11
+	C16_QUAD_CONSTS
 p16k:
 	VCVTPH2PS (R9), X0
 	VMOVUPS X0, 1216(DI)
@@ -574,20 +599,7 @@ q6kc16:
 // VPERMI2D (c16kRows, eight chunks at a time), its scale bytes by VPSHUFB
 // and VPERMD, d moved.
 TEXT ·gather4C16Q6KAVX512(SB), NOSPLIT, $0-48
-	MOVQ group+0(FP), SI
-	MOVQ q+8(FP), R8
-	MOVQ nb+16(FP), CX
-	MOVQ dst+24(FP), DI
-	MOVQ rowStride+32(FP), BX
-	MOVQ colStride+40(FP), DX
-	LEAQ (BX)(BX*2), R13
-	LEAQ (SI)(R8*8), R9
-	LEAQ (SI)(R8*4), R10
-	SHLQ $4, R8
-	LEAQ (SI)(R8*1), R11
-	VBROADCASTI32X4 c16kT4<>(SB), Z12
-	VMOVDQU64 c16kRows<>+0(SB), Z10
-	VMOVDQU64 c16kRows<>+64(SB), Z11
+	C16_GATHER_ARGS
 	VMOVDQU64 c16kT16<>(SB), Z13
 g6k:
 	MOVWLZX 0(R9), AX
@@ -641,20 +653,7 @@ g6k:
 // each row by a 4×4 byte transpose (VPSHUFB) of each four, stored a dword
 // at a time; the quant chunks transposed to rows by VPERMI2D.
 TEXT ·gather4C16Q4KAVX512(SB), NOSPLIT, $0-48
-	MOVQ group+0(FP), SI
-	MOVQ q+8(FP), R8
-	MOVQ nb+16(FP), CX
-	MOVQ dst+24(FP), DI
-	MOVQ rowStride+32(FP), BX
-	MOVQ colStride+40(FP), DX
-	LEAQ (BX)(BX*2), R13
-	LEAQ (SI)(R8*8), R9
-	LEAQ (SI)(R8*4), R10
-	SHLQ $4, R8
-	LEAQ (SI)(R8*1), R11
-	VMOVDQU c16kT4<>(SB), X12
-	VMOVDQU64 c16kRows<>+0(SB), Z10
-	VMOVDQU64 c16kRows<>+64(SB), Z11
+	C16_GATHER_ARGS
 g4k:
 	MOVWLZX 0(R9), AX
 	MOVW AX, 0(DI)
