@@ -554,6 +554,25 @@ q80r4x16pv:
 	VMULPS Z10, Z12, Z12; \
 	VFMADD231PS Z12, acc, sum
 
+// OCT_ARGS: an oct kernel's arguments (u0, u1, ta, tb, nb) into BX, SI,
+// DI, DX, CX.
+#define OCT_ARGS \
+	MOVQ u0+0(FP), BX; \
+	MOVQ u1+8(FP), SI; \
+	MOVQ ta+16(FP), DI; \
+	MOVQ tb+24(FP), DX; \
+	MOVQ nb+32(FP), CX
+
+// OCT_RET: the eight rows' sums (Z24..Z31) stored to out0 (rows 0..3)
+// and out1 (rows 4..7), and return.
+#define OCT_RET \
+	MOVQ out0+40(FP), DX; \
+	OCT_STORE4(Z24, Y24, Z25, Y25, Z26, Y26, Z27, Y27); \
+	MOVQ out1+48(FP), DX; \
+	OCT_STORE4(Z28, Y28, Z29, Y29, Z30, Y30, Z31, Y31); \
+	VZEROUPPER; \
+	RET
+
 // OCT_ZERO: the eight rows' running sums (Z24..Z31) and Z14 zeroed.
 #define OCT_ZERO \
 	VPXORD Z24, Z24, Z24; \
@@ -641,11 +660,7 @@ q80r4x16pv:
 // row's even accumulator starts at −128·Σq (the biased quants' excess,
 // taken off before instead of after: the same exact int32).
 TEXT ·q8_0q8_0r8x16pAVX512(SB), NOSPLIT, $0-56
-	MOVQ u0+0(FP), BX
-	MOVQ u1+8(FP), SI
-	MOVQ ta+16(FP), DI
-	MOVQ tb+24(FP), DX
-	MOVQ nb+32(FP), CX
+	OCT_ARGS
 	OCT_ZERO
 	PCALIGN $64
 q80r8x16pv:
@@ -667,12 +682,7 @@ q80r8x16pv:
 	ADDQ $320, DX
 	DECQ CX
 	JNZ  q80r8x16pv
-	MOVQ out0+40(FP), DX
-	OCT_STORE4(Z24, Y24, Z25, Y25, Z26, Y26, Z27, Y27)
-	MOVQ out1+48(FP), DX
-	OCT_STORE4(Z28, Y28, Z29, Y29, Z30, Y30, Z31, Y31)
-	VZEROUPPER
-	RET
+	OCT_RET
 
 // func q4_0q8_0r8x16sAVX512(u0, u1, ta, tb *byte, nb int, out0, out1 *float32)
 // Two row quads prepared by unpack4Q4_0S (u0: rows 0..3, u1: rows 4..7;
@@ -682,11 +692,7 @@ q80r8x16pv:
 // accumulator starts at −8·Σq); per lane sum += (sumi·(d_w·d_x)) with the
 // product rounded, as Q40_ROWS. R10, AX: the two quads' scales.
 TEXT ·q4_0q8_0r8x16sAVX512(SB), NOSPLIT, $0-56
-	MOVQ u0+0(FP), BX
-	MOVQ u1+8(FP), SI
-	MOVQ ta+16(FP), DI
-	MOVQ tb+24(FP), DX
-	MOVQ nb+32(FP), CX
+	OCT_ARGS
 	MOVQ CX, R10
 	SHLQ $7, R10
 	LEAQ (SI)(R10*1), AX // u1 + 128·nb
@@ -713,12 +719,7 @@ q40r8x16sv:
 	ADDQ $320, DX
 	DECQ CX
 	JNZ  q40r8x16sv
-	MOVQ out0+40(FP), DX
-	OCT_STORE4(Z24, Y24, Z25, Y25, Z26, Y26, Z27, Y27)
-	MOVQ out1+48(FP), DX
-	OCT_STORE4(Z28, Y28, Z29, Y29, Z30, Y30, Z31, Y31)
-	VZEROUPPER
-	RET
+	OCT_RET
 
 // func bias4Q8_0AVX512(w *byte, wstride int, u *byte, nb int)
 // The preparation of q8_0q8_0r4x16pAVX512, 144 bytes a block: the quants
