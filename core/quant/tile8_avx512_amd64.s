@@ -39,6 +39,27 @@
 	VMOVUPS Y1, 32(DX); \
 	VEXTRACTF64X4 $1, Z1, 160(DX)
 
+// OCT_ARGS: an oct kernel's arguments (u0, u1, ta, tb, nb) into BX, SI,
+// DI, DX, CX.
+#define OCT_ARGS \
+	MOVQ u0+0(FP), BX; \
+	MOVQ u1+8(FP), SI; \
+	MOVQ ta+16(FP), DI; \
+	MOVQ tb+24(FP), DX; \
+	MOVQ nb+32(FP), CX
+
+// OCT_RET: the eight rows' sums (Z24..Z31) stored to out0 (rows 0..3)
+// and out1 (rows 4..7) (OCT_STORE4, below), and return. (These two name
+// arguments: defined before the first TEXT, so that go vet's asmdecl does not
+// read them as the preceding function's.)
+#define OCT_RET \
+	MOVQ out0+40(FP), DX; \
+	OCT_STORE4(Z24, Y24, Z25, Y25, Z26, Y26, Z27, Y27); \
+	MOVQ out1+48(FP), DX; \
+	OCT_STORE4(Z28, Y28, Z29, Y29, Z30, Y30, Z31, Y31); \
+	VZEROUPPER; \
+	RET
+
 // func q4_0q8_0r2x16AVX512(w *byte, wstride int, u, ta, tb *byte, nb int, out *float32)
 // Rows r0, r0+1 of Q4_0 (w at row r0; u at their unpacked nibbles, row
 // r0+1's 32 bytes after row r0's, 128 bytes per block): per block the
@@ -553,25 +574,6 @@ q80r4x16pv:
 	VBROADCASTSS d, Z12; \
 	VMULPS Z10, Z12, Z12; \
 	VFMADD231PS Z12, acc, sum
-
-// OCT_ARGS: an oct kernel's arguments (u0, u1, ta, tb, nb) into BX, SI,
-// DI, DX, CX.
-#define OCT_ARGS \
-	MOVQ u0+0(FP), BX; \
-	MOVQ u1+8(FP), SI; \
-	MOVQ ta+16(FP), DI; \
-	MOVQ tb+24(FP), DX; \
-	MOVQ nb+32(FP), CX
-
-// OCT_RET: the eight rows' sums (Z24..Z31) stored to out0 (rows 0..3)
-// and out1 (rows 4..7), and return.
-#define OCT_RET \
-	MOVQ out0+40(FP), DX; \
-	OCT_STORE4(Z24, Y24, Z25, Y25, Z26, Y26, Z27, Y27); \
-	MOVQ out1+48(FP), DX; \
-	OCT_STORE4(Z28, Y28, Z29, Y29, Z30, Y30, Z31, Y31); \
-	VZEROUPPER; \
-	RET
 
 // OCT_ZERO: the eight rows' running sums (Z24..Z31) and Z14 zeroed.
 #define OCT_ZERO \
