@@ -244,6 +244,57 @@ func TestGPUGreedyDecode(t *testing.T) {
 	}
 }
 
+// TestGPUProgrammaticLaunchSameLogits: where the device launches with
+// programmatic dependent launch, a prompt and a greedy continuation
+// (captured decode graphs replayed) give the same logits bit for bit as
+// with it off (MINFER_CUDA_PDL=0): the overlapped kernels wait for what
+// they read.
+func TestGPUProgrammaticLaunchSameLogits(t *testing.T) {
+	dm := gpuDevice(t)
+	for _, name := range []string{"synth-llama-small-Q4_K_M.gguf", "synth-llama-small-Q4_0.gguf"} {
+		path := ggtest.Path(t, "small", name)
+		info, err := Inspect(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func(pdl string) (bool, [][]float32) {
+			t.Setenv("MINFER_CUDA_PDL", pdl)
+			s, err := Load(context.Background(), path, onGPU(dm, info.HParams.NLayer+1, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			on := s.bes[1].(*cuda.Backend).ProgrammaticLaunch()
+			var all [][]float32
+			logits, err := s.Eval(context.Background(), []int32{1, 42, 7, 300, 5, 99, 12, 64}, false)
+			for i := 0; i < 24 && err == nil; i++ {
+				all = append(all, append([]float32(nil), logits...))
+				logits, err = s.Eval(context.Background(), []int32{int32(argmax(logits))}, false)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return on, all
+		}
+		on, with := run("1")
+		off, without := run("0")
+		if off {
+			t.Fatal("MINFER_CUDA_PDL=0 left programmatic launch on")
+		}
+		if !on {
+			t.Skipf("%s: no programmatic dependent launch on this device", dm.Name)
+		}
+		for i := range with {
+			for j := range with[i] {
+				if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
+					t.Fatalf("%s step %d logit %d: %v with programmatic launch, %v without", name, i, j, with[i][j], without[i][j])
+				}
+			}
+		}
+		t.Logf("%s: %d steps identical", name, len(with))
+	}
+}
+
 // TestGPUPlanOverBudgetIsRefusedByTheGate: a plan bigger than
 // MINFER_GPU_MEM allows is refused by the E4 gate with its four numbers,
 // before CUDA is asked for anything.

@@ -152,6 +152,11 @@ func (b *Backend) Describe() string {
 	return fmt.Sprintf("CUDA %s driver, compute %d.%d", versionString(b.dv.drvVersion), b.dv.ccMajor, b.dv.ccMinor)
 }
 
+// ProgrammaticLaunch reports whether kernels launch with programmatic
+// dependent launch (pdl.go): compute 9.0 or later, a driver with
+// cuLaunchKernelEx, and MINFER_CUDA_PDL not 0.
+func (b *Backend) ProgrammaticLaunch() bool { return b.dv.pdl }
+
 // OverheadBytes is what the context, modules and workspace took, measured
 // once with cuMemGetInfo.
 func (b *Backend) OverheadBytes() (int64, string) { return b.overhead, b.ohWhat }

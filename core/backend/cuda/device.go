@@ -27,6 +27,7 @@ type device struct {
 	drvVersion       int
 	smemOptin        int
 	sms              int // multiprocessors
+	pdl              bool // programmatic dependent launch (pdl.go)
 
 	// pinned host staging: a ring the copies go through.
 	pinned    uintptr
@@ -105,6 +106,7 @@ func (dv *device) setup() (err error) {
 	if !computeOK(dv.ccMajor, dv.ccMinor) {
 		return fmt.Errorf("cuda: %s has compute capability %d.%d; the kernels need 6.1 (dp4a): %w", dv.name, dv.ccMajor, dv.ccMinor, ErrNotSupported)
 	}
+	dv.pdl = pdlUsable(dv.ccMajor, d.launchKernelEx) && !pdlOff()
 	if err := check("cuDevicePrimaryCtxRetain", sys(d.primaryCtxRetain, uintptr(unsafe.Pointer(&dv.ctx)), uintptr(dev))); err != nil {
 		return err
 	}
@@ -123,7 +125,13 @@ func (dv *device) setup() (err error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		src := append([]byte(ptxFiles[name]), 0)
+		text := ptxFiles[name]
+		if dv.pdl {
+			if text, err = pdlPTX(text); err != nil {
+				return fmt.Errorf("%w (module %s)", err, name)
+			}
+		}
+		src := append([]byte(text), 0)
 		var mod uintptr
 		if err := check("cuModuleLoadData("+name+")", sys(d.moduleLoadData, uintptr(unsafe.Pointer(&mod)), uintptr(unsafe.Pointer(&src[0])))); err != nil {
 			return err
@@ -300,6 +308,8 @@ type launcher struct {
 	// counts, when not nil, counts the launches of each kernel (tests:
 	// which mat-vec family ran).
 	counts map[string]int
+	// cfg: cuLaunchKernelEx's configuration (PDL launches).
+	cfg cuLaunchConfig
 }
 
 func (l *launcher) reset(n int) {
@@ -348,8 +358,15 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 	if len(args) > 0 {
 		params = uintptr(unsafe.Pointer(&l.ptrs[0]))
 	}
-	r := sys(dv.d.launchKernel, f, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
-		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(smem), dv.stream, params, 0)
+	var r uintptr
+	if dv.pdl {
+		l.cfg = cuLaunchConfig{gridX: grid[0], gridY: grid[1], gridZ: grid[2], blockX: block[0], blockY: block[1], blockZ: block[2],
+			smem: smem, stream: dv.stream, attrs: uintptr(unsafe.Pointer(pdlAttr)), nattrs: 1}
+		r = sys(dv.d.launchKernelEx, uintptr(unsafe.Pointer(&l.cfg)), f, params, 0)
+	} else {
+		r = sys(dv.d.launchKernel, f, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
+			uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(smem), dv.stream, params, 0)
+	}
 	if int32(r) == 0 {
 		return nil // the call's name is built only on failure: this runs per kernel
 	}

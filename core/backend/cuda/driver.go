@@ -24,6 +24,9 @@ type driverAPI struct {
 	graphExecDestroy, graphDestroy,
 	eventCreate, eventRecord, eventSynchronize, eventElapsedTime, eventDestroy,
 	getErrorName uintptr
+	// launchKernelEx (CUDA 12.0 and later) is optional: without it kernels
+	// launch without programmatic dependent launch (pdl.go).
+	launchKernelEx uintptr
 }
 
 func (d *driverAPI) symbols() []struct {
@@ -89,6 +92,9 @@ func loadDriver() (*driverAPI, error) {
 				return
 			}
 			*s.p = p
+		}
+		if p, err := dlsym(lib, "cuLaunchKernelEx"); err == nil {
+			d.launchKernelEx = p
 		}
 		if err := check("cuInit", sys(d.init, 0)); err != nil {
 			drvErr = fmt.Errorf("%w: %v", ErrNoDriver, err)

@@ -8,6 +8,22 @@
 
 #define WARP 32
 
+// Programmatic dependent launch (pdl.go): PDL_WAIT marks where a kernel
+// waits for the kernel before it (griddepcontrol.wait), PDL_LAUNCH where
+// it lets the next one start (griddepcontrol.launch_dependents). Compiled
+// for compute_80 they are PTX comments; the loader makes them the
+// instructions on compute 9.0 and later. Every kernel runs PDL_WAIT before
+// any global-memory access (PDL_ENTRY at its top; the staged mat-vecs
+// first issue their weight copies) and PDL_LAUNCH after it, on every path.
+// The asm statements are compiler barriers either way.
+#define PDL_WAIT() asm volatile("// minfer-pdl-wait" ::: "memory")
+#define PDL_LAUNCH() asm volatile("// minfer-pdl-launch" ::: "memory")
+#define PDL_ENTRY() \
+    do {             \
+        PDL_WAIT();  \
+        PDL_LAUNCH(); \
+    } while (0)
+
 __device__ __forceinline__ float f16(const uint8_t* p) {
     uint16_t b = (uint16_t)p[0] | ((uint16_t)p[1] << 8);
     return __half2float(__ushort_as_half(b));

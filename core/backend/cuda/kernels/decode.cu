@@ -264,19 +264,19 @@ __device__ __forceinline__ void mv_q6_k(const uint8_t* __restrict__ W, const uin
 
 #define MVF(name)                                                                                                                                   \
     extern "C" __global__ void __launch_bounds__(128) mvf_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, \
-                                                                     long long xrb, int ntok) {                                                    \
+                                                                     long long xrb, int ntok) { PDL_ENTRY();                                                    \
         const int row = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                       \
         if (row < rows) mv_##name<1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y, row);                                                      \
     }                                                                                                                                               \
     extern "C" __global__ void __launch_bounds__(128) mvf_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, \
-                                                                     long long xrb, int ntok) {                                                    \
+                                                                     long long xrb, int ntok) { PDL_ENTRY();                                                    \
         const int row = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                       \
         if (row < rows) mv_##name<8>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * 8, row);                                                  \
     }                                                                                                                                               \
     /* Up to three mat-vecs of one token over the same activations (q, k, v; gate, up) in one launch: */                                           \
     /* the grid's rows run through W0's, then W1's, then W2's.                                        */                                           \
     extern "C" __global__ void __launch_bounds__(128) mvf_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1,   \
-                                                                     float* o2, int r0, int r1, int r2, int nblk, long long wrb, const uint8_t* X) { \
+                                                                     float* o2, int r0, int r1, int r2, int nblk, long long wrb, const uint8_t* X) { PDL_ENTRY(); \
         int r = blockIdx.x * 4 + (threadIdx.x >> 5);                                                                                               \
         const uint8_t* W = W0;                                                                                                                      \
         float* o = o0;                                                                                                                              \
@@ -510,7 +510,7 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
 
 #define MVS(name)                                                                                                                                   \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
-                                                                                long long wrb, long long xrb, int ntok) {                           \
+                                                                                long long wrb, long long xrb, int ntok) {                                        \
         extern __shared__ __align__(16) uint8_t mvs_sh[]; \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
         const int nw = blockDim.x >> 5; \
@@ -519,6 +519,7 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         const bool live = row < rows; \
         if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L); \
+        PDL_ENTRY(); /* the weights' copies in flight */ \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
         cp_async_wait_all(); \
         __syncthreads(); \
@@ -526,12 +527,13 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
     }                                                                                                                                               \
     /* eight tokens per grid row (blockIdx.y), their activation rows staged together. */                                                          \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
-                                                                                long long wrb, long long xrb, int ntok) {                           \
+                                                                                long long wrb, long long xrb, int ntok) {                                        \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
         const int wi = threadIdx.x >> 5, row = blockIdx.x * MVS_ROWS + wi, t0 = blockIdx.y * 8, nt = min(8, ntok - t0);                           \
         uint8_t* ws = mvs_sh + wi * wrb;                                                                                                            \
         uint8_t* xs = mvs_sh + MVS_ROWS * wrb;                                                                                                      \
         if (row < rows) stage16(ws, W + (long long)row * wrb, wrb, threadIdx.x & 31, 32);                                                          \
+        PDL_ENTRY(); /* the weights' copies in flight */                                                                                            \
         stage16(xs, X + (long long)t0 * xrb, (long long)nt * xrb, threadIdx.x, blockDim.x);                                                         \
         cp_async_wait_all();                                                                                                                        \
         __syncthreads();                                                                                                                            \
@@ -540,7 +542,7 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
     /* mvf_*_m staged: the grid's rows run through W0's, W1's, W2's; a block may straddle two weights. */                                         \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0,    \
                                                                                 float* o1, float* o2, int r0, int r1, int r2, int nblk,             \
-                                                                                long long wrb, const uint8_t* X, long long xrb) {                    \
+                                                                                long long wrb, const uint8_t* X, long long xrb) {                                 \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
         constexpr int RPW = MVS_RPW_##name, L = 32 / RPW; \
         const int nw = blockDim.x >> 5; \
@@ -557,6 +559,7 @@ __device__ __forceinline__ void mvs_q4_0_2(const uint8_t* w, const uint8_t* X, f
         uint8_t* ws = mvs_sh + slot * wrb; \
         uint8_t* xs = mvs_sh + nw * RPW * wrb; \
         if (live) stage16(ws, W + (long long)r * wrb, wrb, lane % L, L); \
+        PDL_ENTRY(); /* the weights' copies in flight */ \
         stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x); \
         cp_async_wait_all(); \
         __syncthreads(); \
@@ -584,7 +587,7 @@ __device__ __forceinline__ void cp_async_wait_group() {
 
 #define MVP(name, BS)                                                                                                                               \
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvp_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
-                                                                                long long wrb, long long xrb, int ntok) {                           \
+                                                                                long long wrb, long long xrb, int ntok) {                                        \
         extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
         constexpr int CH = 8 * BS;                                                                                                                  \
         const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, wi = threadIdx.x >> 5, row = blockIdx.x * nw + wi;                                \
@@ -593,12 +596,13 @@ __device__ __forceinline__ void cp_async_wait_group() {
         const bool live = row < rows;                                                                                                               \
         const uint8_t* Wr = W + (long long)row * wrb;                                                                                               \
         const int nch = (nblk + 7) / 8;                                                                                                             \
-        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
         _Pragma("unroll") for (int c = 0; c < MVP_S - 1; c++) {                                                                                     \
             if (live && c < nch) stage16(ring + c * CH, Wr + (long long)c * CH, min((long long)CH, wrb - (long long)c * CH), lane, 32);             \
             cp_async_commit();                                                                                                                      \
         }                                                                                                                                           \
-        cp_async_wait_group<MVP_S - 2>(); /* the activations (and chunk 0) */                                                                       \
+        PDL_ENTRY(); /* the first chunks' copies in flight */                                                                                       \
+        stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);                                                                                      \
+        cp_async_wait_all(); /* the activations and the first chunks */                                                                             \
         __syncthreads();                                                                                                                            \
         if (!live) return;                                                                                                                          \
         float acc = 0.f;                                                                                                                            \
@@ -729,7 +733,7 @@ __device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long lo
 // makes it the CPU's serial float32 mean (the serial chain itself where
 // the order could matter); the scale computed as the CPU does.
 extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
-                                                              uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) {
+                                                              uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) { PDL_ENTRY();
     __shared__ double part[32];
     __shared__ float sscale;
     __shared__ q8k_sh sh[4];
@@ -782,7 +786,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
 // C library's expf on the rest) and the product quantized (qt) into q.
 // Rows of n (a multiple of 32, or of 256 for q8_K); 256 threads per block.
 extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, const float* u, float* out, uint8_t* q, int n, long long total, int qt,
-                                                               long long xrb) {
+                                                               long long xrb) { PDL_ENTRY();
     __shared__ q8k_sh sh;
     int full = n & ~15;
     int tid = threadIdx.x;
@@ -809,7 +813,7 @@ extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, c
 // runs it), cos/sin in double rounded to float; every pair of every head
 // is then rotated in parallel. headDim even.
 extern "C" __global__ void rope_pair(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
-                                     const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale) {
+                                     const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale) { PDL_ENTRY();
     extern __shared__ float cs[]; // dims: cos, sin interleaved
     int t = blockIdx.x;
     const float* X = blockIdx.y ? x2 : x;
@@ -847,7 +851,7 @@ extern "C" __global__ void rope_pair(const float* x, float* out, int heads, cons
 
 // store_kv_pair: two store_kv of the same rows (K and V) in one launch,
 // blockIdx.y picking; caches of type F16 (f16 = 1) or F32. grid (T, 2).
-extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, const float* x2, const int* rows, int n, int ctx, int f16) {
+extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, const float* x2, const int* rows, int n, int ctx, int f16) { PDL_ENTRY();
     int r = rows[blockIdx.x];
     if (r < 0 || r >= ctx) return;
     void* c = blockIdx.y ? c2 : c1;
@@ -1220,16 +1224,16 @@ __device__ void attn_x_vals(const float* S, const int* info, const __half* vc, f
 
 #define ATTN_X(HD)                                                                                                                                 \
     extern "C" __global__ void __launch_bounds__(128) attn_x_scores_##HD(const float* q, const __half* kc, const float* mask, float* S, int* info,  \
-                                                                         int heads, int kvHeads, int kvLen, int nkvMax, float scale, float softCap) { \
+                                                                         int heads, int kvHeads, int kvLen, int nkvMax, float scale, float softCap) { PDL_ENTRY(); \
         attn_x_scores<HD>(q, kc, mask, S, info, heads, kvHeads, kvLen, nkvMax, scale, softCap);                                                   \
     }                                                                                                                                              \
     extern "C" __global__ void __launch_bounds__(128) attn_x_values_##HD(const float* S, const int* info, const __half* vc, float* part,           \
                                                                          unsigned* counters, float* out, int heads, int kvHeads, int nkvMax,      \
-                                                                         uint8_t* q8, int qt) {                                                  \
+                                                                         uint8_t* q8, int qt) { PDL_ENTRY();                                                  \
         attn_x_values<HD>(S, info, vc, part, counters, out, heads, kvHeads, nkvMax, q8, qt);                                                      \
     }                                                                                                                                              \
     extern "C" __global__ void __launch_bounds__(256) attn_x_vals_##HD(const float* S, const int* info, const __half* vc, float* out, int heads,    \
-                                                                       int kvHeads, int nkvMax, uint8_t* q8, int qt, unsigned* counters) {      \
+                                                                       int kvHeads, int nkvMax, uint8_t* q8, int qt, unsigned* counters) { PDL_ENTRY();      \
         attn_x_vals<HD>(S, info, vc, out, heads, kvHeads, nkvMax, q8, qt, counters);                                                              \
     }
 ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
@@ -1353,7 +1357,7 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
 #define ATTN_ONE(HD)                                                                                                                               \
     extern "C" __global__ void __launch_bounds__(ONE_THREADS) attn_x_one_##HD(const float* q, const __half* kc, const __half* vc, const float* mask,       \
                                                                       float* out, int heads, int kvHeads, int kvLen, int nkvMax, float scale,    \
-                                                                      float softCap, uint8_t* q8, int qt, unsigned* counters) {                  \
+                                                                      float softCap, uint8_t* q8, int qt, unsigned* counters) { PDL_ENTRY();                  \
         attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt, counters);                                 \
     }
 ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
@@ -1614,7 +1618,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
     extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVT_MINB_##name) mvs_##name##_tn(                                                                    \
         const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
         const uint8_t* X, long long xrb, unsigned* counter, const float* nx, const float* ny, float* nsum, float* nout, const float* nwt,          \
-        float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb, int vsOff) {                                                            \
+        float* nout2, uint8_t* q, int n, float eps, int qt, long long qxrb, int vsOff) { PDL_ENTRY();                                                            \
         MVT_BODY(name)                                                                                                                              \
         if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
             norm_tail(scratch, (float*)(mvs_sh + vsOff), nx, ny, nsum, nout, nwt, nout2, q, n, eps, qt, qxrb);                                      \
@@ -1623,7 +1627,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
         const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1, int r2, int nblk, long long wrb,  \
         const uint8_t* X, long long xrb, unsigned* counter, const float* rx, float* rout, int heads, const float* rx2, float* rout2, int heads2,    \
         const int* pos, const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc, void* vc,                \
-        const float* vx, const int* kvrows, int kvn, int ctx, int f16) {                                                                            \
+        const float* vx, const int* kvrows, int kvn, int ctx, int f16) { PDL_ENTRY();                                                                            \
         MVT_BODY(name)                                                                                                                              \
         if (mvt_last(counter, (int*)(scratch + 68)))                                                                                                \
             rope_tail((float*)(scratch + 80), rx, rout, heads, rx2, rout2, heads2, pos, freqs, headDim, dims, neox, freqScale, thetaScale, kc, vc,  \
@@ -1649,7 +1653,7 @@ MVST(q4_0) MVST(q8_0) MVST(q4_k) MVST(q6_k)
 // when qt is q8_K (the values its warps quantize), else none. n a
 // multiple of 32 (q8_0/q8_1) or 256 (q8_K) when quantizing.
 extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
-                                                            uint8_t* q, int n, float eps, int qt) {
+                                                            uint8_t* q, int n, float eps, int qt) { PDL_ENTRY();
     extern __shared__ float nvs[];
     __shared__ double part[32];
     __shared__ float sscale;
@@ -1721,7 +1725,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, cons
 // caller guarantees that no output lies on another rope's input or on vx.
 extern "C" __global__ void rope_store_one(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
                                           const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc,
-                                          void* vc, const float* vx, const int* rows, int n, int ctx, int f16) {
+                                          void* vc, const float* vx, const int* rows, int n, int ctx, int f16) { PDL_ENTRY();
     const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
     const int r = rows[0];
     const bool st = r >= 0 && r < ctx;

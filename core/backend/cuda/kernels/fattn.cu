@@ -251,7 +251,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
 #define FATTN(name, hd, nt, minb) \
     extern "C" __global__ void __launch_bounds__(nt, minb) name(const float* q, const __half* kc, const __half* vc, const float* mask, \
                                                                const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
-                                                               float scale, float softCap, int keep) { \
+                                                               float scale, float softCap, int keep) { PDL_ENTRY(); \
         fattn<hd, nt>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap, keep); }
 FATTN(fattn_f16_64, 64, 256, 2) FATTN(fattn_f16_96, 96, 256, 2) FATTN(fattn_f16_128, 128, 256, 2) FATTN(fattn_f16_256, 256, 256, 1)
 FATTN(fattn_f16_128w, 128, 512, 1)

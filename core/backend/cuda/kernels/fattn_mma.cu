@@ -301,6 +301,6 @@ __device__ void fattn_mma(const float* q, const __half* kc, const __half* vc, co
 #define FATTN_MMA(name, hd) \
     extern "C" __global__ void __launch_bounds__(FM_THREADS, 2) name(const float* q, const __half* kc, const __half* vc, const float* mask, \
                                                                     const int* used, float* out, int T, int heads, int kvHeads, int kvLen, \
-                                                                    float scale, float softCap) { \
+                                                                    float scale, float softCap) { PDL_ENTRY(); \
         fattn_mma<hd>(q, kc, vc, mask, used, out, T, heads, kvHeads, kvLen, scale, softCap); }
 FATTN_MMA(fattn_mma_64, 64) FATTN_MMA(fattn_mma_128, 128)

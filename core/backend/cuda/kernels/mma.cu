@@ -35,7 +35,7 @@ __device__ __forceinline__ float f16r(float f) { return __half2float(__float2hal
 // mmq_act_q8: q8_0 (withSum 0) or q8_1 (withSum 1) per 32 elements, as
 // quant_q8_0 / quant_q8_1 compute them; elements n..kp-1 are zero.
 // A warp per 32 elements: grid (ceil(kp/256), tokens), 256 threads.
-extern "C" __global__ void mmq_act_q8(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp, int withSum) {
+extern "C" __global__ void mmq_act_q8(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp, int withSum) { PDL_ENTRY();
     int lane = threadIdx.x & 31, b = blockIdx.x * 8 + (threadIdx.x >> 5), t = blockIdx.y;
     if (b >= kp / 32) return; // whole warps
     int e = b * 32 + lane;
@@ -59,7 +59,7 @@ extern "C" __global__ void mmq_act_q8(const float* x, int8_t* qx, float* xs, flo
 // mmq_act_q8k: q8_K per 256 elements (quantize_row_q8_K_ref, as
 // quant_q8_k), the sums per 16 scaled by d. n = kp, a multiple of 256.
 // grid (kp/256, tokens), 256 threads.
-extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp) {
+extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp) { PDL_ENTRY();
     __shared__ float sa[8];
     __shared__ int si[8];
     int t = threadIdx.x, lane = t & 31, w = t >> 5;
@@ -653,11 +653,11 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
 #define MMQ(name, T) \
     extern "C" __global__ void __launch_bounds__(128) mmq_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
                                                                float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
-                                                               const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { \
+                                                               const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
         mmq<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); } \
     extern "C" __global__ void __launch_bounds__(128) mmqp_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
                                                                 float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
-                                                                const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { \
+                                                                const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
         mmqp<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
 MMQ(q4_0, Q4_0) MMQ(q4_1, Q4_1) MMQ(q8_0, Q8_0)
 MMQ(q3_k, Q3_K) MMQ(q4_k, Q4_K) MMQ(q5_k, Q5_K) MMQ(q6_k, Q6_K)

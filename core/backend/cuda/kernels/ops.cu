@@ -9,7 +9,7 @@
 // the same as x) into out2 — the fused rmsnorm·mul, which still writes the
 // norm for any other reader. One block per row; the block's double sum
 // of the squares gives the CPU's serial mean through rms_mean.
-extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, float* out2, int n, int wrows, float eps) {
+extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, float* out2, int n, int wrows, float eps) { PDL_ENTRY();
     __shared__ double part[32];
     __shared__ float sscale;
     const float* xr = x + (long long)blockIdx.x * n;
@@ -44,17 +44,17 @@ extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, 
 }
 
 // out = x op y, y's yrows rows broadcast over x's rows of n.
-extern "C" __global__ void mul_f32(const float* x, const float* y, float* out, int n, int yrows, long long total) {
+extern "C" __global__ void mul_f32(const float* x, const float* y, float* out, int n, int yrows, long long total) { PDL_ENTRY();
     long long yn = (long long)yrows * n;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
         out[i] = x[i] * y[i % yn];
 }
 // mul_rows: each row of n times its own scalar y[row] (Src1 of one column).
-extern "C" __global__ void mul_rows(const float* x, const float* y, float* out, int n, long long total) {
+extern "C" __global__ void mul_rows(const float* x, const float* y, float* out, int n, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
         out[i] = __fmul_rn(x[i], y[i / n]);
 }
-extern "C" __global__ void add_f32(const float* x, const float* y, float* out, int n, int yrows, long long total) {
+extern "C" __global__ void add_f32(const float* x, const float* y, float* out, int n, int yrows, long long total) { PDL_ENTRY();
     long long yn = (long long)yrows * n;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
         out[i] = x[i] + y[i % yn];
@@ -63,7 +63,7 @@ extern "C" __global__ void add_f32(const float* x, const float* y, float* out, i
 // swiglu: siluRow16 of the CPU (ggml_vec_silu_f32 on AVX-512) then the
 // product: x/(1+exp(−x)) with expf16 for the elements of a row's full
 // 16-blocks, the C library's expf for the rest. Rows of n.
-extern "C" __global__ void swiglu(const float* g, const float* u, float* out, int n, long long total) {
+extern "C" __global__ void swiglu(const float* g, const float* u, float* out, int n, long long total) { PDL_ENTRY();
     int full = n & ~15;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         float x = g[i];
@@ -73,11 +73,11 @@ extern "C" __global__ void swiglu(const float* g, const float* u, float* out, in
 }
 
 // scale: x·s. softcap: tanhf(x·inv)·cap (ggml_scale, ggml_tanh, ggml_scale).
-extern "C" __global__ void scale_f32(const float* x, float* out, float s, long long total) {
+extern "C" __global__ void scale_f32(const float* x, float* out, float s, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
         out[i] = __fmul_rn(x[i], s);
 }
-extern "C" __global__ void softcap_f32(const float* x, float* out, float inv, float cap, long long total) {
+extern "C" __global__ void softcap_f32(const float* x, float* out, float inv, float cap, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
         out[i] = __fmul_rn(cpu_tanhf(__fmul_rn(x[i], inv)), cap);
 }
@@ -89,7 +89,7 @@ __device__ __forceinline__ float gelu_f32(float x) {
     float inner = __fmul_rn(__fmul_rn(s2pi, x), __fadd_rn(1.f, __fmul_rn(__fmul_rn(a, x), x)));
     return __fmul_rn(__fmul_rn(0.5f, x), __fadd_rn(1.f, cpu_tanhf(inner)));
 }
-extern "C" __global__ void gelu_f32k(const float* x, float* out, long long total) {
+extern "C" __global__ void gelu_f32k(const float* x, float* out, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         float v = x[i];
         float r;
@@ -102,7 +102,7 @@ extern "C" __global__ void gelu_f32k(const float* x, float* out, long long total
 // sigmoid: silu(x)/x as the CPU computes it: siluRow16 over each row of n
 // (expf16 on the row's full 16-blocks, the C library's expf on the rest),
 // then divided by x.
-extern "C" __global__ void sigmoid_f32(const float* x, float* out, int n, long long total) {
+extern "C" __global__ void sigmoid_f32(const float* x, float* out, int n, long long total) { PDL_ENTRY();
     int full = n & ~15;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         float v = x[i];
@@ -115,7 +115,7 @@ extern "C" __global__ void sigmoid_f32(const float* x, float* out, int n, long l
 // 16-blocks, each block's sum reduced in float32 and added in double, the
 // tail through the C library's expf added one by one — then times
 // float(1/sum). One thread per row (router rows are short).
-extern "C" __global__ void softmax_rows(const float* x, float* out, int n, int rows) {
+extern "C" __global__ void softmax_rows(const float* x, float* out, int n, int rows) { PDL_ENTRY();
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= rows) return;
     const float* xr = x + (long long)r * n;
@@ -145,7 +145,7 @@ extern "C" __global__ void softmax_rows(const float* x, float* out, int n, int r
 // the CPU (theta *= theta_scale in float32); the pairs' cos/sin are taken
 // in double and rounded; then every head of the token is rotated.
 extern "C" __global__ void rope(const float* x, float* out, const int* pos, const float* freqs, int headDim, int heads, int dims,
-                                int neox, float freqScale, float thetaScale) {
+                                int neox, float freqScale, float thetaScale) { PDL_ENTRY();
     extern __shared__ float cs[]; // dims: cos, sin interleaved
     int t = blockIdx.x;
     if (threadIdx.x == 0) {
@@ -197,12 +197,12 @@ extern "C" __global__ void rope(const float* x, float* out, const int* pos, cons
 
 // store_kv: row t of x goes to cache row rows[t], converted to the cache
 // type. grid (T).
-extern "C" __global__ void store_kv_f16(uint16_t* cache, const float* x, const int* rows, int n, int ctx) {
+extern "C" __global__ void store_kv_f16(uint16_t* cache, const float* x, const int* rows, int n, int ctx) { PDL_ENTRY();
     int r = rows[blockIdx.x];
     if (r < 0 || r >= ctx) return;
     for (int i = threadIdx.x; i < n; i += blockDim.x) cache[(long long)r * n + i] = to_f16(x[(long long)blockIdx.x * n + i]);
 }
-extern "C" __global__ void store_kv_f32(float* cache, const float* x, const int* rows, int n, int ctx) {
+extern "C" __global__ void store_kv_f32(float* cache, const float* x, const int* rows, int n, int ctx) { PDL_ENTRY();
     int r = rows[blockIdx.x];
     if (r < 0 || r >= ctx) return;
     for (int i = threadIdx.x; i < n; i += blockDim.x) cache[(long long)r * n + i] = x[(long long)blockIdx.x * n + i];
@@ -211,7 +211,7 @@ extern "C" __global__ void store_kv_f32(float* cache, const float* x, const int*
 // top_k: per row, ggml_argsort's exchange sort (descending; ties keep the
 // exchange order), the first k indices. One thread per row; rows of at
 // most 256.
-extern "C" __global__ void top_k(const float* x, int* out, int n, int k, int rows) {
+extern "C" __global__ void top_k(const float* x, int* out, int n, int k, int rows) { PDL_ENTRY();
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= rows) return;
     const float* xr = x + (long long)r * n;
@@ -231,7 +231,7 @@ extern "C" __global__ void top_k(const float* x, int* out, int n, int k, int row
 // total summed in double when normalize. An expert id outside the table
 // gives NaN (the CPU refuses it; top_k never makes one). One thread per
 // token.
-extern "C" __global__ void moe_weights(const float* probs, const int* ids, float* out, int nExp, int k, int normalize, int tokens) {
+extern "C" __global__ void moe_weights(const float* probs, const int* ids, float* out, int nExp, int k, int normalize, int tokens) { PDL_ENTRY();
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= tokens) return;
     double sum = 0;
@@ -255,7 +255,7 @@ extern "C" __global__ void moe_weights(const float* probs, const int* ids, float
 
 // weighted_sum: out[:, t] = x[:, 0, t]·w[0, t], then + x[:, j, t]·w[j, t]
 // for j = 1..k−1 in order.
-extern "C" __global__ void weighted_sum(const float* x, const float* w, float* out, int n, int k, long long total) {
+extern "C" __global__ void weighted_sum(const float* x, const float* w, float* out, int n, int k, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         long long t = i / n, e = i % n;
         float acc = __fmul_rn(x[(t * k) * n + e], w[t * k]);
@@ -268,7 +268,7 @@ extern "C" __global__ void weighted_sum(const float* x, const float* w, float* o
 // last entry of any mask row that is not −Inf, plus one), into *used,
 // which the host zeroes first: grid-stride over the mask, each block's
 // maximum folded in with atomicMax.
-extern "C" __global__ void attn_used(const float* mask, int tokens, int kvLen, int* used) {
+extern "C" __global__ void attn_used(const float* mask, int tokens, int kvLen, int* used) { PDL_ENTRY();
     __shared__ int u;
     if (threadIdx.x == 0) u = 0;
     __syncthreads();
@@ -407,11 +407,11 @@ __device__ void attention_impl(const float* q, const void* kc, const void* vc, c
 }
 
 extern "C" __global__ void __launch_bounds__(256) attention_f16(const float* q, const void* kc, const void* vc, const float* mask, const int* used,
-                                                                float* out, int headDim, int heads, int kvHeads, int kvLen, float scale, float softCap) {
+                                                                float* out, int headDim, int heads, int kvHeads, int kvLen, float scale, float softCap) { PDL_ENTRY();
     attention_impl<true>(q, kc, vc, mask, used, out, headDim, heads, kvHeads, kvLen, scale, softCap);
 }
 extern "C" __global__ void __launch_bounds__(256) attention_f32(const float* q, const void* kc, const void* vc, const float* mask, const int* used,
-                                                                float* out, int headDim, int heads, int kvHeads, int kvLen, float scale, float softCap) {
+                                                                float* out, int headDim, int heads, int kvHeads, int kvLen, float scale, float softCap) { PDL_ENTRY();
     attention_impl<false>(q, kc, vc, mask, used, out, headDim, heads, kvHeads, kvLen, scale, softCap);
 }
 

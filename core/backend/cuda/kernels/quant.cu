@@ -122,24 +122,24 @@ template <int T> __device__ void get_rows_blocks(const uint8_t* table, const int
 }
 
 #define GET_ROWS(name, T) \
-    extern "C" __global__ void __launch_bounds__(1024) get_rows_##name(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { \
+    extern "C" __global__ void __launch_bounds__(1024) get_rows_##name(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { PDL_ENTRY(); \
         get_rows_blocks<T>(table, ids, out, n, rb, nrows); }
 GET_ROWS(q4_0, Q4_0) GET_ROWS(q4_1, Q4_1) GET_ROWS(q5_0, Q5_0) GET_ROWS(q5_1, Q5_1) GET_ROWS(q8_0, Q8_0)
 GET_ROWS(q2_k, Q2_K) GET_ROWS(q3_k, Q3_K) GET_ROWS(q4_k, Q4_K) GET_ROWS(q5_k, Q5_K) GET_ROWS(q6_k, Q6_K)
 
-extern "C" __global__ void __launch_bounds__(1024) get_rows_f32(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
+extern "C" __global__ void __launch_bounds__(1024) get_rows_f32(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { PDL_ENTRY();
     int id = ids[blockIdx.x];
     float* o = out + (long long)blockIdx.x * n;
     const float* row = (const float*)(table + (long long)id * rb);
     for (int e = threadIdx.x; e < n; e += blockDim.x) o[e] = (id < 0 || id >= nrows) ? __int_as_float(0x7fc00000) : row[e];
 }
-extern "C" __global__ void __launch_bounds__(1024) get_rows_f16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
+extern "C" __global__ void __launch_bounds__(1024) get_rows_f16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { PDL_ENTRY();
     int id = ids[blockIdx.x];
     float* o = out + (long long)blockIdx.x * n;
     const __half* row = (const __half*)(table + (long long)id * rb);
     for (int e = threadIdx.x; e < n; e += blockDim.x) o[e] = (id < 0 || id >= nrows) ? __int_as_float(0x7fc00000) : __half2float(row[e]);
 }
-extern "C" __global__ void __launch_bounds__(1024) get_rows_bf16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) {
+extern "C" __global__ void __launch_bounds__(1024) get_rows_bf16(const uint8_t* table, const int* ids, float* out, int n, long long rb, int nrows) { PDL_ENTRY();
     int id = ids[blockIdx.x];
     float* o = out + (long long)blockIdx.x * n;
     const uint16_t* row = (const uint16_t*)(table + (long long)id * rb);
@@ -155,7 +155,7 @@ __device__ __forceinline__ int sat8(float v) {
     return q > 127 ? 127 : (q < -128 ? -128 : q);
 }
 
-extern "C" __global__ void quant_q8_0(const float* x, uint8_t* y, int n, long long yrb) {
+extern "C" __global__ void quant_q8_0(const float* x, uint8_t* y, int n, long long yrb) { PDL_ENTRY();
     int lane = threadIdx.x;
     float v = x[(long long)blockIdx.y * n + blockIdx.x * 32 + lane];
     float amax = warp_max(fabsf(v));
@@ -166,7 +166,7 @@ extern "C" __global__ void quant_q8_0(const float* x, uint8_t* y, int n, long lo
     if (lane == 0) put_f16(b, amax / 127.f);
 }
 
-extern "C" __global__ void quant_q8_1(const float* x, uint8_t* y, int n, long long yrb) {
+extern "C" __global__ void quant_q8_1(const float* x, uint8_t* y, int n, long long yrb) { PDL_ENTRY();
     int lane = threadIdx.x;
     float v = x[(long long)blockIdx.y * n + blockIdx.x * 32 + lane];
     float amax = warp_max(fabsf(v));
@@ -184,7 +184,7 @@ extern "C" __global__ void quant_q8_1(const float* x, uint8_t* y, int n, long lo
 
 // q8_K (quantize_row_q8_K_ref): 256 threads per 256-element block. The
 // extreme is the first element of largest magnitude.
-extern "C" __global__ void quant_q8_k(const float* x, uint8_t* y, int n, long long yrb) {
+extern "C" __global__ void quant_q8_k(const float* x, uint8_t* y, int n, long long yrb) { PDL_ENTRY();
     __shared__ float sa[8];
     __shared__ int si[8];
     __shared__ int sb[16];
@@ -241,10 +241,10 @@ extern "C" __global__ void quant_q8_k(const float* x, uint8_t* y, int n, long lo
     }
 }
 
-extern "C" __global__ void quant_f16(const float* x, uint16_t* y, long long total) {
+extern "C" __global__ void quant_f16(const float* x, uint16_t* y, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) y[i] = to_f16(x[i]);
 }
-extern "C" __global__ void quant_bf16(const float* x, uint16_t* y, long long total) {
+extern "C" __global__ void quant_bf16(const float* x, uint16_t* y, long long total) { PDL_ENTRY();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) y[i] = to_bf16(x[i]);
 }
 
@@ -601,12 +601,12 @@ __device__ void matvec_q(const uint8_t* W, const uint8_t* X, float* out, int row
 }
 
 #define MATVEC(name, T) \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { PDL_ENTRY(); \
         matvec_q<T, 1>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y); } \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, int ntok) { PDL_ENTRY(); \
         matvec_q<T, bat<T>::NTB>(W, X, out, rows, nblk, wrb, xrb, ntok, blockIdx.y * bat<T>::NTB); } \
     extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb, long long xrb, \
-                                                                     const int* ids, int k, int shared, long long expertBytes) { \
+                                                                     const int* ids, int k, int shared, long long expertBytes) { PDL_ENTRY(); \
         int p = blockIdx.y, xr = shared ? p / k : p; \
         matvec_q<T, 1>(W + (long long)ids[p] * expertBytes, X + (long long)xr * xrb, out + (long long)p * rows, rows, nblk, wrb, xrb, 1, 0); }
 MATVEC(q4_0, Q4_0) MATVEC(q4_1, Q4_1) MATVEC(q5_0, Q5_0) MATVEC(q5_1, Q5_1) MATVEC(q8_0, Q8_0)
@@ -662,12 +662,12 @@ struct LoadF16 { __device__ float operator()(const uint8_t* p, int k) const { re
 struct LoadBF16 { __device__ float operator()(const uint8_t* p, int k) const { return bf16bits(((const uint16_t*)p)[k]); } };
 
 #define MATVEC_FLOAT(name, L, TAIL64, RED) \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { PDL_ENTRY(); \
         matvec_float<1, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y, L()); } \
-    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { \
+    extern "C" __global__ void __launch_bounds__(128) matvec_##name##_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { PDL_ENTRY(); \
         matvec_float<8, L, TAIL64, RED>(W, X, out, rows, n, wrb, xrb, ntok, blockIdx.y * 8, L()); } \
     extern "C" __global__ void __launch_bounds__(128) matvec_id_##name(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, \
-                                                                     const int* ids, int k, int shared, long long expertBytes) { \
+                                                                     const int* ids, int k, int shared, long long expertBytes) { PDL_ENTRY(); \
         int p = blockIdx.y, xr = shared ? p / k : p; \
         matvec_float<1, L, TAIL64, RED>(W + (long long)ids[p] * expertBytes, X + (long long)xr * xrb, out + (long long)p * rows, rows, n, wrb, xrb, 1, 0, L()); }
 MATVEC_FLOAT(f32, LoadF32, false, RED_HADD) MATVEC_FLOAT(f16, LoadF16, true, RED_HADD) MATVEC_FLOAT(bf16, LoadBF16, true, RED_MOVEHL)
@@ -704,10 +704,10 @@ __device__ void matvec_f16f32_impl(const uint8_t* W, const uint8_t* X, float* ou
         __syncwarp();
     }
 }
-extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { PDL_ENTRY();
     matvec_f16f32_impl<1>(W, X, out, rows, n, wrb, xrb, ntok);
 }
-extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) {
+extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_b(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb, long long xrb, int ntok) { PDL_ENTRY();
     matvec_f16f32_impl<8>(W, X, out, rows, n, wrb, xrb, ntok);
 }
 
@@ -717,7 +717,7 @@ extern "C" __global__ void __launch_bounds__(128) matvec_f16f32_b(const uint8_t*
 // GGML_F32x16_REDUCE on lane 0 and the tail added in double). grid
 // (rows/4, pairs).
 extern "C" __global__ void __launch_bounds__(128) matvec_id_f16x512(const uint8_t* W, const uint8_t* X, float* out, int rows, int n, long long wrb,
-                                                                  long long xrb, const int* ids, int k, int shared, long long expertBytes) {
+                                                                  long long xrb, const int* ids, int k, int shared, long long expertBytes) { PDL_ENTRY();
     __shared__ float sa[4][64];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int row = blockIdx.x * 4 + warp;
