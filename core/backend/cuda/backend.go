@@ -80,7 +80,7 @@ type Backend struct {
 	// mvV1 keeps the unstaged mvf_* mat-vecs (MINFER_CUDA_MV=v1).
 	mvV1 bool
 	// mvsWarps is the warps of a one-token staged mat-vec block
-	// (MINFER_CUDA_MVS_WARPS; stagedWarps by default).
+	// (MINFER_CUDA_MVS_WARPS); 0: by the launch's rows (warpsFor).
 	mvsWarps int64
 	// fattnNoKeep: the flash kernels recompute scores in every pass
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that

@@ -162,9 +162,10 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
 	nblk := i32(blocksPerRow(wt, in))
 	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
-		if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), ws[:k-i]...); ok {
-			per := b.mvsWarps * s.rpw
-			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*int(b.mvsWarps)), uint32(smem),
+		warps := b.warpsFor(total, s.rpw)
+		if smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), ws[:k-i]...); ok {
+			per := warps * s.rpw
+			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*int(warps)), uint32(smem),
 				ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb))
 		}
 	}
@@ -179,15 +180,16 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 // mvp_* form, pipedKernel), else the mvf_* form where the weight's
 // alignment allows it, else kn's; the last two take four rows per block
 // of 128 threads.
-func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt int64) mvLaunch {
+func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt, rows int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
 			if nt == 1 {
-				if l, ok := b.pipedKernel(wt, w, wrb, xrb); ok {
+				if l, ok := b.pipedKernel(wt, w, wrb, xrb, rows); ok {
 					return l
 				}
-				if smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, b.stagedLimit(), w); ok {
-					return mvLaunch{s.one, b.mvsWarps * s.rpw, 32 * int(b.mvsWarps), uint32(smem)}
+				warps := b.warpsFor(rows, s.rpw)
+				if smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), w); ok {
+					return mvLaunch{s.one, warps * s.rpw, 32 * int(warps), uint32(smem)}
 				}
 			} else if smem, ok := stagedFits(wrb, xrb, nt, s.rpw, b.stagedLimit(), w); ok {
 				return mvLaunch{s.batch, stagedRows(nt, s.rpw), 32 * stagedWarps, uint32(smem)}

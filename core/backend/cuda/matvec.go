@@ -128,22 +128,24 @@ func pipedShared(xrb, blockBytes, warps int64) int64 {
 // alignment holds and the shared memory fits half the staged limit (two
 // blocks an SM at least); ok false otherwise (MINFER_CUDA_DECODE=mvpipe:
 // always).
-func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb int64) (mvLaunch, bool) {
+func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64) (mvLaunch, bool) {
 	p, ok := pipedMatVec[wt]
 	if !ok || b.off.mvPipe || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {
 		return mvLaunch{}, false
 	}
-	smem := pipedShared(xrb, p.blockBytes, b.mvsWarps)
+	warps := b.warpsFor(rows, 1)
+	smem := pipedShared(xrb, p.blockBytes, warps)
 	if smem > b.stagedLimit()/2 {
 		return mvLaunch{}, false
 	}
-	return mvLaunch{p.one, b.mvsWarps, 32 * int(b.mvsWarps), uint32(smem)}, true
+	return mvLaunch{p.one, warps, 32 * int(warps), uint32(smem)}, true
 }
 
-// mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of a
-// one-token staged mat-vec block; stagedWarps otherwise. Fewer warps, as
-// many more blocks: a small mat-vec's rows spread over more SMs, and an
-// SM holds several blocks whose copies overlap each other's sums.
+// mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of
+// every one-token staged mat-vec block; 0 (unset or anything else): by
+// the launch's rows (warpsFor). Fewer warps, as many more blocks: a small
+// mat-vec's rows spread over more SMs, and an SM holds several blocks
+// whose copies overlap each other's sums.
 func mvsWarpsFromEnv() int64 {
 	switch os.Getenv("MINFER_CUDA_MVS_WARPS") {
 	case "1":
@@ -152,9 +154,31 @@ func mvsWarpsFromEnv() int64 {
 		return 2
 	case "4":
 		return 4
+	case "8":
+		return 8
+	}
+	return 0
+}
+
+// warpsFor is the warps of a one-token staged or pipelined mat-vec block
+// over rows weight rows, rpw a warp: MINFER_CUDA_MVS_WARPS where set, else
+// stagedWarps unless that leaves fewer than smallGridPerSM blocks an SM,
+// then half as many. On the H100 (bench/results/2026-12-04-s14-call3) four
+// warps everywhere decoded the 1.1B (2048-wide, 128 to 704 blocks of
+// eight warps) 6-10 % faster and the 8B (512 to 3584 blocks) 1-3 % slower.
+func (b *Backend) warpsFor(rows, rpw int64) int64 {
+	if b.mvsWarps != 0 {
+		return b.mvsWarps
+	}
+	if blocks := (rows + stagedWarps*rpw - 1) / (stagedWarps * rpw); blocks < smallGridPerSM*int64(b.dv.sms) {
+		return stagedWarps / 2
 	}
 	return stagedWarps
 }
+
+// smallGridPerSM: a one-token mat-vec of fewer blocks of eight warps an SM
+// takes blocks of four (warpsFor).
+const smallGridPerSM = 2
 
 // mvLaunch is the kernel and block shape of one mat-vec launch.
 type mvLaunch struct {

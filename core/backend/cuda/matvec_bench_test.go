@@ -80,7 +80,7 @@ func benchMatVec(b *testing.B, g *Backend, wt gguf.GGMLType, cols int64) {
 		if err := dv.memset(dv.work, xrb); err != nil {
 			return err
 		}
-		ml = g.matVecKernel(wt, typeKernels[wt], ws[0], wrb, xrb, 1)
+		ml = g.matVecKernel(wt, typeKernels[wt], ws[0], wrb, xrb, 1, rows)
 		return dv.sync()
 	})
 	defer dv.t.do(func() error {

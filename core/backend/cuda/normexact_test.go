@@ -182,8 +182,8 @@ func normTieTail(t *testing.T, r *rand.Rand, mode string) {
 				for _, warps := range []int64{8, 2} {
 					n := 1 << p
 					t.Run(fmt.Sprintf("%s/n%d/warps%d", wt, n, warps), func(t *testing.T) {
+						defer func(p int64) { g.mvsWarps = p }(g.mvsWarps)
 						g.mvsWarps = warps
-						defer func() { g.mvsWarps = stagedWarps }()
 						ws := map[string]tensor{
 							"w0": zeroWeight(t, wt, n, n), "w1": quantized(t, wt, n, n, r),
 							"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},

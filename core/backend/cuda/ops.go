@@ -419,7 +419,7 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 				b.lastQuant, b.lastVT = n.Src[1], vt
 			}
 		}
-		ml := b.matVecKernel(wt, kn, w, wrb, xrb, nt)
+		ml := b.matVecKernel(wt, kn, w, wrb, xrb, nt, rows)
 		gy := uint32(nt)
 		if nt > 1 {
 			nb := int64(batchTokens(wt))

@@ -202,7 +202,9 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	}
 	s := stagedMatVec[wt]
 	limit := b.stagedLimit() - 2*tailScratch
-	per := b.mvsWarps * s.rpw
+	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
+	warps := b.warpsFor(total, s.rpw)
+	per := warps * s.rpw
 	// The norm tail keeps its row (n floats) in the staged rows' bytes, or
 	// after the scratch where those are fewer.
 	var vsOff, vsExtra int64
@@ -210,7 +212,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		vsExtra = 4 * norm.norm.Shape[0]
 		limit -= 2 * vsExtra
 	}
-	smem, ok := oneFits(wrb, xrb, s.rpw, b.mvsWarps, limit, ws[:k-i]...)
+	smem, ok := oneFits(wrb, xrb, s.rpw, warps, limit, ws[:k-i]...)
 	if !ok {
 		return 0, nil
 	}
@@ -229,8 +231,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		}
 	}
 	b.lastQuant = nil
-	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
-	grid, block := grid1((total+per-1)/per), block1(32*int(b.mvsWarps))
+	grid, block := grid1((total+per-1)/per), block1(32*int(warps))
 	nblk := i32(blocksPerRow(wt, in))
 	counter := b.dv.counters + uintptr(4*normCounter)
 	if isNorm {

@@ -56,8 +56,8 @@ func TestMatVecWarps(t *testing.T) {
 	for _, warps := range []int64{1, 2, 4} {
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
 			t.Run(fmt.Sprintf("%s/warps%d", wt, warps), func(t *testing.T) {
+				defer func(p int64) { g.mvsWarps = p }(g.mvsWarps)
 				g.mvsWarps = warps
-				defer func() { g.mvsWarps = stagedWarps }()
 				const cols, rows = 2048, 333
 				ws := map[string]tensor{"a": quantized(t, wt, cols, rows, r), "b": quantized(t, wt, cols, 37, r), "c": quantized(t, wt, cols, 37, r)}
 				one, multi := g.l.counts[stagedMatVec[wt].one], g.l.counts[stagedMatVec[wt].multi]
@@ -132,8 +132,8 @@ func testMatVecNormTail(t *testing.T, mode string) {
 				for _, withAdd := range []bool{true, false} {
 					warps := tailWarps[(n/512+int(wt1)+btoi(withAdd))%len(tailWarps)]
 					t.Run(fmt.Sprintf("%s/n%d/next%s/add%v/warps%d", wt, n, wt1, withAdd, warps), func(t *testing.T) {
+						defer func(p int64) { g.mvsWarps = p }(g.mvsWarps)
 						g.mvsWarps = warps
-						defer func() { g.mvsWarps = stagedWarps }()
 						before, beforeOne := tailLaunches(g, "_tn"), g.l.counts["norm_one"]
 						ws := map[string]tensor{
 							"w0": quantized(t, wt, n, n, r), "w1": quantized(t, wt1, n, n, r),
@@ -197,8 +197,8 @@ func testMatVecRopeTail(t *testing.T, mode string) {
 					}
 					warps := tailWarps[(hd/64+btoi(fusedW)+btoi(kvt == gguf.TypeF16))%len(tailWarps)]
 					t.Run(fmt.Sprintf("%s/hd%d/%s/fused%v/warps%d", wt, hd, kvt, fusedW, warps), func(t *testing.T) {
+						defer func(p int64) { g.mvsWarps = p }(g.mvsWarps)
 						g.mvsWarps = warps
-						defer func() { g.mvsWarps = stagedWarps }()
 						before, beforeOne := tailLaunches(g, "_tr"), g.l.counts["rope_store_one"]
 						rowLen := hd * kvHeads
 						rb, _ := kvt.RowBytes(int64(rowLen))
@@ -282,8 +282,8 @@ func TestMatVecPiped(t *testing.T) {
 	} {
 		for _, warps := range []int64{8, 4, 1} {
 			t.Run(fmt.Sprintf("%s/cols%d/warps%d", c.wt, c.cols, warps), func(t *testing.T) {
+				defer func(p int64) { g.mvsWarps = p }(g.mvsWarps)
 				g.mvsWarps = warps
-				defer func() { g.mvsWarps = stagedWarps }()
 				const rows = 45
 				p := pipedMatVec[c.wt].one
 				before := g.l.counts[p]
