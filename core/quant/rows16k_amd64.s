@@ -92,13 +92,15 @@
 	C16_QUAD_CONSTS
 
 // Q4KC16_CH(off, xl, xh, al, ah): the quant chunk at off(SI) (four bytes
-// of each row), its low nibbles against the token's four quants at xl(DI)
-// (broadcast) into al, its high nibbles against those at xh(DI) into ah.
+// of each row), its low nibbles (masked by Z15's 0x0F) against the token's
+// four quants at xl(DI) (broadcast) into al, its high nibbles left in
+// place (the chunk masked by 0xF0: VPANDND with Z15) against those at
+// xh(DI) into ah, which so sums 16 times the high nibbles' products
+// (exactly: divided by 16 with VPSRAD once per sub-block). The chunk is
+// read twice, each AND folding its load.
 #define Q4KC16_CH(off, xl, xh, al, ah) \
-	VMOVDQU64 off(SI), Z1; \
-	VPSRLW $4, Z1, Z2; \
-	VPANDD Z15, Z1, Z1; \
-	VPANDD Z15, Z2, Z2; \
+	VPANDD off(SI), Z15, Z1; \
+	VPANDND off(SI), Z15, Z2; \
 	VPDPBUSD.BCST xl(DI), Z1, al; \
 	VPDPBUSD.BCST xh(DI), Z2, ah
 
@@ -190,6 +192,10 @@ q4kc16:
 	Q4KC16_CH(2112, 216, 248, Z22, Z23)
 	Q4KC16_CH(2176, 220, 252, Z22, Z23)
 	Q4KC16_CH(2240, 224, 256, Z22, Z23)
+	VPSRAD $4, Z17, Z17
+	VPSRAD $4, Z19, Z19
+	VPSRAD $4, Z21, Z21
+	VPSRAD $4, Z23, Z23
 	VPMOVZXBD 64(SI), Z1
 	VPMOVZXBD 80(SI), Z2
 	VPMOVZXBD 96(SI), Z3
