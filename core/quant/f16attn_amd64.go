@@ -174,3 +174,20 @@ func dotF16x64RowsAVX512(out []float32, ostride int, q []float32, ng, d int, k [
 		dotF16x64RowsAVX2(out[r:], ostride, q, ng, 64, k[r*kstride:], kstride, nrows-r)
 	}
 }
+
+//go:noescape
+func f16lanes64axpyAVX512(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n64 int)
+
+// axpyF16Lanes64AVX512 is axpyF16Lanes64AVX2 with head dimensions that are
+// whole groups of 64 columns taken sixteen columns a ZMM
+// (f16lanes64axpyAVX512, the same bits); the others by the AVX2 kernel.
+func axpyF16Lanes64AVX512(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	n := len(w)
+	if n == 0 || d == 0 || d%64 != 0 {
+		axpyF16Lanes64AVX2(lanes, d, w, v, vstride)
+		return
+	}
+	_ = lanes[64*d-1]
+	_ = v[(n-1)*vstride+d-1]
+	f16lanes64axpyAVX512(&lanes[0], d, &w[0], &v[0], vstride, n, d/64)
+}

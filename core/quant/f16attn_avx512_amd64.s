@@ -89,3 +89,71 @@ q4blk:
 	JNZ  q4blk
 	VZEROUPPER
 	RET
+
+// ZROW(off, t, acc): acc += cvt(16 halves at off(R12)(CX*2))·w (Z15),
+// LROW's multiply then add, sixteen columns.
+#define ZROW(off, t, acc) \
+	VCVTPH2PS off(R12)(CX*2), t; \
+	VMULPS Z15, t, t; \
+	VADDPS acc, t, acc
+
+// func f16lanes64axpyAVX512(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n64 int)
+// f16lanes64axpyAVX2 for the columns c < 64·n64 in groups of 64 (four
+// ZMM sums a group): for each lane l < 64, lanes[l·d + c..c+63] = Σ
+// w[j]·v[j·vstride + c..c+63] over the rows j ≡ l (mod 64), j < nrows,
+// in j order from +0, each product rounded and then added as there,
+// skipping the weights whose bits are 0x80000000 (−0).
+TEXT ·f16lanes64axpyAVX512(SB), NOSPLIT, $0-56
+	MOVQ lanes+0(FP), DI
+	MOVQ d+8(FP), R8
+	SHLQ $2, R8            // lane row stride in bytes
+	MOVQ w+16(FP), DX
+	MOVQ v+24(FP), SI
+	MOVQ vstride+32(FP), R9
+	SHLQ $1, R9            // V row stride in bytes
+	MOVQ nrows+40(FP), R10
+	MOVQ n64+48(FP), R11
+	SHLQ $6, R11           // columns done here
+	MOVQ R9, R13
+	SHLQ $6, R13           // 64 rows: the next row of the same lane
+	XORQ BX, BX            // l
+zlanesl:
+	XORQ CX, CX            // column
+zlanes64:
+	CMPQ CX, R11
+	JGE  zlanesnext
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ BX, AX            // j
+	MOVQ SI, R12           // row j of v
+zlanesrow:
+	CMPQ AX, R10
+	JGE  zlanesstore
+	CMPL (DX)(AX*4), $-2147483648
+	JEQ  zlanesskip
+	VBROADCASTSS (DX)(AX*4), Z15
+	ZROW(0, Z8, Z0)
+	ZROW(32, Z9, Z1)
+	ZROW(64, Z10, Z2)
+	ZROW(96, Z11, Z3)
+zlanesskip:
+	ADDQ $64, AX
+	ADDQ R13, R12
+	JMP  zlanesrow
+zlanesstore:
+	VMOVUPS Z0, 0(DI)(CX*4)
+	VMOVUPS Z1, 64(DI)(CX*4)
+	VMOVUPS Z2, 128(DI)(CX*4)
+	VMOVUPS Z3, 192(DI)(CX*4)
+	ADDQ $64, CX
+	JMP  zlanes64
+zlanesnext:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	INCQ BX
+	CMPQ BX, $64
+	JLT  zlanesl
+	VZEROUPPER
+	RET
