@@ -96,7 +96,7 @@
 // four quants at xl(DI) (broadcast) into al, its high nibbles left in
 // place (the chunk masked by 0xF0: VPANDND with Z15) against those at
 // xh(DI) into ah, which so sums 16 times the high nibbles' products
-// (exactly: divided by 16 with VPSRAD once per sub-block). The chunk is
+// (exactly: their scaled sum divided by 16 once, VPSRAD). The chunk is
 // read twice, each AND folding its load.
 #define Q4KC16_CH(off, xl, xh, al, ah) \
 	VPANDD off(SI), Z15, Z1; \
@@ -110,6 +110,17 @@
 #define Q4KC16_HI(lo, hi, dst) \
 	VPSRLD $2, lo, dst; \
 	VPTERNLOGD $0xD8, Z15, hi, dst
+
+// Q4KC16_MINS(b, h, dst): dst = m_k | m_{k+4}<<16 from the dword lanes
+// of scale bytes b (4+k) and h (8+k): b's low six bits, its top two at
+// bits 20, 21 (b<<14 under Z30's 0x0030003F, b's bits 0..5 kept by the
+// same mask), h's high nibble at bits 16..19 (h<<12 under Z31's 0xF0000).
+// h clobbered.
+#define Q4KC16_MINS(b, h, dst) \
+	VPSLLD $14, b, dst; \
+	VPTERNLOGD $0xA8, Z30, b, dst; \
+	VPSLLD $12, h, h; \
+	VPTERNLOGD $0xF8, Z31, h, dst
 
 // func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 // The sixteen rows of a c16 Q4_K group (nb columns of 2304 bytes at w)
@@ -137,6 +148,10 @@ TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-32
 	VPBROADCASTD AX, Z14
 	MOVL $0x00010001, AX
 	VPBROADCASTD AX, Y13
+	MOVL $0x0030003F, AX
+	VPBROADCASTD AX, Z30
+	MOVL $0x000F0000, AX
+	VPBROADCASTD AX, Z31
 	VPXORD Z0, Z0, Z0
 	PCALIGN $64
 q4kc16:
@@ -195,10 +210,6 @@ q4kc16:
 	Q4KC16_CH(2112, 216, 248, Z22, Z23)
 	Q4KC16_CH(2176, 220, 252, Z22, Z23)
 	Q4KC16_CH(2240, 224, 256, Z22, Z23)
-	VPSRAD $4, Z17, Z17
-	VPSRAD $4, Z19, Z19
-	VPSRAD $4, Z21, Z21
-	VPSRAD $4, Z23, Z23
 	VPMOVZXBD 64(SI), Z1
 	VPMOVZXBD 80(SI), Z2
 	VPMOVZXBD 96(SI), Z3
@@ -211,7 +222,10 @@ q4kc16:
 	VPMOVZXBD 208(SI), Z10
 	VPMOVZXBD 224(SI), Z11
 	VPMOVZXBD 240(SI), Z12
-	// isum: sub-block s times its scale
+	// isum: sub-block s times its scale, the low-nibble sub-blocks (even
+	// s) and the high ones (odd s: 16 times their sums, Q4KC16_CH)
+	// summed apart, the second sum divided by 16 once (exact: every term
+	// a multiple of 16, |sum| < 2^28)
 	VPANDD Z14, Z1, Z24
 	VPMULLD Z24, Z16, Z16
 	VPANDD Z14, Z2, Z24
@@ -228,32 +242,23 @@ q4kc16:
 	VPMULLD Z24, Z22, Z22
 	Q4KC16_HI(Z4, Z12, Z24)
 	VPMULLD Z24, Z23, Z23
-	VPADDD Z17, Z16, Z16
-	VPADDD Z19, Z18, Z18
-	VPADDD Z21, Z20, Z20
-	VPADDD Z23, Z22, Z22
 	VPADDD Z18, Z16, Z16
 	VPADDD Z22, Z20, Z20
+	VPADDD Z19, Z17, Z17
+	VPADDD Z23, Z21, Z21
 	VPADDD Z20, Z16, Z16
+	VPADDD Z21, Z17, Z17
+	VPSRAD $4, Z17, Z17
+	VPADDD Z17, Z16, Z16
 	// summs: the mins times the token's sub-block sums, mins k and k+4
-	// side by side as words (m_k | m_{k+4}<<16) against the pair sums'
-	// words at 4k(SP) by VPDPWSSD
-	VPSRLD $4, Z9, Z9
-	Q4KC16_HI(Z5, Z9, Z24)
-	VPSLLD $16, Z24, Z24
-	VPTERNLOGD $0xF8, Z14, Z5, Z24
-	VPSRLD $4, Z10, Z10
-	Q4KC16_HI(Z6, Z10, Z25)
-	VPSLLD $16, Z25, Z25
-	VPTERNLOGD $0xF8, Z14, Z6, Z25
-	VPSRLD $4, Z11, Z11
-	Q4KC16_HI(Z7, Z11, Z26)
-	VPSLLD $16, Z26, Z26
-	VPTERNLOGD $0xF8, Z14, Z7, Z26
-	VPSRLD $4, Z12, Z12
-	Q4KC16_HI(Z8, Z12, Z27)
-	VPSLLD $16, Z27, Z27
-	VPTERNLOGD $0xF8, Z14, Z8, Z27
+	// side by side as words against the pair sums' words at 4k(SP) by
+	// VPDPWSSD: m_k | m_{k+4}<<16 = (b & 0x3F) | ((b<<14) & 0x300000) |
+	// ((h<<12) & 0xF0000) of scale bytes b = 4+k and h = 8+k (the masks
+	// in Z30, Z31)
+	Q4KC16_MINS(Z5, Z9, Z24)
+	Q4KC16_MINS(Z6, Z10, Z25)
+	Q4KC16_MINS(Z7, Z11, Z26)
+	Q4KC16_MINS(Z8, Z12, Z27)
 	VPXORD Z28, Z28, Z28
 	VPXORD Z29, Z29, Z29
 	VPDPWSSD.BCST 0(SP), Z24, Z28
