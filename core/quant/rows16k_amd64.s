@@ -435,21 +435,19 @@ GLOBL c16kRows<>(SB), RODATA|NOPTR, $128
 // into cg.
 #define Q6KC16_STEP(qh, a, b, x0, x1, x2, x3, c0, c1, c2, c3) \
 	VMOVDQU64 qh(SI), Z1; \
-	VMOVDQU64 a(SI), Z2; \
-	VMOVDQU64 b(SI), Z3; \
 	VPSLLW $4, Z1, Z4; \
 	VPANDD Z14, Z4, Z4; \
-	VPTERNLOGD $0xF8, Z15, Z2, Z4; \
+	VPTERNLOGD $0xF8, a(SI), Z15, Z4; \
 	VPDPBUSD.BCST x0(DI), Z4, c0; \
 	VPSLLW $2, Z1, Z5; \
 	VPANDD Z14, Z5, Z5; \
-	VPTERNLOGD $0xF8, Z15, Z3, Z5; \
+	VPTERNLOGD $0xF8, b(SI), Z15, Z5; \
 	VPDPBUSD.BCST x1(DI), Z5, c1; \
-	VPSRLW $4, Z2, Z2; \
+	VPSRLW $4, a(SI), Z2; \
 	VPANDD Z14, Z1, Z6; \
 	VPTERNLOGD $0xF8, Z15, Z2, Z6; \
 	VPDPBUSD.BCST x2(DI), Z6, c2; \
-	VPSRLW $4, Z3, Z3; \
+	VPSRLW $4, b(SI), Z3; \
 	VPSRLW $2, Z1, Z7; \
 	VPANDD Z14, Z7, Z7; \
 	VPTERNLOGD $0xF8, Z15, Z3, Z7; \
