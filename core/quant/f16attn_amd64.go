@@ -146,3 +146,48 @@ func axpyF16F64RowsAVX2(acc []float64, w []float32, v []uint16, vstride int) {
 		axpyF16F64RowsGeneric(acc[c:], w, v[c:], vstride)
 	}
 }
+
+//go:noescape
+func f16dot64q4AVX512(out *float32, ostride int, q *float32, k *uint16, kstride, nblk int)
+
+// dotF16x64RowsAVX512 is dotF16x64RowsAVX2 with head dimension 64 taken
+// four heads and four K rows at a time by f16dot64q4AVX512 (the same bits
+// as f16dot64r1AVX2); the other shapes, heads and rows left over by
+// dotF16x64RowsAVX2.
+func dotF16x64RowsAVX512(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int) {
+	if d != 64 || ng < 4 || nrows < 4 {
+		dotF16x64RowsAVX2(out, ostride, q, ng, d, k, kstride, nrows)
+		return
+	}
+	_ = out[(ng-1)*ostride+nrows-1]
+	_ = q[:ng*64]
+	_ = k[:(nrows-1)*kstride+64]
+	nblk := nrows / 4
+	g := 0
+	for ; g+4 <= ng; g += 4 {
+		f16dot64q4AVX512(&out[g*ostride], ostride, &q[g*64], &k[0], kstride, nblk)
+	}
+	if g < ng {
+		dotF16x64RowsAVX2(out[g*ostride:], ostride, q[g*64:], ng-g, 64, k, kstride, 4*nblk)
+	}
+	if r := 4 * nblk; r < nrows {
+		dotF16x64RowsAVX2(out[r:], ostride, q, ng, 64, k[r*kstride:], kstride, nrows-r)
+	}
+}
+
+//go:noescape
+func f16lanes64axpyAVX512(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n64 int)
+
+// axpyF16Lanes64AVX512 is axpyF16Lanes64AVX2 with head dimensions that are
+// whole groups of 64 columns taken sixteen columns a ZMM
+// (f16lanes64axpyAVX512, the same bits); the others by the AVX2 kernel.
+func axpyF16Lanes64AVX512(lanes []float32, d int, w []float32, v []uint16, vstride int) {
+	n := len(w)
+	if n == 0 || d == 0 || d%64 != 0 {
+		axpyF16Lanes64AVX2(lanes, d, w, v, vstride)
+		return
+	}
+	_ = lanes[64*d-1]
+	_ = v[(n-1)*vstride+d-1]
+	f16lanes64axpyAVX512(&lanes[0], d, &w[0], &v[0], vstride, n, d/64)
+}

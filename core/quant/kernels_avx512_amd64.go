@@ -64,6 +64,10 @@ func init() {
 	ks.dotR4Q6_KQ8_K = blocksR4(q6_Kq8_Kr4AVX512, bytesQ6K, bytesQ8K)
 	ks.dotR4x4Q4_KQ8_K = blocksR4x4(q4_Kq8_Kr4x4AVX512, bytesQ4K, bytesQ8K)
 	ks.dotR4x4Q6_KQ8_K = blocksR4x4(q6_Kq8_Kr4x4AVX512, bytesQ6K, bytesQ8K)
+	// Attention: the K dots of head dimension 64 four heads at a time, the
+	// V rows into lanes sixteen columns a ZMM.
+	ks.dotF16x64Rows = dotF16x64RowsAVX512
+	ks.axpyF16Lanes64 = axpyF16Lanes64AVX512
 	register(AVX512, &ks)
 }
 

@@ -92,13 +92,15 @@
 	C16_QUAD_CONSTS
 
 // Q4KC16_CH(off, xl, xh, al, ah): the quant chunk at off(SI) (four bytes
-// of each row), its low nibbles against the token's four quants at xl(DI)
-// (broadcast) into al, its high nibbles against those at xh(DI) into ah.
+// of each row), its low nibbles (masked by Z15's 0x0F) against the token's
+// four quants at xl(DI) (broadcast) into al, its high nibbles left in
+// place (the chunk masked by 0xF0: VPANDND with Z15) against those at
+// xh(DI) into ah, which so sums 16 times the high nibbles' products
+// (exactly: their scaled sum divided by 16 once, VPSRAD). The chunk is
+// read twice, each AND folding its load.
 #define Q4KC16_CH(off, xl, xh, al, ah) \
-	VMOVDQU64 off(SI), Z1; \
-	VPSRLW $4, Z1, Z2; \
-	VPANDD Z15, Z1, Z1; \
-	VPANDD Z15, Z2, Z2; \
+	VPANDD off(SI), Z15, Z1; \
+	VPANDND off(SI), Z15, Z2; \
 	VPDPBUSD.BCST xl(DI), Z1, al; \
 	VPDPBUSD.BCST xh(DI), Z2, ah
 
@@ -108,6 +110,17 @@
 #define Q4KC16_HI(lo, hi, dst) \
 	VPSRLD $2, lo, dst; \
 	VPTERNLOGD $0xD8, Z15, hi, dst
+
+// Q4KC16_MINS(b, h, dst): dst = m_k | m_{k+4}<<16 from the dword lanes
+// of scale bytes b (4+k) and h (8+k): b's low six bits, its top two at
+// bits 20, 21 (b<<14 under Z30's 0x0030003F, b's bits 0..5 kept by the
+// same mask), h's high nibble at bits 16..19 (h<<12 under Z31's 0xF0000).
+// h clobbered.
+#define Q4KC16_MINS(b, h, dst) \
+	VPSLLD $14, b, dst; \
+	VPTERNLOGD $0xA8, Z30, b, dst; \
+	VPSLLD $12, h, h; \
+	VPTERNLOGD $0xF8, Z31, h, dst
 
 // func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 // The sixteen rows of a c16 Q4_K group (nb columns of 2304 bytes at w)
@@ -135,6 +148,10 @@ TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-32
 	VPBROADCASTD AX, Z14
 	MOVL $0x00010001, AX
 	VPBROADCASTD AX, Y13
+	MOVL $0x0030003F, AX
+	VPBROADCASTD AX, Z30
+	MOVL $0x000F0000, AX
+	VPBROADCASTD AX, Z31
 	VPXORD Z0, Z0, Z0
 	PCALIGN $64
 q4kc16:
@@ -149,7 +166,10 @@ q4kc16:
 	PREFETCHT2 2240(R10)
 	VMOVDQU 260(DI), Y1
 	VPMADDWD Y13, Y1, Y1
-	VMOVDQU Y1, (SP)
+	VEXTRACTI128 $1, Y1, X2
+	VPSLLD $16, X2, X2
+	VPBLENDW $0xAA, X2, X1, X1
+	VMOVDQU X1, (SP)
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
 	VPXORD Z18, Z18, Z18
@@ -202,7 +222,10 @@ q4kc16:
 	VPMOVZXBD 208(SI), Z10
 	VPMOVZXBD 224(SI), Z11
 	VPMOVZXBD 240(SI), Z12
-	// isum: sub-block s times its scale
+	// isum: sub-block s times its scale, the low-nibble sub-blocks (even
+	// s) and the high ones (odd s: 16 times their sums, Q4KC16_CH)
+	// summed apart, the second sum divided by 16 once (exact: every term
+	// a multiple of 16, |sum| < 2^28)
 	VPANDD Z14, Z1, Z24
 	VPMULLD Z24, Z16, Z16
 	VPANDD Z14, Z2, Z24
@@ -219,41 +242,30 @@ q4kc16:
 	VPMULLD Z24, Z22, Z22
 	Q4KC16_HI(Z4, Z12, Z24)
 	VPMULLD Z24, Z23, Z23
-	VPADDD Z17, Z16, Z16
-	VPADDD Z19, Z18, Z18
-	VPADDD Z21, Z20, Z20
-	VPADDD Z23, Z22, Z22
 	VPADDD Z18, Z16, Z16
 	VPADDD Z22, Z20, Z20
+	VPADDD Z19, Z17, Z17
+	VPADDD Z23, Z21, Z21
 	VPADDD Z20, Z16, Z16
-	// summs: the mins times the token's sub-block sums
-	VPANDD Z14, Z5, Z24
-	VPMULLD.BCST 0(SP), Z24, Z24
-	VPANDD Z14, Z6, Z25
-	VPMULLD.BCST 4(SP), Z25, Z25
-	VPANDD Z14, Z7, Z26
-	VPMULLD.BCST 8(SP), Z26, Z26
-	VPANDD Z14, Z8, Z27
-	VPMULLD.BCST 12(SP), Z27, Z27
-	VPSRLD $4, Z9, Z9
-	Q4KC16_HI(Z5, Z9, Z28)
-	VPMULLD.BCST 16(SP), Z28, Z28
-	VPSRLD $4, Z10, Z10
-	Q4KC16_HI(Z6, Z10, Z29)
-	VPMULLD.BCST 20(SP), Z29, Z29
-	VPSRLD $4, Z11, Z11
-	Q4KC16_HI(Z7, Z11, Z30)
-	VPMULLD.BCST 24(SP), Z30, Z30
-	VPSRLD $4, Z12, Z12
-	Q4KC16_HI(Z8, Z12, Z31)
-	VPMULLD.BCST 28(SP), Z31, Z31
-	VPADDD Z25, Z24, Z24
-	VPADDD Z27, Z26, Z26
-	VPADDD Z29, Z28, Z28
-	VPADDD Z31, Z30, Z30
-	VPADDD Z26, Z24, Z24
-	VPADDD Z30, Z28, Z28
-	VPADDD Z28, Z24, Z24
+	VPADDD Z21, Z17, Z17
+	VPSRAD $4, Z17, Z17
+	VPADDD Z17, Z16, Z16
+	// summs: the mins times the token's sub-block sums, mins k and k+4
+	// side by side as words against the pair sums' words at 4k(SP) by
+	// VPDPWSSD: m_k | m_{k+4}<<16 = (b & 0x3F) | ((b<<14) & 0x300000) |
+	// ((h<<12) & 0xF0000) of scale bytes b = 4+k and h = 8+k (the masks
+	// in Z30, Z31)
+	Q4KC16_MINS(Z5, Z9, Z24)
+	Q4KC16_MINS(Z6, Z10, Z25)
+	Q4KC16_MINS(Z7, Z11, Z26)
+	Q4KC16_MINS(Z8, Z12, Z27)
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPDPWSSD.BCST 0(SP), Z24, Z28
+	VPDPWSSD.BCST 4(SP), Z25, Z29
+	VPDPWSSD.BCST 8(SP), Z26, Z28
+	VPDPWSSD.BCST 12(SP), Z27, Z29
+	VPADDD Z29, Z28, Z24
 	// sum += (d_x·d)·isum − (d_x·dmin)·summs
 	VCVTPH2PS (SI), Z1
 	VCVTPH2PS 32(SI), Z2
@@ -423,21 +435,19 @@ GLOBL c16kRows<>(SB), RODATA|NOPTR, $128
 // into cg.
 #define Q6KC16_STEP(qh, a, b, x0, x1, x2, x3, c0, c1, c2, c3) \
 	VMOVDQU64 qh(SI), Z1; \
-	VMOVDQU64 a(SI), Z2; \
-	VMOVDQU64 b(SI), Z3; \
 	VPSLLW $4, Z1, Z4; \
 	VPANDD Z14, Z4, Z4; \
-	VPTERNLOGD $0xF8, Z15, Z2, Z4; \
+	VPTERNLOGD $0xF8, a(SI), Z15, Z4; \
 	VPDPBUSD.BCST x0(DI), Z4, c0; \
 	VPSLLW $2, Z1, Z5; \
 	VPANDD Z14, Z5, Z5; \
-	VPTERNLOGD $0xF8, Z15, Z3, Z5; \
+	VPTERNLOGD $0xF8, b(SI), Z15, Z5; \
 	VPDPBUSD.BCST x1(DI), Z5, c1; \
-	VPSRLW $4, Z2, Z2; \
+	VPSRLW $4, a(SI), Z2; \
 	VPANDD Z14, Z1, Z6; \
 	VPTERNLOGD $0xF8, Z15, Z2, Z6; \
 	VPDPBUSD.BCST x2(DI), Z6, c2; \
-	VPSRLW $4, Z3, Z3; \
+	VPSRLW $4, b(SI), Z3; \
 	VPSRLW $2, Z1, Z7; \
 	VPANDD Z14, Z7, Z7; \
 	VPTERNLOGD $0xF8, Z15, Z3, Z7; \

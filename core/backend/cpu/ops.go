@@ -67,15 +67,21 @@ func (c *CPU) broadcast(out, x, y []float32, rowLen int, add bool) {
 	for r := 0; r < rows; r++ {
 		xr := x[r*rowLen : (r+1)*rowLen]
 		yr := y[(r%yRows)*rowLen : (r%yRows+1)*rowLen]
-		or := out[r*rowLen : (r+1)*rowLen]
-		if add {
-			for i := range or {
-				or[i] = xr[i] + yr[i]
-			}
-		} else {
-			for i := range or {
-				or[i] = xr[i] * yr[i]
-			}
+		binRow(out[r*rowLen:(r+1)*rowLen], xr, yr, add)
+	}
+}
+
+// binRowGo is out[i] = x[i] + y[i] (add) or x[i]·y[i] over len(x)
+// elements; binRow is it in assembly where the level has it.
+func binRowGo(out, x, y []float32, add bool) {
+	out, y = out[:len(x)], y[:len(x)]
+	if add {
+		for i := range x {
+			out[i] = x[i] + y[i]
+		}
+	} else {
+		for i := range x {
+			out[i] = x[i] * y[i]
 		}
 	}
 }
@@ -403,10 +409,23 @@ type ropeTask struct {
 }
 
 func (rt *ropeTask) run(worker, lo, hi int) {
-	dims, heads, headDim := rt.dims, rt.heads, rt.headDim
+	dims := rt.dims
 	ws := rt.c.scratchFor(worker)
 	cs := ws.f32(&ws.cs, dims)
+	var fp *float32
+	if len(rt.freqs) > 0 {
+		fp = &rt.freqs[0]
+	}
 	for t := lo; t < hi; t++ {
+		// A decode step ropes Q and K of every block at one position: the
+		// table is the worker's last one when its inputs are the same
+		// (freqs is a weight: its address names it).
+		key := ropeKey{pos: rt.pos[t], dims: dims, freqScale: rt.freqScale, thetaScale: rt.thetaScale, freqs: fp, nfreqs: len(rt.freqs)}
+		if ws.csOK && ws.csKey == key {
+			rt.apply(t, cs)
+			continue
+		}
+		ws.csOK, ws.csKey = true, key
 		theta := float32(rt.pos[t])
 		for i := 0; i < dims; i += 2 {
 			ff := float32(1)
@@ -418,16 +437,31 @@ func (rt *ropeTask) run(worker, lo, hi int) {
 			cs[i+1] = float32(math.Sin(float64(th)))
 			theta *= rt.thetaScale
 		}
-		for h := 0; h < heads; h++ {
-			off := (t*heads + h) * headDim
-			xr, or := rt.x[off:off+headDim], rt.out[off:off+headDim]
-			if rt.neox {
-				quant.RopeHalves(or, xr, cs)
-			} else {
-				quant.RopePairs(or, xr, cs)
-			}
-			copy(or[dims:], xr[dims:])
+		rt.apply(t, cs)
+	}
+}
+
+// ropeKey is what a rope table (cos and sin of every pair) depends on.
+type ropeKey struct {
+	pos                   int32
+	dims                  int
+	freqScale, thetaScale float32
+	freqs                 *float32
+	nfreqs                int
+}
+
+// apply ropes every head of token t with the table cs.
+func (rt *ropeTask) apply(t int, cs []float32) {
+	dims, heads, headDim := rt.dims, rt.heads, rt.headDim
+	for h := 0; h < heads; h++ {
+		off := (t*heads + h) * headDim
+		xr, or := rt.x[off:off+headDim], rt.out[off:off+headDim]
+		if rt.neox {
+			quant.RopeHalves(or, xr, cs)
+		} else {
+			quant.RopePairs(or, xr, cs)
 		}
+		copy(or[dims:], xr[dims:])
 	}
 }
 

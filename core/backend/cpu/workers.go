@@ -262,18 +262,21 @@ func (w *workers) For(total, grain int, fn func(lo, hi int)) {
 // scratch is one worker's reusable buffers, grown on demand.
 type scratch struct {
 	cs, scores, qh []float32
-	grp            []float32 // grouped attention: the heads' 1/sum
-	wts            []float32 // attention weights rounded to F16
-	acc            []float64
-	accs           []dotF16Acc
-	vT             []float32
-	dot4           [4]float32
-	dot8           [8]float32
-	dotG           [16]float32 // a group's results (oneToken)
-	tileOut        []float32   // four rows' results against every tile
-	prep           []byte      // four weight rows prepared for the tile kernel
-	rows           []byte      // x8 weight rows in the file layout (x8.go)
-	_              [64]byte    // keep workers' scratch headers on separate cache lines
+	// csKey: what cs was computed for (rope), when csOK.
+	csKey   ropeKey
+	csOK    bool
+	grp     []float32 // grouped attention: the heads' 1/sum
+	wts     []float32 // attention weights rounded to F16
+	acc     []float64
+	accs    []dotF16Acc
+	vT      []float32
+	dot4    [4]float32
+	dot8    [8]float32
+	dotG    [16]float32 // a group's results (oneToken)
+	tileOut []float32   // four rows' results against every tile
+	prep    []byte      // four weight rows prepared for the tile kernel
+	rows    []byte      // x8 weight rows in the file layout (x8.go)
+	_       [64]byte    // keep workers' scratch headers on separate cache lines
 }
 
 // scratchFor is worker w's scratch; each worker touches only its own.
