@@ -26,7 +26,7 @@ type device struct {
 	ccMajor, ccMinor int
 	drvVersion       int
 	smemOptin        int
-	sms              int // multiprocessors
+	sms              int  // multiprocessors
 	pdl              bool // programmatic dependent launch (pdl.go)
 
 	// pinned host staging: a ring the copies go through.

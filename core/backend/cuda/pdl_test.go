@@ -146,7 +146,7 @@ func TestPDLRuleCatches(t *testing.T) {
 		{"k", []string{w}, true},
 		{"k", []string{w, l, w}, true},
 		{"k", []string{"@%p1 bra $L__BB0_2;", w, l, "$L__BB0_2:", "ret;"}, true},  // skips the wait
-		{"k", []string{"@%p1 ret;", w, l}, true},                                    // returns first
+		{"k", []string{"@%p1 ret;", w, l}, true},                                  // returns first
 		{"k", []string{"$L__BB0_1:", "@%p1 bra $L__BB0_1;", w, l, "ret;"}, false}, // a loop before it
 		{"k", []string{"cp.async.cg.shared.global [%r1], [%rd1], 16;", w, l}, true},
 		{"mvs_q4_k_1", []string{"cp.async.cg.shared.global [%r1], [%rd1], 16;", w, l}, false},
