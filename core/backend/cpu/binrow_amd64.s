@@ -2,50 +2,32 @@
 
 #include "textflag.h"
 
-// func addAVX2(out, x, y *float32, n8 int)
-// out[i] = x[i] + y[i] over n8 chunks of 8.
-TEXT ·addAVX2(SB), NOSPLIT, $0-32
-	MOVQ out+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n8+24(FP), CX
-	TESTQ CX, CX
-	JZ addDone
-
-addLoop:
-	VMOVUPS (SI), Y0
-	VADDPS (DX), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ addLoop
-
-addDone:
-	VZEROUPPER
+// BINROW is the body of addAVX2 and mulAVX2: out[i] = x[i] op y[i] over
+// n8 chunks of 8 (op VADDPS or VMULPS), labels prefixed by name.
+#define BINROW(op, loop, done) \
+	MOVQ out+0(FP), DI; \
+	MOVQ x+8(FP), SI; \
+	MOVQ y+16(FP), DX; \
+	MOVQ n8+24(FP), CX; \
+	TESTQ CX, CX; \
+	JZ done; \
+loop: \
+	VMOVUPS (SI), Y0; \
+	op (DX), Y0, Y0; \
+	VMOVUPS Y0, (DI); \
+	ADDQ $32, SI; \
+	ADDQ $32, DX; \
+	ADDQ $32, DI; \
+	DECQ CX; \
+	JNZ loop; \
+done: \
+	VZEROUPPER; \
 	RET
+
+// func addAVX2(out, x, y *float32, n8 int)
+TEXT ·addAVX2(SB), NOSPLIT, $0-32
+	BINROW(VADDPS, addLoop, addDone)
 
 // func mulAVX2(out, x, y *float32, n8 int)
-// out[i] = x[i]·y[i] over n8 chunks of 8.
 TEXT ·mulAVX2(SB), NOSPLIT, $0-32
-	MOVQ out+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n8+24(FP), CX
-	TESTQ CX, CX
-	JZ mulDone
-
-mulLoop:
-	VMOVUPS (SI), Y0
-	VMULPS (DX), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ mulLoop
-
-mulDone:
-	VZEROUPPER
-	RET
+	BINROW(VMULPS, mulLoop, mulDone)
