@@ -83,10 +83,9 @@ func pdlPrologueViolation(name string, body []string) string {
 				ins = strings.TrimSpace(rest)
 			}
 		}
-		op, args, _ := strings.Cut(ins, " ")
-		op = strings.TrimSpace(strings.Split(op, "\t")[0])
+		op, args, _ := strings.Cut(strings.ReplaceAll(ins, "\t", " "), " ")
 		switch {
-		case op == "ret" || op == "exit" || strings.HasPrefix(op, "ret;") || strings.HasPrefix(op, "exit;"):
+		case strings.TrimSuffix(op, ";") == "ret" || strings.TrimSuffix(op, ";") == "exit":
 			return "returns before the wait: " + l
 		case strings.HasPrefix(op, "bra"):
 			if target := strings.TrimSuffix(strings.TrimSpace(args), ";"); !labelsBefore[target] {
