@@ -26,11 +26,13 @@ import (
 // mvp_*_1), vals (the split attention's one-pass values kernel,
 // attn_x_vals_*: the older attn_x_values_* then runs), attnq8k (the
 // attention's q8_K output blocks quantized by a kernel of their own, not
-// by the attention kernel's warps: q8k_arrive), or all),
+// by the attention kernel's warps: q8k_arrive), ropeattn (the rope/store
+// group and the one-block attention after it as one launch,
+// attn_x_one_rope_*: rope_store_one and attn_x_one then run), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct {
-	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K bool
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K, ropeAttn bool
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
@@ -74,6 +76,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.mvPipe = o.mvPipe || all || f == "mvpipe"
 		o.vals = o.vals || all || f == "vals"
 		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
+		o.ropeAttn = o.ropeAttn || all || f == "ropeattn"
 	}
 	return o
 }
@@ -549,9 +552,10 @@ const attnOneThreads = 512
 // decodeOneShared is attn_x_one's dynamic shared memory: q's row, 64
 // words of scratch, the scores/weights over the padded n_kv, their
 // 16-block sums and the 128 lanes' partials of the head, then, 16-byte
-// aligned, the head's V rows (F16).
+// aligned, the head's V rows (F16) and the current token's k row
+// (attn_x_one_rope_*).
 func decodeOneShared(hd, nkvMax int64) int64 {
-	return 4*((hd+64+nkvMax+nkvMax/16+128*hd+3)&^3) + 2*nkvMax*hd
+	return 4*((hd+64+nkvMax+nkvMax/16+128*hd+3)&^3) + 2*nkvMax*hd + 2*hd
 }
 
 // decodeAttention encodes an attention node of one query token over an F16
@@ -563,7 +567,10 @@ func decodeOneShared(hd, nkvMax int64) int64 {
 // Both compute the same values; the kernel that writes the output also
 // quantizes it for a q8_0/q8_1 mat-mul after it. It reports whether it
 // did.
-func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionParams, src [4]uintptr, out uintptr) (bool, error) {
+//
+// With ro (ropeAttention), nodes[i] follows ro's rope/store group, and it
+// runs the group too, in attn_x_one_rope_*; only there (false otherwise).
+func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionParams, src [4]uintptr, out uintptr, ro *ropeStore) (bool, error) {
 	n := nodes[i]
 	q := n.Src[0]
 	hd, heads := q.Shape[0], q.Shape[1]
@@ -586,11 +593,22 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 	if qt == qtQ8_K && !one && b.off.vals {
 		qt = qtNone
 	}
+	if ro != nil && !one {
+		return false, nil
+	}
 	if one {
 		sm := decodeOneShared(hd, nkvMax)
-		if err := dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
-			src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt,
-			dv.counters); err != nil {
+		var err error
+		if ro != nil {
+			err = dv.launch(&b.l, "attn_x_one_rope"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
+				ro.x, ro.out, ro.x2, ro.out2, ro.vx, ro.pos, ro.freqs, ro.dims, ro.neox, ro.freqScale, ro.thetaScale, ro.rows, ro.n, ro.ctx,
+				src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt, dv.counters)
+		} else {
+			err = dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
+				src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt,
+				dv.counters)
+		}
+		if err != nil {
 			return false, err
 		}
 		if qt != qtNone {

@@ -10,7 +10,8 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true, ropeAttn: true}},
+		{"ropeattn", decodeOff{ropeAttn: true}},
 		{"vals", decodeOff{vals: true}},
 		{"attnq8k", decodeOff{attnQ8K: true}},
 		{"mvnorm,mvrope", decodeOff{mvNorm: true, mvRope: true}},

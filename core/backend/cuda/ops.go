@@ -197,6 +197,9 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 			return b.normChain(nodes, i)
 		}
 	case graph.OpRope:
+		if used, err := b.ropeAttention(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
 		if used, err := b.ropeStoreOne(nodes, i); err != nil || used > 0 {
 			return used, err
 		}
@@ -345,7 +348,7 @@ func (b *Backend) encodeNode(nodes []*graph.Node, i int) error {
 		if smem > dv.smemOptin-attentionStaticShared {
 			return fmt.Errorf("%w: attention over %d positions needs %d bytes of shared memory, the device has %d", errUnsupported, p.KVLen, smem, dv.smemOptin)
 		}
-		if ok, err := b.decodeAttention(nodes, i, p, src, out); err != nil || ok {
+		if ok, err := b.decodeAttention(nodes, i, p, src, out, nil); err != nil || ok {
 			return err
 		}
 		fn := "attention_f32"

@@ -259,6 +259,53 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 // ropeStoreOne encodes nodes[i:i+4], one token's q rope, k rope and k/v
 // stores (ropeStorePlan), as one rope_store_one launch: a block of up to
 // 1024 threads for each head of q and k and for each head-sized piece of
+// ropeAttention encodes the rope/store group at nodes[i] (ropeStorePlan:
+// q and k roped, k and v stored in one row of F16 caches) and the
+// one-token attention right after it, when that attention reads the q
+// rope's output and the same caches from their first row and takes the
+// one-block kernel, as one attn_x_one_rope_* launch: its blocks rope
+// their q head and their group's k head, the group's first block stores
+// k and v, and every block takes the current row's k and v from its own
+// values (decode.cu's attn_x_one). It reports how many nodes it took (5,
+// or 0: not this shape).
+func (b *Backend) ropeAttention(nodes []*graph.Node, i int) (int, error) {
+	if b.off.ropeOne || b.off.ropeAttn || i+4 >= len(nodes) {
+		return 0, nil
+	}
+	a := nodes[i+4]
+	if a.Op != graph.OpAttention || a.Backend != nodes[i].Backend || a.Src[0] != nodes[i] || a.Src[1] != nodes[i+2] || a.Src[2] != nodes[i+3] ||
+		a.Src[3] == nil {
+		return 0, nil
+	}
+	r, ok, err := b.ropeStorePlan(nodes, i, false)
+	if err != nil || !ok || r.f16 != 1 {
+		return 0, err
+	}
+	p, err := graph.ParamsOf[graph.AttentionParams](a)
+	if err != nil {
+		return 0, err
+	}
+	var src [4]uintptr
+	for k, s := range a.Src {
+		if src[k], err = b.ptrOf(s); err != nil {
+			return 0, err
+		}
+	}
+	q := a.Src[0]
+	if src[1] != r.kc || src[2] != r.vc || int64(r.hd) != q.Shape[0] || int64(r.heads) != q.Shape[1] || r.heads2 != i32(int64(p.KVHeads)) ||
+		int64(r.n) != int64(p.KVHeads)*q.Shape[0] {
+		return 0, nil
+	}
+	out, err := b.ptrOf(a)
+	if err != nil {
+		return 0, err
+	}
+	if ok, err := b.decodeAttention(nodes, i+4, p, src, out, &r); err != nil || !ok {
+		return 0, err
+	}
+	return 5, nil
+}
+
 // v. It reports how many nodes it took (0: not this shape).
 func (b *Backend) ropeStoreOne(nodes []*graph.Node, i int) (int, error) {
 	if b.off.ropeOne {

@@ -303,3 +303,81 @@ func TestMatVecPiped(t *testing.T) {
 		}
 	}
 }
+
+// TestRopeStoreAttention: a decode block's attention part — one token's q
+// and k roped, k and v stored into F16 caches that hold earlier rows, the
+// one-block GQA attention over them — with the fusion (attn_x_one_rope_*,
+// the default) and without it (MINFER_CUDA_DECODE=ropeattn: rope_store_one,
+// then attn_x_one): the output is the CPU's bit for bit either way, over
+// head sizes, rope layouts and dims, the current row first, last and
+// inside the attended span; the fused run launched the fused kernel and
+// the other none.
+func TestRopeStoreAttention(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	const heads, kvHeads, ctx = 8, 2, 512
+	for _, fused := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fused%v", fused), func(t *testing.T) {
+			g := gpu(t)
+			g.off.ropeAttn = !fused
+			g.l.counts = map[string]int{}
+			for _, tc := range []struct {
+				hd, past, kvLen, dims int
+				neox                  bool
+			}{{64, 0, 32, 64, false}, {64, 31, 32, 64, true}, {128, 100, 128, 128, false}, {128, 255, 256, 96, true},
+				{96, 40, 64, 96, false}, {256, 7, 32, 256, false}, {128, 3, 32, 128, true}} {
+				t.Run(fmt.Sprintf("hd%d/past%d/kv%d/dims%d/neox%v", tc.hd, tc.past, tc.kvLen, tc.dims, tc.neox), func(t *testing.T) {
+					hd, rowLen := tc.hd, tc.hd*kvHeads
+					mask := make([]float32, tc.kvLen)
+					for j := range mask {
+						if j > tc.past {
+							mask[j] = float32(math.Inf(-1))
+						}
+					}
+					allRows := make([]int32, ctx)
+					for i := range allRows {
+						allRows[i] = int32(i)
+					}
+					p := graph.RopeParams{Dims: tc.dims, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1}
+					if tc.neox {
+						p.Mode = graph.RopeNeoX
+					}
+					rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+					compareExact(t, opCase{
+						kv: map[string]int64{"k": rb * ctx, "v": rb * ctx},
+						inputs: map[string][]byte{
+							"q": memview.Bytes(randF32(r, hd*heads, 1)), "k": memview.Bytes(randF32(r, rowLen, 1)), "v": memview.Bytes(randF32(r, rowLen, 1)),
+							"pos": memview.Bytes([]int32{int32(tc.past)}), "rows": memview.Bytes([]int32{int32(tc.past)}), "mask": memview.Bytes(mask),
+							"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+							"allrows": memview.Bytes(allRows),
+						},
+						build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
+							kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
+							vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
+							all := b.Input("allrows", gguf.TypeI32, ctx)
+							kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+							vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+							pos := b.Input("pos", gguf.TypeI32, 1)
+							q := b.Rope(b.Input("q", gguf.TypeF32, int64(hd), heads, 1), pos, nil, p, "qrope")
+							k := b.Rope(b.Input("k", gguf.TypeF32, int64(hd), kvHeads, 1), pos, nil, p, "krope")
+							rows := b.Input("rows", gguf.TypeI32, 1)
+							kc = b.StoreKV(kc, b.View(k, "k2", 0, int64(rowLen), 1), rows, "kstore")
+							vc = b.StoreKV(vc, b.Input("v", gguf.TypeF32, int64(rowLen), 1), rows, "vstore")
+							m := b.Input("mask", gguf.TypeF32, int64(tc.kvLen), 1)
+							return b.Attention(q, kc, vc, m, graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: kvHeads, KVLen: tc.kvLen}, "att")
+						},
+					}, g, 2)
+				})
+			}
+			n := 0
+			for fn, c := range g.l.counts {
+				if strings.HasPrefix(fn, "attn_x_one_rope_") {
+					n += c
+				}
+			}
+			t.Logf("%d fused launches: %v", n, g.l.counts)
+			if fused && n == 0 || !fused && n > 0 {
+				t.Errorf("fused %v: %d attn_x_one_rope launches", fused, n)
+			}
+		})
+	}
+}

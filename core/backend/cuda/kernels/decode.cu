@@ -807,6 +807,30 @@ extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, c
 }
 
 // ---------------------------------------------------------------- rope
+// rope_pair_at: pair k (of headDim/2) of the head at X for the token at
+// position p0, as rope_store_one and attn_x_one_rope_* compute it: the
+// indices a, c it rotates (neox or normal layout; the pairs past dims
+// copied) and the values o0, o1 there. The thetas follow the CPU's
+// recurrence (theta *= theta_scale in float32), cos/sin in double
+// rounded to float.
+__device__ __forceinline__ void rope_pair_at(int k, const float* X, float p0, const float* freqs, int dims, int neox, float freqScale,
+                                             float thetaScale, int& a, int& c, float& o0, float& o1) {
+    const int half = dims / 2;
+    if (k >= half) a = dims + 2 * (k - half), c = a + 1;
+    else a = neox ? k : 2 * k, c = neox ? k + half : 2 * k + 1;
+    const float x0 = X[a], x1 = X[c];
+    o0 = x0, o1 = x1;
+    if (k < half) {
+        float theta = p0;
+        for (int m = 0; m < k; m++) theta *= thetaScale;
+        float ff = freqs ? freqs[k] : 1.f;
+        float th = freqScale * (theta / ff);
+        const float cs = (float)cos((double)th), sn = (float)sin((double)th);
+        o0 = fma32(x0, cs, -__fmul_rn(x1, sn));
+        o1 = fma32(x0, sn, __fmul_rn(x1, cs));
+    }
+}
+
 // rope_pair: the rope of ops.cu for one or two tensors of the same tokens
 // (q and k: blockIdx.y picks), one block per token. The thetas follow the
 // CPU's recurrence (theta *= theta_scale in float32, each pair's thread
@@ -1252,15 +1276,31 @@ ATTN_X(64) ATTN_X(96) ATTN_X(128) ATTN_X(256)
 // the results are theirs bit for bit. Dynamic shared memory: q's row
 // (HD), 64 words of scratch, the scores/weights (nkvMax), their 16-block
 // sums (nkvMax/16), the 128 lanes' partials of HD, then (16-byte aligned)
-// the V rows, nkvMax·HD halves (decode.go's decodeOneShared).
+// the V rows, nkvMax·HD halves, and the current token's k row, HD halves
+// (decode.go's decodeOneShared).
 // ONE_IL: the value chains a thread of attn_x_one runs side by side.
 #define ONE_IL 4
 // ONE_THREADS: attn_x_one's block (decode.go's attnOneThreads).
 #define ONE_THREADS 512
 
+// attn_rope: the rope/store group attn_x_one_rope_* runs before its
+// attention (rope_store_one's arguments): q and k before their rope (x,
+// x2), their rope outputs (out, out2), the current token's v (vx) and its
+// cache row rows[0] (the caches are the attention's, F16, n = kvHeads·HD
+// values a row, ctx rows).
+struct attn_rope {
+    const float *x, *x2, *vx;
+    const int* pos;
+    const float* freqs;
+    float *out, *out2;
+    const int* rows;
+    int dims, neox, n, ctx;
+    float freqScale, thetaScale;
+};
+
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
-                           int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters) {
+                           int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters, const attn_rope* ro = nullptr) {
     // Dynamic shared memory only (but sum0), so that the kernel's static
     // part stays within attentionStaticShared of decode.go's limit.
     extern __shared__ __align__(16) float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials; V rows
@@ -1271,13 +1311,51 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     float* P = bs + nkvMax / 16;
     __half* Vs = (__half*)(qh + ((HD + 64 + nkvMax + nkvMax / 16 + 128 * HD + 3) & ~3));
     __shared__ double sum0;
-    const int h = blockIdx.x, kvh = h / (heads / kvHeads), tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
-    for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
-    const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
+    __half* kcur = Vs + nkvMax * HD; // with ro: the current token's k row (after its rope), as the cache holds it
+    const int h = blockIdx.x, group = heads / kvHeads, kvh = h / group, tid = threadIdx.x, lane = tid & 31, nth = blockDim.x;
+    // With ro, the current token's cache row r: this block's rope of q head
+    // h and k head kvh, the latter (with v) stored by the group's first
+    // block; every block of the group takes row r's k and v from its own
+    // values, never from the cache another block is writing.
+    const int r = ro ? ro->rows[0] : -1;
+    if (ro) {
+        const float p0 = (float)ro->pos[0];
+        const bool st = h % group == 0 && r >= 0 && r < ro->ctx;
+        for (int t = tid; t < HD; t += nth) { // pairs t < HD/2 of q, the rest k's
+            const bool isK = t >= HD / 2;
+            const int k = isK ? t - HD / 2 : t;
+            const long long off = (long long)(isK ? kvh : h) * HD;
+            int a, c;
+            float o0, o1;
+            rope_pair_at(k, (isK ? ro->x2 : ro->x) + off, p0, ro->freqs, ro->dims, ro->neox, ro->freqScale, ro->thetaScale, a, c, o0, o1);
+            if (!isK) {
+                ro->out[off + a] = o0, ro->out[off + c] = o1;
+                qh[a] = __half2float(__float2half_rn(o0)), qh[c] = __half2float(__float2half_rn(o1));
+            } else {
+                kcur[a] = __float2half_rn(o0), kcur[c] = __float2half_rn(o1);
+                if (h % group == 0) ro->out2[off + a] = o0, ro->out2[off + c] = o1;
+                if (st) {
+                    ((uint16_t*)kc)[(long long)r * ro->n + off + a] = to_f16(o0);
+                    ((uint16_t*)kc)[(long long)r * ro->n + off + c] = to_f16(o1);
+                }
+            }
+        }
+        if (st)
+            for (int d = tid; d < HD; d += nth) ((uint16_t*)vc)[(long long)r * ro->n + (long long)kvh * HD + d] = to_f16(ro->vx[(long long)kvh * HD + d]);
+    } else {
+        for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
+    }
+    const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh and kcur too)
     const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
-    // The V rows of positions < n_kv (those the chains read), HD/8 copies a row.
+    // The V rows of positions < n_kv (those the chains read), HD/8 copies a
+    // row; with ro, row r from the token's v.
     for (int c = tid; c < nkv * (HD / 8); c += nth) {
         const int j = c / (HD / 8), k = c % (HD / 8);
+        if (j == r) {
+#pragma unroll
+            for (int e = 0; e < 8; e++) Vs[j * HD + 8 * k + e] = __float2half_rn(ro->vx[vbase + 8 * k + e]);
+            continue;
+        }
         cp_async16((uint8_t*)(Vs + j * HD + 8 * k), (const uint8_t*)(vc + j * kvRow + vbase + 8 * k));
     }
     // Scores (attn_x_scores).
@@ -1286,7 +1364,7 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
             W[j] = -INFINITY;
             continue;
         }
-        const __half* kr = kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
+        const __half* kr = j == r ? kcur : kc + (long long)j * HD * kvHeads + (long long)kvh * HD;
         W[j] = score_f16<HD>(qh, kr, mask[j], scale, softCap);
     }
     __syncthreads();
@@ -1359,6 +1437,14 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
                                                                       float* out, int heads, int kvHeads, int kvLen, int nkvMax, float scale,    \
                                                                       float softCap, uint8_t* q8, int qt, unsigned* counters) { PDL_ENTRY();                  \
         attn_x_one<HD>(q, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt, counters);                                 \
+    }                                                                                                                                              \
+    /* rope_store_one's group and attn_x_one in one launch (decode.go's ropeAttention). */                                                      \
+    extern "C" __global__ void __launch_bounds__(ONE_THREADS) attn_x_one_rope_##HD(                                                              \
+        const float* x, float* qout, const float* x2, float* kout, const float* vx, const int* pos, const float* freqs, int dims, int neox,       \
+        float freqScale, float thetaScale, const int* rows, int n, int ctx, __half* kc, __half* vc, const float* mask, float* out, int heads,     \
+        int kvHeads, int kvLen, int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters) { PDL_ENTRY();                  \
+        const attn_rope ro{x, x2, vx, pos, freqs, qout, kout, rows, dims, neox, n, ctx, freqScale, thetaScale};                                   \
+        attn_x_one<HD>(nullptr, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt, counters, &ro);                          \
     }
 ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
 
@@ -1726,7 +1812,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, cons
 extern "C" __global__ void rope_store_one(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
                                           const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc,
                                           void* vc, const float* vx, const int* rows, int n, int ctx, int f16) { PDL_ENTRY();
-    const int half = dims / 2, hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
+    const int hp = headDim / 2, tid = threadIdx.x, nth = blockDim.x;
     const int r = rows[0];
     const bool st = r >= 0 && r < ctx;
     const int b = blockIdx.x;
@@ -1747,19 +1833,8 @@ extern "C" __global__ void rope_store_one(const float* x, float* out, int heads,
     const float p0 = (float)pos[0];
     for (int k = tid; k < hp; k += nth) {
         int a, c;
-        if (k >= half) a = dims + 2 * (k - half), c = a + 1;
-        else a = neox ? k : 2 * k, c = neox ? k + half : 2 * k + 1;
-        const float x0 = X[a], x1 = X[c];
-        float o0 = x0, o1 = x1;
-        if (k < half) {
-            float theta = p0;
-            for (int m = 0; m < k; m++) theta *= thetaScale;
-            float ff = freqs ? freqs[k] : 1.f;
-            float th = freqScale * (theta / ff);
-            const float cs = (float)cos((double)th), sn = (float)sin((double)th);
-            o0 = fma32(x0, cs, -__fmul_rn(x1, sn));
-            o1 = fma32(x0, sn, __fmul_rn(x1, cs));
-        }
+        float o0, o1;
+        rope_pair_at(k, X, p0, freqs, dims, neox, freqScale, thetaScale, a, c, o0, o1);
         O[a] = o0;
         O[c] = o1;
         if (isK && st) {
