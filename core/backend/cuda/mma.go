@@ -31,14 +31,17 @@ var mmqKernels = map[gguf.GGMLType]string{
 	gguf.TypeQ3_K: "mmq_q3_k", gguf.TypeQ4_K: "mmq_q4_k", gguf.TypeQ5_K: "mmq_q5_k", gguf.TypeQ6_K: "mmq_q6_k",
 }
 
-// mmqpKernels names the pipelined kernels (mmqp_*) of the same types.
-var mmqpKernels = func() map[gguf.GGMLType]string {
+// mmqpKernels names the pipelined kernels (mmqp_*) of the same types, and
+// mmqwKernels their wide forms (mmqw_*: 256 threads, tiles of 128 tokens).
+var mmqpKernels, mmqwKernels = renamedMMQ("mmqp"), renamedMMQ("mmqw")
+
+func renamedMMQ(prefix string) map[gguf.GGMLType]string {
 	m := make(map[gguf.GGMLType]string, len(mmqKernels))
 	for t, fn := range mmqKernels {
-		m[t] = "mmqp" + strings.TrimPrefix(fn, "mmq")
+		m[t] = prefix + strings.TrimPrefix(fn, "mmq")
 	}
 	return m
-}()
+}
 
 // mmqLayout marks, in Backend.lastVT, activations the workspace holds in
 // the mmq layout rather than in vec-dot blocks: no real type carries this
@@ -48,10 +51,11 @@ const mmqLayout gguf.GGMLType = 1 << 30
 // MINFER_CUDA_MMQ picks the tensor-core kernels, for comparisons: "0"
 // turns them off (the batched mat-vec), "plain" takes the kernels that
 // load each k-step before decoding it (mmq_*) instead of the pipelined
-// ones (mmqp_*).
+// ones (mmqp_*), "wide" the pipelined kernels of 128-token tiles (mmqw_*).
 var (
 	mmqDisabled = os.Getenv("MINFER_CUDA_MMQ") == "0"
 	mmqPlain    = os.Getenv("MINFER_CUDA_MMQ") == "plain"
+	mmqWide     = os.Getenv("MINFER_CUDA_MMQ") == "wide"
 )
 
 // mmqpRawBytes is the bytes of weight blocks one k-step of a pipelined
@@ -62,13 +66,13 @@ var mmqpRawBytes = map[gguf.GGMLType]int{
 	gguf.TypeQ3_K: 110, gguf.TypeQ4_K: 144, gguf.TypeQ5_K: 176, gguf.TypeQ6_K: 210,
 }
 
-// mmqpShared is a pipelined kernel's dynamic shared memory (mmqpmem<T> in
-// mma.cu): the decoded weight tile, two stages of activations and of raw
-// weight rows (one word more than the blocks for a 2-byte misalignment),
-// the weights' scales, two stages of the activations' scales and sums,
-// and d and dmin per row.
-func mmqpShared(t gguf.GGMLType) int {
-	const bm, bn, ld, ngp, ng = 64, 64, mmqKC + 16, mmqKC/16 + 1, mmqKC / 16
+// mmqpShared is a pipelined kernel's dynamic shared memory (mmqpmem<T, bn>
+// in mma.cu) for tiles of bn tokens: the decoded weight tile, two stages
+// of activations and of raw weight rows (one word more than the blocks
+// for a 2-byte misalignment), the weights' scales, two stages of the
+// activations' scales and sums, and d and dmin per row.
+func mmqpShared(t gguf.GGMLType, bn int) int {
+	const bm, ld, ngp, ng = 64, mmqKC + 16, mmqKC/16 + 1, mmqKC / 16
 	rw := (mmqpRawBytes[t] + 2 + 3) / 4
 	return bm*ld + 2*bn*ld + 2*bm*rw*4 + 2*bm*ngp*4 + 4*bn*ng*4 + 2*bm*4
 }
@@ -77,7 +81,7 @@ func mmqpShared(t gguf.GGMLType) int {
 // default 48 KiB of dynamic shared memory (flash attention, pipelined
 // mat-muls, staged and pipelined mat-vecs).
 func wantsLargeShared(name string) bool {
-	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_")
+	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mmqw_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_")
 }
 
 // useMMQ reports whether the mat-mul n runs on the tensor-core kernels.
@@ -174,9 +178,12 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 	for i := len(group) + 1; i <= mmqGroupMax; i++ {
 		tiles[i] = tiles[i-1]
 	}
-	fn, smem := mmqpKernels[wt], uint32(mmqpShared(wt))
+	fn, smem, bn, threads := mmqpKernels[wt], uint32(mmqpShared(wt, 64)), int64(64), 128
+	if mmqWide {
+		fn, smem, bn, threads = mmqwKernels[wt], uint32(mmqpShared(wt, 128)), 128, 256
+	}
 	if mmqPlain || int(smem) > dv.smemOptin-attentionStaticShared {
-		fn, smem = mmqKernels[wt], 0
+		fn, smem, bn, threads = mmqKernels[wt], 0, 64, 128
 	}
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
@@ -208,8 +215,8 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 		for i := range group {
 			o3[i] = outs[i] + uintptr(t0*int64(rows3[i])*4)
 		}
-		grid := [3]uint32{uint32(tiles[mmqGroupMax]), uint32((nt + 63) / 64), 1}
-		if err := dv.launch(l, fn, grid, block1(128), smem, w3[0], w3[1], w3[2], o3[0], o3[1], o3[2], rows3[0], rows3[1], rows3[2],
+		grid := [3]uint32{uint32(tiles[mmqGroupMax]), uint32((nt + bn - 1) / bn), 1}
+		if err := dv.launch(l, fn, grid, block1(threads), smem, w3[0], w3[1], w3[2], o3[0], o3[1], o3[2], rows3[0], rows3[1], rows3[2],
 			i32(tiles[1]), i32(tiles[2]), qx, xs, xm, i32(in), i32(kp), i64(wrb), i32(nt)); err != nil {
 			return err
 		}

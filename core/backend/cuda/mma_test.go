@@ -34,6 +34,16 @@ var quantizedTypes = []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_0, gguf.TypeQ4_1
 // the batched mat-vec's (TestMatMulEveryWeightType).
 func TestMMQEveryWeightType(t *testing.T) {
 	g := gpu(t)
+	for _, wide := range []bool{false, true} {
+		t.Run(map[bool]string{false: "tiles64", true: "tiles128"}[wide], func(t *testing.T) {
+			defer func(was bool) { mmqWide = was }(mmqWide)
+			mmqWide = wide
+			testMMQEveryWeightType(t, g)
+		})
+	}
+}
+
+func testMMQEveryWeightType(t *testing.T, g *Backend) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, wt := range quantizedTypes {
 		for _, shape := range [][3]int{{256, 32, 333}, {96, 33, 65}, {2816, 100, 333}, {4128, 64, 77}, {4096, 512, 130}, {512, 2, 64}, {512, 17, 64}} {

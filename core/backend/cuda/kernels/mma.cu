@@ -252,18 +252,19 @@ struct Tile {
     int xstride;
 };
 
-// decode_step<T>: this thread's two 32-element groups of row dr for
-// elements k0.. of n into the tile. row holds the row's blocks from
+// decode_step<T, NGT>: this thread's NGT 32-element groups (from group
+// part·NGT of the k-step's four) of row dr for elements k0.. of n into
+// the tile. row holds the row's blocks from
 // element ebase on (the whole row, or a k-step's blocks copied to shared
 // memory); rowOK: a row of the weight.
-template <int T>
-__device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, int ebase, bool rowOK, int dr, int half, int k0, int n) {
+template <int T, int NGT>
+__device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, int ebase, bool rowOK, int dr, int part, int k0, int n) {
     constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
     int(*sSc)[NGP] = (int(*)[NGP])s.Ws;
     int(*sMn)[NGP] = (int(*)[NGP])s.Wm;
 #pragma unroll
-    for (int gi = 0; gi < 2; gi++) {
-        int gg = half * 2 + gi, e = k0 + 32 * gg;
+    for (int gi = 0; gi < NGT; gi++) {
+        int gg = part * NGT + gi, e = k0 + 32 * gg;
         uint32_t q[8];
         bool ok = rowOK && e < n;
         if (KQ) {
@@ -495,7 +496,7 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
     bool rowOK = row0 + dr < tg.rows;
 
     for (int k0 = 0; k0 < n; k0 += KC) {
-        decode_step<T>(s, wrow, 0, rowOK, dr, tid & 1, k0, n);
+        decode_step<T, 2>(s, wrow, 0, rowOK, dr, tid & 1, k0, n);
 #pragma unroll
         for (int i = 0; i < BN * KC / 16 / 128; i++) {
             int idx = tid + 128 * i, tk = idx / (KC / 16), c = idx % (KC / 16);
@@ -539,10 +540,10 @@ template <> struct rawf<Q6_K> { enum { WB = 210, BPS = 1 }; };
 // a 2-byte misalignment.
 template <int T> struct rawsz { enum { RW = (rawf<T>::BPS * rawf<T>::WB + 2 + 3) / 4 }; };
 
-// mmqpShared(T) mirrors this in mma.go.
-template <int T> struct mmqpmem {
+// mmqpShared(T, bn) mirrors this in mma.go (BNT: the tile's tokens).
+template <int T, int BNT> struct mmqpmem {
     enum {
-        W = BM * LD, X = BN * LD, RAW = BM * rawsz<T>::RW * 4, SC = BM * NGP * 4, XS = BN * NG * 4,
+        W = BM * LD, X = BNT * LD, RAW = BM * rawsz<T>::RW * 4, SC = BM * NGP * 4, XS = BNT * NG * 4,
         TOTAL = W + 2 * X + 2 * RAW + 2 * SC + 4 * XS + 2 * BM * 4
     };
 };
@@ -562,12 +563,16 @@ __device__ __forceinline__ void cp_async16z(void* dst, const void* src, bool ok)
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
 __device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 
-template <int T>
+// mmqp<T, NT>: NT threads (128 or 256), tiles of BM rows × BNT = NT/2
+// tokens: NT/32 warps of 32 rows × 32 tokens, two across the rows; NT/BM
+// threads copy and decode each weight row (four 32-groups a k-step).
+template <int T, int NT>
 __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, float* out2, int rows0, int rows1, int rows2,
                      int tiles0, int tiles01, const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) {
     constexpr int RW = rawsz<T>::RW, WB = rawf<T>::WB, BPS = rawf<T>::BPS, EPB = KC / BPS > 32 ? 256 : 32; // elements a raw block
     constexpr bool XM = mq<T>::MINS && !isK<T>::V;
-    typedef mmqpmem<T> M;
+    constexpr int BNT = NT / 2, TPR = NT / BM, NGT = 4 / TPR;
+    typedef mmqpmem<T, BNT> M;
     extern __shared__ __align__(16) uint8_t mmq_smem[];
     // Offsets in the dynamic shared memory (stage st adds st·size).
     constexpr int OW = 0, OX = OW + M::W, ORAW = OX + 2 * M::X, OWS = ORAW + 2 * M::RAW, OWM = OWS + M::SC, OXS = OWM + M::SC,
@@ -576,14 +581,14 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
     Target tg = target(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01);
     int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
     int wr = (warp & 1) * 32, wt = (warp >> 1) * 32;
-    int row0 = tg.bx * BM, tok0 = blockIdx.y * BN;
+    int row0 = tg.bx * BM, tok0 = blockIdx.y * BNT;
     int ngk = kp / 16, nblk = n / EPB;
     uint32_t dsz;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dsz));
     if (dsz < (uint32_t)M::TOTAL) {
         // Launched with less shared memory than the tiles take (the host's
         // mmqpShared disagrees): NaN outputs, which no test lets pass.
-        for (int i = tid; i < BM * BN; i += 128) {
+        for (int i = tid; i < BM * BNT; i += NT) {
             int r = row0 + i % BM, tk = tok0 + i / BM;
             if (r < tg.rows && tk < ntok) tg.out[(long long)tk * tg.rows + r] = __int_as_float(0x7fc00000);
         }
@@ -598,9 +603,9 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
 #pragma unroll
             for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = imin[a][b][c] = 0;
 
-    // Each thread copies the raw words of its decode row dr with parity
-    // tid&1, then decodes that row.
-    int dr = tid >> 1;
+    // Each thread copies the raw words of its decode row dr (every TPR-th
+    // from tid%TPR on), then decodes its groups of that row.
+    int dr = tid / TPR;
     bool rowOK = row0 + dr < tg.rows;
     const uint8_t* wrow = tg.W + (long long)min(row0 + dr, tg.rows - 1) * wrb;
     // issue queues the copies of k-step k0 into stage st.
@@ -612,11 +617,11 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         int bytes = rowOK ? (int)(src - a0) + nb * WB : 0, words = (bytes + 3) / 4;
         uint32_t* dst = (uint32_t*)(mmq_smem + ORAW + st * M::RAW) + dr * RW;
 #pragma unroll 4
-        for (int w = tid & 1; w < words; w += 2) cp_async4n(dst + w, a0 + 4 * w, min(4, bytes - 4 * w));
+        for (int w = tid % TPR; w < words; w += TPR) cp_async4n(dst + w, a0 + 4 * w, min(4, bytes - 4 * w));
         int8_t(*sx)[LD] = (int8_t(*)[LD])(mmq_smem + OX + st * M::X);
 #pragma unroll
-        for (int i = 0; i < BN * KC / 16 / 128; i++) {
-            int idx = tid + 128 * i, tk = idx / (KC / 16), c = idx % (KC / 16), tt = tok0 + tk;
+        for (int i = 0; i < BNT * KC / 16 / NT; i++) {
+            int idx = tid + NT * i, tk = idx / (KC / 16), c = idx % (KC / 16), tt = tok0 + tk;
             cp_async16z(&sx[tk][16 * c], qx + (long long)min(tt, ntok - 1) * kp + k0 + 16 * c, tt < ntok);
         }
         // scales: 8 floats a token, two 16-byte copies (xm too for Q4_1).
@@ -642,7 +647,7 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         Tile s{(int8_t(*)[LD])(mmq_smem + OW), (float(*)[NGP])(mmq_smem + OWS), (float(*)[NGP])(mmq_smem + OWM), (float*)(mmq_smem + OD),
                (float*)(mmq_smem + ODM), (int8_t(*)[LD])(mmq_smem + OX + st * M::X), (const float*)(mmq_smem + OXS + st * M::XS),
                (const float*)(mmq_smem + OXM + st * M::XS), NG};
-        decode_step<T>(s, rowp, b0 * EPB, rowOK, dr, tid & 1, k0, n);
+        decode_step<T, NGT>(s, rowp, b0 * EPB, rowOK, dr, tid % TPR, k0, n);
         __syncthreads();
         compute_step<T>(s, acc, isum, imin, (k0 / KC) & 1, wr, wt, g, t4);
         __syncthreads();
@@ -658,6 +663,10 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
     extern "C" __global__ void __launch_bounds__(128) mmqp_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
                                                                 float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
                                                                 const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
-        mmqp<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
+        mmqp<T, 128>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); } \
+    extern "C" __global__ void __launch_bounds__(256) mmqw_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
+                                                                float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
+                                                                const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
+        mmqp<T, 256>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
 MMQ(q4_0, Q4_0) MMQ(q4_1, Q4_1) MMQ(q8_0, Q8_0)
 MMQ(q3_k, Q3_K) MMQ(q4_k, Q4_K) MMQ(q5_k, Q5_K) MMQ(q6_k, Q6_K)
