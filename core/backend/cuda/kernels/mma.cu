@@ -57,8 +57,11 @@ extern "C" __global__ void mmq_act_q8(const float* x, int8_t* qx, float* xs, flo
 }
 
 // mmq_act_q8k: q8_K per 256 elements (quantize_row_q8_K_ref, as
-// quant_q8_k), the sums per 16 scaled by d. n = kp, a multiple of 256.
-// grid (kp/256, tokens), 256 threads.
+// quant_q8_k). xm holds, per super-block (16 words), the integer sums of
+// its eight 32-element sub-blocks split as sum = 128·hi + lo (lo in
+// 0..127, hi in −32..31) in bytes 32..47: lo of sub-blocks 0..7, then hi
+// of 0..7 (the B operand of the mins' mma, compute_step); the rest is
+// zero. n = kp, a multiple of 256. grid (kp/256, tokens), 256 threads.
 extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp) { PDL_ENTRY();
     __shared__ float sa[8];
     __shared__ int si[8];
@@ -85,16 +88,30 @@ extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, fl
         if (t < 16) { xs[g0 + t] = 0.f; xm[g0 + t] = 0.f; }
         return;
     }
+    __shared__ int sb32[8];
     float iscale = -127.f / xb[bi];
     int q = __float2int_rn(iscale * v);
     if (q > 127) q = 127;
     qb[t] = (int8_t)q;
     int s = q;
-    for (int o = 8; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (lane == 0) sb32[w] = s; // the sum of sub-block w
     float d = 1.f / iscale;
-    if ((t & 15) == 0) {
-        xs[g0 + (t >> 4)] = d;
-        xm[g0 + (t >> 4)] = d * (float)s;
+    if ((t & 15) == 0) xs[g0 + (t >> 4)] = d;
+    __syncthreads();
+    if (t < 16) {
+        uint32_t word = 0;
+        if (t >= 8 && t < 12) {
+            // bytes 4(t-8)..: lo (t 8, 9) or hi (t 10, 11) of four sub-blocks
+            int j0 = 4 * (t & 1);
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                int v = sb32[j0 + k];
+                uint32_t byte = t < 10 ? (uint32_t)(v & 127) : (uint32_t)(v >> 7) & 0xffu;
+                word |= byte << (8 * k);
+            }
+        }
+        ((uint32_t*)xm)[g0 + t] = word;
     }
 }
 
@@ -273,10 +290,9 @@ __device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, i
             if (ok) deck32<T>(row, e - ebase, q, sc, mn, &d, &dm);
             sSc[dr][2 * gg] = sc[0];
             sSc[dr][2 * gg + 1] = sc[1];
-            if (MINS) {
-                sMn[dr][2 * gg] = mn[0] * 0x01010101;
-                sMn[dr][2 * gg + 1] = mn[1] * 0x01010101;
-            }
+            // the mins of the super-block's eight sub-blocks, a byte each
+            // (the A operand of the mins' mma: compute_step)
+            if (MINS) ((uint8_t*)&sMn[dr][0])[4 * ((k0 / KC) & 1) + gg] = (uint8_t)mn[0];
             if (gg == 0) {
                 s.D[dr] = d;
                 s.Dm[dr] = dm;
@@ -309,15 +325,16 @@ __device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, i
 //   Q8_0: acc = fma(float(sumi), d_w·d_x, acc)
 //   Q4_1: acc = fma(d_w·d_x, float(sumi), acc); acc = fma(m_w, s_x, acc)
 // per 32-block; the K-quants keep the integer sums of a whole super-block
-// (sub-block scales applied in int32; the mins Σ mn·x through a second mma
-// whose weights are the mins spread over their sub-block) across its two
-// k-steps (sbEnd: the second), then per super-block
+// (sub-block scales applied in int32) across its two k-steps (sbEnd: the
+// second); the mins' integer sum Σ_j mn_j·bsum_j (bsum_j: the activations'
+// sum over sub-block j) is two m16n8k16 mma at sbEnd over the rows' eight
+// mins (bytes, sMn) and the tokens' sums split as 128·hi + lo (bytes,
+// mmq_act_q8k), then per super-block
 //   Q3_K, Q6_K: acc += (d·d_x)·float(isum)
 //   Q4_K: acc += (d_x·d)·float(isum) − (d_x·dmin)·float(mins)
 //   Q5_K: acc = fma(float(isum), d·d_x, acc); acc = fma(−float(mins), dmin·d_x, acc).
 template <int T>
-__device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4], int (&isum)[2][4][4], int (&imin)[2][4][4], bool sbEnd, int wr,
-                                             int wt, int g, int t4) {
+__device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4], int (&isum)[2][4][4], bool sbEnd, int wr, int wt, int g, int t4) {
     constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
     constexpr int SB = mq<T>::SB;
     int(*sSc)[NGP] = (int(*)[NGP])s.Ws;
@@ -343,15 +360,11 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
         }
         int gs = SB == 32 ? 2 * st : st; // the 16-group whose scales apply
         if (KQ) {
-            int sc[2][2], am[2][4];
+            int sc[2][2];
 #pragma unroll
             for (int mt = 0; mt < 2; mt++) {
                 sc[mt][0] = sSc[wr + 16 * mt + g][gs];
                 sc[mt][1] = sSc[wr + 16 * mt + g + 8][gs];
-                if (MINS) {
-                    am[mt][0] = am[mt][2] = sMn[wr + 16 * mt + g][gs];
-                    am[mt][1] = am[mt][3] = sMn[wr + 16 * mt + g + 8][gs];
-                }
             }
 #pragma unroll
             for (int mt = 0; mt < 2; mt++)
@@ -362,10 +375,6 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
                     else mma_k16(c, a[mt], bf[nt][0]);
 #pragma unroll
                     for (int i = 0; i < 4; i++) isum[mt][nt][i] += c[i] * sc[mt][i >> 1];
-                    if (MINS) {
-                        if (SB == 32) mma_k32_acc(imin[mt][nt], am[mt], bf[nt]);
-                        else mma_k16_acc(imin[mt][nt], am[mt], bf[nt][0]);
-                    }
                 }
         } else {
             float ws[2][2], xsc[4][2], wm[2][2], xmv[4][2];
@@ -405,6 +414,33 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
         }
     }
     if (KQ && sbEnd) {
+        // The mins' sums: A = a row's eight mins (k 0..7: bytes of words
+        // t4&1, for t4 < 2 in the lo mma, t4 >= 2 in the hi one), B = a
+        // token's lo (k 0..7) and hi (k 8..15) bytes: lo·mn + 128·hi·mn.
+        int imin[2][4][4];
+        if (MINS) {
+            int am[2][2], bm[4];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                am[mt][0] = sMn[wr + 16 * mt + g][t4 & 1];
+                am[mt][1] = sMn[wr + 16 * mt + g + 8][t4 & 1];
+            }
+#pragma unroll
+            for (int nt = 0; nt < 4; nt++) bm[nt] = __float_as_int(s.Xm[(wt + 8 * nt + g) * s.xstride + t4]);
+            const bool lo = t4 < 2;
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                int alo[2] = {lo ? am[mt][0] : 0, lo ? am[mt][1] : 0}, ahi[2] = {lo ? 0 : am[mt][0], lo ? 0 : am[mt][1]};
+#pragma unroll
+                for (int nt = 0; nt < 4; nt++) {
+                    int cl[4], ch[4];
+                    mma_k16(cl, alo, bm[nt]);
+                    mma_k16(ch, ahi, bm[nt]);
+#pragma unroll
+                    for (int i = 0; i < 4; i++) imin[mt][nt][i] = cl[i] + 128 * ch[i];
+                }
+            }
+        }
         float dw[2][2], dmw[2][2], dx[4][2];
 #pragma unroll
         for (int mt = 0; mt < 2; mt++)
@@ -425,13 +461,12 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
 #pragma unroll
                 for (int i = 0; i < 4; i++) {
                     float d = dw[mt][i >> 1], dm = dmw[mt][i >> 1], x = dx[nt][i & 1];
-                    float is = (float)isum[mt][nt][i], im = (float)imin[mt][nt][i];
+                    float is = (float)isum[mt][nt][i], im = MINS ? (float)imin[mt][nt][i] : 0.f;
                     float& o = acc[mt][nt][i];
                     if (T == Q4_K) o = __fadd_rn(o, __fsub_rn(__fmul_rn(__fmul_rn(x, d), is), __fmul_rn(__fmul_rn(x, dm), im)));
                     else if (T == Q5_K) o = __fmaf_rn(-im, __fmul_rn(dm, x), __fmaf_rn(is, __fmul_rn(d, x), o));
                     else o = __fadd_rn(o, __fmul_rn(__fmul_rn(d, x), is)); // Q3_K, Q6_K
                     isum[mt][nt][i] = 0;
-                    imin[mt][nt][i] = 0;
                 }
     }
 }
@@ -484,13 +519,13 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
     int row0 = tg.bx * BM, tok0 = blockIdx.y * BN;
     int ngk = kp / 16;
     float acc[2][4][4];
-    int isum[2][4][4], imin[2][4][4]; // a K-quant super-block's integer sums
+    int isum[2][4][4]; // a K-quant super-block's integer sums
 #pragma unroll
     for (int a = 0; a < 2; a++)
 #pragma unroll
         for (int b = 0; b < 4; b++)
 #pragma unroll
-            for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = imin[a][b][c] = 0;
+            for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = 0;
     int dr = tid >> 1; // the row this thread decodes
     const uint8_t* wrow = tg.W + (long long)min(row0 + dr, tg.rows - 1) * wrb;
     bool rowOK = row0 + dr < tg.rows;
@@ -511,10 +546,10 @@ __device__ void mmq(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, flo
             int tt = tok0 + tk;
             long long o = (long long)tt * ngk + k0 / 16 + c;
             sXs[tk][c] = tt < ntok ? xs[o] : 0.f;
-            if (mq<T>::MINS && !isK<T>::V) sXm[tk][c] = tt < ntok ? xm[o] : 0.f;
+            if (mq<T>::MINS) sXm[tk][c] = tt < ntok ? xm[o] : 0.f;
         }
         __syncthreads();
-        compute_step<T>(s, acc, isum, imin, (k0 / KC) & 1, wr, wt, g, t4);
+        compute_step<T>(s, acc, isum, (k0 / KC) & 1, wr, wt, g, t4);
         __syncthreads();
     }
     store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
@@ -570,7 +605,7 @@ template <int T, int NT>
 __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, float* out2, int rows0, int rows1, int rows2,
                      int tiles0, int tiles01, const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) {
     constexpr int RW = rawsz<T>::RW, WB = rawf<T>::WB, BPS = rawf<T>::BPS, EPB = KC / BPS > 32 ? 256 : 32; // elements a raw block
-    constexpr bool XM = mq<T>::MINS && !isK<T>::V;
+    constexpr bool XM = mq<T>::MINS; // (the K-quants': the packed block sums)
     constexpr int BNT = NT / 2, TPR = NT / BM, NGT = 4 / TPR;
     typedef mmqpmem<T, BNT> M;
     extern __shared__ __align__(16) uint8_t mmq_smem[];
@@ -595,13 +630,13 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         return;
     }
     float acc[2][4][4];
-    int isum[2][4][4], imin[2][4][4]; // a K-quant super-block's integer sums
+    int isum[2][4][4]; // a K-quant super-block's integer sums
 #pragma unroll
     for (int a = 0; a < 2; a++)
 #pragma unroll
         for (int b = 0; b < 4; b++)
 #pragma unroll
-            for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = imin[a][b][c] = 0;
+            for (int c = 0; c < 4; c++) acc[a][b][c] = isum[a][b][c] = 0;
 
     // Each thread copies the raw words of its decode row dr (every TPR-th
     // from tid%TPR on), then decodes its groups of that row.
@@ -649,7 +684,7 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
                (const float*)(mmq_smem + OXM + st * M::XS), NG};
         decode_step<T, NGT>(s, rowp, b0 * EPB, rowOK, dr, tid % TPR, k0, n);
         __syncthreads();
-        compute_step<T>(s, acc, isum, imin, (k0 / KC) & 1, wr, wt, g, t4);
+        compute_step<T>(s, acc, isum, (k0 / KC) & 1, wr, wt, g, t4);
         __syncthreads();
     }
     store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
@@ -660,11 +695,11 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
                                                                float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
                                                                const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
         mmq<T>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); } \
-    extern "C" __global__ void __launch_bounds__(128) mmqp_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
+    extern "C" __global__ void __launch_bounds__(128, 3) mmqp_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
                                                                 float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
                                                                 const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
         mmqp<T, 128>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); } \
-    extern "C" __global__ void __launch_bounds__(256) mmqw_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
+    extern "C" __global__ void __launch_bounds__(256, 2) mmqw_##name(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* out0, float* out1, \
                                                                 float* out2, int rows0, int rows1, int rows2, int tiles0, int tiles01, \
                                                                 const int8_t* qx, const float* xs, const float* xm, int n, int kp, long long wrb, int ntok) { PDL_ENTRY(); \
         mmqp<T, 256>(W0, W1, W2, out0, out1, out2, rows0, rows1, rows2, tiles0, tiles01, qx, xs, xm, n, kp, wrb, ntok); }
