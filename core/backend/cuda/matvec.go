@@ -196,3 +196,47 @@ func (b *Backend) stagedLimit() int64 { return int64(b.dv.smemOptin - attentionS
 // normCounter is the workspace counter (after the split attention's
 // per-head ones) that finds a tail launch's last block.
 const normCounter = counterBytes/4 - 1
+
+// streamMatVec names the streaming one-token mat-vecs of decode.cu
+// (mvr_*_1 and mvr_*_m: each warp streams its rows one after another
+// through mvp_*'s ring; mvs_*_row's values).
+var streamMatVec = map[gguf.GGMLType]struct{ one, multi string }{
+	gguf.TypeQ4_K: {"mvr_q4_k_1", "mvr_q4_k_m"},
+	gguf.TypeQ6_K: {"mvr_q6_k_1", "mvr_q6_k_m"},
+}
+
+// streamKernel is the streaming launch (multi: the _m form over up to
+// three weights at ws) for one token over rows weight rows of type wt in
+// rows of wrb bytes and activations of xrb bytes, and its grid: as many
+// blocks of stagedWarps warps as the SMs hold at once (the driver's
+// occupancy for the kernel and its shared memory), fewer when the rows
+// are fewer than their warps. ok false where the type has no such
+// kernel, the copies' 16-byte alignment fails, the shared memory outgrows
+// half the staged limit, or MINFER_CUDA_DECODE names mvstream.
+func (b *Backend) streamKernel(wt gguf.GGMLType, wrb, xrb, rows int64, multi bool, ws ...uintptr) (mvLaunch, int64, bool) {
+	k, ok := streamMatVec[wt]
+	p := pipedMatVec[wt]
+	if !ok || b.off.mvStream || b.off.mv || b.mvV1 || wrb%16 != 0 {
+		return mvLaunch{}, 0, false
+	}
+	for _, w := range ws {
+		if w%16 != 0 {
+			return mvLaunch{}, 0, false
+		}
+	}
+	warps := int64(stagedWarps)
+	smem := pipedShared(xrb, p.blockBytes, warps)
+	if smem > b.stagedLimit()/2 {
+		return mvLaunch{}, 0, false
+	}
+	fn := k.one
+	if multi {
+		fn = k.multi
+	}
+	per, err := b.dv.blocksPerSM(fn, int(32*warps), uint32(smem))
+	if err != nil {
+		return mvLaunch{}, 0, false
+	}
+	grid := min(int64(per)*int64(b.dv.sms), (rows+warps-1)/warps)
+	return mvLaunch{fn, warps, int(32 * warps), uint32(smem)}, grid, true
+}

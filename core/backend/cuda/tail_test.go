@@ -381,3 +381,54 @@ func TestRopeStoreAttention(t *testing.T) {
 		})
 	}
 }
+
+// TestMatVecStream: one token's Q4_K and Q6_K mat-vecs on the streaming
+// kernels (mvr_*_1, and mvr_*_m for three weights of one input), switched
+// on whatever the default list says, against the CPU's bits: short and
+// long rows (Q4_K rows whose last chunk is short), row counts that leave
+// warps idle, and more rows than the grid has warps (each warp then
+// streams several rows, across the weights of an _m launch: three of one
+// shape, their products summed).
+func TestMatVecStream(t *testing.T) {
+	g := oneBackend(t)
+	defer func(o bool) { g.off.mvStream = o }(g.off.mvStream)
+	g.off.mvStream = false
+	r := rand.New(rand.NewPCG(39, 40))
+	for _, c := range []struct {
+		wt         gguf.GGMLType
+		cols, rows int
+	}{
+		{gguf.TypeQ4_K, 256 * 16, 45}, {gguf.TypeQ4_K, 256 * 41, 77}, {gguf.TypeQ4_K, 256 * 2, 9000}, {gguf.TypeQ4_K, 256 * 16, 6000},
+		{gguf.TypeQ6_K, 256 * 16, 45}, {gguf.TypeQ6_K, 256 * 40, 77}, {gguf.TypeQ6_K, 256 * 2, 9000},
+	} {
+		for _, multi := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/cols%d/rows%d/multi%v", c.wt, c.cols, c.rows, multi), func(t *testing.T) {
+				k := streamMatVec[c.wt].one
+				if multi {
+					k = streamMatVec[c.wt].multi
+				}
+				before := g.l.counts[k]
+				ws := map[string]tensor{"a": quantized(t, c.wt, c.cols, c.rows, r)}
+				if multi {
+					ws["b"] = quantized(t, c.wt, c.cols, c.rows, r)
+					ws["c"] = quantized(t, c.wt, c.cols, c.rows, r)
+				}
+				compareExact(t, opCase{weights: ws,
+					inputs: map[string][]byte{"x": memview.Bytes(randF32(r, c.cols, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, int64(c.cols), 1)
+						y := b.MatMul(wf("a"), x, "y")
+						if !multi {
+							return b.Add(y, y, "out")
+						}
+						yb := b.MatMul(wf("b"), x, "yb")
+						yc := b.MatMul(wf("c"), x, "yc")
+						return b.Add(b.Add(y, yb, "ab"), yc, "abc")
+					}}, g, 3)
+				if g.l.counts[k] == before {
+					t.Errorf("no %s launch: %v", k, g.l.counts)
+				}
+			})
+		}
+	}
+}

@@ -619,6 +619,92 @@ __device__ __forceinline__ void cp_async_wait_group() {
     }
 MVP(q4_k, 144) MVP(q6_k, 210)
 
+// ----------------------------------------- streaming mat-vecs (one token)
+// mvr_q4_k_1/_m, mvr_q6_k_1/_m: mvp_*_1's ring with the rows of a warp
+// back to back. The grid is what the SMs hold at once (matvec.go's
+// streamKernel), and warp w of it takes rows w, w + (warps of the grid),
+// ... of the launch (_m: W0's rows, then W1's, then W2's), so its copies
+// run from one row into the next with MVP_S−1 chunks of eight blocks in
+// flight: no wave of blocks waits on its copies while the SM's memory
+// pipe idles, and no last wave runs part-full. Each row's chain is
+// mvs_*_row's, step for step, so the values are the staged kernels' bit
+// for bit. Dynamic shared memory: pipedShared's.
+__device__ __forceinline__ const uint8_t* mvr_row(int r, const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2,
+                                                  int r0, int r1, long long wrb, float** o) {
+    if (r < r0) { *o = o0 + r; return W0 + (long long)r * wrb; }
+    r -= r0;
+    if (r < r1) { *o = o1 + r; return W1 + (long long)r * wrb; }
+    r -= r1;
+    *o = o2 + r;
+    return W2 + (long long)r * wrb;
+}
+template <int BS, void (*STEP)(const uint8_t*, const uint8_t*, int, int, float&)>
+__device__ __forceinline__ void mvr_body(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0, float* o1, float* o2, int r0, int r1,
+                                         int r2, int nblk, long long wrb, const uint8_t* X, long long xrb, uint8_t* mvs_sh) {
+    constexpr int CH = 8 * BS;
+    const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
+    const int total = r0 + r1 + r2, gw = gridDim.x * nw, first = blockIdx.x * nw + wi;
+    const int nch = (nblk + 7) / 8;
+    const int nrows = first < total ? (total - 1 - first) / gw + 1 : 0;
+    uint8_t* xs = mvs_sh;
+    uint8_t* ring = mvs_sh + round16(xrb) + (long long)wi * (MVP_S * CH);
+    float* o;
+    // (pm, pc): the next chunk to copy, chunk pc of the warp's row pm.
+    int pm = 0, pc = 0;
+    const uint8_t* Wp = nrows > 0 ? mvr_row(first, W0, W1, W2, o0, o1, o2, r0, r1, wrb, &o) : W0;
+#pragma unroll
+    for (int c = 0; c < MVP_S - 1; c++) {
+        if (pm < nrows) {
+            stage16(ring + c * CH, Wp + (long long)pc * CH, min((long long)CH, wrb - (long long)pc * CH), lane, 32);
+            if (++pc == nch) {
+                pc = 0;
+                if (++pm < nrows) Wp = mvr_row(first + pm * gw, W0, W1, W2, o0, o1, o2, r0, r1, wrb, &o);
+            }
+        }
+        cp_async_commit();
+    }
+    PDL_ENTRY(); /* the first chunks' copies in flight */
+    stage16(xs, X, round16(xrb), threadIdx.x, blockDim.x);
+    cp_async_wait_all(); /* the activations and the first chunks */
+    __syncthreads();
+    float acc = 0.f;
+    int cm = 0, cc = 0; // the chunk to sum: chunk cc of row cm
+    const int Q = nrows * nch;
+    for (int q = 0; q < Q; q++) {
+        if (pm < nrows) {
+            stage16(ring + ((q + MVP_S - 1) % MVP_S) * CH, Wp + (long long)pc * CH, min((long long)CH, wrb - (long long)pc * CH), lane, 32);
+            if (++pc == nch) {
+                pc = 0;
+                if (++pm < nrows) Wp = mvr_row(first + pm * gw, W0, W1, W2, o0, o1, o2, r0, r1, wrb, &o);
+            }
+        }
+        cp_async_commit();
+        cp_async_wait_group<MVP_S - 1>(); /* chunk q */
+        __syncwarp();
+        STEP(ring + (q % MVP_S) * CH, xs, 8 * cc, nblk, acc);
+        __syncwarp(); /* before its slot is copied over */
+        if (++cc == nch) {
+            float* out;
+            mvr_row(first + cm * gw, W0, W1, W2, o0, o1, o2, r0, r1, wrb, &out);
+            if (lane == 0) *out = acc;
+            acc = 0.f, cc = 0, cm++;
+        }
+    }
+}
+#define MVR(name, BS)                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvr_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,    \
+                                                                                long long wrb, long long xrb, int ntok) {                            \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        mvr_body<BS, mvs_##name##_step>(W, W, W, out, out, out, rows, 0, 0, nblk, wrb, X, xrb, mvs_sh);                                             \
+    }                                                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvr_##name##_m(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, float* o0,    \
+                                                                                float* o1, float* o2, int r0, int r1, int r2, int nblk,             \
+                                                                                long long wrb, const uint8_t* X, long long xrb) {                   \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        mvr_body<BS, mvs_##name##_step>(W0, W1, W2, o0, o1, o2, r0, r1, r2, nblk, wrb, X, xrb, mvs_sh);                                             \
+    }
+MVR(q4_k, 144) MVR(q6_k, 210)
+
 // ------------------------------------------------- activation quantizers
 // The quantizers of quant.cu on values already in registers: a warp holds
 // one 32-element q8_0/q8_1 block, a block of 256 threads one q8_K block.
