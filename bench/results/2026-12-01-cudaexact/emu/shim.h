@@ -39,6 +39,11 @@ inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 inline float __uint_as_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 inline uint32_t __float_as_uint(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 inline float __int_as_float(int u) { float f; memcpy(&f, &u, 4); return f; }
+inline int __float_as_int(float f) { int u; memcpy(&u, &f, 4); return u; }
+#define __noinline__
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
 inline uint32_t __byte_perm(uint32_t a, uint32_t, uint32_t) { return a; }
 inline float __expf(float x) { return expf(x); }
 // block sync
