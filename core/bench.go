@@ -311,20 +311,25 @@ func MeasureReadBandwidth(threads int, size int) float64 {
 // against a vector that stays in L1), so the figure is the memory's, not
 // a scalar loop's (a Go loop of float adds reads ~10 GB/s on one Zen 3
 // core where the SIMD kernel reads ~19). Each pass reads the buffer twice,
-// in 16 KiB calls and in 2 KiB calls with the next 2 KiB prefetched (as
+// in 4 KiB calls and in 2 KiB calls with the next 2 KiB prefetched (as
 // the decode kernels prefetch their streams), and counts the faster: on an
 // Intel Xeon VM the second read 31–33 GB/s where the first read 25–28,
-// below what Q8_0 decode itself reached (29.5 GB/s of weights).
+// below what Q8_0 decode itself reached (29.5 GB/s of weights). The plain
+// read takes 4 KiB calls: on an AMD EPYC (Zen 5) VM, 16 KiB calls read
+// 43 GB/s (medians of 80 alternating passes) where 4 KiB calls read 47–49
+// and the 2 KiB prefetching read only 26 (a burst of 32 prefetches), so
+// the meter under-read that machine by ~10 % and overstated the decode's
+// fraction of it (bench/results/2026-12-06-s15-cpu/meter-variants.txt).
 type readMeter struct {
 	buf, ones []float32
 	free      func()
 }
 
-// meterSpan is the floats per kernel call of the plain read: 16 KiB of
+// meterSpan is the floats per kernel call of the plain read: 4 KiB of
 // the buffer, and the resident vector; meterSpanPF that of the
 // prefetching read (2 KiB, the next call's 2 KiB prefetched first).
 const (
-	meterSpan   = 4096
+	meterSpan   = 1024
 	meterSpanPF = 512
 )
 
@@ -355,7 +360,7 @@ func (m *readMeter) best(threads, passes int) float64 {
 
 // read is one read of the buffer's first threads·chunk floats by threads
 // goroutines (0: GOMAXPROCS), with prefetch (2 KiB calls) or without
-// (16 KiB calls): GB/s and the sum of what it read.
+// (4 KiB calls): GB/s and the sum of what it read.
 func (m *readMeter) read(threads int, prefetch bool) (gbs float64, sum float32) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)

@@ -152,23 +152,25 @@ func memPass(s *spin2, mats, mrows int, kern func(worker, lo, hi, base int)) {
 	}
 }
 
-// meterVariant is the bench command's bandwidth meter (VecDotF32 over F32
-// zeros, each of s's two threads on half) on a buffer of about n bytes.
+// meterVariant is the bench command's bandwidth meter's plain read
+// (VecDotF32 over F32 zeros in 4 KiB calls, each of s's two threads on
+// half) on a buffer of about n bytes.
 func meterVariant(b *testing.B, s *spin2, n int) memVariant {
 	meter := hugeBuf(b, n)
 	clear(meter)
-	ones := make([]float32, 4096)
+	const span = 1024 // 4 KiB calls, as the meter's plain read (core/bench.go)
+	ones := make([]float32, span)
 	for i := range ones {
 		ones[i] = 1
 	}
 	var sink [2]float32
 	fl := unsafe.Slice((*float32)(unsafe.Pointer(&meter[0])), len(meter)/4)
-	half := len(fl) / 2 / 4096 * 4096
+	half := len(fl) / 2 / span * span
 	return memVariant{"meter", 2 * half * 4, func() {
 		s.run(func(worker int) {
 			part := fl[worker*half : (worker+1)*half]
-			for i := 0; i < len(part); i += 4096 {
-				sink[worker] += VecDotF32(part[i:i+4096], ones)
+			for i := 0; i < len(part); i += span {
+				sink[worker] += VecDotF32(part[i:i+span], ones)
 			}
 		})
 	}}

@@ -47,6 +47,9 @@ func prep16Q4K(g []byte, q int, u []byte) {
 // lead; the x8 kernel 25.4.
 var c16PrefetchQ6K = 2304
 
+// col16Q6KSlow: Q6_K weights take x8 here (Col16SlowerHere), on AMD parts.
+var col16Q6KSlow = !cpuIsIntel()
+
 //go:noescape
 func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 

@@ -203,3 +203,60 @@ func TestAttentionGroupedSameBits(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestScoreRowMatchesAttnScore: scoreRow against group16's general score
+// loop (attnScore on float64(s) + 0, −inf for masked entries and those
+// past kvLen, the running maxf) on edge scores (±0, ±inf, NaN, large) and
+// masks (0, −0, finite biases, −inf), with kvLen below, at and above the
+// row's length: the same bits, and the same maximum.
+func TestScoreRowMatchesAttnScore(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	ninf := float32(math.Inf(-1))
+	edge := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), ninf, float32(math.NaN()), 3e38, -3e38, 1e-40}
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + r.Intn(70)
+		kvLen := max(1, n+r.Intn(9)-4)
+		sg := make([]float32, n)
+		mr := make([]float32, max(n, kvLen))
+		for j := range sg {
+			sg[j] = float32(r.NormFloat64() * 10)
+			if r.Intn(6) == 0 {
+				sg[j] = edge[r.Intn(len(edge))]
+			}
+		}
+		for j := range mr {
+			switch r.Intn(6) {
+			case 0:
+				mr[j] = ninf
+			case 1:
+				mr[j] = float32(math.Copysign(0, -1))
+			case 2:
+				mr[j] = float32(r.NormFloat64())
+			}
+		}
+		scale := float32(0.125)
+		want := append([]float32(nil), sg...)
+		wmax := ninf
+		for j := range want {
+			if j >= kvLen || math.IsInf(float64(mr[j]), -1) {
+				want[j] = ninf
+				continue
+			}
+			s := float64(want[j])
+			var tail float64
+			s += tail
+			want[j] = attnScore(s, 0, scale, mr[j])
+			wmax = maxf(wmax, want[j])
+		}
+		got := append([]float32(nil), sg...)
+		gmax := scoreRow(got, mr, kvLen, scale)
+		if math.Float32bits(gmax) != math.Float32bits(wmax) {
+			t.Fatalf("trial %d: max %g (%#x), want %g (%#x)", trial, gmax, math.Float32bits(gmax), wmax, math.Float32bits(wmax))
+		}
+		for j := range got {
+			if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+				t.Fatalf("trial %d: score %d of %d (kvLen %d, s %g, m %g): %g (%#x), want %g (%#x)", trial, j, n, kvLen, sg[j], mr[j], got[j], math.Float32bits(got[j]), want[j], math.Float32bits(want[j]))
+			}
+		}
+	}
+}

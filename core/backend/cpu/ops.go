@@ -788,6 +788,10 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 	}
 	for g := 0; g < gs; g++ {
 		sg := scores[g*n : (g+1)*n]
+		if npK == headDim && softCap == 0 {
+			inv[g] = shiftedSoftmaxInv(sg, scoreRow(sg, mr, kvLen, scale))
+			continue
+		}
 		qg := qh[g*headDim : (g+1)*headDim]
 		maxv := ninf
 		for j := range sg {
@@ -843,6 +847,34 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 		quant.AxpyF16Lanes64(vT, wg[:min(n, npV)], v16[koff:], kvRow)
 		quant.FoldLanes64(or, vT, vtail)
 	}
+}
+
+// scoreRow is group16's score loop for a head whose K dots have no tail
+// (npK = headDim) and no soft cap, the common case, in fewer operations:
+// the same float32 operations as attnScore on float64(s)+0 (whose only
+// effect, −0 to +0, is done by hand), −inf for the entries the mask or
+// kvLen leaves out, and the running maximum by maxf, which it returns.
+func scoreRow(sg, mr []float32, kvLen int, scale float32) float32 {
+	ninf := float32(math.Inf(-1))
+	maxv := ninf
+	lim := min(len(sg), kvLen)
+	for j, m := range mr[:lim] {
+		if m == ninf {
+			sg[j] = ninf
+			continue
+		}
+		sc := sg[j]
+		if sc == 0 {
+			sc = 0 // float64(−0) + 0 is +0
+		}
+		v := sc*scale + m
+		sg[j] = v
+		maxv = maxf(maxv, v)
+	}
+	for j := lim; j < len(sg); j++ {
+		sg[j] = ninf
+	}
+	return maxv
 }
 
 // maxf is max(m, v) (NaN when either is; +0 over −0) with one compare in

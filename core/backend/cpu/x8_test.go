@@ -147,7 +147,7 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 				exp := quant.LayoutFile
 				if want && copyOn {
 					exp = k.Layout()
-					if exp == quant.LayoutCol16 && rows%32 != 0 {
+					if exp == quant.LayoutCol16 && (rows%32 != 0 || quant.Col16SlowerHere(wt)) {
 						exp = quant.LayoutX8
 					}
 				}
@@ -241,7 +241,8 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 
 // TestRepackLayoutThreads: a copied weight whose kernel offers col16 takes
 // it with up to col16MaxThreads workers and x8 with more (and with rows
-// not in thirty-twos); types without col16 keep their layout whatever the
+// not in thirty-twos, or a type whose col16 kernel is the slower here);
+// types without col16 keep their layout whatever the
 // thread count.
 func TestRepackLayoutThreads(t *testing.T) {
 	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
@@ -250,7 +251,7 @@ func TestRepackLayoutThreads(t *testing.T) {
 		for _, threads := range []int{1, 2, col16MaxThreads, col16MaxThreads + 1, 16} {
 			for _, rows := range []int64{32, 48} {
 				want := k.Layout()
-				if want == quant.LayoutCol16 && (threads > col16MaxThreads || rows%32 != 0) {
+				if want == quant.LayoutCol16 && (threads > col16MaxThreads || rows%32 != 0 || quant.Col16SlowerHere(wt)) {
 					want = quant.LayoutX8
 				}
 				if got := repackLayout("blk.0.ffn_up.weight", wt, []int64{int64(in), rows}, threads); got != want {
