@@ -28,15 +28,13 @@ import (
 // attention's q8_K output blocks quantized by a kernel of their own, not
 // by the attention kernel's warps: q8k_arrive), ropeattn (the rope/store
 // group and the one-block attention after it as one launch,
-// attn_x_one_rope_*: rope_store_one and attn_x_one then run), swmv
-// (swiglu and the one-token mat-vec after it as one launch, mvs_*_sw:
-// swigluMatVec), mvstream
+// attn_x_one_rope_*: rope_store_one and attn_x_one then run), mvstream
 // (the streaming one-token mat-vecs, mvr_*: matvec.go's streamKernel), or
 // all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct {
-	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K, ropeAttn, mvStream, swMV bool
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K, ropeAttn, mvStream bool
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
@@ -82,7 +80,6 @@ func parseDecodeOff(v string) decodeOff {
 		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
 		o.ropeAttn = o.ropeAttn || all || f == "ropeattn"
 		o.mvStream = o.mvStream || all || f == "mvstream"
-		o.swMV = o.swMV || all || f == "swmv"
 	}
 	return o
 }
@@ -402,71 +399,6 @@ func (b *Backend) addFeedsNorm(nodes []*graph.Node, i int) bool {
 	}
 	n := nodes[i+1]
 	return n.Op == graph.OpRMSNorm && n.Src[0] == a && n.Backend == a.Backend
-}
-
-// swigluMatVecs names the mvs_*_sw kernels (swiglu + quantization +
-// one-token staged mat-vec) of the weight types that have them.
-var swigluMatVecs = map[gguf.GGMLType]string{gguf.TypeQ4_0: "mvs_q4_0_sw", gguf.TypeQ8_0: "mvs_q8_0_sw"}
-
-// swigluMatVecL2 bounds the bytes of g and u all blocks of an mvs_*_sw
-// launch read (each block reads both rows whole): the fusion saves a
-// launch on small models (a 1.1B's 5632-wide FFN: 256 blocks, 11.5 MB
-// from L2), not on wide ones, where the re-reads would cost more.
-const swigluMatVecL2 = 16 << 20
-
-// swigluMatVec encodes nodes[i] (swiglu of one token) and nodes[i+1], the
-// mat-mul that reads it, as one mvs_*_sw launch where the weight type has
-// one and the staged mat-vec takes the shape. It reports how many nodes
-// it took (0: not this shape).
-func (b *Backend) swigluMatVec(nodes []*graph.Node, i int) (int, error) {
-	n := nodes[i]
-	if b.off.swMV || b.off.mv || b.off.quant || b.mvV1 || i+1 >= len(nodes) || n.Rows() != 1 || !isF32(n.Src[0]) || !isF32(n.Src[1]) {
-		return 0, nil
-	}
-	m := nodes[i+1]
-	if m.Op != graph.OpMatMul || m.Src[1] != n || m.Backend != n.Backend {
-		return 0, nil
-	}
-	wt, in, rows := m.Src[0].Type, m.Src[0].Shape[0], m.Src[0].Rows()
-	fn, ok := swigluMatVecs[wt]
-	s := stagedMatVec[wt]
-	if !ok || in != n.Shape[0] || in%32 != 0 || rows > math.MaxInt32 {
-		return 0, nil
-	}
-	wrb, err := wt.RowBytes(in)
-	if err != nil {
-		return 0, err
-	}
-	xrb, err := quant.VecDotType(wt).RowBytes(in)
-	if err != nil {
-		return 0, err
-	}
-	w, err := b.ptrOf(m.Src[0])
-	if err != nil {
-		return 0, err
-	}
-	warps := b.warpsFor(rows, s.rpw)
-	smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), w)
-	per := warps * s.rpw
-	blocks := (rows + per - 1) / per
-	if !ok || blocks*in*8 > swigluMatVecL2 {
-		return 0, nil
-	}
-	var g, u, p, out uintptr
-	for _, x := range []struct {
-		n *graph.Node
-		p *uintptr
-	}{{n.Src[0], &g}, {n.Src[1], &u}, {n, &p}, {m, &out}} {
-		if *x.p, err = b.ptrOf(x.n); err != nil {
-			return 0, err
-		}
-	}
-	if err := b.dv.launch(&b.l, fn, grid1(blocks), block1(32*int(warps)), uint32(smem),
-		w, g, u, p, out, i32(rows), i32(blocksPerRow(wt, in)), i64(wrb), i64(xrb), i32(in)); err != nil {
-		return 0, err
-	}
-	b.lastQuant = nil // (the workspace holds no activations of this)
-	return 2, nil
 }
 
 // swiglu encodes nodes[i] (swiglu), quantizing the product for the

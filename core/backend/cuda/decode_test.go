@@ -10,9 +10,8 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true, ropeAttn: true, mvStream: true, swMV: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true, ropeAttn: true, mvStream: true}},
 		{"mvstream", decodeOff{mvStream: true}},
-		{"swmv", decodeOff{swMV: true}},
 		{"ropeattn", decodeOff{ropeAttn: true}},
 		{"vals", decodeOff{vals: true}},
 		{"attnq8k", decodeOff{attnQ8K: true}},

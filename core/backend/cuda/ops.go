@@ -210,10 +210,6 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 		if ok, err := b.storePair(nodes, i); err != nil || ok {
 			return 2, err
 		}
-	case graph.OpSwiGLU:
-		if used, err := b.swigluMatVec(nodes, i); err != nil || used > 0 {
-			return used, err
-		}
 	case graph.OpMatMul:
 		// Mat-muls of one input on the tensor cores: one launch.
 		if used, err := b.mmqGroup(nodes[i:]); err != nil || used > 0 {

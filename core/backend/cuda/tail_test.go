@@ -432,36 +432,3 @@ func TestMatVecStream(t *testing.T) {
 		}
 	}
 }
-
-// TestSwiGLUMatVec: one token's swiglu and the Q4_0 / Q8_0 mat-vec after
-// it as one launch (mvs_*_sw), against the CPU's bits: a 1.1B's FFN
-// width, rows that leave a block part-full, and (rows = n) the product
-// itself in the output, which only the kernel's first block writes.
-func TestSwiGLUMatVec(t *testing.T) {
-	g := oneBackend(t)
-	defer func(o bool) { g.off.swMV = o }(g.off.swMV)
-	g.off.swMV = false
-	r := rand.New(rand.NewPCG(41, 42))
-	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
-		for _, c := range [][2]int{{5632, 2048}, {2048, 2048}, {256, 45}, {4096, 1}} {
-			n, rows := c[0], c[1]
-			t.Run(fmt.Sprintf("%s/n%d/rows%d", wt, n, rows), func(t *testing.T) {
-				fn := swigluMatVecs[wt]
-				before := g.l.counts[fn]
-				compareExact(t, opCase{weights: map[string]tensor{"w": quantized(t, wt, n, rows, r)},
-					inputs: map[string][]byte{"g": memview.Bytes(randF32(r, n, 3)), "u": memview.Bytes(randF32(r, n, 3))},
-					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-						s := b.SwiGLU(b.Input("g", gguf.TypeF32, int64(n), 1), b.Input("u", gguf.TypeF32, int64(n), 1), "s")
-						y := b.MatMul(wf("w"), s, "y")
-						if rows == n {
-							return b.Add(y, s, "out")
-						}
-						return b.Add(y, y, "out")
-					}}, g, 3)
-				if g.l.counts[fn] == before {
-					t.Errorf("no %s launch: %v", fn, g.l.counts)
-				}
-			})
-		}
-	}
-}

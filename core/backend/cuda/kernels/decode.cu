@@ -892,46 +892,6 @@ extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, c
     }
 }
 
-// mvs_q4_0_sw, mvs_q8_0_sw: swiglu_quant of one row of n (a multiple of
-// 32) and the one-token staged mat-vec over it (mvs_*_1) as one launch:
-// every block computes the whole product (g, u from global memory, L2
-// hot) and quantizes it to q8_0 in its own shared memory while its weight
-// rows' copies are in flight, block 0 also writes the product (P, the
-// swiglu node's output). swiglu_quant's operations and quantize_at's, so
-// the values are the two kernels' bit for bit. Dynamic shared memory:
-// mvs_*_1's (the rows, then xrb bytes of activations).
-#define MVSW(name)                                                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_sw(const uint8_t* W, const float* G, const float* U, float* P,        \
-                                                                                 float* out, int rows, int nblk, long long wrb, long long xrb,      \
-                                                                                 int n) {                                                           \
-        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
-        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
-        const int nw = blockDim.x >> 5;                                                                                                             \
-        const int lane = threadIdx.x & 31, slot = (threadIdx.x >> 5) * RPW + lane / L, row = blockIdx.x * (nw * RPW) + slot;                       \
-        uint8_t* ws = mvs_sh + slot * wrb;                                                                                                          \
-        uint8_t* xs = mvs_sh + nw * RPW * wrb;                                                                                                      \
-        const bool live = row < rows;                                                                                                               \
-        if (live) stage16(ws, W + (long long)row * wrb, wrb, lane % L, L);                                                                          \
-        PDL_ENTRY(); /* the weights' copies in flight */                                                                                            \
-        const int full = n & ~15;                                                                                                                   \
-        for (int base = 0; base < n; base += blockDim.x) {                                                                                          \
-            const int e = base + threadIdx.x;                                                                                                       \
-            const bool warpIn = base + (int)(threadIdx.x & ~31u) < n;                                                                               \
-            float v = 0.f;                                                                                                                          \
-            if (e < n) {                                                                                                                            \
-                const float x = G[e];                                                                                                               \
-                const float ex = e < full ? expf16(-x) : expf_libm(-x);                                                                             \
-                v = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), U[e]);                                                                              \
-                if (P && blockIdx.x == 0) P[e] = v;                                                                                                 \
-            }                                                                                                                                       \
-            quantize_at(QT_Q8_0, v, xs, xrb, 0, e, warpIn, nullptr, true);                                                                          \
-        }                                                                                                                                           \
-        cp_async_wait_all();                                                                                                                        \
-        __syncthreads();                                                                                                                            \
-        MVS_ROW_##name(ws, xs, out + row, live, rows, nblk, wrb, xrb);                                                                              \
-    }
-MVSW(q4_0) MVSW(q8_0)
-
 // ---------------------------------------------------------------- rope
 // rope_pair_at: pair k (of headDim/2) of the head at X for the token at
 // position p0, as rope_store_one and attn_x_one_rope_* compute it: the
