@@ -28,13 +28,11 @@ import (
 // attention's q8_K output blocks quantized by a kernel of their own, not
 // by the attention kernel's warps: q8k_arrive), ropeattn (the rope/store
 // group and the one-block attention after it as one launch,
-// attn_x_one_rope_*: rope_store_one and attn_x_one then run), mvstream
-// (the streaming one-token mat-vecs, mvr_*: matvec.go's streamKernel), or
-// all),
+// attn_x_one_rope_*: rope_store_one and attn_x_one then run), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct {
-	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K, ropeAttn, mvStream bool
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K, ropeAttn bool
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
@@ -49,7 +47,7 @@ type decodeOff struct {
 // one-block attention, slower there too while its value chains waited on
 // one global load after another, stages the V rows in shared memory now:
 // bench/results/2026-12-01-cudadec2.)
-const defaultDecodeOff = "mvnorm,mvrope,mvstream"
+const defaultDecodeOff = "mvnorm,mvrope"
 
 // decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
 func decodeOffFromEnv() string {
@@ -79,7 +77,6 @@ func parseDecodeOff(v string) decodeOff {
 		o.vals = o.vals || all || f == "vals"
 		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
 		o.ropeAttn = o.ropeAttn || all || f == "ropeattn"
-		o.mvStream = o.mvStream || all || f == "mvstream"
 	}
 	return o
 }
@@ -167,10 +164,6 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	}
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
 	nblk := i32(blocksPerRow(wt, in))
-	if l, grid, ok := b.streamKernel(wt, wrb, xrb, total, true, ws[:k-i]...); ok {
-		return k - i, b.dv.launch(&b.l, l.fn, grid1(grid), block1(l.threads), l.smem,
-			ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work, i64(xrb))
-	}
 	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
 		warps := b.warpsFor(total, s.rpw)
 		if smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), ws[:k-i]...); ok {
@@ -194,10 +187,6 @@ func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, 
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
 			if nt == 1 {
-				if l, grid, ok := b.streamKernel(wt, wrb, xrb, rows, false, w); ok {
-					l.rows = (rows + grid - 1) / grid // the launch's grid: grid blocks
-					return l
-				}
 				if l, ok := b.pipedKernel(wt, w, wrb, xrb, rows); ok {
 					return l
 				}

@@ -10,8 +10,7 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true, ropeAttn: true, mvStream: true}},
-		{"mvstream", decodeOff{mvStream: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true, ropeAttn: true}},
 		{"ropeattn", decodeOff{ropeAttn: true}},
 		{"vals", decodeOff{vals: true}},
 		{"attnq8k", decodeOff{attnQ8K: true}},
@@ -24,7 +23,7 @@ func TestParseDecodeOff(t *testing.T) {
 		{"quant,addnorm,rope,store,multi", decodeOff{multi: true, quant: true, addNorm: true, rope: true, store: true}},
 		{"bogus", decodeOff{}},
 		{"none", decodeOff{}},
-		{defaultDecodeOff, decodeOff{mvNorm: true, mvRope: true, mvStream: true}}, // the tails: norm_one and rope_store_one instead; the staged and pipelined mat-vecs
+		{defaultDecodeOff, decodeOff{mvNorm: true, mvRope: true}}, // the tails: norm_one and rope_store_one instead
 	} {
 		if got := parseDecodeOff(c.in); got != c.want {
 			t.Errorf("parseDecodeOff(%q) = %+v, want %+v", c.in, got, c.want)

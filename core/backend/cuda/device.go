@@ -21,8 +21,6 @@ type device struct {
 	stream uintptr
 	mods   []uintptr
 	fns    map[string]uintptr
-	// occ caches blocksPerSM's answers.
-	occ map[occKey]int
 
 	name             string
 	ccMajor, ccMinor int
@@ -373,36 +371,4 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 		return nil // the call's name is built only on failure: this runs per kernel
 	}
 	return check("cuLaunchKernel("+fn+")", r)
-}
-
-// occKey is a kernel and launch shape blocksPerSM answered for.
-type occKey struct {
-	fn      string
-	threads int
-	smem    uint32
-}
-
-// blocksPerSM is how many blocks of fn with threads threads and smem bytes
-// of dynamic shared memory an SM holds at once, as the driver computes it
-// from the kernel's registers and shared memory
-// (cuOccupancyMaxActiveBlocksPerMultiprocessor); at least 1.
-func (dv *device) blocksPerSM(fn string, threads int, smem uint32) (int, error) {
-	k := occKey{fn, threads, smem}
-	if n, ok := dv.occ[k]; ok {
-		return n, nil
-	}
-	f, ok := dv.fns[fn]
-	if !ok {
-		return 0, fmt.Errorf("cuda: no kernel %s", fn)
-	}
-	var n int32
-	if err := check("cuOccupancyMaxActiveBlocksPerMultiprocessor("+fn+")",
-		sys(dv.d.occupancyMaxActiveBlocks, uintptr(unsafe.Pointer(&n)), f, uintptr(threads), uintptr(smem))); err != nil {
-		return 0, err
-	}
-	if dv.occ == nil {
-		dv.occ = map[occKey]int{}
-	}
-	dv.occ[k] = max(1, int(n))
-	return dv.occ[k], nil
 }

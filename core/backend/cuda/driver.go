@@ -23,7 +23,7 @@ type driverAPI struct {
 	streamBeginCapture, streamEndCapture, graphInstantiate, graphLaunch,
 	graphExecDestroy, graphDestroy,
 	eventCreate, eventRecord, eventSynchronize, eventElapsedTime, eventDestroy,
-	getErrorName, occupancyMaxActiveBlocks uintptr
+	getErrorName uintptr
 	// launchKernelEx (CUDA 12.0 and later) is optional: without it kernels
 	// launch without programmatic dependent launch (pdl.go).
 	launchKernelEx uintptr
@@ -58,7 +58,6 @@ func (d *driverAPI) symbols() []struct {
 		{"cuEventCreate", &d.eventCreate}, {"cuEventRecord", &d.eventRecord},
 		{"cuEventSynchronize", &d.eventSynchronize}, {"cuEventElapsedTime", &d.eventElapsedTime},
 		{"cuEventDestroy_v2", &d.eventDestroy}, {"cuGetErrorName", &d.getErrorName},
-		{"cuOccupancyMaxActiveBlocksPerMultiprocessor", &d.occupancyMaxActiveBlocks},
 	}
 }
 

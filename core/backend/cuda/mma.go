@@ -81,7 +81,7 @@ func mmqpShared(t gguf.GGMLType, bn int) int {
 // default 48 KiB of dynamic shared memory (flash attention, pipelined
 // mat-muls, staged and pipelined mat-vecs).
 func wantsLargeShared(name string) bool {
-	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mmqw_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_") || strings.HasPrefix(name, "mvr_")
+	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mmqw_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_")
 }
 
 // useMMQ reports whether the mat-mul n runs on the tensor-core kernels.
