@@ -1,6 +1,8 @@
-// Host emulation driver for emu_dec.sh (session 15): the streaming and
-// swiglu-fused one-token mat-vecs against the staged ones, and the rope/store
-// group fused into the one-block attention against the two kernels, bit for bit.
+// Host emulation driver for emu_dec.sh (session 15): the rope/store group
+// fused into the one-block attention against the two kernels, bit for bit.
+// (The streaming and swiglu-fused mat-vecs it also held to the staged ones
+// were reverted after the device measured them slower; their tests are in
+// d03d0bd's version of this file, their output in emu-dec-output.txt.)
 #include "shim.h"
 #include <cstdio>
 #include <random>
@@ -39,88 +41,12 @@ void launch(unsigned grid, int threads, size_t smem, std::function<void()> k) {
     }
 }
 
-static long long r16(long long n) { return (n + 15) & ~15LL; }
-
-static void weights(std::vector<uint8_t>& W, int rows, int nb, int bb, int dOff0, int dOff1, std::mt19937& rng) {
-    std::uniform_real_distribution<float> U(-1.f, 1.f);
-    for (auto& b : W) b = rng() & 0xff;
-    for (int r = 0; r < rows; r++)
-        for (int b = 0; b < nb; b++)
-            for (int off : {dOff0, dOff1})
-                if (off >= 0) {
-                    __half h = __float2half_rn(U(rng) * 0.05f);
-                    memcpy(&W[((long long)r * nb + b) * bb + off], &h.x, 2);
-                }
-}
-
 static int report(const char* what, const std::vector<float>& ref, const std::vector<float>& got) {
     int diff = 0;
     for (size_t i = 0; i < ref.size(); i++) diff += memcmp(&ref[i], &got[i], 4) != 0;
     printf("%s: %d of %zu differ (ref[0] %g got[0] %g)\n", what, diff, ref.size(), ref[0], got[0]);
     return diff != 0;
 }
-
-// streaming: mvr_<t>_1 and _m against mvs_<t>_1, Q4_K (bb 144) or Q6_K (210).
-static int stream(bool q6, int n, int rows, unsigned grid, unsigned seed) {
-    std::mt19937 rng(seed);
-    const int bb = q6 ? 210 : 144, nb = n / 256;
-    const long long wrb = (long long)nb * bb, xrb = (long long)nb * 292;
-    std::vector<uint8_t> W(wrb * rows), X(r16(xrb));
-    q6 ? weights(W, rows, nb, bb, 208, -1, rng) : weights(W, rows, nb, bb, 0, 2, rng);
-    std::vector<float> x(n);
-    std::uniform_real_distribution<float> U(-1.f, 1.f);
-    for (auto& v : x) v = U(rng) * 2;
-    launch(nb, 256, 0, [&] { qk::quant_q8_k(x.data(), X.data(), n, xrb); });
-    std::vector<float> ref(rows), got(rows, -1.f), gotm(rows, -1.f);
-    launch((rows + 7) / 8, 256, 8 * wrb + r16(xrb), [&] {
-        q6 ? dc::mvs_q6_k_1(W.data(), X.data(), ref.data(), rows, nb, wrb, xrb, 1) : dc::mvs_q4_k_1(W.data(), X.data(), ref.data(), rows, nb, wrb, xrb, 1);
-    });
-    const size_t smem = r16(xrb) + 8 * 4 * 8 * bb;
-    launch(grid, 256, smem, [&] {
-        q6 ? dc::mvr_q6_k_1(W.data(), X.data(), got.data(), rows, nb, wrb, xrb, 1) : dc::mvr_q4_k_1(W.data(), X.data(), got.data(), rows, nb, wrb, xrb, 1);
-    });
-    const int r0 = rows / 3, r1 = rows / 2 - r0, r2 = rows - r0 - r1;
-    launch(grid, 256, smem, [&] {
-        const uint8_t *w0 = W.data(), *w1 = w0 + r0 * wrb, *w2 = w1 + r1 * wrb;
-        float *o0 = gotm.data(), *o1 = o0 + r0, *o2 = o1 + r1;
-        q6 ? dc::mvr_q6_k_m(w0, w1, w2, o0, o1, o2, r0, r1, r2, nb, wrb, X.data(), xrb)
-           : dc::mvr_q4_k_m(w0, w1, w2, o0, o1, o2, r0, r1, r2, nb, wrb, X.data(), xrb);
-    });
-    char name[96];
-    snprintf(name, sizeof name, "mvr_%s_1 n%d rows%d grid%u", q6 ? "q6_k" : "q4_k", n, rows, grid);
-    int rc = report(name, ref, got);
-    snprintf(name, sizeof name, "mvr_%s_m n%d rows%d (%d+%d+%d) grid%u", q6 ? "q6_k" : "q4_k", n, rows, r0, r1, r2, grid);
-    return rc | report(name, ref, gotm);
-}
-
-// swiglu + mat-vec: mvs_<t>_sw against swiglu_quant + mvs_<t>_1, Q4_0 or Q8_0.
-static int swiglu(bool q8, int n, int rows, unsigned seed) {
-    std::mt19937 rng(seed);
-    const int bb = q8 ? 34 : 18, nb = n / 32, rpw = q8 ? 1 : 2;
-    const long long wrb = (long long)nb * bb, xrb = (long long)nb * 34;
-    std::vector<uint8_t> W(wrb * rows), X(r16(xrb));
-    weights(W, rows, nb, bb, 0, -1, rng);
-    std::vector<float> g(n), u(n), p(n), p2(n, -1.f);
-    std::uniform_real_distribution<float> U(-1.f, 1.f);
-    for (int i = 0; i < n; i++) g[i] = U(rng) * 3, u[i] = U(rng) * 3;
-    launch((n + 255) / 256, 256, 0, [&] { dc::swiglu_quant(g.data(), u.data(), p.data(), X.data(), n, n, 1, xrb); });
-    std::vector<float> ref(rows), got(rows, -1.f);
-    const unsigned grid = (rows + 8 * rpw - 1) / (8 * rpw);
-    const size_t smem = 8 * rpw * wrb + r16(xrb);
-    launch(grid, 256, smem, [&] {
-        q8 ? dc::mvs_q8_0_1(W.data(), X.data(), ref.data(), rows, nb, wrb, xrb, 1) : dc::mvs_q4_0_1(W.data(), X.data(), ref.data(), rows, nb, wrb, xrb, 1);
-    });
-    launch(grid, 256, smem, [&] {
-        q8 ? dc::mvs_q8_0_sw(W.data(), g.data(), u.data(), p2.data(), got.data(), rows, nb, wrb, xrb, n)
-           : dc::mvs_q4_0_sw(W.data(), g.data(), u.data(), p2.data(), got.data(), rows, nb, wrb, xrb, n);
-    });
-    char name[96];
-    snprintf(name, sizeof name, "mvs_%s_sw n%d rows%d", q8 ? "q8_0" : "q4_0", n, rows);
-    int rc = report(name, ref, got);
-    snprintf(name, sizeof name, "mvs_%s_sw n%d rows%d: the product", q8 ? "q8_0" : "q4_0", n, rows);
-    return rc | report(name, p, p2);
-}
-
 
 // rope/store + one-block attention: attn_x_one_rope_<HD> against
 // rope_store_one + attn_x_one_<HD> (heads 8 over 2 kv heads, the current
@@ -173,14 +99,6 @@ static int ropeattn(int kvLen, unsigned seed) {
 
 int main() {
     int rc = 0;
-    rc |= stream(false, 4096, 45, 2, 1);
-    rc |= stream(false, 256 * 41, 21, 1, 2);
-    rc |= stream(false, 512, 100, 3, 3);
-    rc |= stream(true, 4096, 45, 2, 4);
-    rc |= stream(true, 256 * 40, 19, 1, 5);
-    rc |= swiglu(false, 2048, 45, 6);
-    rc |= swiglu(false, 5632, 20, 7);
-    rc |= swiglu(true, 2048, 45, 8);
     rc |= ropeattn(100, 9);
     rc |= ropeattn(33, 10);
     rc |= ropeattn(200, 11);

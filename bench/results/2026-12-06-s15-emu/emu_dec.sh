@@ -5,9 +5,9 @@
 # intrinsics as IEEE float ops), cp.async as plain copies and the PDL marks
 # as nothing, compared bit for bit against the kernels the device tests
 # hold to the CPU:
-#   mvr_q4_k_1 / mvr_q4_k_m / mvr_q6_k_1 (streaming) vs mvs_*_1 (staged);
-#   mvs_q4_0_sw / mvs_q8_0_sw (swiglu + mat-vec) vs swiglu_quant + mvs_*_1;
-#   attn_x_one_rope_64 (session 14) vs rope_store_one + attn_x_one_64.
+#   attn_x_one_rope_64 (session 14) vs rope_store_one + attn_x_one_64
+# (and, in d03d0bd, the streaming mvr_* and swiglu-fused mvs_*_sw mat-vecs,
+# reverted since).
 # Usage (from the repository root): bench/results/2026-12-06-s15-emu/emu_dec.sh
 set -eu
 K=$PWD/core/backend/cuda/kernels

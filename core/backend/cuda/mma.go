@@ -51,12 +51,37 @@ const mmqLayout gguf.GGMLType = 1 << 30
 // MINFER_CUDA_MMQ picks the tensor-core kernels, for comparisons: "0"
 // turns them off (the batched mat-vec), "plain" takes the kernels that
 // load each k-step before decoding it (mmq_*) instead of the pipelined
-// ones (mmqp_*), "wide" the pipelined kernels of 128-token tiles (mmqw_*).
+// ones, "narrow" the pipelined kernels of 64-token tiles (mmqp_*) for
+// every batch, "wide" those of 128-token tiles (mmqw_*) for every batch.
+// By default a chunk of at least mmqWideMinTokens tokens takes mmqw_*,
+// a shorter one mmqp_*: on an H100, the 8B-shaped Q4_K pp512 ran at
+// 5749/5763 tok/s on mmqw_* against 4288/4258 on mmqp_*
+// (bench/results/2026-12-06-s15-call1).
 var (
 	mmqDisabled = os.Getenv("MINFER_CUDA_MMQ") == "0"
 	mmqPlain    = os.Getenv("MINFER_CUDA_MMQ") == "plain"
-	mmqWide     = os.Getenv("MINFER_CUDA_MMQ") == "wide"
+	mmqTiles    = map[string]int64{"narrow": 64, "wide": 128}[os.Getenv("MINFER_CUDA_MMQ")]
 )
+
+// mmqWideMinTokens is the shortest chunk the wide tiles take by default:
+// one tile's worth, so no launch runs tiles mostly empty.
+const mmqWideMinTokens = 128
+
+// mmqKernel is the tensor-core kernel for a chunk of nt tokens over
+// weights of type wt: its name, dynamic shared memory, tokens a tile and
+// threads a block (mmqTiles, else by nt; the plain kernels where asked
+// or where the pipelined tiles outgrow the device's shared memory).
+func (b *Backend) mmqKernel(wt gguf.GGMLType, nt int64) (string, uint32, int64, int) {
+	limit := b.dv.smemOptin - attentionStaticShared
+	wide := mmqTiles == 128 || mmqTiles == 0 && nt >= mmqWideMinTokens
+	if !mmqPlain && wide && mmqpShared(wt, 128) <= limit {
+		return mmqwKernels[wt], uint32(mmqpShared(wt, 128)), 128, 256
+	}
+	if !mmqPlain && mmqpShared(wt, 64) <= limit {
+		return mmqpKernels[wt], uint32(mmqpShared(wt, 64)), 64, 128
+	}
+	return mmqKernels[wt], 0, 64, 128
+}
 
 // mmqpRawBytes is the bytes of weight blocks one k-step of a pipelined
 // kernel copies per row (rawf<T> in mma.cu: four 32-blocks, or the
@@ -178,15 +203,9 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 	for i := len(group) + 1; i <= mmqGroupMax; i++ {
 		tiles[i] = tiles[i-1]
 	}
-	fn, smem, bn, threads := mmqpKernels[wt], uint32(mmqpShared(wt, 64)), int64(64), 128
-	if mmqWide {
-		fn, smem, bn, threads = mmqwKernels[wt], uint32(mmqpShared(wt, 128)), 128, 256
-	}
-	if mmqPlain || int(smem) > dv.smemOptin-attentionStaticShared {
-		fn, smem, bn, threads = mmqKernels[wt], 0, 64, 128
-	}
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
+		fn, smem, bn, threads := b.mmqKernel(wt, nt)
 		qx := dv.work
 		xs := qx + uintptr(nt*kp)
 		xm := xs + uintptr(nt*(kp/16)*4)

@@ -34,10 +34,10 @@ var quantizedTypes = []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_0, gguf.TypeQ4_1
 // the batched mat-vec's (TestMatMulEveryWeightType).
 func TestMMQEveryWeightType(t *testing.T) {
 	g := gpu(t)
-	for _, wide := range []bool{false, true} {
-		t.Run(map[bool]string{false: "tiles64", true: "tiles128"}[wide], func(t *testing.T) {
-			defer func(was bool) { mmqWide = was }(mmqWide)
-			mmqWide = wide
+	for _, tiles := range []int64{64, 128} {
+		t.Run(fmt.Sprintf("tiles%d", tiles), func(t *testing.T) {
+			defer func(was int64) { mmqTiles = was }(mmqTiles)
+			mmqTiles = tiles
 			testMMQEveryWeightType(t, g)
 		})
 	}
@@ -156,4 +156,32 @@ func TestMMQGroupsMatMulsOfOneInput(t *testing.T) {
 			return sum
 		},
 	}, g, 3, quantBound)
+}
+
+// TestMMQKernelChoice: chunks of a tile's worth of tokens or more take the
+// wide tiles, shorter ones the 64-token tiles, MINFER_CUDA_MMQ's forms
+// (mmqTiles) override the count, and a device whose shared memory the
+// pipelined tiles outgrow gets the plain kernels. (No GPU needed.)
+func TestMMQKernelChoice(t *testing.T) {
+	defer func(was int64) { mmqTiles = was }(mmqTiles)
+	h100 := &Backend{dv: &device{smemOptin: 227 << 10}}
+	small := &Backend{dv: &device{smemOptin: 48 << 10}}
+	for _, c := range []struct {
+		b     *Backend
+		tiles int64
+		nt    int64
+		want  string
+		bn    int64
+	}{
+		{h100, 0, 32, "mmqp_q4_k", 64}, {h100, 0, 127, "mmqp_q4_k", 64}, {h100, 0, 128, "mmqw_q4_k", 128}, {h100, 0, 512, "mmqw_q4_k", 128},
+		{h100, 64, 512, "mmqp_q4_k", 64}, {h100, 128, 32, "mmqw_q4_k", 128},
+		{small, 0, 512, "mmq_q4_k", 64}, {small, 128, 512, "mmq_q4_k", 64},
+	} {
+		mmqTiles = c.tiles
+		fn, smem, bn, threads := c.b.mmqKernel(gguf.TypeQ4_K, c.nt)
+		if fn != c.want || bn != c.bn || threads != int(2*bn) || (fn == "mmq_q4_k") != (smem == 0) {
+			t.Errorf("smem limit %d, tiles %d, %d tokens: %s (%d bytes, %d tokens, %d threads), want %s of %d tokens",
+				c.b.dv.smemOptin, c.tiles, c.nt, fn, smem, bn, threads, c.want, c.bn)
+		}
+	}
 }
