@@ -38,12 +38,7 @@ func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType, pf *int, dists []int) 
 		b.Skip("no col16 kernel at this level")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	row := quantizeWeights(b, typ, gaussian(r, 64*n, 0.02))
-	src := make([]byte, 0, 16*wrb)
-	for len(src) < 16*wrb {
-		src = append(src, row...)
-	}
-	src = src[:16*wrb]
+	src := memDecodeSource16(b, typ, wrb, r)
 	w8, wc := hugeBuf(b, total*wrb), hugeBuf(b, total*wrb)
 	for o := 0; o+16*wrb <= len(w8); o += 16 * wrb {
 		k.Interleave8(w8[o:o+8*wrb], src[:8*wrb])
@@ -77,4 +72,16 @@ func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType, pf *int, dists []int) 
 	for b.Loop() {
 		memRounds(b, vs)
 	}
+}
+
+// memDecodeSource16 is sixteen rows of wrb bytes of typ-quantized weights
+// (one row of memDecodeN gaussian values from r, repeated): what the memory
+// benchmarks interleave into their layouts.
+func memDecodeSource16(b *testing.B, typ gguf.GGMLType, wrb int, r *rand.Rand) []byte {
+	row := quantizeWeights(b, typ, gaussian(r, 64*memDecodeN, 0.02))
+	src := make([]byte, 0, 16*wrb)
+	for len(src) < 16*wrb {
+		src = append(src, row...)
+	}
+	return src[:16*wrb]
 }

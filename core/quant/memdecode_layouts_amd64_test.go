@@ -25,12 +25,7 @@ func BenchmarkMemDecodeLayouts(b *testing.B) {
 			b.Skip("no col16 kernel at this level")
 		}
 		r := rand.New(rand.NewPCG(1, 2))
-		row := quantizeWeights(b, typ, gaussian(r, 64*memDecodeN, 0.02))
-		src := make([]byte, 0, 16*wrb)
-		for len(src) < 16*wrb {
-			src = append(src, row...)
-		}
-		src = src[:16*wrb]
+		src := memDecodeSource16(b, typ, wrb, r)
 		wc := hugeBuf(b, total*wrb)
 		for o := 0; o+16*wrb <= len(wc); o += 16 * wrb {
 			k.Interleave(LayoutCol16, wc[o:o+16*wrb], src)
