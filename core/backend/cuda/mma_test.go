@@ -122,9 +122,20 @@ func TestMMQOverWeightRowsAndSharedInput(t *testing.T) {
 // input and weight type run as one launch (q/k/v, gate/up): three Q4_K
 // weights of different row counts (tiles of each end part way), a fourth
 // that starts the next launch, then two Q6_K and two Q4_0 weights. Each
-// product is projected by an F32 weight to a common size and summed.
+// product is projected by an F32 weight to a common size and summed. Both
+// tile widths.
 func TestMMQGroupsMatMulsOfOneInput(t *testing.T) {
 	g := gpu(t)
+	for _, tiles := range []int64{64, 128} {
+		t.Run(fmt.Sprintf("tiles%d", tiles), func(t *testing.T) {
+			defer func(was int64) { mmqTiles = was }(mmqTiles)
+			mmqTiles = tiles
+			testMMQGroups(t, g)
+		})
+	}
+}
+
+func testMMQGroups(t *testing.T, g *Backend) {
 	r := rand.New(rand.NewPCG(27, 28))
 	const cols, T, common = 512, 96, 48
 	names := []string{"q", "k", "v", "o", "gate", "up", "a", "b"}
