@@ -8,9 +8,12 @@ package quant
 // bench/results/2026-12-03-s13-cpu-col16: 31.2 GB/s eight blocks ahead,
 // 31.0 four, 29.7 none, 28.5 twelve, 20.2 sixteen; decode of a 1B Q4_0
 // model, alternating: four and twelve blocks and none slower than eight);
-// sixteen blocks elsewhere (AMD parts with AVX-512, where the x8 kernel
-// preferred 4.5 KiB; not measured for col16). A prefetch changes no
-// result.
+// sixteen blocks elsewhere (AMD parts with AVX-512). On the Zen 5 VM of
+// session 15 (BenchmarkMemDecodeCol16, four runs) it read 40.5–49.6 GB/s
+// with no lead against 36.6–45.4 sixteen blocks ahead and 34.5–46.0 at
+// four to twelve, but decode of a 1B Q4_0 model with no lead (and none for
+// x8 Q4_0) lost a median 4 % over 9 alternating rounds, so sixteen stays
+// (bench/results/2026-12-06-s15-cpu2). A prefetch changes no result.
 var c16PrefetchQ4_0 = c16Prefetch(cpuIsIntel())
 
 func c16Prefetch(intel bool) int {

@@ -38,6 +38,17 @@ var x8PrefetchQ4_K, x8PrefetchQ6_K = 8 * 4 * bytesQ4K, 4 * 4 * bytesQ6K
 // MINFER_CPU_LEVEL=avx2), not on an AVX2-only machine.
 var x8PrefetchQ4_KAVX2, x8PrefetchQ6_KAVX2 = 4 * 4 * bytesQ4K, 3 * 4 * bytesQ6K
 
+// x8PrefetchAMD512: on the AMD EPYC Zen 5 VM of session 15 (AVX-512) the
+// x8 kernels read fastest with no lead at all (the kernel then prefetches
+// the lines it is about to read, which the hardware prefetchers already
+// fetch): BenchmarkMemDecodePF, two runs, Q8_0 49.3 and 53.0 GB/s against
+// 44.7 and 46.8 at 16 blocks (4352 bytes, the old distance) and 41.5–47.8
+// from 2 to 8, Q4_0 46.0 and 47.3 against 45.5 and 45.7 at 32 blocks (4608
+// bytes) and 39.3–46.2 elsewhere (bench/results/2026-12-06-s15-cpu2).
+// Decode of the 1B Q8_0 model, alternating binaries, gained a median 3.0 %
+// over 7 rounds (−4.2 to +5.8); Q4_0 decode lost a median 4 % over 9
+// (−12 to +7.6), so Q4_0 keeps 4608. Zen 4 not measured.
+
 // x8Prefetch is the x8 kernels' prefetch distances (Q4_0, Q8_0) for an
 // Intel or other CPU, with AVX-512 or without.
 func x8Prefetch(intel, avx512 bool) (q4_0, q8_0 int) {
@@ -45,7 +56,7 @@ func x8Prefetch(intel, avx512 bool) (q4_0, q8_0 int) {
 	case intel:
 		return 16 * bytesQ4x8, 8 * bytesQ80x8 // 2304, 2176
 	case avx512:
-		return 32 * bytesQ4x8, 16 * bytesQ80x8 // 4608, 4352
+		return 32 * bytesQ4x8, 0 // 4608; Q8_0 the hardware prefetchers alone (x8PrefetchAMD512)
 	}
 	return 12 * bytesQ4x8, 4 * bytesQ80x8 // 1728, 1088
 }
