@@ -33,12 +33,17 @@ var quantizedTypes = []gguf.GGMLType{gguf.TypeQ8_0, gguf.TypeQ4_0, gguf.TypeQ4_1
 // in a partial k-step (96, 4128 elements). Batches below the threshold are
 // the batched mat-vec's (TestMatMulEveryWeightType).
 func TestMMQEveryWeightType(t *testing.T) {
-	g := gpu(t)
+	eachTileWidth(t, gpu(t), testMMQEveryWeightType)
+}
+
+// eachTileWidth runs test on g with the tensor-core kernels' tiles of 64
+// and of 128 tokens in turn, whatever the batch sizes.
+func eachTileWidth(t *testing.T, g *Backend, test func(*testing.T, *Backend)) {
 	for _, tiles := range []int64{64, 128} {
 		t.Run(fmt.Sprintf("tiles%d", tiles), func(t *testing.T) {
 			defer func(was int64) { mmqTiles = was }(mmqTiles)
 			mmqTiles = tiles
-			testMMQEveryWeightType(t, g)
+			test(t, g)
 		})
 	}
 }
@@ -125,14 +130,7 @@ func TestMMQOverWeightRowsAndSharedInput(t *testing.T) {
 // product is projected by an F32 weight to a common size and summed. Both
 // tile widths.
 func TestMMQGroupsMatMulsOfOneInput(t *testing.T) {
-	g := gpu(t)
-	for _, tiles := range []int64{64, 128} {
-		t.Run(fmt.Sprintf("tiles%d", tiles), func(t *testing.T) {
-			defer func(was int64) { mmqTiles = was }(mmqTiles)
-			mmqTiles = tiles
-			testMMQGroups(t, g)
-		})
-	}
+	eachTileWidth(t, gpu(t), testMMQGroups)
 }
 
 func testMMQGroups(t *testing.T, g *Backend) {
