@@ -38,7 +38,10 @@ var x8PrefetchQ4_K, x8PrefetchQ6_K = 8 * 4 * bytesQ4K, 4 * 4 * bytesQ6K
 // MINFER_CPU_LEVEL=avx2), not on an AVX2-only machine.
 var x8PrefetchQ4_KAVX2, x8PrefetchQ6_KAVX2 = 4 * 4 * bytesQ4K, 3 * 4 * bytesQ6K
 
-// x8PrefetchAMD512: on the AMD EPYC Zen 5 VM of session 15 (AVX-512) the
+// x8Prefetch is the x8 kernels' prefetch distances (Q4_0, Q8_0) for an
+// Intel or other CPU, with AVX-512 or without.
+//
+// On the AMD EPYC Zen 5 VM of session 15 (AVX-512) the
 // x8 kernels read fastest with no lead at all (the kernel then prefetches
 // the lines it is about to read, which the hardware prefetchers already
 // fetch): BenchmarkMemDecodePF, two runs, Q8_0 49.3 and 53.0 GB/s against
@@ -48,15 +51,12 @@ var x8PrefetchQ4_KAVX2, x8PrefetchQ6_KAVX2 = 4 * 4 * bytesQ4K, 3 * 4 * bytesQ6K
 // Decode of the 1B Q8_0 model, alternating binaries, gained a median 3.0 %
 // over 7 rounds (−4.2 to +5.8); Q4_0 decode lost a median 4 % over 9
 // (−12 to +7.6), so Q4_0 keeps 4608. Zen 4 not measured.
-
-// x8Prefetch is the x8 kernels' prefetch distances (Q4_0, Q8_0) for an
-// Intel or other CPU, with AVX-512 or without.
 func x8Prefetch(intel, avx512 bool) (q4_0, q8_0 int) {
 	switch {
 	case intel:
 		return 16 * bytesQ4x8, 8 * bytesQ80x8 // 2304, 2176
 	case avx512:
-		return 32 * bytesQ4x8, 0 // 4608; Q8_0 the hardware prefetchers alone (x8PrefetchAMD512)
+		return 32 * bytesQ4x8, 0 // 4608; Q8_0 the hardware prefetchers alone (above)
 	}
 	return 12 * bytesQ4x8, 4 * bytesQ80x8 // 1728, 1088
 }
