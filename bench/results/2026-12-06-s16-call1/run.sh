@@ -2,7 +2,8 @@
 # Session 16 lead, device call 1 (issue 11): main f515359 as it stands (wide tiles default for chunks >= 128 tokens,
 # the test fixes of s15 that never ran on a GPU). The CUDA op tests, then the core GPU tests (each alone on the GPU),
 # beside the synth; then 1.1B Q4_0 pp512 wide (default) vs narrow, 8B pp512 default vs MINFER_CUDA_FATTN=mma,
-# decode 1.1B / 8B, half offload (8B, 16 of 32 blocks), and ncu full sections of the wide prefill tile mmqw_q4_k.
+# decode 1.1B / 8B, half offload (8B, 16 of 32 blocks), ncu full sections of the wide prefill tile mmqw_q4_k and
+# of the exact flash attention, and every kernel's time in one 8B pp512.
 # Carry .device/s16a. Logs: $OUT.
 R=$PWD; D=$R/.device/s16a; L=/tmp/L; mkdir -p $L
 dx() { if command -v xz >/dev/null; then xz -d -f "$1"; else python3 -c "import lzma,sys,shutil; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3],'wb'))" "$1" && rm -f "$1"; fi; }
@@ -32,5 +33,8 @@ done
 export MINFER_CUDA_GRAPHS=0
 nf() { tag=$1; shift; echo "## ncu full $tag: $*" | tee -a $S; timeout 45 ncu --set full "$@" > $OUT/ncu-$tag.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S; }
 [ $SECONDS -lt 500 ] && nf pre8bw -k regex:'mmqw_q4_k' --launch-skip 2 --launch-count 2 $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 --gpu-layers 33
+nc() { tag=$1; shift; echo "## ncu times $tag: $*" | tee -a $S; timeout 60 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum "$@" > $OUT/ncu-$tag.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S; }
+[ $SECONDS -lt 530 ] && nc pre8ball --launch-count 420 $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 1 --gpu-layers 33
+[ $SECONDS -lt 560 ] && nf fa8b -k regex:'fattn' --launch-skip 1 --launch-count 1 $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 1 --gpu-layers 33
 echo "total ${SECONDS}s" | tee -a $S
 tar czf $OUT/logs.tgz -C $L .
