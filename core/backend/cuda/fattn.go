@@ -95,16 +95,22 @@ func (b *Backend) fattnFor(hd int) fattnKernel {
 }
 
 // fattnShared is the kernels' dynamic shared memory for head size hd and
-// r query rows a block (mirrors fattn.cu): a K tile (64 positions as
-// float, rows padded by four) and a V tile (F16, padded by eight), which
-// the 64 chains of each output element (stride 65) reuse at the end; then
-// q, the tile's scores, and per row the maximum, 1/sum and the float64 sum.
+// r query rows a block (mirrors fattn.cu), before the seen bits: a K tile
+// (64 positions as float, rows padded by four), two V tiles (F16, padded
+// by eight: this tile's and the next one in flight) and the next K tile's
+// halves as copied, which the 64 chains of each output element (stride 65)
+// reuse at the end; then q, the tile's scores, and per row the maximum,
+// 1/sum and the float64 sum.
 func fattnShared(hd, r int) int {
-	tiles := 64*(hd+4)*4 + 64*(hd+8)*2
+	tiles := 64*(hd+4)*4 + 2*64*(hd+8)*2 + 64*hd*2
 	chains := r * hd * 65 * 4
 	a := (max(tiles, chains) + 15) / 16 * 16
 	return a + (r*hd+r*64+2*r)*4 + r*8
 }
+
+// fattnSeenShared is the bit a 64-position tile (some row of the block
+// sees it) that follows fattnShared for a cache of kvLen positions.
+func fattnSeenShared(kvLen int) int { return ((kvLen+63)/64 + 31) / 32 * 4 }
 
 // fattnMMAShared is fattn_mma's dynamic shared memory for head size hd
 // over a cache of kvLen positions (mirrors fattn_mma.cu): two K and two V
@@ -139,8 +145,12 @@ func (b *Backend) useFlash(n *graph.Node) bool {
 	if !ok || fattnDisabled || q.Shape[2] <= 1 || n.Src[1].Type != gguf.TypeF16 {
 		return false
 	}
+	p, err := graph.ParamsOf[graph.AttentionParams](n)
+	if err != nil {
+		return false
+	}
 	fk := b.fattnFor(int(q.Shape[0]))
-	return fattnShared(int(q.Shape[0]), fk.rows) <= b.dv.smemOptin-attentionStaticShared
+	return fattnShared(int(q.Shape[0]), fk.rows)+fattnSeenShared(p.KVLen) <= b.dv.smemOptin-attentionStaticShared
 }
 
 // flashAttention queues attention node n (q, k cache, v cache, mask at
@@ -166,7 +176,7 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 	}
 	fk := b.fattnFor(hd)
 	rows := int64(fk.rows)
-	sm, keep := fattnShared(hd, fk.rows), int32(0)
+	sm, keep := fattnShared(hd, fk.rows)+fattnSeenShared(p.KVLen), int32(0)
 	if ks := sm + fattnKeepShared(fk.rows, p.KVLen); !b.fattnNoKeep && ks <= b.dv.smemOptin/fk.perSM-1024 {
 		sm, keep = ks, 1
 		b.fattnKeeps++

@@ -21,6 +21,13 @@
 //     chain), and the chains are combined as the CPU's reduction at the end.
 // The padded length n_kv comes from attn_used (the cells in use), as for
 // attention_f16.
+//
+// Latency: the block reads the mask once, up front, into a bit per tile
+// (seen by some row), so the passes walk only those tiles and read no
+// mask to decide; the next tile's K and V halves are in flight (cp.async,
+// 4 bytes a copy: the caches may sit at any 4-byte offset) while this
+// tile's scores and values are computed, and so is each scorer's mask
+// value for it.
 #include "common.cuh"
 
 #define FA_KV 64 // cache positions per tile
@@ -32,10 +39,32 @@
 // loads serves twice the rows).
 #define FA_R(HD, NT) ((HD) == 64 ? 4 : (HD) == 256 ? 1 : (NT) / 128)
 
+__device__ __forceinline__ void fa_cp4(void* dst, const void* src) {
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src));
+}
+__device__ __forceinline__ void fa_commit() { asm volatile("cp.async.commit_group;"); }
+__device__ __forceinline__ void fa_wait0() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+
+// fa_next_seen is the first tile after t whose bit is set in seen (a bit a
+// tile), or -1.
+__device__ __forceinline__ int fa_next_seen(const uint32_t* seen, int t, int nTiles) {
+    for (t++; t < nTiles;) {
+        uint32_t w = seen[t >> 5] >> (t & 31);
+        if (w) {
+            t += __ffs(w) - 1;
+            return t < nTiles ? t : -1;
+        }
+        t = (t | 31) + 1;
+    }
+    return -1;
+}
+
 // fattn<HD, NT>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
 // mask [T][kvLen]; used: the cells in use (attn_used); out like q. grid
 // (ceil(T·group/R), kvHeads), NT threads; dynamic shared memory
-// fattnShared(HD) (mirrored in fattn.go).
+// fattnShared(HD, R) + fattnSeenShared(kvLen) (+ fattnKeepShared when
+// keep; mirrored in fattn.go).
 template <int HD, int NT>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
                       int kvHeads, int kvLen, float scale, float softCap, int keep) {
@@ -43,38 +72,42 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
     // of a quarter warp (8 consecutive positions) hit distinct banks.
     constexpr int KS = HD + 4; // K tile (floats)
-    constexpr int VS = HD + 8; // V tile (halves)
+    constexpr int VS = HD + 8; // V tiles (halves)
     constexpr int CELLS = R * HD, CP = CELLS / (NT / FA_KV); // output elements; chains' elements per thread
     constexpr int LS = 65;     // chain store stride at the end
-    constexpr int TILES_BYTES = FA_KV * KS * 4 + FA_KV * VS * 2;
+    // The K tile (float), two V tiles (this one and the next in flight) and
+    // the next K tile's halves as copied.
+    constexpr int TILES_BYTES = FA_KV * KS * 4 + 2 * FA_KV * VS * 2 + FA_KV * HD * 2;
     constexpr int CHAIN_BYTES = CELLS * LS * 4;
     constexpr int A_BYTES = ((TILES_BYTES > CHAIN_BYTES ? TILES_BYTES : CHAIN_BYTES) + 15) / 16 * 16;
+    constexpr int NH2 = FA_KV * HD / 2; // half pairs a tile
     extern __shared__ __align__(16) uint8_t fa_smem[];
     float* sK = (float*)fa_smem;                    // [64][KS]
-    __half* sV = (__half*)(sK + FA_KV * KS);        // [64][VS]
+    __half* sV0 = (__half*)(sK + FA_KV * KS);       // [2][64][VS]
+    __half* sKh = sV0 + 2 * FA_KV * VS;             // [64][HD]
     float* sL = (float*)fa_smem;                    // [CELLS][LS], after the tiles
     float* sQ = (float*)(fa_smem + A_BYTES);        // [R][HD], q rounded to F16
     float* sS = sQ + R * HD;                        // [R][64] scores, exps, weights
     float* sM = sS + R * FA_KV;                     // [R] row maxima
     float* sInv = sM + R;                           // [R] 1/sum
     double* sSum = (double*)(sInv + R);             // [R] (8-aligned: an even count of floats before it)
+    const int nTiles = (kvLen + FA_KV - 1) / FA_KV;
+    uint32_t* sSeen = (uint32_t*)(sSum + R);        // [(nTiles+31)/32] a bit a tile some row sees
     // keep: the scores of pass 0 stay in shared memory ([R][kvLen rounded
-    // up to 64], after sSum) and passes 1 and 2 read them instead of
+    // up to 64], after sSeen) and passes 1 and 2 read them instead of
     // loading K and computing them again (the same values: the same
     // operations on the same inputs).
-    const int kvP = (kvLen + FA_KV - 1) / FA_KV * FA_KV;
-    float* sKeep = (float*)(sSum + R);
+    const int kvP = nTiles * FA_KV;
+    float* sKeep = (float*)(sSeen + (nTiles + 31) / 32);
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int group = heads / kvHeads, kvh = blockIdx.y;
     int flat0 = blockIdx.x * R;
     long long kvRow = (long long)kvHeads * HD;
     const __half* kbase = kc + (long long)kvh * HD;
     const __half* vbase = vc + (long long)kvh * HD;
-    int used = *usedp;
-    int nkv = max(32, (used + 31) / 32 * 32);
-    int npV = nkv & ~63;
 
-    for (int i = tid; i < R * HD; i += blockDim.x) {
+    for (int i = tid; i < (nTiles + 31) / 32; i += NT) sSeen[i] = 0;
+    for (int i = tid; i < R * HD; i += NT) {
         int r = i / HD, d = i % HD, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
         float v = 0.f;
         if (t < T) v = q[((long long)t * heads + h) * HD + d];
@@ -85,6 +118,29 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         sSum[tid] = 0.0;
     }
     int tFirst = flat0 / group, tLast = min(T - 1, (flat0 + R - 1) / group);
+    __syncthreads();
+    // The tiles some row of the block sees: the mask rows of its tokens,
+    // four loads in flight a thread.
+    {
+        const int total = (tLast - tFirst + 1) * kvLen;
+        const float* m0 = mask + (long long)tFirst * kvLen;
+        for (int i0 = 0; i0 < total; i0 += 4 * NT) {
+            float mv[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                int i = i0 + u * NT + tid;
+                mv[u] = i < total ? m0[i] : -INFINITY;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                int i = i0 + u * NT + tid, tile = (i % kvLen) / FA_KV;
+                if (!(isinf(mv[u]) && mv[u] < 0.f) && !(sSeen[tile >> 5] & (1u << (tile & 31)))) atomicOr(&sSeen[tile >> 5], 1u << (tile & 31));
+            }
+        }
+    }
+    int used = *usedp;
+    int nkv = max(32, (used + 31) / 32 * 32);
+    int npV = nkv & ~63;
     // This thread's score: row sr, tile position sj (threads from R·64 on
     // compute none).
     int sr = tid / FA_KV, sj = tid % FA_KV;
@@ -102,44 +158,61 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     double tail = 0.0;
     float invCap = softCap > 0.f ? __fdiv_rn(1.f, softCap) : 0.f;
     __syncthreads();
+    const int first = nTiles == 0 ? -1 : (sSeen[0] & 1u) ? 0 : fa_next_seen(sSeen, 0, nTiles);
 
     for (int pass = 0; pass < 3; pass++) {
-        for (int j0 = 0; j0 < kvLen; j0 += FA_KV) {
-            // Skip tiles no row of the block sees.
-            bool seen = false;
-            int nt = tLast - tFirst + 1;
-            for (int i = tid; i < nt * FA_KV; i += blockDim.x) {
-                int t = tFirst + i / FA_KV, j = j0 + i % FA_KV;
-                if (j < kvLen) {
-                    float mv = mask[(long long)t * kvLen + j];
-                    seen |= !(isinf(mv) && mv < 0.f);
-                }
-            }
-            if (!__syncthreads_or(seen)) continue;
-            const bool loadK = !keep || pass == 0;
-            if (loadK || pass == 2)
-            for (int i = tid; i < FA_KV * HD / 2; i += blockDim.x) {
+        const bool loadK = !keep || pass == 0, loadV = pass == 2, needMask = loadK;
+        // issue queues tile tl's K halves (into sKh) and V halves (into V
+        // buffer vb) as this thread's copies; each thread later converts
+        // exactly the K halves it copied.
+        auto issue = [&](int tl, int vb) {
+            int j0 = tl * FA_KV;
+            for (int i = tid; i < NH2; i += NT) {
                 int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
-                __half2 kv2 = __floats2half2_rn(0.f, 0.f), vv2 = kv2;
                 if (j < kvLen) {
-                    if (loadK) kv2 = *(const __half2*)(kbase + j * kvRow + 2 * d2);
-                    if (pass == 2) vv2 = *(const __half2*)(vbase + j * kvRow + 2 * d2);
+                    if (loadK) fa_cp4(sKh + kk * HD + 2 * d2, kbase + j * kvRow + 2 * d2);
+                    if (loadV) fa_cp4(sV0 + vb * FA_KV * VS + kk * VS + 2 * d2, vbase + j * kvRow + 2 * d2);
+                } else if (loadV) {
+                    *(__half2*)(sV0 + vb * FA_KV * VS + kk * VS + 2 * d2) = __floats2half2_rn(0.f, 0.f);
                 }
-                if (loadK) *(float2*)(sK + kk * KS + 2 * d2) = __half22float2(kv2);
-                if (pass == 2) *(__half2*)(sV + kk * VS + 2 * d2) = vv2;
             }
+            fa_commit();
+        };
+        // The scorer's mask value for a tile.
+        auto maskAt = [&](int tl) {
+            int j = tl * FA_KV + sj;
+            return sok && j < kvLen ? mask[(long long)stok * kvLen + j] : -INFINITY;
+        };
+        int tile = first, vb = 0;
+        float mvNext = -INFINITY;
+        if (tile >= 0) {
+            if (loadK || loadV) issue(tile, 0);
+            if (needMask) mvNext = maskAt(tile);
+        }
+        while (tile >= 0) {
+            const int j0 = tile * FA_KV;
+            float mv = mvNext;
+            if (loadK || loadV) fa_wait0();
+            if (loadK)
+                for (int i = tid; i < NH2; i += NT) {
+                    int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
+                    float2 f = make_float2(0.f, 0.f);
+                    if (j < kvLen) f = __half22float2(*(const __half2*)(sKh + kk * HD + 2 * d2));
+                    *(float2*)(sK + kk * KS + 2 * d2) = f;
+                }
             __syncthreads();
+            const __half* sV = sV0 + vb * FA_KV * VS;
+            const int next = fa_next_seen(sSeen, tile, nTiles);
+            if (next >= 0) {
+                if (loadK || loadV) issue(next, vb ^ 1);
+                if (needMask) mvNext = maskAt(next);
+            }
             // The score of (sr, j0+sj), as attention_f16 computes it.
             float s = -INFINITY;
             if (scorer && !loadK) s = sKeep[sr * kvP + j0 + sj];
             else if (scorer) {
                 int j = j0 + sj;
-                float mv = 0.f;
-                bool live = sok && j < kvLen;
-                if (live) {
-                    mv = mask[(long long)stok * kvLen + j];
-                    live = !(isinf(mv) && mv < 0);
-                }
+                bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 if (live) {
                     const float* qh = sQ + sr * HD;
                     const float* kr = sK + sj * KS;
@@ -225,6 +298,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 }
             }
             __syncthreads();
+            tile = next;
+            vb ^= 1;
         }
         if (pass == 1) {
             if (tid < R) sInv[tid] = (float)(1.0 / sSum[tid]);
