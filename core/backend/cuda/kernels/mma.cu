@@ -166,12 +166,15 @@ template <> __device__ void dec32<Q8_0>(const uint8_t* row, int e, uint32_t* q, 
 // integer scale (sc) and min (mn) of each 16, and the super-block's d and
 // dmin (the mins enter as −dmin·mn·Σx). The integer scales are applied
 // to the exact block sums in int32, the floats once per k-step.
-template <int T> __device__ void deck32(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm);
+// qm: 3 for a whole super-block at row; 1 for a compact half (mmqp's
+// 16-byte copies of a Q4_K / Q5_K k-step: the header, Q5_K's high bits,
+// and only the 64 bytes of low bits of the k-step's four sub-blocks).
+template <int T> __device__ void deck32(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm, int qm = 3);
 
-template <> __device__ void deck32<Q4_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm) {
+template <> __device__ void deck32<Q4_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm, int qm) {
     const uint8_t* b = row + (e >> 8) * 144;
     int j = (e & 255) >> 5, shift = 4 * (j & 1);
-    const uint8_t* qs = b + 16 + 32 * (j >> 1);
+    const uint8_t* qs = b + 16 + 32 * ((j >> 1) & qm);
 #pragma unroll
     for (int i = 0; i < 8; i++) q[i] = ((uint32_t)ld32a(qs + 4 * i) >> shift) & 0x0f0f0f0fu;
     int s, m;
@@ -181,10 +184,10 @@ template <> __device__ void deck32<Q4_K>(const uint8_t* row, int e, uint32_t* q,
     *d = f16(b);
     *dm = f16(b + 2);
 }
-template <> __device__ void deck32<Q5_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm) {
+template <> __device__ void deck32<Q5_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm, int qm) {
     const uint8_t* b = row + (e >> 8) * 176;
     int j = (e & 255) >> 5, shift = 4 * (j & 1);
-    const uint8_t* qs = b + 48 + 32 * (j >> 1);
+    const uint8_t* qs = b + 48 + 32 * ((j >> 1) & qm);
 #pragma unroll
     for (int i = 0; i < 8; i++)
         q[i] = (((uint32_t)ld32a(qs + 4 * i) >> shift) & 0x0f0f0f0fu) | ((((uint32_t)ld32a(b + 16 + 4 * i) >> j) & 0x01010101u) << 4);
@@ -195,7 +198,7 @@ template <> __device__ void deck32<Q5_K>(const uint8_t* row, int e, uint32_t* q,
     *d = f16(b);
     *dm = f16(b + 2);
 }
-template <> __device__ void deck32<Q6_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm) {
+template <> __device__ void deck32<Q6_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm, int) {
     const uint8_t* b = row + (e >> 8) * 210;
     int r = e & 255, half = r >> 7, quarter = (r & 127) >> 5;
     const uint8_t* ql = b + 64 * half + 32 * (quarter & 1);
@@ -214,7 +217,7 @@ template <> __device__ void deck32<Q6_K>(const uint8_t* row, int e, uint32_t* q,
     *d = f16(b + 208);
     *dm = 0.f;
 }
-template <> __device__ void deck32<Q3_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm) {
+template <> __device__ void deck32<Q3_K>(const uint8_t* row, int e, uint32_t* q, int* sc, int* mn, float* d, float* dm, int) {
     const uint8_t* b = row + (e >> 8) * 110;
     int r = e & 255, half = r >> 7, j = (r & 127) >> 5;
     const uint8_t* qs = b + 32 + 32 * half;
@@ -273,9 +276,9 @@ struct Tile {
 // part·NGT of the k-step's four) of row dr for elements k0.. of n into
 // the tile. row holds the row's blocks from
 // element ebase on (the whole row, or a k-step's blocks copied to shared
-// memory); rowOK: a row of the weight.
+// memory); rowOK: a row of the weight; qm: deck32's (a compact half).
 template <int T, int NGT>
-__device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, int ebase, bool rowOK, int dr, int part, int k0, int n) {
+__device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, int ebase, bool rowOK, int dr, int part, int k0, int n, int qm = 3) {
     constexpr bool MINS = mq<T>::MINS, KQ = isK<T>::V;
     int(*sSc)[NGP] = (int(*)[NGP])s.Ws;
     int(*sMn)[NGP] = (int(*)[NGP])s.Wm;
@@ -287,7 +290,7 @@ __device__ __forceinline__ void decode_step(const Tile& s, const uint8_t* row, i
         if (KQ) {
             int sc[2] = {0, 0}, mn[2] = {0, 0};
             float d = 0.f, dm = 0.f;
-            if (ok) deck32<T>(row, e - ebase, q, sc, mn, &d, &dm);
+            if (ok) deck32<T>(row, e - ebase, q, sc, mn, &d, &dm, qm);
             sSc[dr][2 * gg] = sc[0];
             sSc[dr][2 * gg + 1] = sc[1];
             // the mins of the super-block's eight sub-blocks, a byte each
@@ -644,15 +647,33 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
     bool rowOK = row0 + dr < tg.rows;
     const uint8_t* wrow = tg.W + (long long)min(row0 + dr, tg.rows - 1) * wrb;
     // issue queues the copies of k-step k0 into stage st.
+    // compact: a Q4_K / Q5_K weight at 16-byte aligned rows copies only
+    // what its k-step decodes, 16 bytes a copy: the super-block's header
+    // (d, dmin, scales; Q5_K's 32 bytes of high bits too) and the 64 bytes
+    // of low bits of the step's half (CH chunks; the row's copy CH·16
+    // bytes apart), not the whole super-block four bytes a copy.
+    constexpr bool CPT = T == Q4_K || T == Q5_K;
+    constexpr int HC = T == Q5_K ? 3 : 1, CH = HC + 4, QSO = 16 * HC;
+    const bool compact = CPT && (((uintptr_t)tg.W | (uintptr_t)wrb) & 15) == 0;
+    static_assert(!CPT || CH * 16 <= RW * 4, "a compact row outgrows its raw row");
+    static_assert(ORAW % 16 == 0 && M::RAW % 16 == 0, "the raw stages are 16-byte aligned");
     auto issue = [&](int k0, int st) {
         int b0 = (k0 / KC) * KC / EPB; // first raw block of the step (K: the super-block)
-        int nb = min(BPS, nblk - b0);
-        const uint8_t* src = wrow + (long long)b0 * WB;
-        const uint8_t* a0 = (const uint8_t*)((uintptr_t)src & ~(uintptr_t)3);
-        int bytes = rowOK ? (int)(src - a0) + nb * WB : 0, words = (bytes + 3) / 4;
-        uint32_t* dst = (uint32_t*)(mmq_smem + ORAW + st * M::RAW) + dr * RW;
+        if (CPT && compact) {
+            const uint8_t* sb = wrow + (long long)b0 * WB;
+            int h = (k0 / KC) & 1;
+            uint8_t* dst = mmq_smem + ORAW + st * M::RAW + dr * CH * 16;
+            if (rowOK)
+                for (int c = tid % TPR; c < CH; c += TPR) cp_async16z(dst + 16 * c, sb + (c < HC ? 16 * c : QSO + 64 * h + 16 * (c - HC)), true);
+        } else {
+            int nb = min(BPS, nblk - b0);
+            const uint8_t* src = wrow + (long long)b0 * WB;
+            const uint8_t* a0 = (const uint8_t*)((uintptr_t)src & ~(uintptr_t)3);
+            int bytes = rowOK ? (int)(src - a0) + nb * WB : 0, words = (bytes + 3) / 4;
+            uint32_t* dst = (uint32_t*)(mmq_smem + ORAW + st * M::RAW) + dr * RW;
 #pragma unroll 4
-        for (int w = tid % TPR; w < words; w += TPR) cp_async4n(dst + w, a0 + 4 * w, min(4, bytes - 4 * w));
+            for (int w = tid % TPR; w < words; w += TPR) cp_async4n(dst + w, a0 + 4 * w, min(4, bytes - 4 * w));
+        }
         int8_t(*sx)[LD] = (int8_t(*)[LD])(mmq_smem + OX + st * M::X);
 #pragma unroll
         for (int i = 0; i < BNT * KC / 16 / NT; i++) {
@@ -678,11 +699,11 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         // The row's raw bytes in this stage: its blocks from b0 on.
         int b0 = (k0 / KC) * KC / EPB;
         int off = (int)((uintptr_t)(wrow + (long long)b0 * WB) & 3);
-        const uint8_t* rowp = mmq_smem + ORAW + st * M::RAW + dr * RW * 4 + off;
+        const uint8_t* rowp = CPT && compact ? mmq_smem + ORAW + st * M::RAW + dr * CH * 16 : mmq_smem + ORAW + st * M::RAW + dr * RW * 4 + off;
         Tile s{(int8_t(*)[LD])(mmq_smem + OW), (float(*)[NGP])(mmq_smem + OWS), (float(*)[NGP])(mmq_smem + OWM), (float*)(mmq_smem + OD),
                (float*)(mmq_smem + ODM), (int8_t(*)[LD])(mmq_smem + OX + st * M::X), (const float*)(mmq_smem + OXS + st * M::XS),
                (const float*)(mmq_smem + OXM + st * M::XS), NG};
-        decode_step<T, NGT>(s, rowp, b0 * EPB, rowOK, dr, tid % TPR, k0, n);
+        decode_step<T, NGT>(s, rowp, b0 * EPB, rowOK, dr, tid % TPR, k0, n, CPT && compact ? 1 : 3);
         __syncthreads();
         compute_step<T>(s, acc, isum, (k0 / KC) & 1, wr, wt, g, t4);
         __syncthreads();
