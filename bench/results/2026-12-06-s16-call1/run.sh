@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session 16 lead, device call 1 (issue 11): branch fa16 = main f515359 (wide tiles default for chunks >= 128 tokens,
 # the test fixes of s15 that never ran on a GPU) + the exact flash attention with its mask read once up front and
-# the next tile's K/V in flight (cp.async); minfer-base = f515359. The CUDA op tests, then the core GPU tests (each alone on the GPU),
+# the next tile's K/V in flight (cp.async),
+# and Q4_K/Q5_K tensor-core tiles copying only a k-step's half super-block, 16 bytes a copy; minfer-base = f515359. The CUDA op tests, then the core GPU tests (each alone on the GPU),
 # beside the synth; then 1.1B Q4_0 pp512 wide (default) vs narrow, 8B pp512 default vs MINFER_CUDA_FATTN=mma,
 # decode 1.1B / 8B, half offload (8B, 16 of 32 blocks), ncu full sections of the wide prefill tile mmqw_q4_k and
 # of the exact flash attention, and every kernel's time in one 8B pp512.
@@ -27,6 +28,7 @@ for r in 1 2; do
   bn $D/minfer-base bench -m /tmp/1b.gguf -p 512 -n 16 -r 3 --gpu-layers 23
   bn $D/minfer bench -m /tmp/1b.gguf -p 512 -n 16 -r 3 --gpu-layers 23
   bn MINFER_CUDA_MMQ=narrow $D/minfer bench -m /tmp/1b.gguf -p 512 -n 16 -r 3 --gpu-layers 23
+  bn MINFER_CUDA_FATTN=mma $D/minfer-base bench -m /tmp/8b.gguf -p 512 -n 16 -r 3 --gpu-layers 33
   bn MINFER_CUDA_FATTN=mma $D/minfer bench -m /tmp/8b.gguf -p 512 -n 16 -r 3 --gpu-layers 33
   bn $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   bn $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
