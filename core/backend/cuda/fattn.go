@@ -96,17 +96,24 @@ func (b *Backend) fattnFor(hd int) fattnKernel {
 
 // fattnShared is the kernels' dynamic shared memory for head size hd and
 // r query rows a block (mirrors fattn.cu), before the seen bits: a K tile
-// (64 positions as float, rows padded by four), two V tiles (F16, padded
+// (64 positions as float, rows of fattnKS(hd)), two V tiles (F16, padded
 // by eight: this tile's and the next one in flight) and the next K tile's
 // halves as copied, which the 64 chains of each output element (stride 65)
-// reuse at the end; then q, the tile's scores, and per row the maximum,
-// 1/sum and the float64 sum.
+// reuse at the end; then q (rows like K's), the tile's scores and its
+// scores before the mask, and per row the maximum, 1/sum and the float64
+// sum.
 func fattnShared(hd, r int) int {
-	tiles := 64*(hd+4)*4 + 2*64*(hd+8)*2 + 64*hd*2
+	ks := fattnKS(hd)
+	tiles := 64*ks*4 + 2*64*(hd+8)*2 + 64*hd*2
 	chains := r * hd * 65 * 4
 	a := (max(tiles, chains) + 15) / 16 * 16
-	return a + (r*hd+r*64+2*r)*4 + r*8
+	return a + (r*ks+2*r*64+2*r)*4 + r*8
 }
+
+// fattnKS is a K tile's and q's row in floats for head size hd (KS in
+// fattn.cu): four parts of 16·(hd/64)+4 floats, then the last hd mod 64
+// elements.
+func fattnKS(hd int) int { return 4*(16*(hd/64)+4) + hd%64 }
 
 // fattnSeenShared is the bit a 64-position tile (some row of the block
 // sees it) that follows fattnShared for a cache of kvLen positions.
