@@ -7,38 +7,13 @@
 #include <cstdio>
 #include <random>
 #include <string>
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
-std::barrier<>* g_block_bar;
-std::barrier<>* g_warp_bar[32];
-std::atomic<int> g_or{0};
-uint64_t g_shfl[32][32];
-int g_mA[32][32][4], g_mB[32][32][2];
-uint8_t* g_dyn;
+#include "emu_launch.h"
 #include "common.cuh"
 namespace qk {
 #include "quant.inc"
 }
 namespace dc {
 #include "decode.inc"
-}
-
-void launch(unsigned grid, int threads, size_t smem, std::function<void()> k) {
-    std::vector<uint8_t> dyn(smem + 16);
-    blockDim = dim3{(unsigned)threads, 1, 1};
-    gridDim = dim3{grid, 1, 1};
-    for (unsigned bx = 0; bx < grid; bx++) {
-        g_dyn = (uint8_t*)(((uintptr_t)dyn.data() + 15) & ~(uintptr_t)15);
-        memset(g_dyn, 0xa5, smem); // stale bytes: what a kernel reads before it writes shows
-        std::barrier<> bb(threads);
-        g_block_bar = &bb;
-        for (int w = 0; w < threads / 32; w++) g_warp_bar[w] = new std::barrier<>(32);
-        std::vector<std::thread> ts;
-        for (int t = 0; t < threads; t++)
-            ts.emplace_back([&, t] { threadIdx = dim3{(unsigned)t, 0, 0}; blockIdx = dim3{bx, 0, 0}; k(); });
-        for (auto& t : ts) t.join();
-        for (int w = 0; w < threads / 32; w++) delete g_warp_bar[w];
-    }
 }
 
 static int report(const char* what, const std::vector<float>& ref, const std::vector<float>& got) {

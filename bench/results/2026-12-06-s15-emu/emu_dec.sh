@@ -14,7 +14,7 @@ K=$PWD/core/backend/cuda/kernels
 E=$(cd "$(dirname "$0")" && pwd)
 S=$E/../2026-12-01-cudaexact/emu
 W=$(mktemp -d)
-cp "$S"/shim.h "$E"/dec_main.cpp "$E"/shim_dec.h "$W"/
+cp "$S"/shim.h "$S"/emu_launch.h "$E"/dec_main.cpp "$E"/shim_dec.h "$W"/
 cd "$W"
 sed 's/#include <cuda_fp16.h>/#include "shim.h"\n#include "shim_dec.h"/; s|asm volatile("// minfer-pdl-wait" ::: "memory")|(void)0|; s|asm volatile("// minfer-pdl-launch" ::: "memory")|(void)0|' "$K/common.cuh" > common.cuh
 sed 's/#include "common.cuh"//' "$K/quant.cu" > quant.inc

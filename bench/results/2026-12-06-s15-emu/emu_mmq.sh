@@ -1,4 +1,6 @@
 #!/bin/bash
+# (Session 16: the Q4_K / Q5_K 16-byte compact copies at aligned weights, and weights off alignment: the 4-byte copies.
+# Usage: emu_mmq.sh [type], e.g. q4_k.)
 # Host emulation of the pipelined tensor-core mat-muls (mma.cu's mmqp_*, 64-token tiles, and mmqw_*, 128-token
 # tiles, the default for long chunks since session 15) against the plain mmq_* (which
 # ../2026-12-01-cudaexact/emu/emu.sh holds to the batched mat-vec), bit for bit: one weight, and three weights
@@ -10,7 +12,7 @@ K=$PWD/core/backend/cuda/kernels
 E=$(cd "$(dirname "$0")" && pwd)
 S=$E/../2026-12-01-cudaexact/emu
 W=$(mktemp -d)
-cp "$S"/shim.h "$E"/mmq_main.cpp "$E"/shim_dec.h "$W"/
+cp "$S"/shim.h "$S"/emu_launch.h "$E"/mmq_main.cpp "$E"/shim_dec.h "$W"/
 cd "$W"
 sed 's/#include <cuda_fp16.h>/#include "shim.h"\n#include "shim_dec.h"/; s|asm volatile("// minfer-pdl-wait" ::: "memory")|(void)0|; s|asm volatile("// minfer-pdl-launch" ::: "memory")|(void)0|' "$K/common.cuh" > common.cuh
 python3 - "$K/mma.cu" <<'PY'
@@ -36,7 +38,7 @@ open('mma.inc', 'w').write(s)
 PY
 F="-std=c++20 -O1 -ffp-contract=off -fno-strict-aliasing -pthread -w"
 g++ $F -o mmq mmq_main.cpp 2>&1 | grep -E "error" | head -30
-./mmq
+./mmq "$@"
 rc=$?
 rm -rf "$W"
 exit $rc

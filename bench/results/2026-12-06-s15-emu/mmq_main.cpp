@@ -1,40 +1,14 @@
-// Host emulation driver for emu_mmq.sh (session 15): mmqp_* and mmqw_* against mmq_*, bit for bit.
+// Host emulation driver for emu_mmq.sh (session 15): mmqp_* and mmqw_* against mmq_*, bit for bit (session 16:
+// weights off 16-byte alignment too, so Q4_K / Q5_K run both their 16-byte compact copies and the 4-byte ones).
 #include "shim.h"
 #include <cstdio>
 #include <random>
+#include <span>
 #include <string>
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
-std::barrier<>* g_block_bar;
-std::barrier<>* g_warp_bar[32];
-std::atomic<int> g_or{0};
-uint64_t g_shfl[32][32];
-int g_mA[32][32][4], g_mB[32][32][2];
-uint8_t* g_dyn;
-uint32_t g_dyn_size;
+#include "emu_launch.h"
 #include "common.cuh"
 namespace mm {
 #include "mma.inc"
-}
-
-void launch(dim3 grid, int threads, size_t smem, std::function<void()> k) {
-    std::vector<uint8_t> dyn(smem + 16);
-    blockDim = dim3{(unsigned)threads, 1, 1};
-    gridDim = grid;
-    g_dyn_size = (uint32_t)smem;
-    for (unsigned by = 0; by < grid.y; by++)
-        for (unsigned bx = 0; bx < grid.x; bx++) {
-            g_dyn = (uint8_t*)(((uintptr_t)dyn.data() + 15) & ~(uintptr_t)15);
-            memset(g_dyn, 0xa5, smem);
-            std::barrier<> bb(threads);
-            g_block_bar = &bb;
-            for (int w = 0; w < threads / 32; w++) g_warp_bar[w] = new std::barrier<>(32);
-            std::vector<std::thread> ts;
-            for (int t = 0; t < threads; t++)
-                ts.emplace_back([&, t] { threadIdx = dim3{(unsigned)t, 0, 0}; blockIdx = dim3{bx, by, 0}; k(); });
-            for (auto& t : ts) t.join();
-            for (int w = 0; w < threads / 32; w++) delete g_warp_bar[w];
-        }
 }
 
 struct TypeInfo { const char* name; int id, bs, wb; int dOff[2]; int vt; };
@@ -53,13 +27,16 @@ struct Fns {
 #define FNS(N, T) {mm::mmq_##N, mm::mmqp_##N, mm::mmqw_##N, mm::mmqpmem<mm::T, 64>::TOTAL, mm::mmqpmem<mm::T, 128>::TOTAL}
 Fns fns[] = {FNS(q4_0, Q4_0), FNS(q4_1, Q4_1), FNS(q8_0, Q8_0), FNS(q3_k, Q3_K), FNS(q4_k, Q4_K), FNS(q5_k, Q5_K), FNS(q6_k, Q6_K)};
 
-int run(int ti_, int n, int T, int rows, unsigned seed) {
+// shift: the weights that many bytes past a 16-byte boundary (not 0: the 4-byte copies of any type).
+int run(int ti_, int n, int T, int rows, unsigned seed, int shift = 0) {
     const TypeInfo& ti = types[ti_];
     const Fns& f = fns[ti_];
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> U(-1.f, 1.f);
     long long wrb = (long long)n / ti.bs * ti.wb;
-    std::vector<uint8_t> W(wrb * rows);
+    std::vector<uint8_t> Wbuf(wrb * rows + 16 + shift);
+    uint8_t* Wal = (uint8_t*)(((uintptr_t)Wbuf.data() + 15) & ~(uintptr_t)15) + shift;
+    std::span<uint8_t> W(Wal, wrb * rows);
     for (auto& b : W) b = rng() & 0xff;
     for (int r = 0; r < rows; r++)
         for (int b = 0; b < n / ti.bs; b++)
@@ -99,7 +76,7 @@ int run(int ti_, int n, int T, int rows, unsigned seed) {
         size_t total = 0;
         for (int i = 0; i < 3; i++)
             for (size_t j = 0; j < ref[i].size(); j++, total++) differ += __float_as_uint(ref[i][j]) != __float_as_uint(got[v][i][j]);
-        printf("%s %s n%d T%d rows%d (%d+%d+%d): %d of %zu differ from mmq_%s (ref[0] %g got[0] %g)\n", v ? "mmqw" : "mmqp", ti.name, n, T, rows, r0, r1,
+        printf("%s %s shift%d n%d T%d rows%d (%d+%d+%d): %d of %zu differ from mmq_%s (ref[0] %g got[0] %g)\n", v ? "mmqw" : "mmqp", ti.name, shift, n, T, rows, r0, r1,
                r2, differ, total, ti.name, ref[0][0], got[v][0][0]);
         bad += differ != 0;
     }
@@ -117,6 +94,8 @@ int main(int argc, char** argv) {
         } else {
             bad += run(i, 512, 130, 150, 3); // two super-blocks, 130 tokens: a second wide tile of 2
             bad += run(i, 256, 40, 140, 4);
+            bad += run(i, 512, 130, 150, 5, 4); // weights off 16-byte alignment: the 4-byte copies
+            bad += run(i, 768, 70, 90, 6, 2);
         }
     }
     printf("%s\n", bad ? "FAIL" : "all bit for bit");

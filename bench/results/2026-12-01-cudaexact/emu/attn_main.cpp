@@ -1,39 +1,19 @@
+// Host emulation driver for emu.sh attn: the exact flash kernels of fattn.cu (fattn_f16_64/96/128/256 and the
+// 512-thread fattn_f16_128w, the scores kept or computed again) against attention_f16 (ops.cu), bit for bit.
+// (Session 1 wrote it for the first flash kernels; session 16 brought it to today's: the keep flag, the wide
+// kernel, windows that hide whole tiles, and the launch of emu_launch.h.)
 #include "shim.h"
 #include <cstdio>
 #include <random>
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
-std::barrier<>* g_block_bar;
-std::barrier<>* g_warp_bar[32];
-std::atomic<int> g_or{0};
-uint64_t g_shfl[32][32];
-uint8_t* g_dyn;
-inline int atomicMax(int* p, int v) { int o = __atomic_load_n(p, __ATOMIC_SEQ_CST); while (o < v && !__atomic_compare_exchange_n(p, &o, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {} return o; }
+#include "emu_launch.h"
 #include "common.cuh"
 #include "ops_attn.inc"
 #include "fattn.inc"
 
-static std::vector<uint8_t> dynbuf(256 * 1024);
-void launch(dim3 grid, int threads, std::function<void()> k) {
-    blockDim = dim3{(unsigned)threads, 1, 1};
-    gridDim = grid;
-    for (unsigned by = 0; by < grid.y; by++)
-        for (unsigned bx = 0; bx < grid.x; bx++) {
-            std::fill(dynbuf.begin(), dynbuf.end(), 0xff); // NaN garbage
-            g_dyn = dynbuf.data();
-            std::barrier<> bb(threads);
-            g_block_bar = &bb;
-            std::vector<std::barrier<>*> wb;
-            for (int w = 0; w < threads / 32; w++) g_warp_bar[w] = new std::barrier<>(32);
-            std::vector<std::thread> ts;
-            for (int t = 0; t < threads; t++)
-                ts.emplace_back([&, t] { threadIdx = dim3{(unsigned)t, 0, 0}; blockIdx = dim3{bx, by, 0}; k(); });
-            for (auto& t : ts) t.join();
-            for (int w = 0; w < threads / 32; w++) delete g_warp_bar[w];
-        }
-}
-
-int run(int hd, int heads, int kvHeads, int past, int T, int kvLen, float softCap, float qScale, bool holes, unsigned seed) {
+// run: one shape through attention_f16 and through the flash kernel of head size hd (wide: fattn_f16_128w), the
+// scores kept or not; window > 0 also hides the positions more than window before each query (whole tiles unseen).
+int run(int hd, int heads, int kvHeads, int past, int T, int kvLen, float softCap, float qScale, bool holes, int window, bool wide, int keep,
+        unsigned seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> U(-1.f, 1.f);
     int ctx = std::max(kvLen, past + T);
@@ -45,47 +25,59 @@ int run(int hd, int heads, int kvHeads, int past, int T, int kvLen, float softCa
     std::vector<float> mask((size_t)T * kvLen, 0.f);
     for (int i = 0; i < T; i++)
         for (int j = 0; j < kvLen; j++)
-            if (j > past + i || (holes && j % 5 == 3 && j != past + i)) mask[(size_t)i * kvLen + j] = -INFINITY;
+            if (j > past + i || (holes && j % 5 == 3 && j != past + i) || (window > 0 && j < past + i - window)) mask[(size_t)i * kvLen + j] = -INFINITY;
     int used = 0;
-    launch(dim3{1, 1, 1}, 1024, [&] { attn_used(mask.data(), T, kvLen, &used); });
+    launch(dim3{1, 1, 1}, 1024, 1024 * 4, [&] { attn_used(mask.data(), T, kvLen, &used); });
     float scale = 1.f / sqrtf((float)hd);
     std::vector<float> o1(q.size(), 7.f), o2(q.size(), 9.f);
-    launch(dim3{(unsigned)heads, (unsigned)T, 1}, 256, [&] {
+    launch(dim3{(unsigned)heads, (unsigned)T, 1}, 256, 200 * 1024, [&] {
         attention_f16(q.data(), kc.data(), vc.data(), mask.data(), &used, o1.data(), hd, heads, kvHeads, kvLen, scale, softCap);
     });
-    int group = heads / kvHeads, R = FA_R(hd);
+    int NT = wide ? 512 : 256, R = hd == 64 ? 4 : hd == 256 ? 1 : NT / 128;
+    int group = heads / kvHeads;
     dim3 g{(unsigned)((T * group + R - 1) / R), (unsigned)kvHeads, 1};
     auto fk = [&] {
         const float* a = q.data(); const __half* b = kc.data(); const __half* c = vc.data();
+        float* o = o2.data(); const float* m = mask.data();
+        if (wide) { fattn<128, 512>(a, b, c, m, &used, o, T, heads, kvHeads, kvLen, scale, softCap, keep); return; }
         switch (hd) {
-        case 64: fattn_f16_64(a, b, c, mask.data(), &used, o2.data(), T, heads, kvHeads, kvLen, scale, softCap); break;
-        case 96: fattn_f16_96(a, b, c, mask.data(), &used, o2.data(), T, heads, kvHeads, kvLen, scale, softCap); break;
-        case 128: fattn_f16_128(a, b, c, mask.data(), &used, o2.data(), T, heads, kvHeads, kvLen, scale, softCap); break;
-        case 256: fattn_f16_256(a, b, c, mask.data(), &used, o2.data(), T, heads, kvHeads, kvLen, scale, softCap); break;
+        case 64: fattn<64, 256>(a, b, c, m, &used, o, T, heads, kvHeads, kvLen, scale, softCap, keep); break;
+        case 96: fattn<96, 256>(a, b, c, m, &used, o, T, heads, kvHeads, kvLen, scale, softCap, keep); break;
+        case 128: fattn<128, 256>(a, b, c, m, &used, o, T, heads, kvHeads, kvLen, scale, softCap, keep); break;
+        case 256: fattn<256, 256>(a, b, c, m, &used, o, T, heads, kvHeads, kvLen, scale, softCap, keep); break;
         }
     };
-    launch(g, 256, fk);
+    launch(g, NT, 220 * 1024, fk);
     int differ = 0;
     double maxd = 0;
     for (size_t i = 0; i < o1.size(); i++) {
         if (__float_as_uint(o1[i]) != __float_as_uint(o2[i])) differ++;
         maxd = std::max(maxd, (double)fabsf(o1[i] - o2[i]));
     }
-    printf("hd%d h%d kv%d past%d T%d kvLen%d cap%g q%g holes%d used%d: %d of %zu differ (max |d| %g) o1[0]=%g o2[0]=%g\n", hd, heads, kvHeads, past, T, kvLen,
-           softCap, qScale, holes, used, differ, o1.size(), maxd, o1[0], o2[0]);
+    printf("hd%d%s keep%d h%d kv%d past%d T%d kvLen%d cap%g q%g holes%d window%d used%d: %d of %zu differ (max |d| %g)\n", hd, wide ? "w" : "", keep,
+           heads, kvHeads, past, T, kvLen, softCap, qScale, holes, window, used, differ, o1.size(), maxd);
+    fflush(stdout);
     return differ;
 }
 
-int main(int argc, char** argv) {
+int main() {
     int bad = 0;
-    bad += run(64, 8, 2, 0, 2, 256, 0, 1, false, 1) != 0;
-    bad += run(64, 8, 2, 200, 33, 256, 0, 1, false, 2) != 0;
-    bad += run(64, 4, 4, 0, 44, 44, 0, 1, false, 3) != 0;
-    bad += run(128, 8, 2, 37, 20, 300, 0, 4, false, 4) != 0;
-    bad += run(96, 4, 4, 5, 40, 256, 0, 1, true, 5) != 0;
-    bad += run(256, 8, 4, 10, 17, 200, 50, 1, false, 6) != 0;
-    bad += run(128, 14, 2, 100, 9, 230, 30, 2, false, 7) != 0;
-    bad += run(64, 8, 8, 120, 40, 200, 0, 3, true, 8) != 0;
+    for (int keep = 0; keep < 2; keep++) {
+        bad += run(64, 8, 2, 0, 2, 256, 0, 1, false, 0, false, keep, 1) != 0;
+        bad += run(64, 8, 2, 200, 33, 256, 0, 1, false, 0, false, keep, 2) != 0;
+        bad += run(64, 4, 4, 0, 44, 44, 0, 1, false, 0, false, keep, 3) != 0;
+        bad += run(128, 8, 2, 37, 20, 300, 0, 4, false, 0, false, keep, 4) != 0;
+        bad += run(128, 8, 2, 37, 20, 300, 0, 4, false, 0, true, keep, 14) != 0;
+        bad += run(96, 4, 4, 5, 40, 256, 0, 1, true, 0, false, keep, 5) != 0;
+        bad += run(256, 8, 4, 10, 17, 200, 50, 1, false, 0, false, keep, 6) != 0;
+        bad += run(128, 14, 2, 100, 9, 230, 30, 2, false, 0, false, keep, 7) != 0;
+        bad += run(64, 8, 8, 120, 40, 200, 0, 3, true, 0, false, keep, 8) != 0;
+        // whole tiles hidden before and inside the window, first seen tile > 0
+        bad += run(64, 4, 2, 300, 12, 330, 0, 1, false, 70, false, keep, 9) != 0;
+        bad += run(128, 16, 4, 250, 8, 270, 0, 2, true, 100, true, keep, 10) != 0;
+        // a cache whose used cells end before kvLen; one token
+        bad += run(128, 8, 2, 0, 1, 200, 0, 1, false, 0, true, keep, 11) != 0;
+    }
     printf("%s\n", bad ? "FAIL" : "all bit-identical");
     return bad;
 }

@@ -5,7 +5,7 @@
 # exchanged through per-warp buffers; float intrinsics as IEEE float ops,
 # no contraction), compared bit for bit against the kernels already shown
 # bit-exact against the CPU on the device:
-#   attn: fattn_f16_* (kernels/fattn.cu) vs attention_f16 (ops.cu);
+#   attn: fattn_f16_* (kernels/fattn.cu; brought to today's kernels in session 16) vs attention_f16 (ops.cu);
 #   mma:  mmq_* (kernels/mma.cu, unpipelined; mmqp_* share its decode and
 #         compute_step) vs quant.cu's quantizers + batched matvec_*_b.
 # Usage: bench/results/2026-12-01-cudaexact/emu/emu.sh [attn|mma] (from the
@@ -14,11 +14,21 @@ set -eu
 K=$PWD/core/backend/cuda/kernels
 E=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d)
-cp "$E"/shim.h "$E"/attn_main.cpp "$E"/mma_main.cpp "$W"/
+cp "$E"/shim.h "$E"/emu_launch.h "$E"/attn_main.cpp "$E"/mma_main.cpp "$W"/
 cd "$W"
-sed 's/#include <cuda_fp16.h>/#include "shim.h"/' "$K/common.cuh" > common.cuh
+sed 's/#include <cuda_fp16.h>/#include "shim.h"/; s|asm volatile("// minfer-pdl-wait" ::: "memory")|(void)0|; s|asm volatile("// minfer-pdl-launch" ::: "memory")|(void)0|' "$K/common.cuh" > common.cuh
 sed -n '/^\/\/ attn_used/,$p' "$K/ops.cu" | sed 's/extern __shared__ float smem\[\];/float* smem = (float*)g_dyn;/' > ops_attn.inc
-sed 's/extern __shared__ __align__(16) uint8_t fa_smem\[\];/uint8_t* fa_smem = g_dyn;/' "$K/fattn.cu" > fattn.inc
+python3 - "$K/fattn.cu" <<'PY'
+import sys, re
+s = open(sys.argv[1]).read().replace('#include "common.cuh"', '')
+# cp.async as an immediate copy (the waits then have nothing to wait for)
+s = re.sub(r'__device__ __forceinline__ void fa_cp4\(void\* dst, const void\* src\) \{.*?\n\}',
+           '__device__ __forceinline__ void fa_cp4(void* dst, const void* src) { memcpy(dst, src, 4); }', s, flags=re.S)
+s = s.replace('asm volatile("cp.async.commit_group;");', '').replace('asm volatile("cp.async.wait_group 0;" ::: "memory");', '')
+s = s.replace('extern __shared__ __align__(16) uint8_t fa_smem[];', 'uint8_t* fa_smem = g_dyn;')
+s = s.replace('extern "C" ', '').replace('PDL_ENTRY();', '')
+open('fattn.inc', 'w').write(s)
+PY
 sed 's/#include "common.cuh"//' "$K/quant.cu" > quant.inc
 python3 - "$K/mma.cu" <<'PY'
 import sys

@@ -2,36 +2,13 @@
 #include <cstdio>
 #include <random>
 #include <string>
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
-std::barrier<>* g_block_bar;
-std::barrier<>* g_warp_bar[32];
-std::atomic<int> g_or{0};
-uint64_t g_shfl[32][32];
-int g_mA[32][32][4], g_mB[32][32][2];
-uint8_t* g_dyn;
+#include "emu_launch.h"
 #include "common.cuh"
 namespace qk {
 #include "quant.inc"
 }
 namespace mm {
 #include "mma.inc"
-}
-
-void launch(dim3 grid, int threads, std::function<void()> k) {
-    blockDim = dim3{(unsigned)threads, 1, 1};
-    gridDim = grid;
-    for (unsigned by = 0; by < grid.y; by++)
-        for (unsigned bx = 0; bx < grid.x; bx++) {
-            std::barrier<> bb(threads);
-            g_block_bar = &bb;
-            for (int w = 0; w < threads / 32; w++) g_warp_bar[w] = new std::barrier<>(32);
-            std::vector<std::thread> ts;
-            for (int t = 0; t < threads; t++)
-                ts.emplace_back([&, t] { threadIdx = dim3{(unsigned)t, 0, 0}; blockIdx = dim3{bx, by, 0}; k(); });
-            for (auto& t : ts) t.join();
-            for (int w = 0; w < threads / 32; w++) delete g_warp_bar[w];
-        }
 }
 
 struct TypeInfo { const char* name; int id, bs, wb; int dOff[2]; int vt; }; // vt: 0 q8_0, 1 q8_1, 2 q8_K
@@ -59,23 +36,23 @@ int run(const TypeInfo& ti, int n, int T, int rows, unsigned seed) {
     int xbs = ti.vt == 2 ? 256 : 32, xbb = ti.vt == 0 ? 34 : ti.vt == 1 ? 36 : 292;
     long long xrb = (long long)n / xbs * xbb;
     std::vector<uint8_t> X(xrb * T);
-    if (ti.vt == 0) launch(dim3{(unsigned)(n / 32), (unsigned)T, 1}, 32, [&] { qk::quant_q8_0(x.data(), X.data(), n, xrb); });
-    if (ti.vt == 1) launch(dim3{(unsigned)(n / 32), (unsigned)T, 1}, 32, [&] { qk::quant_q8_1(x.data(), X.data(), n, xrb); });
-    if (ti.vt == 2) launch(dim3{(unsigned)(n / 256), (unsigned)T, 1}, 256, [&] { qk::quant_q8_k(x.data(), X.data(), n, xrb); });
+    if (ti.vt == 0) launch(dim3{(unsigned)(n / 32), (unsigned)T, 1}, 32, 0, [&] { qk::quant_q8_0(x.data(), X.data(), n, xrb); });
+    if (ti.vt == 1) launch(dim3{(unsigned)(n / 32), (unsigned)T, 1}, 32, 0, [&] { qk::quant_q8_1(x.data(), X.data(), n, xrb); });
+    if (ti.vt == 2) launch(dim3{(unsigned)(n / 256), (unsigned)T, 1}, 256, 0, [&] { qk::quant_q8_k(x.data(), X.data(), n, xrb); });
     std::vector<float> ref((size_t)rows * T, 7.f), got((size_t)rows * T, 9.f);
     int nblk = n / ti.bs;
     std::string nm = ti.name;
     int ntb = 0;
-#define MV(N, TT) if (nm == #N) { ntb = qk::bat<qk::TT>::NTB; launch(dim3{(unsigned)((rows + 3) / 4), (unsigned)((T + ntb - 1) / ntb), 1}, 128, [&] { qk::matvec_##N##_b(W.data(), X.data(), ref.data(), rows, nblk, wrb, xrb, T); }); }
+#define MV(N, TT) if (nm == #N) { ntb = qk::bat<qk::TT>::NTB; launch(dim3{(unsigned)((rows + 3) / 4), (unsigned)((T + ntb - 1) / ntb), 1}, 128, 0, [&] { qk::matvec_##N##_b(W.data(), X.data(), ref.data(), rows, nblk, wrb, xrb, T); }); }
     MV(q4_0, Q4_0) MV(q4_1, Q4_1) MV(q8_0, Q8_0) MV(q3_k, Q3_K) MV(q4_k, Q4_K) MV(q5_k, Q5_K) MV(q6_k, Q6_K)
     // mmq: activations in the tile layout, then the tensor-core kernel.
     int kp = (n + 127) / 128 * 128;
     std::vector<int8_t> qx((size_t)kp * T);
     std::vector<float> xs((size_t)kp / 16 * T), xm(xs.size());
-    if (ti.vt < 2) launch(dim3{(unsigned)((kp / 32 + 7) / 8), (unsigned)T, 1}, 256, [&] { mm::mmq_act_q8(x.data(), qx.data(), xs.data(), xm.data(), n, kp, ti.vt); });
-    else launch(dim3{(unsigned)(kp / 256), (unsigned)T, 1}, 256, [&] { mm::mmq_act_q8k(x.data(), qx.data(), xs.data(), xm.data(), n, kp); });
+    if (ti.vt < 2) launch(dim3{(unsigned)((kp / 32 + 7) / 8), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8(x.data(), qx.data(), xs.data(), xm.data(), n, kp, ti.vt); });
+    else launch(dim3{(unsigned)(kp / 256), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8k(x.data(), qx.data(), xs.data(), xm.data(), n, kp); });
     int tiles = (rows + 63) / 64;
-#define MQ(N) if (nm == #N) launch(dim3{(unsigned)tiles, (unsigned)((T + 63) / 64), 1}, 128, [&] { mm::mmq_##N(W.data(), nullptr, nullptr, got.data(), nullptr, nullptr, rows, 0, 0, tiles, tiles, qx.data(), xs.data(), xm.data(), n, kp, wrb, T); });
+#define MQ(N) if (nm == #N) launch(dim3{(unsigned)tiles, (unsigned)((T + 63) / 64), 1}, 128, 0, [&] { mm::mmq_##N(W.data(), nullptr, nullptr, got.data(), nullptr, nullptr, rows, 0, 0, tiles, tiles, qx.data(), xs.data(), xm.data(), n, kp, wrb, T); });
     MQ(q4_0) MQ(q4_1) MQ(q8_0) MQ(q3_k) MQ(q4_k) MQ(q5_k) MQ(q6_k)
     int differ = 0;
     double num = 0, den = 0;

@@ -115,3 +115,17 @@ inline void mma_emu(int* c, const int* a, const int* b, int K, bool acc) {
     g_warp_bar[w]->arrive_and_wait();
     for (int i = 0; i < 4; i++) c[i] = acc ? c[i] + r[i] : r[i];
 }
+// Since session 16: what fattn.cu's mask scan and ops.cu's attn_used (since session 8) use.
+inline unsigned atomicOr(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_or(v); }
+inline int __ffs(unsigned x) { return __builtin_ffs(x); }
+inline int atomicMax(int* p, int v) {
+    std::atomic_ref<int> a(*p);
+    int o = a.load();
+    while (o < v && !a.compare_exchange_weak(o, v)) {}
+    return o;
+}
+inline unsigned __reduce_max_sync(unsigned, unsigned v) {
+    for (int o = 16; o > 0; o >>= 1) v = std::max(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+inline unsigned max(int a, unsigned b) /* CUDA's max of mixed ints */ { return std::max((unsigned)a, b); }
