@@ -310,37 +310,44 @@ func MeasureReadBandwidth(threads int, size int) float64 {
 // parts of a buffer (huge pages, as the copied weights: internal/hugemem)
 // and the meter reports the fastest pass, so that it is an upper bound of
 // what a decode kernel can stream, measured in the same run. Each pass
-// reads the buffer three ways, each thread on its own part and each
-// counted from the moment every thread has started (meterRead):
-//   - wide: quant.ReadSum (full-width loads and nothing else: AVX-512 or
-//     AVX2 on amd64) in 64 KiB calls;
+// reads the buffer in each of the meter's ways (readMeter.ways), each
+// thread on its own part and each pass timed from the moment every thread
+// has started (read):
+//   - wide: quant.ReadSumAt (full-width loads and nothing else) in 64 KiB
+//     calls, at each level that has it in assembly (AVX2 and AVX-512 on
+//     amd64);
 //   - plain: quant.VecDotF32 against a vector that stays in L1, in 4 KiB
-//     calls (the fastest float kernel where ReadSum has no assembly:
-//     arm64);
+//     calls (the fastest read where ReadSum has no assembly: arm64);
 //   - prefetch: the same in 2 KiB calls with the next 2 KiB prefetched
 //     (as the decode kernels prefetch their streams): on an Intel Xeon VM
 //     31–33 GB/s where the plain read gave 25–28.
 //
 // Until session 16 the meter read only plain and prefetch, and on an AMD
-// EPYC (Zen 5) VM it read below what the Q8_0 x8 decode kernel streamed
-// (41.7 / 43.9 GB/s against 57.3 / 53.6, bench/results/2026-12-06-s15-cpu2):
-// there, short calls stream slower than long ones whatever the kernel
-// (ReadSum in 4 KiB calls ~35 GB/s, in 64 KiB calls ~50), the float dot
-// cannot take long calls (its second vector would leave L1), and
-// goroutines started per pass were timed from before the second one ran
-// (bench/results/2026-12-06-s16-cpu).
+// EPYC (Zen 5) VM it read ~10 % below the best streaming read there
+// (BenchmarkReadMeter: plain 49.6 / 52.0 GB/s, wide at AVX-512 55.7 /
+// 57.5; BenchmarkMemMeterVariants: the AVX2 wide read 5–9 % above the
+// AVX-512 one, and 64 KiB calls 8–16 % above 4 KiB ones), below what the
+// Q8_0 x8 decode kernel streamed in BenchmarkMemDecodeLayouts. That
+// benchmark's meter also kept both threads' sums on one cache line, a
+// store a call: 25–30 % slower still (bench/results/2026-12-06-s16-cpu).
 type readMeter struct {
 	buf  []byte
 	ones []float32
 	free func()
+	ways []meterWay
 }
 
-// The meter's reads (readMeter).
+// meterWay is one of the meter's reads: wide (ReadSum at level lvl),
+// plain or prefetch.
+type meterWay struct {
+	kind int
+	lvl  quant.Level
+}
+
 const (
 	meterWide = iota
 	meterPlain
 	meterPrefetch
-	meterReads
 )
 
 // meterSpan is the floats per kernel call of the plain read: 4 KiB of
@@ -365,6 +372,10 @@ func newReadMeter(size int) *readMeter {
 	for i := range m.ones {
 		m.ones[i] = 1
 	}
+	for _, l := range quant.ReadSumLevels() {
+		m.ways = append(m.ways, meterWay{meterWide, l})
+	}
+	m.ways = append(m.ways, meterWay{kind: meterPlain}, meterWay{kind: meterPrefetch})
 	return m
 }
 
@@ -378,8 +389,8 @@ func (m *readMeter) floats() []float32 {
 func (m *readMeter) best(threads, passes int) float64 {
 	best := 0.0
 	for pass := 0; pass < passes; pass++ {
-		for how := 0; how < meterReads; how++ {
-			gbs, sum := m.read(threads, how)
+		for _, w := range m.ways {
+			gbs, sum := m.read(threads, w)
 			best = max(best, gbs)
 			sink += float32(sum & 0xff)
 		}
@@ -387,12 +398,12 @@ func (m *readMeter) best(threads, passes int) float64 {
 	return best
 }
 
-// part is thread t's part of the buffer for how (of threads): the
-// threads' parts are equal, whole numbers of the read's calls, and
+// part is thread t's part of the buffer for a read of kind (of threads):
+// the threads' parts are equal, whole numbers of the read's calls, and
 // together at most the buffer.
-func (m *readMeter) part(threads, t, how int) []byte {
+func (m *readMeter) part(threads, t, kind int) []byte {
 	unit := meterWideSpan
-	switch how {
+	switch kind {
 	case meterPlain:
 		unit = 4 * meterSpan
 	case meterPrefetch:
@@ -403,13 +414,13 @@ func (m *readMeter) part(threads, t, how int) []byte {
 }
 
 // read is one read of the buffer by threads goroutines (0: GOMAXPROCS),
-// the way how: GB/s and the sum of what it read (ReadSum's for the wide
+// the way w: GB/s and the sum of what it read (ReadSum's for the wide
 // read; for the float reads, their float32 sum, which is exact for the
 // buffer's small integers, as an integer). The time runs from when the
 // first thread starts reading, once all have started, to when the last
 // one is done, so that a goroutine the scheduler starts late does not
 // count as slow memory.
-func (m *readMeter) read(threads, how int) (gbs float64, sum uint64) {
+func (m *readMeter) read(threads int, w meterWay) (gbs float64, sum uint64) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
@@ -423,7 +434,7 @@ func (m *readMeter) read(threads, how int) (gbs float64, sum uint64) {
 	res := make([]result, threads)
 	var bytes int
 	for t := 0; t < threads; t++ {
-		part := m.part(threads, t, how)
+		part := m.part(threads, t, w.kind)
 		bytes += len(part)
 		wg.Add(1)
 		go func(r *result) {
@@ -433,7 +444,7 @@ func (m *readMeter) read(threads, how int) (gbs float64, sum uint64) {
 				runtime.Gosched()
 			}
 			r.start = time.Now()
-			r.sum = meterRead(part, m.ones, how)
+			r.sum = meterRead(part, m.ones, w)
 			r.end = time.Now()
 		}(&res[t])
 	}
@@ -451,14 +462,14 @@ func (m *readMeter) read(threads, how int) (gbs float64, sum uint64) {
 	return float64(bytes) / end.Sub(start).Seconds() / 1e9, sum
 }
 
-// meterRead reads part the way how (readMeter), the sum kept in a local
+// meterRead reads part the way w (readMeter), the sum kept in a local
 // until the end.
-func meterRead(part []byte, ones []float32, how int) uint64 {
-	switch how {
+func meterRead(part []byte, ones []float32, w meterWay) uint64 {
+	switch w.kind {
 	case meterWide:
 		var s uint64
 		for i := 0; i < len(part); i += meterWideSpan {
-			s += quant.ReadSum(part[i : i+meterWideSpan])
+			s += quant.ReadSumAt(w.lvl, part[i:i+meterWideSpan])
 		}
 		return s
 	case meterPlain:

@@ -19,7 +19,8 @@ func TestReadMeterReadsTheWholeBufferEveryWay(t *testing.T) {
 	m := newReadMeter(3 << 20)
 	defer m.free()
 	for _, threads := range []int{1, 2, 3} {
-		for how := 0; how < meterReads; how++ {
+		for _, w := range m.ways {
+			how := w.kind
 			var want uint64
 			var covered int
 			for th := 0; th < threads; th++ {
@@ -29,7 +30,7 @@ func TestReadMeterReadsTheWholeBufferEveryWay(t *testing.T) {
 				}
 				covered += len(p)
 				if how == meterWide {
-					want += quant.ReadSum(p)
+					want += quant.ReadSumAt(w.lvl, p)
 				} else {
 					var s float32
 					for _, v := range unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(p))), len(p)/4) {
@@ -41,7 +42,7 @@ func TestReadMeterReadsTheWholeBufferEveryWay(t *testing.T) {
 			if len(m.buf)-covered >= threads*meterWideSpan {
 				t.Errorf("threads %d read %d: parts cover %d of %d bytes", threads, how, covered, len(m.buf))
 			}
-			gbs, sum := m.read(threads, how)
+			gbs, sum := m.read(threads, w)
 			if sum != want || !(gbs > 0) || math.IsInf(gbs, 0) {
 				t.Errorf("threads %d read %d: sum %v (want %v), %v GB/s", threads, how, sum, want, gbs)
 			}
@@ -50,9 +51,12 @@ func TestReadMeterReadsTheWholeBufferEveryWay(t *testing.T) {
 	if g := m.best(2, 1); !(g > 0) {
 		t.Errorf("best: %v GB/s", g)
 	}
+	if want := len(quant.ReadSumLevels()) + 2; len(m.ways) != want {
+		t.Errorf("%d ways, want %d (a wide read a ReadSum level, plain, prefetch)", len(m.ways), want)
+	}
 }
 
-// BenchmarkReadMeter: the meter's three reads of a 256 MiB buffer by two
+// BenchmarkReadMeter: the meter's reads of a 256 MiB buffer by two
 // goroutines, alternating round by round (30 rounds), each timed as the
 // meter times it (from when every thread has started) and, for the plain
 // read, also from before the goroutines are started, as the meter timed
@@ -61,21 +65,25 @@ func TestReadMeterReadsTheWholeBufferEveryWay(t *testing.T) {
 func BenchmarkReadMeter(b *testing.B) {
 	m := newReadMeter(256 << 20)
 	defer m.free()
-	names := []string{"wide", "plain", "prefetch", "plain-spawn"}
+	var names []string
+	for _, w := range m.ways {
+		names = append(names, [...]string{"wide-" + w.lvl.String(), "plain", "prefetch"}[w.kind])
+	}
+	names = append(names, "plain-spawn")
 	gbs := make([][]float64, len(names))
 	for b.Loop() {
 		for round := 0; round < 30; round++ {
-			for how := 0; how < meterReads; how++ {
-				g, _ := m.read(2, how)
-				gbs[how] = append(gbs[how], g)
+			for i, w := range m.ways {
+				g, _ := m.read(2, w)
+				gbs[i] = append(gbs[i], g)
 			}
 			t0 := time.Now()
-			m.read(2, meterPlain)
+			m.read(2, meterWay{kind: meterPlain})
 			n := 0
 			for th := 0; th < 2; th++ {
 				n += len(m.part(2, th, meterPlain))
 			}
-			gbs[3] = append(gbs[3], float64(n)/time.Since(t0).Seconds()/1e9)
+			gbs[len(gbs)-1] = append(gbs[len(gbs)-1], float64(n)/time.Since(t0).Seconds()/1e9)
 		}
 	}
 	for i, g := range gbs {

@@ -39,7 +39,7 @@ func init() {
 	ks.dotR8x16Q4_KQ8_K = octPrep(q4_Kq8_Kr8x16AVX512, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR8x16Q4_0Q8_0 = octPrep(q4_0q8_0r8x16sAVX512, tile8Block, prep4Q4_0S)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
-	ks.readSum = readSumLanes(readSumAVX512, 512)
+	ks.readSum, ks.readSumSIMD = readSumLanes(readSumAVX512, 512), true
 	// The same preparations of the halves of x8 groups as they lie.
 	ks.prep4x8Q4_0S = prepX8(unpack4x8Q4_0SAVX512, bytesQ4x8, prep4Q4_0S, 16)
 	ks.prep4x8Q8_0 = prepX8(bias4x8Q8_0AVX512, bytesQ80x8, prep4Q8_0, 32)

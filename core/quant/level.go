@@ -258,6 +258,8 @@ type kernelSet struct {
 	quantizeF16 func(src []float32, dst []byte)
 	// readSum is ReadSum (readsum.go): the bandwidth meter's read.
 	readSum func(b []byte) uint64
+	// readSumSIMD: readSum is an assembly body (ReadSumLevels).
+	readSumSIMD bool
 }
 
 var (

@@ -16,16 +16,19 @@ import (
 // buffers of the same size, all alternating round by round in one process
 // (memRounds). A meter is an honest upper bound only if no kernel streams
 // faster than it. Variants, each over ~400 MB:
-//   - f32-4k: the bench meter's plain read until session 16: VecDotF32
-//     in 4 KiB calls, each thread on one half (spin2's threads);
-//   - f32-go: the same with two goroutines started per pass, as
-//     core.readMeter ran it;
-//   - rs-4k, rs-64k: ReadSum in 4 KiB / 64 KiB calls, each thread on
-//     one half;
+//   - f32-4k-shared: the memory benchmarks' meter until session 16:
+//     VecDotF32 in 4 KiB calls, each thread on one half (spin2's
+//     threads), each call's result added into one array of both threads'
+//     sums (one cache line); f32-4k-local: the same summed in a local, as
+//     core.readMeter's plain read;
+//   - f32-64k: VecDotF32 in 64 KiB calls (its 64 KiB second vector leaves
+//     L1);
+//   - rs-4k-shared, rs-4k-local: ReadSum in 4 KiB calls, both ways;
+//   - rs-LEVEL-SIZE: ReadSum at each level in calls of SIZE, summed per
+//     thread on a cache line of its own;
 //   - rs-chunk: ReadSum over the chunks memPass hands out (the two
 //     threads on neighbouring chunks of each matrix, as decode runs);
-//   - rs-2s: ReadSum, each thread alternating 4 KiB calls between two
-//     streams (the two quarters of its half).
+//   - meter: meterVariant (the wide read at the current level).
 //
 // Logged like BenchmarkMemDecode: run with -benchtime 1x.
 func BenchmarkMemMeterVariants(b *testing.B) {
@@ -71,8 +74,6 @@ func BenchmarkMemMeterVariants(b *testing.B) {
 			})
 		}})
 	}
-	vs = append(vs, meterVariant(b, s, size))
-	vs[len(vs)-1].name = "f32-4k"
 
 	buf := hugeBuf(b, size)
 	for i := range buf {
@@ -113,12 +114,32 @@ func BenchmarkMemMeterVariants(b *testing.B) {
 	fl := unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), len(buf)/4)
 	ones := make([]float32, 16384)
 	var fsink [2]float32
+	var flocal [2][16]float32
+	vs = append(vs, memVariant{"f32-4k-shared", 2 * half, func() {
+		s.run(func(worker int) {
+			part := fl[worker*half/4 : (worker+1)*half/4]
+			for i := 0; i < len(part); i += 1024 {
+				fsink[worker] += VecDotF32(part[i:i+1024], ones[:1024])
+			}
+		})
+	}}, memVariant{"f32-4k-local", 2 * half, func() {
+		s.run(func(worker int) {
+			part := fl[worker*half/4 : (worker+1)*half/4]
+			var l float32
+			for i := 0; i < len(part); i += 1024 {
+				l += VecDotF32(part[i:i+1024], ones[:1024])
+			}
+			flocal[worker][0] += l
+		})
+	}})
 	vs = append(vs, memVariant{"f32-64k", 2 * half, func() {
 		s.run(func(worker int) {
 			part := fl[worker*half/4 : (worker+1)*half/4]
+			var l float32
 			for i := 0; i < len(part); i += 16384 {
-				fsink[worker] += VecDotF32(part[i:i+16384], ones)
+				l += VecDotF32(part[i:i+16384], ones)
 			}
+			flocal[worker][0] += l
 		})
 	}})
 	for _, l := range Levels() {
@@ -137,6 +158,7 @@ func BenchmarkMemMeterVariants(b *testing.B) {
 			sink[worker][0] += ReadSum(buf[(base+lo)*wrb : (base+hi)*wrb])
 		})
 	}})
+	vs = append(vs, meterVariant(b, s, size))
 	for b.Loop() {
 		memRounds(b, vs)
 	}

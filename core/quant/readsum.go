@@ -1,6 +1,9 @@
 package quant
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // ReadSum is the sum, modulo 2⁶⁴, of b read as little-endian uint64 words,
 // plus each of its last len(b)%8 bytes. It is a pure streaming read: the
@@ -10,6 +13,31 @@ import "encoding/binary"
 // delivers bytes to one thread. The bench command's bandwidth meter
 // (core.readMeter) is built on it.
 func ReadSum(b []byte) uint64 { return cur.readSum(b) }
+
+// ReadSumLevels are the levels whose ReadSum is an assembly body, lowest
+// first (none without one: arm64, -tags noasm). The bandwidth meter reads
+// at each of them and keeps the fastest: on an AMD EPYC (Zen 5) VM the
+// AVX2 body streamed 5–9 % faster from memory than the AVX-512 one
+// (bench/results/2026-12-06-s16-cpu/meter-variants.txt).
+func ReadSumLevels() []Level {
+	var ls []Level
+	for _, l := range Levels() {
+		if levels[l].readSumSIMD {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// ReadSumAt is ReadSum at level l, one of Levels(), whatever the current
+// level; unlike ForceLevel it is safe while kernels run elsewhere.
+func ReadSumAt(l Level, b []byte) uint64 {
+	ks := levels[l]
+	if ks == nil {
+		panic(fmt.Sprintf("quant: level %s is not available here (have %v)", l, Levels()))
+	}
+	return ks.readSum(b)
+}
 
 // readSumGeneric is ReadSum's Go twin.
 func readSumGeneric(b []byte) uint64 {

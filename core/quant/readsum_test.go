@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestReadSumMatchesGenericTwin(t *testing.T) {
 					if got := levels[lvl].readSum(b); got != want {
 						t.Fatalf("%s n=%d off=%d fill %d: %#x, generic %#x", lvl, n, off, fill, got, want)
 					}
+					if got := ReadSumAt(lvl, b); got != want {
+						t.Fatalf("%s n=%d off=%d fill %d: ReadSumAt %#x, generic %#x", lvl, n, off, fill, got, want)
+					}
 					func() {
 						defer ForceLevel(lvl)()
 						if got := ReadSum(b); got != want {
@@ -57,5 +61,20 @@ func TestReadSumGeneric(t *testing.T) {
 	b := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 5}
 	if got, want := readSumGeneric(b), uint64(1+256+5); got != want {
 		t.Fatalf("words: %d, want %d", got, want)
+	}
+}
+
+// TestReadSumLevels: the levels with an assembly ReadSum are the amd64
+// SIMD levels this CPU has.
+func TestReadSumLevels(t *testing.T) {
+	var want []Level
+	for _, l := range Levels() {
+		if l.HasAVX2() {
+			want = append(want, l)
+		}
+	}
+	got := ReadSumLevels()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("ReadSumLevels %v, want %v", got, want)
 	}
 }
