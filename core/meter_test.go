@@ -60,8 +60,10 @@ func TestReadMeterReadsTheWholeBufferEveryWay(t *testing.T) {
 // goroutines, alternating round by round (30 rounds), each timed as the
 // meter times it (from when every thread has started) and, for the plain
 // read, also from before the goroutines are started, as the meter timed
-// it until session 16 ("plain-spawn"). Logs each one's median and best
-// GB/s; b.N is ignored: run with -benchtime 1x.
+// it until session 16 ("plain-spawn"), and both of these again after 5 ms
+// of sleep ("-idle"), so that the machine's other CPUs have gone idle as
+// they do between a bench run's decode and its meter sample. Logs each
+// one's median and best GB/s; b.N is ignored: run with -benchtime 1x.
 func BenchmarkReadMeter(b *testing.B) {
 	m := newReadMeter(256 << 20)
 	defer m.free()
@@ -69,21 +71,30 @@ func BenchmarkReadMeter(b *testing.B) {
 	for _, w := range m.ways {
 		names = append(names, [...]string{"wide-" + w.lvl.String(), "plain", "prefetch"}[w.kind])
 	}
-	names = append(names, "plain-spawn")
+	names = append(names, "plain-spawn", "plain-idle", "plain-spawn-idle")
+	nw := len(m.ways)
 	gbs := make([][]float64, len(names))
+	n := 0
+	for th := 0; th < 2; th++ {
+		n += len(m.part(2, th, meterPlain))
+	}
+	spawn := func() float64 {
+		t0 := time.Now()
+		m.read(2, meterWay{kind: meterPlain})
+		return float64(n) / time.Since(t0).Seconds() / 1e9
+	}
 	for b.Loop() {
 		for round := 0; round < 30; round++ {
 			for i, w := range m.ways {
 				g, _ := m.read(2, w)
 				gbs[i] = append(gbs[i], g)
 			}
-			t0 := time.Now()
-			m.read(2, meterWay{kind: meterPlain})
-			n := 0
-			for th := 0; th < 2; th++ {
-				n += len(m.part(2, th, meterPlain))
-			}
-			gbs[len(gbs)-1] = append(gbs[len(gbs)-1], float64(n)/time.Since(t0).Seconds()/1e9)
+			gbs[nw] = append(gbs[nw], spawn())
+			time.Sleep(5 * time.Millisecond)
+			g, _ := m.read(2, meterWay{kind: meterPlain})
+			gbs[nw+1] = append(gbs[nw+1], g)
+			time.Sleep(5 * time.Millisecond)
+			gbs[nw+2] = append(gbs[nw+2], spawn())
 		}
 	}
 	for i, g := range gbs {
