@@ -323,13 +323,14 @@ func MeasureReadBandwidth(threads int, size int) float64 {
 //     31–33 GB/s where the plain read gave 25–28.
 //
 // Until session 16 the meter read only plain and prefetch, and on an AMD
-// EPYC (Zen 5) VM it read ~10 % below the best streaming read there
-// (BenchmarkReadMeter: plain 49.6 / 52.0 GB/s, wide at AVX-512 55.7 /
-// 57.5; BenchmarkMemMeterVariants: the AVX2 wide read 5–9 % above the
-// AVX-512 one, and 64 KiB calls 8–16 % above 4 KiB ones), below what the
-// Q8_0 x8 decode kernel streamed in BenchmarkMemDecodeLayouts. That
-// benchmark's meter also kept both threads' sums on one cache line, a
-// store a call: 25–30 % slower still (bench/results/2026-12-06-s16-cpu).
+// EPYC (Zen 5) VM that read 0–16 % below the best streaming read, by the
+// moment (BenchmarkReadMeter: plain 49.6 / 52.0 / 68.2 GB/s where the
+// AVX-512 wide read gave 55.7 / 57.5 / 81.2; BenchmarkMemMeterVariants,
+// four runs: the AVX2 wide read −2 to +9 % against the AVX-512 one, and
+// 64 KiB calls 1–23 % above 4 KiB ones), below what the Q8_0 x8 decode
+// kernel streamed in BenchmarkMemDecodeLayouts. That benchmark's meter
+// also kept both threads' sums on one cache line, a store a call: 12–28 %
+// slower still (bench/results/2026-12-06-s16-cpu).
 type readMeter struct {
 	buf  []byte
 	ones []float32

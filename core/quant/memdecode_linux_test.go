@@ -156,7 +156,7 @@ func memPass(s *spin2, mats, mrows int, kern func(worker, lo, hi, base int)) {
 // its sum in a local) on a buffer of about n bytes. Until session 16 it
 // was the meter's plain read (VecDotF32 in 4 KiB calls) adding each call
 // into one array of both threads' sums: one cache line that both threads
-// stored to at every call, which read 25–30 % slower than a local sum
+// stored to at every call, which read 12–28 % slower than a local sum
 // (BenchmarkMemMeterVariants, bench/results/2026-12-06-s16-cpu), so the
 // "meter" of the memory benchmarks before then under-reads.
 func meterVariant(b *testing.B, s *spin2, n int) memVariant {
