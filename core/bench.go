@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -307,95 +308,188 @@ func MeasureReadBandwidth(threads int, size int) float64 {
 
 // readMeter measures the memory's read bandwidth: goroutines stream their
 // parts of a buffer (huge pages, as the copied weights: internal/hugemem)
-// through the fastest float dot kernel the CPU has (quant.VecDotF32
-// against a vector that stays in L1), so the figure is the memory's, not
-// a scalar loop's (a Go loop of float adds reads ~10 GB/s on one Zen 3
-// core where the SIMD kernel reads ~19). Each pass reads the buffer twice,
-// in 4 KiB calls and in 2 KiB calls with the next 2 KiB prefetched (as
-// the decode kernels prefetch their streams), and counts the faster: on an
-// Intel Xeon VM the second read 31–33 GB/s where the first read 25–28,
-// below what Q8_0 decode itself reached (29.5 GB/s of weights). The plain
-// read takes 4 KiB calls: on an AMD EPYC (Zen 5) VM, 16 KiB calls read
-// 43 GB/s (medians of 80 alternating passes) where 4 KiB calls read 47–49
-// and the 2 KiB prefetching read only 26 (a burst of 32 prefetches), so
-// the meter under-read that machine by ~10 % and overstated the decode's
-// fraction of it (bench/results/2026-12-06-s15-cpu/meter-variants.txt).
+// and the meter reports the fastest pass, so that it is an upper bound of
+// what a decode kernel can stream, measured in the same run. Each pass
+// reads the buffer in each of the meter's ways (readMeter.ways), each
+// thread on its own part and each pass timed from the moment every thread
+// has started (read):
+//   - wide: quant.ReadSumAt (full-width loads and nothing else) in 64 KiB
+//     calls, at each level that has it in assembly (AVX2 and AVX-512 on
+//     amd64);
+//   - plain: quant.VecDotF32 against a vector that stays in L1, in 4 KiB
+//     calls (the fastest read where ReadSum has no assembly: arm64);
+//   - prefetch: the same in 2 KiB calls with the next 2 KiB prefetched
+//     (as the decode kernels prefetch their streams): on an Intel Xeon VM
+//     31–33 GB/s where the plain read gave 25–28.
+//
+// Until session 16 the meter read only plain and prefetch, and on an AMD
+// EPYC (Zen 5) VM that read 0–16 % below the best streaming read, by the
+// moment (BenchmarkReadMeter: plain 49.6 / 52.0 / 68.2 GB/s where the
+// AVX-512 wide read gave 55.7 / 57.5 / 81.2; BenchmarkMemMeterVariants,
+// four runs: the AVX2 wide read −2 to +9 % against the AVX-512 one, and
+// 64 KiB calls 1–23 % above 4 KiB ones), below what the Q8_0 x8 decode
+// kernel streamed in BenchmarkMemDecodeLayouts. That benchmark's meter
+// also kept both threads' sums on one cache line, a store a call: 12–28 %
+// slower still (bench/results/2026-12-06-s16-cpu).
 type readMeter struct {
-	buf, ones []float32
-	free      func()
+	buf  []byte
+	ones []float32
+	free func()
+	ways []meterWay
 }
+
+// meterWay is one of the meter's reads: wide (ReadSum at level lvl),
+// plain or prefetch.
+type meterWay struct {
+	kind int
+	lvl  quant.Level
+}
+
+const (
+	meterWide = iota
+	meterPlain
+	meterPrefetch
+)
 
 // meterSpan is the floats per kernel call of the plain read: 4 KiB of
 // the buffer, and the resident vector; meterSpanPF that of the
-// prefetching read (2 KiB, the next call's 2 KiB prefetched first).
+// prefetching read (2 KiB, the next call's 2 KiB prefetched first);
+// meterWideSpan the bytes per ReadSum call of the wide read. The buffer
+// is a whole number of meterWideSpan parts for any thread count.
 const (
-	meterSpan   = 1024
-	meterSpanPF = 512
+	meterSpan     = 1024
+	meterSpanPF   = 512
+	meterWideSpan = 64 << 10
 )
 
 func newReadMeter(size int) *readMeter {
 	m := &readMeter{ones: make([]float32, meterSpan)}
-	b, free := hugemem.Alloc(size / 4 * 4)
-	m.buf, m.free = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), free
-	for i := range m.buf {
-		m.buf[i] = float32(i & 7)
+	b, free := hugemem.Alloc(max(size/meterWideSpan, 1) * meterWideSpan)
+	m.buf, m.free = b, free
+	f := m.floats()
+	for i := range f {
+		f[i] = float32(i & 7)
 	}
 	for i := range m.ones {
 		m.ones[i] = 1
 	}
+	for _, l := range quant.ReadSumLevels() {
+		m.ways = append(m.ways, meterWay{meterWide, l})
+	}
+	m.ways = append(m.ways, meterWay{kind: meterPlain}, meterWay{kind: meterPrefetch})
 	return m
 }
 
+// floats is the buffer as float32s.
+func (m *readMeter) floats() []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(m.buf))), len(m.buf)/4)
+}
+
 // best is the fastest of passes reads of the buffer by threads goroutines
-// (0: GOMAXPROCS), in GB/s, each pass both ways (readMeter).
+// (0: GOMAXPROCS), in GB/s, each pass every way (readMeter).
 func (m *readMeter) best(threads, passes int) float64 {
 	best := 0.0
-	for pass := 0; pass < 2*passes; pass++ {
-		gbs, sum := m.read(threads, pass%2 == 1)
-		best = max(best, gbs)
-		sink += sum
+	for pass := 0; pass < passes; pass++ {
+		for _, w := range m.ways {
+			gbs, sum := m.read(threads, w)
+			best = max(best, gbs)
+			sink += float32(sum & 0xff)
+		}
 	}
 	return best
 }
 
-// read is one read of the buffer's first threads·chunk floats by threads
-// goroutines (0: GOMAXPROCS), with prefetch (2 KiB calls) or without
-// (4 KiB calls): GB/s and the sum of what it read.
-func (m *readMeter) read(threads int, prefetch bool) (gbs float64, sum float32) {
+// part is thread t's part of the buffer for a read of kind (of threads):
+// the threads' parts are equal, whole numbers of the read's calls, and
+// together at most the buffer.
+func (m *readMeter) part(threads, t, kind int) []byte {
+	unit := meterWideSpan
+	switch kind {
+	case meterPlain:
+		unit = 4 * meterSpan
+	case meterPrefetch:
+		unit = 4 * meterSpanPF
+	}
+	chunk := len(m.buf) / threads / unit * unit
+	return m.buf[t*chunk : (t+1)*chunk]
+}
+
+// read is one read of the buffer by threads goroutines (0: GOMAXPROCS),
+// the way w: GB/s and the sum of what it read (ReadSum's for the wide
+// read; for the float reads, their float32 sum, which is exact for the
+// buffer's small integers, as an integer). The time runs from when the
+// first thread starts reading, once all have started, to when the last
+// one is done, so that a goroutine the scheduler starts late does not
+// count as slow memory.
+func (m *readMeter) read(threads int, w meterWay) (gbs float64, sum uint64) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	chunk := len(m.buf) / threads / meterSpan * meterSpan
 	var wg sync.WaitGroup
-	sums := make([]float32, threads)
-	t0 := time.Now()
+	var ready atomic.Int32
+	type result struct {
+		start, end time.Time
+		sum        uint64
+		_          [64]byte // each thread's result on its own cache line
+	}
+	res := make([]result, threads)
+	var bytes int
 	for t := 0; t < threads; t++ {
+		part := m.part(threads, t, w.kind)
+		bytes += len(part)
 		wg.Add(1)
-		go func(t int) {
+		go func(r *result) {
 			defer wg.Done()
-			part := m.buf[t*chunk : (t+1)*chunk]
-			var s float32
-			if !prefetch {
-				for i := 0; i < len(part); i += meterSpan {
-					s += quant.VecDotF32(part[i:i+meterSpan], m.ones)
-				}
-			} else {
-				bytes := unsafe.Slice((*byte)(unsafe.Pointer(&part[0])), 4*len(part))
-				ones := m.ones[:meterSpanPF]
-				for i := 0; i < len(part); i += meterSpanPF {
-					if j := i + meterSpanPF; j < len(part) {
-						quant.Prefetch(bytes[4*j : 4*(j+meterSpanPF)])
-					}
-					s += quant.VecDotF32(part[i:i+meterSpanPF], ones)
-				}
+			ready.Add(1)
+			for ready.Load() < int32(threads) {
+				runtime.Gosched()
 			}
-			sums[t] = s
-		}(t)
+			r.start = time.Now()
+			r.sum = meterRead(part, m.ones, w)
+			r.end = time.Now()
+		}(&res[t])
 	}
 	wg.Wait()
-	gbs = float64(chunk*threads*4) / time.Since(t0).Seconds() / 1e9
-	for _, x := range sums {
-		sum += x
+	start, end := res[0].start, res[0].end
+	for _, r := range res {
+		if r.start.Before(start) {
+			start = r.start
+		}
+		if r.end.After(end) {
+			end = r.end
+		}
+		sum += r.sum
 	}
-	return gbs, sum
+	return float64(bytes) / end.Sub(start).Seconds() / 1e9, sum
+}
+
+// meterRead reads part the way w (readMeter), the sum kept in a local
+// until the end.
+func meterRead(part []byte, ones []float32, w meterWay) uint64 {
+	switch w.kind {
+	case meterWide:
+		var s uint64
+		for i := 0; i < len(part); i += meterWideSpan {
+			s += quant.ReadSumAt(w.lvl, part[i:i+meterWideSpan])
+		}
+		return s
+	case meterPlain:
+		f := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(part))), len(part)/4)
+		var s float32
+		for i := 0; i < len(f); i += meterSpan {
+			s += quant.VecDotF32(f[i:i+meterSpan], ones)
+		}
+		return uint64(s)
+	default:
+		f := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(part))), len(part)/4)
+		ones = ones[:meterSpanPF]
+		var s float32
+		for i := 0; i < len(f); i += meterSpanPF {
+			if j := i + meterSpanPF; j < len(f) {
+				quant.Prefetch(part[4*j : 4*(j+meterSpanPF)])
+			}
+			s += quant.VecDotF32(f[i:i+meterSpanPF], ones)
+		}
+		return uint64(s)
+	}
 }

@@ -72,6 +72,7 @@ func genericKernels() *kernelSet {
 		axpyF16Lanes64: axpyF16Lanes64Generic,
 		axpyF16F64Rows: axpyF16F64RowsGeneric,
 		quantizeF16:    quantizeF16Generic,
+		readSum:        readSumGeneric,
 	}
 	ks.dotR4x8Q4_0Q8_0 = dotR4x8Q4_0Q8_0Generic
 	ks.dotR4x8Q8_0Q8_0 = dotR4x8Q8_0Q8_0Generic

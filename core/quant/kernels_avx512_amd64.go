@@ -39,6 +39,7 @@ func init() {
 	ks.dotR8x16Q4_KQ8_K = octPrep(q4_Kq8_Kr8x16AVX512, tile8KBlock, prep4Q4_KBlock)
 	ks.dotR8x16Q4_0Q8_0 = octPrep(q4_0q8_0r8x16sAVX512, tile8Block, prep4Q4_0S)
 	ks.bias4Q8_0 = bias4Q8_0(bias4Q8_0AVX512)
+	ks.readSum, ks.readSumSIMD = readSumLanes(readSumAVX512, 512), true
 	// The same preparations of the halves of x8 groups as they lie.
 	ks.prep4x8Q4_0S = prepX8(unpack4x8Q4_0SAVX512, bytesQ4x8, prep4Q4_0S, 16)
 	ks.prep4x8Q8_0 = prepX8(bias4x8Q8_0AVX512, bytesQ80x8, prep4Q8_0, 32)
@@ -49,7 +50,7 @@ func init() {
 	ks.dotR8X8Q8_0Q8_0 = rows8X8(q8_0q8_0r8x8AVX512, bytesQ80x8)
 	// Q4_0's sixteen-row column layout (rows16c.go): its decode kernel,
 	// the tile kernels' preparation from it and its deinterleave.
-	ks.dotR16C16Q4_0Q8_0 = rows16C16(q4_0q8_0r16c16AVX512)
+	ks.dotR16C16Q4_0Q8_0 = rows16C16(c16Q4_0Kernel(cpu.X86.HasAVX512GFNI))
 	ks.prep4x16Q4_0S = prep16(prep4x16Q4_0SAVX512)
 	ks.deinterleave16Q4_0 = deinterleave16(deinterleave16Q4_0AVX512)
 	// Q4_K's and Q6_K's (rows16k.go).

@@ -25,6 +25,7 @@ func addBreadthAVX2(ks *kernelSet) {
 	ks.dot4Q5_1Q8_1 = blocks4(q5_1q8_1x4AVX2, bytesQ51, bytesQ81)
 	ks.dotF32Bytes = f32BytesDot(f32dotAVX2)
 	ks.dotF32 = f32Dot(f32dotAVX2)
+	ks.readSum, ks.readSumSIMD = readSumLanes(readSumAVX2, 256), true
 	ks.dotF16 = half16Dot(f16dotAVX2, F16ToF32)
 	ks.dotBF16 = half16Dot(bf16dotAVX2, BF16ToF32)
 	ks.ropePairs = ropePairsAVX2Row

@@ -256,6 +256,10 @@ type kernelSet struct {
 	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,
 	// QuantizeWeights).
 	quantizeF16 func(src []float32, dst []byte)
+	// readSum is ReadSum (readsum.go): the bandwidth meter's read.
+	readSum func(b []byte) uint64
+	// readSumSIMD: readSum is an assembly body (ReadSumLevels).
+	readSumSIMD bool
 }
 
 var (

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/minfer/minfer/gguf"
 	"golang.org/x/sys/unix"
@@ -152,26 +151,28 @@ func memPass(s *spin2, mats, mrows int, kern func(worker, lo, hi, base int)) {
 	}
 }
 
-// meterVariant is the bench command's bandwidth meter's plain read
-// (VecDotF32 over F32 zeros in 4 KiB calls, each of s's two threads on
-// half) on a buffer of about n bytes.
+// meterVariant is the bench command's bandwidth meter's wide read at the
+// current level (ReadSum in 64 KiB calls, each of s's two threads on half,
+// its sum in a local) on a buffer of about n bytes. Until session 16 it
+// was the meter's plain read (VecDotF32 in 4 KiB calls) adding each call
+// into one array of both threads' sums: one cache line that both threads
+// stored to at every call, which read 12–28 % slower than a local sum
+// (BenchmarkMemMeterVariants, bench/results/2026-12-06-s16-cpu), so the
+// "meter" of the memory benchmarks before then under-reads.
 func meterVariant(b *testing.B, s *spin2, n int) memVariant {
 	meter := hugeBuf(b, n)
 	clear(meter)
-	const span = 1024 // 4 KiB calls, as the meter's plain read (core/bench.go)
-	ones := make([]float32, span)
-	for i := range ones {
-		ones[i] = 1
-	}
-	var sink [2]float32
-	fl := unsafe.Slice((*float32)(unsafe.Pointer(&meter[0])), len(meter)/4)
-	half := len(fl) / 2 / span * span
-	return memVariant{"meter", 2 * half * 4, func() {
+	const span = 64 << 10 // as core/bench.go's meterWideSpan
+	var sink [2][8]uint64 // each thread's on its own cache line
+	half := len(meter) / 2 / span * span
+	return memVariant{"meter", 2 * half, func() {
 		s.run(func(worker int) {
-			part := fl[worker*half : (worker+1)*half]
+			part := meter[worker*half : (worker+1)*half]
+			var sum uint64
 			for i := 0; i < len(part); i += span {
-				sink[worker] += VecDotF32(part[i:i+span], ones)
+				sum += ReadSum(part[i : i+span])
 			}
+			sink[worker][0] += sum
 		})
 	}}
 }
