@@ -16,9 +16,8 @@ import (
 // query rows of one KV head (256 output elements) and walks the cache in
 // 64-position tiles through shared memory, skipping the tiles the mask
 // hides from all its rows (read once, up front, into a bit a tile:
-// fattnSeenShared); each thread owns its sum and P·V chains across the
-// tiles, four threads a position share a score's dot in the CPU's tree, so
-// every float chain runs in the CPU's order. Three passes over the tiles
+// fattnSeenShared); each thread owns its score, sum and P·V chains across
+// the tiles, so every float chain runs in the CPU's order. Three passes over the tiles
 // (row maxima, the softmax sums, the weighted values), the next tile's K
 // and V in flight while one is computed; the scores of the first pass stay
 // in shared memory for the other two when they fit beside two blocks an SM
@@ -98,24 +97,17 @@ func (b *Backend) fattnFor(hd int) fattnKernel {
 
 // fattnShared is the kernels' dynamic shared memory for head size hd and
 // r query rows a block (mirrors fattn.cu), before the seen bits: a K tile
-// (64 positions as float, rows of fattnKS(hd)), two V tiles (F16, padded
+// (64 positions as float, rows padded by four), two V tiles (F16, padded
 // by eight: this tile's and the next one in flight) and the next K tile's
 // halves as copied, which the 64 chains of each output element (stride 65)
-// reuse at the end; then q (rows like K's), the tile's scores and its
-// scores before the mask, and per row the maximum, 1/sum and the float64
-// sum.
+// reuse at the end; then q, the tile's scores, and per row the maximum,
+// 1/sum and the float64 sum.
 func fattnShared(hd, r int) int {
-	ks := fattnKS(hd)
-	tiles := 64*ks*4 + 2*64*(hd+8)*2 + 64*hd*2
+	tiles := 64*(hd+4)*4 + 2*64*(hd+8)*2 + 64*hd*2
 	chains := r * hd * 65 * 4
 	a := (max(tiles, chains) + 15) / 16 * 16
-	return a + (r*ks+2*r*64+2*r)*4 + r*8
+	return a + (r*hd+r*64+2*r)*4 + r*8
 }
-
-// fattnKS is a K tile's and q's row in floats for head size hd (KS in
-// fattn.cu): four parts of 16·(hd/64)+4 floats, then the last hd mod 64
-// elements.
-func fattnKS(hd int) int { return 4*(16*(hd/64)+4) + hd%64 }
 
 // fattnSeenShared is the bit a 64-position tile (some row of the block
 // sees it) that follows fattnShared for a cache of kvLen positions.

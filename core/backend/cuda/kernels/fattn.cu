@@ -60,83 +60,6 @@ __device__ __forceinline__ int fa_next_seen(const uint32_t* seen, int t, int nTi
     return -1;
 }
 
-// fa_perm is where element d of a head sits in a row of q or of the K
-// tile: lane l = d mod 16, group g = d/16 mod 4, step i = d/64 of the
-// CPU's 64-lane dot (chain (l, g) adds the products of d = l + 16g + 64i
-// in order of i) at part m = l mod 4 (MB floats a part), lane quarter
-// l/4, then i, then g — so a float4 holds the four chains g of one lane
-// at one step; the elements past the last 64 follow the parts in order.
-template <int HD, int MB>
-__device__ __forceinline__ int fa_perm(int d) {
-    if (d >= HD / 64 * 64) return 4 * MB + d - HD / 64 * 64;
-    int l = d & 15, g = (d >> 4) & 3, i = d >> 6;
-    return (l & 3) * MB + (l >> 2) * 4 * (HD / 64) + 4 * i + g;
-}
-
-// fa_score: every (row, position) of the tile, as attention_f16's score
-// before the mask: v = the 64-lane dot of q and k (products summed per
-// chain in order, each lane's four chains (c0+c2)+(c1+c3), the 16 lanes by
-// reduce_add16's tree), then float64 of that plus the products past the
-// last 64 elements in order, soft-cap, times scale — into sP[row][pos].
-// Thread tid: part m = tid mod 4 of position (tid/4) mod 64, rows
-// RT·(tid/256).. of the block; part m computes the tree's t6[m] (its lanes
-// m, m+4, m+8, m+12), and two shuffles add the four t6 as reduce_add16
-// does ((t6[0]+t6[2]) + (t6[1]+t6[3]); IEEE addition commutes).
-template <int HD, int NT, int R, int MB, int KS, int RT, int RC>
-__device__ __forceinline__ void fa_score(const float* sQ, const float* sK, float* sP, int tid, float scale, float softCap, float invCap) {
-    constexpr int NI = HD / 64, NPK = 64 * NI;
-    const int m = tid & 3, pos = (tid >> 2) & (FA_KV - 1), r0 = (tid >> 8) * RT;
-    const float* kr = sK + pos * KS + m * MB;
-#pragma unroll
-    for (int rc = 0; rc < RT; rc += RC) {
-        float x0[RC], x1[RC], t3a[RC], t3b[RC];
-#pragma unroll
-        for (int o = 0; o < 4; o++) {
-            const int lq = o == 0 ? 0 : o == 1 ? 2 : o == 2 ? 1 : 3; // lanes m, m+8, m+4, m+12
-            float a[RC][4];
-#pragma unroll
-            for (int rr = 0; rr < RC; rr++)
-#pragma unroll
-                for (int g = 0; g < 4; g++) a[rr][g] = 0.f;
-#pragma unroll
-            for (int i = 0; i < NI; i++) {
-                float4 k4 = *(const float4*)(kr + lq * 4 * NI + 4 * i);
-#pragma unroll
-                for (int rr = 0; rr < RC; rr++) {
-                    float4 q4 = *(const float4*)(sQ + (r0 + rc + rr) * KS + m * MB + lq * 4 * NI + 4 * i);
-                    a[rr][0] = __fadd_rn(a[rr][0], __fmul_rn(q4.x, k4.x));
-                    a[rr][1] = __fadd_rn(a[rr][1], __fmul_rn(q4.y, k4.y));
-                    a[rr][2] = __fadd_rn(a[rr][2], __fmul_rn(q4.z, k4.z));
-                    a[rr][3] = __fadd_rn(a[rr][3], __fmul_rn(q4.w, k4.w));
-                }
-            }
-#pragma unroll
-            for (int rr = 0; rr < RC; rr++) {
-                float v = __fadd_rn(__fadd_rn(a[rr][0], a[rr][2]), __fadd_rn(a[rr][1], a[rr][3]));
-                if (o == 0) x0[rr] = v;
-                else if (o == 1) t3a[rr] = __fadd_rn(v, x0[rr]); // t3[m] = v[8+m] + v[m]
-                else if (o == 2) x1[rr] = v;
-                else t3b[rr] = __fadd_rn(v, x1[rr]); // t3[4+m] = v[12+m] + v[4+m]
-            }
-        }
-#pragma unroll
-        for (int rr = 0; rr < RC; rr++) {
-            float t6 = __fadd_rn(t3b[rr], t3a[rr]);
-            float x = __fadd_rn(t6, __shfl_xor_sync(0xffffffffu, t6, 2));
-            float y = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, 1));
-            if (m == 0) {
-                const int row = r0 + rc + rr;
-                double sd = (double)y;
-#pragma unroll
-                for (int d = NPK; d < HD; d++) sd += (double)__fmul_rn(sQ[row * KS + 4 * MB + d - NPK], sK[pos * KS + 4 * MB + d - NPK]);
-                float v = (float)sd;
-                if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
-                sP[row * FA_KV + pos] = __fmul_rn(v, scale);
-            }
-        }
-    }
-}
-
 // fattn<HD, NT>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
 // mask [T][kvLen]; used: the cells in use (attn_used); out like q. grid
 // (ceil(T·group/R), kvHeads), NT threads; dynamic shared memory
@@ -146,19 +69,10 @@ template <int HD, int NT>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
                       int kvHeads, int kvLen, float scale, float softCap, int keep) {
     constexpr int R = FA_R(HD, NT);
-    // A score's 64-lane dot as four threads (fa_perm): thread m of a
-    // position sums the lanes l ≡ m (mod 4), whose elements sit together in
-    // the rows of q and of the K tile (MB floats a part; the head's last
-    // HD mod 64 elements after the four parts, in order); a row is KS
-    // floats, 16 mod 32, so the 16-byte reads of a quarter warp (two
-    // positions × four parts) hit distinct banks.
-    constexpr int NI = HD / 64, NPK = 64 * NI, MB = 16 * NI + 4;
-    constexpr int KS = 4 * MB + (HD - NPK); // K tile and q rows (floats)
-    static_assert(KS % 32 == 16, "K rows 16 mod 32 banks");
+    // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
+    // of a quarter warp (8 consecutive positions) hit distinct banks.
+    constexpr int KS = HD + 4; // K tile (floats)
     constexpr int VS = HD + 8; // V tiles (halves)
-    // The rows a scoring thread takes (of R, NT/256 threads a position and
-    // part), in chunks of RC.
-    constexpr int RT = R / (NT / 256), RC = RT < 2 ? RT : 2;
     constexpr int CELLS = R * HD, CP = CELLS / (NT / FA_KV); // output elements; chains' elements per thread
     constexpr int LS = 65;     // chain store stride at the end
     // The K tile (float), two V tiles (this one and the next in flight) and
@@ -172,10 +86,9 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     __half* sV0 = (__half*)(sK + FA_KV * KS);       // [2][64][VS]
     __half* sKh = sV0 + 2 * FA_KV * VS;             // [64][HD]
     float* sL = (float*)fa_smem;                    // [CELLS][LS], after the tiles
-    float* sQ = (float*)(fa_smem + A_BYTES);        // [R][KS], q rounded to F16 (fa_perm)
-    float* sS = sQ + R * KS;                        // [R][64] scores, exps, weights
-    float* sP = sS + R * FA_KV;                     // [R][64] scores before the mask
-    float* sM = sP + R * FA_KV;                     // [R] row maxima
+    float* sQ = (float*)(fa_smem + A_BYTES);        // [R][HD], q rounded to F16
+    float* sS = sQ + R * HD;                        // [R][64] scores, exps, weights
+    float* sM = sS + R * FA_KV;                     // [R] row maxima
     float* sInv = sM + R;                           // [R] 1/sum
     double* sSum = (double*)(sInv + R);             // [R] (8-aligned: an even count of floats before it)
     const int nTiles = (kvLen + FA_KV - 1) / FA_KV;
@@ -198,7 +111,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         int r = i / HD, d = i % HD, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
         float v = 0.f;
         if (t < T) v = q[((long long)t * heads + h) * HD + d];
-        sQ[r * KS + fa_perm<HD, MB>(d)] = __half2float(__float2half_rn(v));
+        sQ[i] = __half2float(__float2half_rn(v));
     }
     if (tid < R) {
         sM[tid] = -INFINITY;
@@ -285,8 +198,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
                     float2 f = make_float2(0.f, 0.f);
                     if (j < kvLen) f = __half22float2(*(const __half2*)(sKh + kk * HD + 2 * d2));
-                    sK[kk * KS + fa_perm<HD, MB>(2 * d2)] = f.x;
-                    sK[kk * KS + fa_perm<HD, MB>(2 * d2 + 1)] = f.y;
+                    *(float2*)(sK + kk * KS + 2 * d2) = f;
                 }
             __syncthreads();
             const __half* sV = sV0 + vb * FA_KV * VS;
@@ -295,19 +207,47 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 if (loadK || loadV) issue(next, vb ^ 1);
                 if (needMask) mvNext = maskAt(next);
             }
-            // The score of (sr, j0+sj), as attention_f16 computes it: the
-            // dot, soft-cap and scale of every (row, position) of the tile
-            // into sP (fa_score), then the mask added.
-            if (loadK) {
-                fa_score<HD, NT, R, MB, KS, RT, RC>(sQ, sK, sP, tid, scale, softCap, invCap);
-                __syncthreads();
-            }
+            // The score of (sr, j0+sj), as attention_f16 computes it.
             float s = -INFINITY;
             if (scorer && !loadK) s = sKeep[sr * kvP + j0 + sj];
             else if (scorer) {
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
-                if (live) s = __fadd_rn(sP[sr * FA_KV + sj], mv);
+                if (live) {
+                    const float* qh = sQ + sr * HD;
+                    const float* kr = sK + sj * KS;
+                    constexpr int npK = HD & ~63;
+                    float v16[16];
+                    // Lanes l0..l0+3 of the 16: chain (l, g) sums the
+                    // products d = l + 16g + 64i in order of i; 16-byte
+                    // reads cover four lanes of one group.
+#pragma unroll
+                    for (int l0 = 0; l0 < 16; l0 += 4) {
+                        float a[4][4];
+#pragma unroll
+                        for (int g = 0; g < 4; g++)
+#pragma unroll
+                            for (int e = 0; e < 4; e++) a[g][e] = 0.f;
+#pragma unroll
+                        for (int i = 0; i < npK; i += 64)
+#pragma unroll
+                            for (int g = 0; g < 4; g++) {
+                                float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
+                                a[g][0] = __fadd_rn(a[g][0], __fmul_rn(q4.x, k4.x));
+                                a[g][1] = __fadd_rn(a[g][1], __fmul_rn(q4.y, k4.y));
+                                a[g][2] = __fadd_rn(a[g][2], __fmul_rn(q4.z, k4.z));
+                                a[g][3] = __fadd_rn(a[g][3], __fmul_rn(q4.w, k4.w));
+                            }
+#pragma unroll
+                        for (int e = 0; e < 4; e++) v16[l0 + e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
+                    }
+                    double sd = (double)reduce_add16(v16);
+#pragma unroll
+                    for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
+                    float v = (float)sd;
+                    if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
+                    s = __fadd_rn(__fmul_rn(v, scale), mv);
+                }
             }
             if (pass == 0) {
                 if (keep && scorer) sKeep[sr * kvP + j0 + sj] = s;
