@@ -17,12 +17,12 @@ import (
 // 64-position tiles through shared memory, skipping the tiles the mask
 // hides from all its rows (read once, up front, into a bit a tile:
 // fattnSeenShared); each thread owns its score, sum and P·V chains across
-// the tiles, so every float chain runs in the CPU's order. Three passes over the tiles
-// (row maxima, the softmax sums, the weighted values), the next tile's K
-// and V in flight while one is computed; the scores of the first pass stay
-// in shared memory for the other two when they fit beside two blocks an SM
-// (fattnKeepShared), else those passes compute them again. Decode (one
-// query) keeps the kernels of decode.go.
+// the tiles, so every float chain runs in the CPU's order. Three passes
+// over the tiles (row maxima, the softmax sums, the weighted values), the
+// next tile's K and V in flight while one is computed; the scores of the
+// first pass stay in shared memory for the other two when they fit beside
+// two blocks an SM (fattnKeepShared), else those passes compute them
+// again. Decode (one query) keeps the kernels of decode.go.
 
 // fattnHeadDims are the head sizes fattn.cu is instantiated for.
 var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: "fattn_f16_128", 256: "fattn_f16_256"}

@@ -27,6 +27,21 @@ func TestFattnSharedFollowsTheKernel(t *testing.T) {
 	}
 }
 
+// TestFattnSeenShared: a bit a 64-position tile, whole 32-bit words — one
+// word up to 32 tiles, the 33rd tile a second — and what the exact kernels
+// ask for at the 8B shape (head size 128, four rows, 512 positions) fits
+// beside the scores they keep on a 227 KiB device. Runs without a GPU.
+func TestFattnSeenShared(t *testing.T) {
+	for kvLen, want := range map[int]int{1: 4, 64: 4, 300: 4, 2048: 4, 2049: 8, 4096: 8, 131072: 256} {
+		if got := fattnSeenShared(kvLen); got != want {
+			t.Errorf("fattnSeenShared(%d) = %d, want %d", kvLen, got, want)
+		}
+	}
+	if sm := fattnShared(128, 4) + fattnSeenShared(512) + fattnKeepShared(4, 512); sm > 232448-1024 {
+		t.Errorf("the 8B shape's flash launch asks for %d bytes of shared memory with its scores kept", sm)
+	}
+}
+
 // TestFattnMMASharedFollowsTheKernel: the tensor-core kernels take head
 // sizes 64 and 128 unless the exact kernels are asked for or a quantized
 // weight is on the backend (then only with MINFER_CUDA_FATTN=mma), with the
