@@ -2,6 +2,48 @@
 
 #include "textflag.h"
 
+// C16Q40_HI_SHIFT, C16Q40_HI_GFNI: a 64-byte chunk's high nibbles (Z1) into
+// Z2 — shifted right by four and masked, or by one VGF2P8AFFINEQB (GFNI:
+// the bit matrix in Z13, 0x1020408000000000, shifts each byte right by
+// four, zero filled).
+#define C16Q40_HI_SHIFT VPSRLW $4, Z1, Z2; VPANDD Z15, Z2, Z2
+#define C16Q40_HI_GFNI VGF2P8AFFINEQB $0, Z13, Z1, Z2
+
+// C16Q40_CHUNK: chunk off of the group's block (every row's quant bytes
+// 4c..4c+3): its low nibbles meet the token's quants at xlo, its high ones
+// (HI) those at xhi, into the lanes' int32 sums (Z4).
+#define C16Q40_CHUNK(off, xlo, xhi, HI) \
+	VMOVDQU64 off(SI), Z1; \
+	HI; \
+	VPANDD Z15, Z1, Z1; \
+	VPDPBUSD.BCST xlo(DI), Z1, Z4; \
+	VPDPBUSD.BCST xhi(DI), Z2, Z4
+
+// C16Q40_BLOCK: one block of the group (the loop body of both kernels):
+// prefetch, the lanes from −8·Σq, four chunks, then sum += float(sumi)·
+// (d_w·d_x) and the pointers to the next block.
+#define C16Q40_BLOCK(HI) \
+	PREFETCHT0 (SI)(R11*1); \
+	PREFETCHT0 64(SI)(R11*1); \
+	PREFETCHT0 128(SI)(R11*1); \
+	PREFETCHT0 192(SI)(R11*1); \
+	PREFETCHT0 256(SI)(R11*1); \
+	VPBROADCASTD 4(BX), Z4; \
+	VPSUBD Z4, Z14, Z4; \
+	C16Q40_CHUNK(32, 2, 18, HI); \
+	C16Q40_CHUNK(96, 6, 22, HI); \
+	C16Q40_CHUNK(160, 10, 26, HI); \
+	C16Q40_CHUNK(224, 14, 30, HI); \
+	VCVTDQ2PS Z4, Z4; \
+	VCVTPH2PS (SI), Z5; \
+	VBROADCASTSS (BX), Z6; \
+	VMULPS Z6, Z5, Z5; \
+	VMULPS Z5, Z4, Z4; \
+	VADDPS Z4, Z0, Z0; \
+	ADDQ $288, SI; \
+	ADDQ $34, DI; \
+	ADDQ $8, BX
+
 // func q4_0q8_0r16c16AVX512(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
 // The sixteen rows of one Q4_0 col16 group (rows16c.go) against one Q8_0
 // token with its table (tab: per block d_x as float32, then 8·Σq as int32),
@@ -23,46 +65,7 @@ TEXT ·q4_0q8_0r16c16AVX512(SB), NOSPLIT, $0-40
 	VPXORD Z0, Z0, Z0
 	VPXORD Z14, Z14, Z14
 c16q40loop:
-	PREFETCHT0 (SI)(R11*1)
-	PREFETCHT0 64(SI)(R11*1)
-	PREFETCHT0 128(SI)(R11*1)
-	PREFETCHT0 192(SI)(R11*1)
-	PREFETCHT0 256(SI)(R11*1)
-	VPBROADCASTD 4(BX), Z4
-	VPSUBD Z4, Z14, Z4
-	VMOVDQU64 32(SI), Z1
-	VPSRLW $4, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPANDD Z15, Z2, Z2
-	VPDPBUSD.BCST 2(DI), Z1, Z4
-	VPDPBUSD.BCST 18(DI), Z2, Z4
-	VMOVDQU64 96(SI), Z1
-	VPSRLW $4, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPANDD Z15, Z2, Z2
-	VPDPBUSD.BCST 6(DI), Z1, Z4
-	VPDPBUSD.BCST 22(DI), Z2, Z4
-	VMOVDQU64 160(SI), Z1
-	VPSRLW $4, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPANDD Z15, Z2, Z2
-	VPDPBUSD.BCST 10(DI), Z1, Z4
-	VPDPBUSD.BCST 26(DI), Z2, Z4
-	VMOVDQU64 224(SI), Z1
-	VPSRLW $4, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPANDD Z15, Z2, Z2
-	VPDPBUSD.BCST 14(DI), Z1, Z4
-	VPDPBUSD.BCST 30(DI), Z2, Z4
-	VCVTDQ2PS Z4, Z4
-	VCVTPH2PS (SI), Z5
-	VBROADCASTSS (BX), Z6
-	VMULPS Z6, Z5, Z5
-	VMULPS Z5, Z4, Z4
-	VADDPS Z4, Z0, Z0
-	ADDQ $288, SI
-	ADDQ $34, DI
-	ADDQ $8, BX
+	C16Q40_BLOCK(C16Q40_HI_SHIFT)
 	DECQ CX
 	JNZ  c16q40loop
 	MOVQ out+32(FP), DX
@@ -72,9 +75,8 @@ c16q40loop:
 
 // func q4_0q8_0r16c16GFNI(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
 // q4_0q8_0r16c16AVX512 with each chunk's high nibbles taken by one
-// VGF2P8AFFINEQB (GFNI: the bit matrix 0x1020408000000000 shifts each byte
-// right by four, zero filled) instead of VPSRLW and VPANDD: the same bytes
-// into the same VPDPBUSDs, four instructions fewer a block.
+// VGF2P8AFFINEQB (C16Q40_HI_GFNI) instead of VPSRLW and VPANDD: the same
+// bytes into the same VPDPBUSDs, four instructions fewer a block.
 TEXT ·q4_0q8_0r16c16GFNI(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
@@ -88,42 +90,7 @@ TEXT ·q4_0q8_0r16c16GFNI(SB), NOSPLIT, $0-40
 	VPXORD Z0, Z0, Z0
 	VPXORD Z14, Z14, Z14
 c16q40gloop:
-	PREFETCHT0 (SI)(R11*1)
-	PREFETCHT0 64(SI)(R11*1)
-	PREFETCHT0 128(SI)(R11*1)
-	PREFETCHT0 192(SI)(R11*1)
-	PREFETCHT0 256(SI)(R11*1)
-	VPBROADCASTD 4(BX), Z4
-	VPSUBD Z4, Z14, Z4
-	VMOVDQU64 32(SI), Z1
-	VGF2P8AFFINEQB $0, Z13, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPDPBUSD.BCST 2(DI), Z1, Z4
-	VPDPBUSD.BCST 18(DI), Z2, Z4
-	VMOVDQU64 96(SI), Z1
-	VGF2P8AFFINEQB $0, Z13, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPDPBUSD.BCST 6(DI), Z1, Z4
-	VPDPBUSD.BCST 22(DI), Z2, Z4
-	VMOVDQU64 160(SI), Z1
-	VGF2P8AFFINEQB $0, Z13, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPDPBUSD.BCST 10(DI), Z1, Z4
-	VPDPBUSD.BCST 26(DI), Z2, Z4
-	VMOVDQU64 224(SI), Z1
-	VGF2P8AFFINEQB $0, Z13, Z1, Z2
-	VPANDD Z15, Z1, Z1
-	VPDPBUSD.BCST 14(DI), Z1, Z4
-	VPDPBUSD.BCST 30(DI), Z2, Z4
-	VCVTDQ2PS Z4, Z4
-	VCVTPH2PS (SI), Z5
-	VBROADCASTSS (BX), Z6
-	VMULPS Z6, Z5, Z5
-	VMULPS Z5, Z4, Z4
-	VADDPS Z4, Z0, Z0
-	ADDQ $288, SI
-	ADDQ $34, DI
-	ADDQ $8, BX
+	C16Q40_BLOCK(C16Q40_HI_GFNI)
 	DECQ CX
 	JNZ  c16q40gloop
 	MOVQ out+32(FP), DX
