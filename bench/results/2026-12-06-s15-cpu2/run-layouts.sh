@@ -4,7 +4,7 @@
 D=$(cd $(dirname $0) && pwd)
 cd /work/cpu2/core/quant
 for i in $(seq $1); do
-	q=$(sh $D/quiet.sh)
+	q=$(sh $D/../2026-12-06-s15-cpu/quiet.sh)
 	echo "== run $i $(date +%T) $q load: $(cut -d' ' -f1-3 /proc/loadavg)"
 	/tmp/quant2.test -test.run XXX -test.bench MemDecodeLayouts -test.benchtime 1x 2>&1 | grep -v '^goos\|^goarch\|^pkg\|^cpu:'
 	echo "   end $(date +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,4 +4,4 @@
 # meter's mean and each of its samples (GB/s).
 D=$(dirname $0)
 M=$1; R=$2; shift 2
-for r in $(seq $R); do for b in "$@"; do q=$(sh $D/quiet.sh); printf "%s%s r%d %s " "$q" $b $r "$(date +%T)"; /tmp/h/minfer-$b bench -m $M -p 1 -n 256 -t 2 --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('%.2f tok/s roofline %.3f mem %.1f samples %s'%(d['decode_tok_s'], d.get('decode_fraction_of_memory_bandwidth',0), d.get('measured_memory_gb_s',0), ' '.join('%.1f'%x for x in d.get('measured_memory_gb_s_samples',[]))))"; done; done
+for r in $(seq $R); do for b in "$@"; do q=$(sh $D/../2026-12-06-s15-cpu/quiet.sh); printf "%s%s r%d %s " "$q" $b $r "$(date +%T)"; /tmp/h/minfer-$b bench -m $M -p 1 -n 256 -t 2 --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('%.2f tok/s roofline %.3f mem %.1f samples %s'%(d['decode_tok_s'], d.get('decode_fraction_of_memory_bandwidth',0), d.get('measured_memory_gb_s',0), ' '.join('%.1f'%x for x in d.get('measured_memory_gb_s_samples',[]))))"; done; done
