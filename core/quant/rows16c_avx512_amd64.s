@@ -2,6 +2,22 @@
 
 #include "textflag.h"
 
+// C16Q40_ARGS: both kernels' arguments into their registers (w SI, x DI,
+// nb CX, tab BX, the prefetch distance R11) and the nibble mask (Z15);
+// C16Q40_OUT: the sixteen sums to out.
+#define C16Q40_ARGS \
+	MOVQ w+0(FP), SI; \
+	MOVQ x+8(FP), DI; \
+	MOVQ nb+16(FP), CX; \
+	MOVQ tab+24(FP), BX; \
+	MOVQ ·c16PrefetchQ4_0(SB), R11; \
+	MOVL $0x0F0F0F0F, AX; \
+	VPBROADCASTD AX, Z15
+#define C16Q40_OUT \
+	MOVQ out+32(FP), DX; \
+	VMOVUPS Z0, (DX); \
+	VZEROUPPER
+
 // C16Q40_HI_SHIFT, C16Q40_HI_GFNI: a 64-byte chunk's high nibbles (Z1) into
 // Z2 — shifted right by four and masked, or by one VGF2P8AFFINEQB (GFNI:
 // the bit matrix in Z13, 0x1020408000000000, shifts each byte right by
@@ -55,22 +71,14 @@
 // generic twin's float sequence. The stream is prefetched
 // c16PrefetchQ4_0 bytes ahead.
 TEXT ·q4_0q8_0r16c16AVX512(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ nb+16(FP), CX
-	MOVQ tab+24(FP), BX
-	MOVQ ·c16PrefetchQ4_0(SB), R11
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
+	C16Q40_ARGS
 	VPXORD Z0, Z0, Z0
 	VPXORD Z14, Z14, Z14
 c16q40loop:
 	C16Q40_BLOCK(C16Q40_HI_SHIFT)
 	DECQ CX
 	JNZ  c16q40loop
-	MOVQ out+32(FP), DX
-	VMOVUPS Z0, (DX)
-	VZEROUPPER
+	C16Q40_OUT
 	RET
 
 // func q4_0q8_0r16c16GFNI(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
@@ -78,13 +86,7 @@ c16q40loop:
 // VGF2P8AFFINEQB (C16Q40_HI_GFNI) instead of VPSRLW and VPANDD: the same
 // bytes into the same VPDPBUSDs, four instructions fewer a block.
 TEXT ·q4_0q8_0r16c16GFNI(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ nb+16(FP), CX
-	MOVQ tab+24(FP), BX
-	MOVQ ·c16PrefetchQ4_0(SB), R11
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
+	C16Q40_ARGS
 	MOVQ $0x1020408000000000, AX
 	VPBROADCASTQ AX, Z13
 	VPXORD Z0, Z0, Z0
@@ -93,9 +95,7 @@ c16q40gloop:
 	C16Q40_BLOCK(C16Q40_HI_GFNI)
 	DECQ CX
 	JNZ  c16q40gloop
-	MOVQ out+32(FP), DX
-	VMOVUPS Z0, (DX)
-	VZEROUPPER
+	C16Q40_OUT
 	RET
 
 // c16PrepQ4 is the dword gather of prep4x16Q4_0SAVX512: output row r's
