@@ -51,7 +51,7 @@ int run(int ti_, int n, int T, int rows, unsigned seed, int shift = 0) {
     std::vector<int8_t> qx((size_t)kp * T);
     std::vector<float> xs((size_t)kp / 16 * T), xm(xs.size());
     if (ti.vt < 2) launch(dim3{(unsigned)((kp / 32 + 7) / 8), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8(x.data(), qx.data(), xs.data(), xm.data(), n, kp, ti.vt); });
-    else launch(dim3{(unsigned)(kp / 256), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8k(x.data(), qx.data(), xs.data(), xm.data(), n, kp); });
+    else launch(dim3{(unsigned)((kp / 256 + 7) / 8), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8k(x.data(), qx.data(), xs.data(), xm.data(), n, kp); });
     // Three weights of one launch: rows split r0 + r1 + r2, outputs apart.
     const int r0 = rows / 3 + 1, r1 = rows / 4 + 3, r2 = rows - r0 - r1;
     const int t0 = (r0 + 63) / 64, t01 = t0 + (r1 + 63) / 64, tiles = t01 + (r2 + 63) / 64;

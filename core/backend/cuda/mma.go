@@ -219,7 +219,7 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 				}
 				err = dv.launch(l, "mmq_act_q8", [3]uint32{uint32((kp/32 + 7) / 8), uint32(nt), 1}, block1(256), 0, xin, qx, xs, xm, i32(in), i32(kp), sum)
 			case gguf.TypeQ8_K:
-				err = dv.launch(l, "mmq_act_q8k", [3]uint32{uint32(kp / 256), uint32(nt), 1}, block1(256), 0, xin, qx, xs, xm, i32(in), i32(kp))
+				err = dv.launch(l, "mmq_act_q8k", [3]uint32{uint32((kp/256 + 7) / 8), uint32(nt), 1}, block1(256), 0, xin, qx, xs, xm, i32(in), i32(kp))
 			default:
 				err = fmt.Errorf("%w: mmq activations of type %s", errUnsupported, vt)
 			}

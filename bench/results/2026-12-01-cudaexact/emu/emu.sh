@@ -24,6 +24,8 @@ s = open(sys.argv[1]).read().replace('#include "common.cuh"', '')
 # cp.async as an immediate copy (the waits then have nothing to wait for)
 s = re.sub(r'__device__ __forceinline__ void fa_cp4\(void\* dst, const void\* src\) \{.*?\n\}',
            '__device__ __forceinline__ void fa_cp4(void* dst, const void* src) { memcpy(dst, src, 4); }', s, flags=re.S)
+s = re.sub(r'__device__ __forceinline__ void fa_cp16\(void\* dst, const void\* src\) \{.*?\n\}',
+           '__device__ __forceinline__ void fa_cp16(void* dst, const void* src) { memcpy(dst, src, 16); }', s, flags=re.S)
 s = s.replace('asm volatile("cp.async.commit_group;");', '').replace('asm volatile("cp.async.wait_group 0;" ::: "memory");', '')
 s = s.replace('extern __shared__ __align__(16) uint8_t fa_smem[];', 'uint8_t* fa_smem = g_dyn;')
 s = s.replace('extern "C" ', '').replace('PDL_ENTRY();', '')

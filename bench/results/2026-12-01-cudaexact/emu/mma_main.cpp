@@ -50,7 +50,7 @@ int run(const TypeInfo& ti, int n, int T, int rows, unsigned seed) {
     std::vector<int8_t> qx((size_t)kp * T);
     std::vector<float> xs((size_t)kp / 16 * T), xm(xs.size());
     if (ti.vt < 2) launch(dim3{(unsigned)((kp / 32 + 7) / 8), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8(x.data(), qx.data(), xs.data(), xm.data(), n, kp, ti.vt); });
-    else launch(dim3{(unsigned)(kp / 256), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8k(x.data(), qx.data(), xs.data(), xm.data(), n, kp); });
+    else launch(dim3{(unsigned)((kp / 256 + 7) / 8), (unsigned)T, 1}, 256, 0, [&] { mm::mmq_act_q8k(x.data(), qx.data(), xs.data(), xm.data(), n, kp); });
     int tiles = (rows + 63) / 64;
 #define MQ(N) if (nm == #N) launch(dim3{(unsigned)tiles, (unsigned)((T + 63) / 64), 1}, 128, 0, [&] { mm::mmq_##N(W.data(), nullptr, nullptr, got.data(), nullptr, nullptr, rows, 0, 0, tiles, tiles, qx.data(), xs.data(), xm.data(), n, kp, wrb, T); });
     MQ(q4_0) MQ(q4_1) MQ(q8_0) MQ(q3_k) MQ(q4_k) MQ(q5_k) MQ(q6_k)

@@ -28,6 +28,9 @@ inline uint16_t __half_as_ushort(__half h) { return h.x; }
 inline __half2 __floats2half2_rn(float a, float b) { return __half2{__float2half_rn(a), __float2half_rn(b)}; }
 struct float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
+inline float4 make_float4(float a, float b, float c, float d) { return float4{a, b, c, d}; }
+struct alignas(8) int2 { int x, y; };
+inline int2 make_int2(int a, int b) { return int2{a, b}; }
 inline float2 __half22float2(__half2 h) { return float2{__half2float(h.x), __half2float(h.y)}; }
 inline float2 make_float2(float a, float b) { return float2{a, b}; }
 inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }

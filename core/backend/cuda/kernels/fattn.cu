@@ -43,6 +43,10 @@ __device__ __forceinline__ void fa_cp4(void* dst, const void* src) {
     uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src));
 }
+__device__ __forceinline__ void fa_cp16(void* dst, const void* src) {
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src));
+}
 __device__ __forceinline__ void fa_commit() { asm volatile("cp.async.commit_group;"); }
 __device__ __forceinline__ void fa_wait0() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
@@ -73,14 +77,19 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     // of a quarter warp (8 consecutive positions) hit distinct banks.
     constexpr int KS = HD + 4; // K tile (floats)
     constexpr int VS = HD + 8; // V tiles (halves)
-    constexpr int CELLS = R * HD, CP = CELLS / (NT / FA_KV); // output elements; chains' elements per thread
-    constexpr int LS = 65;     // chain store stride at the end
+    constexpr int CELLS = R * HD;            // output elements
+    constexpr int NPART = NT / FA_KV;        // P·V: thread groups of 64 lanes
+    constexpr int CPD = HD / NPART;          // P·V: each thread's elements of a row (for all R rows)
+    constexpr int LS = 65;                   // chain store stride at the end
+    static_assert(CPD % 8 == 0, "P·V reads 8 halves at a time");
     // The K tile (float), two V tiles (this one and the next in flight) and
     // the next K tile's halves as copied.
     constexpr int TILES_BYTES = FA_KV * KS * 4 + 2 * FA_KV * VS * 2 + FA_KV * HD * 2;
     constexpr int CHAIN_BYTES = CELLS * LS * 4;
     constexpr int A_BYTES = ((TILES_BYTES > CHAIN_BYTES ? TILES_BYTES : CHAIN_BYTES) + 15) / 16 * 16;
-    constexpr int NH2 = FA_KV * HD / 2; // half pairs a tile
+    constexpr int NH2 = FA_KV * HD / 2;      // half pairs a tile
+    constexpr int NC16 = FA_KV * HD / 8 / NT; // 16-byte chunks a tile a thread
+    static_assert(NC16 * NT * 8 == FA_KV * HD, "16-byte chunks split evenly");
     extern __shared__ __align__(16) uint8_t fa_smem[];
     float* sK = (float*)fa_smem;                    // [64][KS]
     __half* sV0 = (__half*)(sK + FA_KV * KS);       // [2][64][VS]
@@ -94,9 +103,10 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     const int nTiles = (kvLen + FA_KV - 1) / FA_KV;
     uint32_t* sSeen = (uint32_t*)(sSum + R);        // [(nTiles+31)/32] a bit a tile some row sees
     // keep: the scores of pass 0 stay in shared memory ([R][kvLen rounded
-    // up to 64], after sSeen) and passes 1 and 2 read them instead of
-    // loading K and computing them again (the same values: the same
-    // operations on the same inputs).
+    // up to 64], after sSeen); the softmax then turns them in place into
+    // the exps and the weights, and the P·V pass reads those (the same
+    // values: the same operations on the same inputs). Without keep,
+    // passes 1 and 2 load K and compute the scores again.
     const int kvP = nTiles * FA_KV;
     float* sKeep = (float*)(sSeen + (nTiles + 31) / 32);
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -105,6 +115,9 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     long long kvRow = (long long)kvHeads * HD;
     const __half* kbase = kc + (long long)kvh * HD;
     const __half* vbase = vc + (long long)kvh * HD;
+    // Both caches' rows of this head 16-byte aligned: the tiles are copied
+    // 16 bytes at a time (else 4).
+    const bool al16 = ((((uintptr_t)kbase) | ((uintptr_t)vbase)) & 15) == 0 && (kvRow & 7) == 0;
 
     for (int i = tid; i < (nTiles + 31) / 32; i += NT) sSeen[i] = 0;
     for (int i = tid; i < R * HD; i += NT) {
@@ -147,33 +160,89 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     bool scorer = sr < R;
     int stok = scorer ? (flat0 + sr) / group : 0;
     bool sok = scorer && stok < T;
-    // This thread's chains: lane m of CP consecutive elements of row cr.
-    int cm = tid % FA_KV, cpart = tid / FA_KV;
-    int cr = cpart * CP / HD, cd0 = cpart * CP % HD;
-    float acc[CP];
+    // This thread's P·V chains: lane cm of elements cd0 … cd0+CPD-1 of
+    // every row (each V value read and converted once for the R rows).
+    const int cm = tid % FA_KV, cd0 = tid / FA_KV * CPD;
+    float acc[R][CPD];
 #pragma unroll
-    for (int c = 0; c < CP; c++) acc[c] = 0.f;
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int c = 0; c < CPD; c++) acc[r][c] = 0.f;
     // The tail (positions from npV on): thread tid < CELLS owns element
     // (tid / HD, tid % HD).
     double tail = 0.0;
     float invCap = softCap > 0.f ? __fdiv_rn(1.f, softCap) : 0.f;
+    // This scorer's running maximum over the tiles (pass 0).
+    float rmax = -INFINITY;
     __syncthreads();
     const int first = nTiles == 0 ? -1 : (sSeen[0] & 1u) ? 0 : fa_next_seen(sSeen, 0, nTiles);
 
     for (int pass = 0; pass < 3; pass++) {
+        if (keep && pass == 1) {
+            // The softmax of the kept scores, all threads over the seen
+            // tiles: each 16-block's exps (in place) and their sum
+            // (reduce_add16, into the free tile area), then per row the
+            // blocks added in float64 in position order, then the weights.
+            float* sBS = (float*)fa_smem; // [R][nTiles·4]
+            const int nb = nTiles * 4;
+            for (int x = tid; x < R * nb; x += NT) {
+                int r = x / nb, b = x % nb, tl = b >> 2;
+                if (!(sSeen[tl >> 5] & (1u << (tl & 31)))) continue;
+                float* p = sKeep + r * kvP + 16 * b;
+                float e[16];
+#pragma unroll
+                for (int l = 0; l < 16; l++) {
+                    e[l] = expf16(__fsub_rn(p[l], sM[r]));
+                    p[l] = e[l];
+                }
+                sBS[x] = reduce_add16(e);
+            }
+            __syncthreads();
+            if (tid < R) {
+                double acc1 = 0.0;
+                for (int tl = first; tl >= 0; tl = fa_next_seen(sSeen, tl, nTiles))
+#pragma unroll
+                    for (int b = 0; b < 4; b++) acc1 += (double)sBS[tid * nb + 4 * tl + b];
+                sInv[tid] = (float)(1.0 / acc1);
+            }
+            __syncthreads();
+            for (int x = tid; x < R * kvP; x += NT) {
+                int tl = (x % kvP) / FA_KV;
+                if (!(sSeen[tl >> 5] & (1u << (tl & 31)))) continue;
+                float e = sKeep[x];
+                if (e != 0.f) sKeep[x] = __half2float(__float2half_rn(__fmul_rn(e, sInv[x / kvP])));
+            }
+            __syncthreads();
+            continue;
+        }
         const bool loadK = !keep || pass == 0, loadV = pass == 2, needMask = loadK;
         // issue queues tile tl's K halves (into sKh) and V halves (into V
         // buffer vb) as this thread's copies; each thread later converts
         // exactly the K halves it copied.
         auto issue = [&](int tl, int vb) {
             int j0 = tl * FA_KV;
-            for (int i = tid; i < NH2; i += NT) {
-                int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
-                if (j < kvLen) {
-                    if (loadK) fa_cp4(sKh + kk * HD + 2 * d2, kbase + j * kvRow + 2 * d2);
-                    if (loadV) fa_cp4(sV0 + vb * FA_KV * VS + kk * VS + 2 * d2, vbase + j * kvRow + 2 * d2);
-                } else if (loadV) {
-                    *(__half2*)(sV0 + vb * FA_KV * VS + kk * VS + 2 * d2) = __floats2half2_rn(0.f, 0.f);
+            if (al16) {
+                const __half* kt = kbase + (long long)j0 * kvRow;
+                const __half* vt = vbase + (long long)j0 * kvRow;
+#pragma unroll
+                for (int n = 0; n < NC16; n++) {
+                    int i = tid + n * NT, kk = i / (HD / 8), d = i % (HD / 8) * 8;
+                    if (j0 + kk < kvLen) {
+                        if (loadK) fa_cp16(sKh + kk * HD + d, kt + kk * kvRow + d);
+                        if (loadV) fa_cp16(sV0 + vb * FA_KV * VS + kk * VS + d, vt + kk * kvRow + d);
+                    } else if (loadV) {
+                        *(uint4*)(sV0 + vb * FA_KV * VS + kk * VS + d) = make_uint4(0, 0, 0, 0);
+                    }
+                }
+            } else {
+                for (int i = tid; i < NH2; i += NT) {
+                    int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
+                    if (j < kvLen) {
+                        if (loadK) fa_cp4(sKh + kk * HD + 2 * d2, kbase + j * kvRow + 2 * d2);
+                        if (loadV) fa_cp4(sV0 + vb * FA_KV * VS + kk * VS + 2 * d2, vbase + j * kvRow + 2 * d2);
+                    } else if (loadV) {
+                        *(__half2*)(sV0 + vb * FA_KV * VS + kk * VS + 2 * d2) = __floats2half2_rn(0.f, 0.f);
+                    }
                 }
             }
             fa_commit();
@@ -192,14 +261,32 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         while (tile >= 0) {
             const int j0 = tile * FA_KV;
             float mv = mvNext;
-            if (loadK || loadV) fa_wait0();
-            if (loadK)
-                for (int i = tid; i < NH2; i += NT) {
-                    int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
-                    float2 f = make_float2(0.f, 0.f);
-                    if (j < kvLen) f = __half22float2(*(const __half2*)(sKh + kk * HD + 2 * d2));
-                    *(float2*)(sK + kk * KS + 2 * d2) = f;
+            fa_wait0();
+            if (loadK) {
+                if (al16) {
+#pragma unroll
+                    for (int n = 0; n < NC16; n++) {
+                        int i = tid + n * NT, kk = i / (HD / 8), d = i % (HD / 8) * 8;
+                        float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
+                        if (j0 + kk < kvLen) {
+                            uint4 raw = *(const uint4*)(sKh + kk * HD + d);
+                            const __half2* h2 = (const __half2*)&raw;
+                            float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]), f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
+                            lo = make_float4(f0.x, f0.y, f1.x, f1.y);
+                            hi = make_float4(f2.x, f2.y, f3.x, f3.y);
+                        }
+                        *(float4*)(sK + kk * KS + d) = lo;
+                        *(float4*)(sK + kk * KS + d + 4) = hi;
+                    }
+                } else {
+                    for (int i = tid; i < NH2; i += NT) {
+                        int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
+                        float2 f = make_float2(0.f, 0.f);
+                        if (j < kvLen) f = __half22float2(*(const __half2*)(sKh + kk * HD + 2 * d2));
+                        *(float2*)(sK + kk * KS + 2 * d2) = f;
+                    }
                 }
+            }
             __syncthreads();
             const __half* sV = sV0 + vb * FA_KV * VS;
             const int next = fa_next_seen(sSeen, tile, nTiles);
@@ -207,10 +294,11 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 if (loadK || loadV) issue(next, vb ^ 1);
                 if (needMask) mvNext = maskAt(next);
             }
-            // The score of (sr, j0+sj), as attention_f16 computes it.
+            // The score of (sr, j0+sj), as attention_f16 computes it. Every
+            // product is of two F16 values, exact in float, so a product
+            // and its add are one fused multiply-add with the same bits.
             float s = -INFINITY;
-            if (scorer && !loadK) s = sKeep[sr * kvP + j0 + sj];
-            else if (scorer) {
+            if (loadK && scorer) {
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 if (live) {
@@ -233,10 +321,10 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
 #pragma unroll
                             for (int g = 0; g < 4; g++) {
                                 float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
-                                a[g][0] = __fadd_rn(a[g][0], __fmul_rn(q4.x, k4.x));
-                                a[g][1] = __fadd_rn(a[g][1], __fmul_rn(q4.y, k4.y));
-                                a[g][2] = __fadd_rn(a[g][2], __fmul_rn(q4.z, k4.z));
-                                a[g][3] = __fadd_rn(a[g][3], __fmul_rn(q4.w, k4.w));
+                                a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
+                                a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
+                                a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
+                                a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
                             }
 #pragma unroll
                         for (int e = 0; e < 4; e++) v16[l0 + e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
@@ -249,13 +337,12 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     s = __fadd_rn(__fmul_rn(v, scale), mv);
                 }
             }
+            // The weights of this tile: row r's at wt[r·wst + position].
+            const float* wt = sS;
+            int wst = FA_KV;
             if (pass == 0) {
                 if (keep && scorer) sKeep[sr * kvP + j0 + sj] = s;
-                // Row maxima: a warp's 32 scores are of one row.
-                float mx = warp_max(s);
-                if (scorer && lane == 0) sS[sr * FA_KV + (warp & 1)] = mx;
-                __syncthreads();
-                if (tid < R) sM[tid] = fmaxf(sM[tid], fmaxf(sS[tid * FA_KV], sS[tid * FA_KV + 1]));
+                rmax = fmaxf(rmax, s);
             } else if (pass == 1) {
                 if (scorer) sS[sr * FA_KV + sj] = expf16(__fsub_rn(s, sM[sr]));
                 __syncthreads();
@@ -266,49 +353,74 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     sSum[tid] = acc1;
                 }
             } else {
-                if (scorer) {
-                    float w = expf16(__fsub_rn(s, sM[sr]));
-                    if (w != 0.f) w = __half2float(__float2half_rn(__fmul_rn(w, sInv[sr])));
-                    sS[sr * FA_KV + sj] = w;
+                if (keep) {
+                    wt = sKeep + j0;
+                    wst = kvP;
+                } else {
+                    if (scorer) {
+                        float w = expf16(__fsub_rn(s, sM[sr]));
+                        if (w != 0.f) w = __half2float(__float2half_rn(__fmul_rn(w, sInv[sr])));
+                        sS[sr * FA_KV + sj] = w;
+                    }
+                    __syncthreads();
                 }
-                __syncthreads();
                 if (j0 < npV) {
-                    float w = sS[cr * FA_KV + cm];
-                    if (w != 0.f) {
-                        const __half* vr = sV + cm * VS + cd0;
+                    // Each weight is F16 and so is each V value: the
+                    // product is exact and one fused multiply-add adds it.
+                    float w[R];
 #pragma unroll
-                        for (int c = 0; c < CP; c += 8) {
-                            uint4 raw = *(const uint4*)(vr + c);
-                            const __half2* h2 = (const __half2*)&raw;
+                    for (int r = 0; r < R; r++) w[r] = wt[r * wst + cm];
+                    const __half* vr = sV + cm * VS + cd0;
 #pragma unroll
-                            for (int e = 0; e < 4; e++) {
-                                float2 vv = __half22float2(h2[e]);
-                                acc[c + 2 * e] = __fadd_rn(acc[c + 2 * e], __fmul_rn(w, vv.x));
-                                acc[c + 2 * e + 1] = __fadd_rn(acc[c + 2 * e + 1], __fmul_rn(w, vv.y));
-                            }
+                    for (int c = 0; c < CPD; c += 8) {
+                        uint4 raw = *(const uint4*)(vr + c);
+                        const __half2* h2 = (const __half2*)&raw;
+                        float vv[8];
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            float2 f = __half22float2(h2[e]);
+                            vv[2 * e] = f.x;
+                            vv[2 * e + 1] = f.y;
                         }
+#pragma unroll
+                        for (int r = 0; r < R; r++)
+                            if (w[r] != 0.f)
+#pragma unroll
+                                for (int e = 0; e < 8; e++) acc[r][c + e] = __fmaf_rn(w[r], vv[e], acc[r][c + e]);
                     }
                 } else if (tid < CELLS) {
                     int r = tid / HD, d = tid % HD;
                     for (int jj = 0; jj < FA_KV; jj++) {
-                        float w = sS[r * FA_KV + jj];
+                        float w = wt[r * wst + jj];
                         if (w == 0.f) continue;
                         tail += (double)__fmul_rn(w, __half2float(sV[jj * VS + d]));
                     }
                 }
             }
-            __syncthreads();
+            // Pass 2 with the weights kept reads only V buffer vb here, which
+            // the next tile's copies do not touch until after its barrier.
+            if (!(keep && pass == 2)) __syncthreads();
             tile = next;
             vb ^= 1;
         }
-        if (pass == 1) {
+        if (pass == 0) {
+            // Row maxima: a warp's 32 scores are of one row.
+            float mx = warp_max(rmax);
+            if (scorer && lane == 0) sS[sr * FA_KV + (warp & 1)] = mx;
+            __syncthreads();
+            if (tid < R) sM[tid] = fmaxf(sM[tid], fmaxf(sS[tid * FA_KV], sS[tid * FA_KV + 1]));
+            __syncthreads();
+        } else if (pass == 1) {
             if (tid < R) sInv[tid] = (float)(1.0 / sSum[tid]);
             __syncthreads();
         }
     }
     // Combine each element's 64 chains as the CPU's reduction does.
+    __syncthreads();
 #pragma unroll
-    for (int c = 0; c < CP; c++) sL[(cpart * CP + c) * LS + cm] = acc[c];
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int c = 0; c < CPD; c++) sL[(r * HD + cd0 + c) * LS + cm] = acc[r][c];
     __syncthreads();
     if (tid < CELLS) {
         int r = tid / HD, d = tid % HD, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;

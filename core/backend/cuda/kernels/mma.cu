@@ -61,57 +61,65 @@ extern "C" __global__ void mmq_act_q8(const float* x, int8_t* qx, float* xs, flo
 // its eight 32-element sub-blocks split as sum = 128·hi + lo (lo in
 // 0..127, hi in −32..31) in bytes 32..47: lo of sub-blocks 0..7, then hi
 // of 0..7 (the B operand of the mins' mma, compute_step); the rest is
-// zero. n = kp, a multiple of 256. grid (kp/256, tokens), 256 threads.
+// zero. n = kp, a multiple of 256. A warp per super-block, eight
+// consecutive elements a lane: grid (ceil(kp/2048), tokens), 256 threads.
 extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp) { PDL_ENTRY();
-    __shared__ float sa[8];
-    __shared__ int si[8];
-    int t = threadIdx.x, lane = t & 31, w = t >> 5;
-    const float* xb = x + (long long)blockIdx.y * n + blockIdx.x * 256;
-    int8_t* qb = qx + (long long)blockIdx.y * kp + blockIdx.x * 256;
-    long long g0 = (long long)blockIdx.y * (kp / 16) + blockIdx.x * 16;
-    float v = xb[t];
-    float a = fabsf(v);
-    int idx = t;
+    int lane = threadIdx.x & 31, sb = blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (sb >= kp / 256) return; // whole warps
+    const float* xb = x + (long long)blockIdx.y * n + sb * 256;
+    int8_t* qb = qx + (long long)blockIdx.y * kp + sb * 256;
+    long long g0 = (long long)blockIdx.y * (kp / 16) + sb * 16;
+    float v[8];
+    *(float4*)&v[0] = *(const float4*)(xb + 8 * lane);
+    *(float4*)&v[4] = *(const float4*)(xb + 8 * lane + 4);
+    // The largest magnitude, the first element that has it.
+    float a = fabsf(v[0]);
+    int idx = 8 * lane;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        if (fabsf(v[k]) > a) { a = fabsf(v[k]); idx = 8 * lane + k; }
     for (int o = 16; o > 0; o >>= 1) {
         float a2 = __shfl_xor_sync(0xffffffffu, a, o);
         int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
         if (a2 > a || (a2 == a && i2 < idx)) { a = a2; idx = i2; }
     }
-    if (lane == 0) { sa[w] = a; si[w] = idx; }
-    __syncthreads();
-    float ba = sa[0];
-    int bi = si[0];
-    for (int k = 1; k < 8; k++)
-        if (sa[k] > ba || (sa[k] == ba && si[k] < bi)) { ba = sa[k]; bi = si[k]; }
-    if (ba == 0.f) {
-        qb[t] = 0;
-        if (t < 16) { xs[g0 + t] = 0.f; xm[g0 + t] = 0.f; }
+    if (a == 0.f) {
+        *(int2*)(qb + 8 * lane) = make_int2(0, 0);
+        if (lane < 16) { xs[g0 + lane] = 0.f; xm[g0 + lane] = 0.f; }
         return;
     }
-    __shared__ int sb32[8];
-    float iscale = -127.f / xb[bi];
-    int q = __float2int_rn(iscale * v);
-    if (q > 127) q = 127;
-    qb[t] = (int8_t)q;
-    int s = q;
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    if (lane == 0) sb32[w] = s; // the sum of sub-block w
+    float iscale = -127.f / xb[idx];
+    int s = 0;
+    uint32_t packed[2] = {0, 0};
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        int q = __float2int_rn(iscale * v[k]);
+        if (q > 127) q = 127;
+        s += q;
+        packed[k >> 2] |= (uint32_t)(q & 0xff) << (8 * (k & 3));
+    }
+    *(int2*)(qb + 8 * lane) = make_int2((int)packed[0], (int)packed[1]);
+    // The sums of the eight sub-blocks (four lanes each), to every lane.
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    s += __shfl_xor_sync(0xffffffffu, s, 2);
+    int sbs[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) sbs[k] = __shfl_sync(0xffffffffu, s, 4 * k);
     float d = 1.f / iscale;
-    if ((t & 15) == 0) xs[g0 + (t >> 4)] = d;
-    __syncthreads();
-    if (t < 16) {
+    if (lane < 16) {
+        xs[g0 + lane] = d;
         uint32_t word = 0;
-        if (t >= 8 && t < 12) {
-            // bytes 4(t-8)..: lo (t 8, 9) or hi (t 10, 11) of four sub-blocks
-            int j0 = 4 * (t & 1);
+        if (lane >= 8 && lane < 12) {
+            // bytes 4(lane-8)..: lo (lanes 8, 9) or hi (10, 11) of four sub-blocks
+            int j0 = 4 * (lane & 1);
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                int v = sb32[j0 + k];
-                uint32_t byte = t < 10 ? (uint32_t)(v & 127) : (uint32_t)(v >> 7) & 0xffu;
+                int sv = sbs[j0 + k];
+                uint32_t byte = lane < 10 ? (uint32_t)(sv & 127) : (uint32_t)(sv >> 7) & 0xffu;
                 word |= byte << (8 * k);
             }
         }
-        ((uint32_t*)xm)[g0 + t] = word;
+        ((uint32_t*)xm)[g0 + lane] = word;
     }
 }
 
