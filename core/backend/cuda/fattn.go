@@ -16,13 +16,15 @@ import (
 // query rows of one KV head (256 output elements) and walks the cache in
 // 64-position tiles through shared memory, skipping the tiles the mask
 // hides from all its rows (read once, up front, into a bit a tile:
-// fattnSeenShared); each thread owns its score, sum and P·V chains across
-// the tiles, so every float chain runs in the CPU's order. Three passes
-// over the tiles (row maxima, the softmax sums, the weighted values), the
-// next tile's K and V in flight while one is computed; the scores of the
-// first pass stay in shared memory for the other two when they fit beside
-// two blocks an SM (fattnKeepShared), else those passes compute them
-// again. Decode (one query) keeps the kernels of decode.go.
+// fattnSeenShared); one thread, or a pair (fattnSplit), computes a score
+// and each thread owns its P·V chains across the tiles, so every float
+// chain runs in the CPU's order. Three passes (the scores and row maxima
+// over the tiles, the softmax sums, the weighted values over the tiles),
+// the next tile's K and V in flight while one is computed; the scores of
+// the first pass stay in shared memory when they fit beside the blocks an
+// SM the kernel is built for (fattnKeepShared), and the softmax then runs
+// once over them; else passes 1 and 2 compute them again. Decode (one
+// query) keeps the kernels of decode.go.
 
 // fattnHeadDims are the head sizes fattn.cu is instantiated for.
 var fattnHeadDims = map[int]string{64: "fattn_f16_64", 96: "fattn_f16_96", 128: "fattn_f16_128", 256: "fattn_f16_256"}
@@ -95,19 +97,27 @@ func (b *Backend) fattnFor(hd int) fattnKernel {
 	return fattnKernel{fattnHeadDims[hd], fattnRows(hd), 256, perSM}
 }
 
-// fattnShared is the kernels' dynamic shared memory for head size hd and
-// r query rows a block (mirrors fattn.cu), before the seen bits: a K tile
-// (64 positions as float, rows padded by four), two V tiles (F16, padded
-// by eight: this tile's and the next one in flight) and the next K tile's
-// halves as copied, which the 64 chains of each output element (stride 65)
-// reuse at the end; then q, the tile's scores, and per row the maximum,
-// 1/sum and the float64 sum.
-func fattnShared(hd, r int) int {
-	tiles := 64*(hd+4)*4 + 2*64*(hd+8)*2 + 64*hd*2
+// fattnShared is the dynamic shared memory of kernel k for head size hd
+// (mirrors fattn.cu), before the seen bits: a K tile (64 positions as
+// float, rows padded by four, or by eight where two threads share a score:
+// fattnSplit), two V tiles (F16, padded by eight: this tile's and the next
+// one in flight) and the next K tile's halves as copied, which the 64
+// chains of each output element (stride 65) reuse at the end; then q, the
+// tile's scores, and per row the maximum, 1/sum and the float64 sum.
+func fattnShared(hd int, k fattnKernel) int {
+	r, ks := k.rows, hd+4
+	if fattnSplit(k) {
+		ks = hd + 8
+	}
+	tiles := 64*ks*4 + 2*64*(hd+8)*2 + 64*hd*2
 	chains := r * hd * 65 * 4
 	a := (max(tiles, chains) + 15) / 16 * 16
 	return a + (r*hd+r*64+2*r)*4 + r*8
 }
+
+// fattnSplit reports whether kernel k computes each score by two threads
+// (SPLIT in fattn.cu: it has a thread pair for each of a tile's scores).
+func fattnSplit(k fattnKernel) bool { return k.threads >= 2*k.rows*64 }
 
 // fattnSeenShared is the bit a 64-position tile (some row of the block
 // sees it) that follows fattnShared for a cache of kvLen positions.
@@ -151,7 +161,7 @@ func (b *Backend) useFlash(n *graph.Node) bool {
 		return false
 	}
 	fk := b.fattnFor(int(q.Shape[0]))
-	return fattnShared(int(q.Shape[0]), fk.rows)+fattnSeenShared(p.KVLen) <= b.dv.smemOptin-attentionStaticShared
+	return fattnShared(int(q.Shape[0]), fk)+fattnSeenShared(p.KVLen) <= b.dv.smemOptin-attentionStaticShared
 }
 
 // flashAttention queues attention node n (q, k cache, v cache, mask at
@@ -177,7 +187,7 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 	}
 	fk := b.fattnFor(hd)
 	rows := int64(fk.rows)
-	sm, keep := fattnShared(hd, fk.rows)+fattnSeenShared(p.KVLen), int32(0)
+	sm, keep := fattnShared(hd, fk)+fattnSeenShared(p.KVLen), int32(0)
 	if ks := sm + fattnKeepShared(fk.rows, p.KVLen); !b.fattnNoKeep && ks <= b.dv.smemOptin/fk.perSM-1024 {
 		sm, keep = ks, 1
 		b.fattnKeeps++

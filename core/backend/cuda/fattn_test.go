@@ -66,7 +66,7 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 			continue // head sizes without a tensor-core kernel: the exact runs cover them
 		}
 		fk := g.fattnFor(hd)
-		wantKeep := !mma && !noKeep && fattnShared(hd, fk.rows)+fattnSeenShared(tc.kvLen)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
+		wantKeep := !mma && !noKeep && fattnShared(hd, fk)+fattnSeenShared(tc.kvLen)+fattnKeepShared(fk.rows, tc.kvLen) <= g.dv.smemOptin/fk.perSM-1024
 		if tc.kvLen == 6000 && wantKeep && fk.perSM == 2 {
 			t.Fatalf("a cache of 6000 positions keeps its scores (%d bytes): the case meant to recompute them does not", fattnKeepShared(fk.rows, tc.kvLen))
 		}

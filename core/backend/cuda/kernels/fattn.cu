@@ -7,27 +7,35 @@
 // skipped (their weights are exactly zero, which the CPU's sums skip or
 // add as zero). Only the parallel structure differs from attention_f16;
 // every chain of float operations is the CPU's:
-//   - each score one thread's 64-lane F16 dot (q rounded to F16), soft-cap,
-//     scale, mask — computed again in each of three passes, identically;
-//   - pass 1: each row's maximum (order-free);
-//   - pass 2: expf16(s − max) per position, each 16-block's sum by
-//     reduce_add16, the blocks added in float64 in position order (the
-//     tiles run in order, a thread per row adds its tile's four blocks);
-//   - pass 3: the weights float(e·(1/sum)) rounded to F16, and P·V: each
+//   - each score a 64-lane F16 dot (q rounded to F16; one thread, or two
+//     that each take the eight lanes reduce_add16 adds first and exchange
+//     the four sums that follow), soft-cap, scale, mask;
+//   - pass 0: the scores (kept in shared memory where they fit) and each
+//     row's maximum (order-free);
+//   - pass 1: expf16(s − max) per position, each 16-block's sum by
+//     reduce_add16, the blocks added in float64 in position order;
+//   - pass 2: the weights float(e·(1/sum)) rounded to F16, and P·V: each
 //     output element's 64 lane chains (position j feeds chain j mod 64,
 //     positions in order, zero weights skipped) up to the padded length's
 //     64-multiple, the rest in float64 in order; a thread owns its chains
 //     across all tiles (tiles are 64-aligned: a tile adds one term to each
 //     chain), and the chains are combined as the CPU's reduction at the end.
-// The padded length n_kv comes from attn_used (the cells in use), as for
-// attention_f16.
+// Every product in the dots is of two F16 values, exact in float, so a
+// product and the add after it are one fused multiply-add with the CPU's
+// bits. The padded length n_kv comes from attn_used (the cells in use), as
+// for attention_f16.
+//
+// With the scores kept, pass 1 is no tile loop: all threads take the
+// 16-blocks of the seen tiles (exps in place, block sums), then the rows'
+// float64 sums, then the weights in place, which pass 2 reads; without,
+// passes 1 and 2 load K and compute the scores again.
 //
 // Latency: the block reads the mask once, up front, into a bit per tile
 // (seen by some row), so the passes walk only those tiles and read no
 // mask to decide; the next tile's K and V halves are in flight (cp.async,
-// 4 bytes a copy: the caches may sit at any 4-byte offset) while this
-// tile's scores and values are computed, and so is each scorer's mask
-// value for it.
+// 16 bytes a copy where both caches' rows are 16-byte aligned, else 4)
+// while this tile's scores and values are computed, and so is each
+// scorer's mask value for it.
 #include "common.cuh"
 
 #define FA_KV 64 // cache positions per tile
@@ -73,9 +81,14 @@ template <int HD, int NT>
 __device__ void fattn(const float* q, const __half* kc, const __half* vc, const float* mask, const int* usedp, float* out, int T, int heads,
                       int kvHeads, int kvLen, float scale, float softCap, int keep) {
     constexpr int R = FA_R(HD, NT);
-    // Tile row strides: 16-byte rows four banks apart, so the 16-byte reads
-    // of a quarter warp (8 consecutive positions) hit distinct banks.
-    constexpr int KS = HD + 4; // K tile (floats)
+    // SPLIT: two threads a score (the block has a thread pair for each of
+    // its R·64 scores of a tile), each the products of eight of the 16
+    // lanes: {4h..4h+3, 8+4h..8+4h+3}, the lanes reduce_add16 adds first.
+    constexpr bool SPLIT = NT >= 2 * R * FA_KV;
+    // Tile row strides: the 16-byte reads of a quarter warp hit distinct
+    // banks: 8 consecutive positions, rows four banks apart; split, 4
+    // positions × the pair's two 16-byte reads, rows eight banks apart.
+    constexpr int KS = SPLIT ? HD + 8 : HD + 4; // K tile (floats)
     constexpr int VS = HD + 8; // V tiles (halves)
     constexpr int CELLS = R * HD;            // output elements
     constexpr int NPART = NT / FA_KV;        // P·V: thread groups of 64 lanes
@@ -155,8 +168,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     int nkv = max(32, (used + 31) / 32 * 32);
     int npV = nkv & ~63;
     // This thread's score: row sr, tile position sj (threads from R·64 on
-    // compute none).
-    int sr = tid / FA_KV, sj = tid % FA_KV;
+    // compute none), split: half sh of it (threads from 2·R·64 on none).
+    const int sr = SPLIT ? tid / (2 * FA_KV) : tid / FA_KV, sj = SPLIT ? (tid >> 1) % FA_KV : tid % FA_KV, sh = SPLIT ? tid & 1 : 0;
     bool scorer = sr < R;
     int stok = scorer ? (flat0 + sr) / group : 0;
     bool sok = scorer && stok < T;
@@ -298,7 +311,53 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // product is of two F16 values, exact in float, so a product
             // and its add are one fused multiply-add with the same bits.
             float s = -INFINITY;
-            if (loadK && scorer) {
+            if (SPLIT && loadK) {
+                // Both threads of a pair compute (whole warps, the shuffles
+                // below), the dead positions too (zeros past the cache's
+                // end); s is kept only where live.
+                int j = j0 + sj;
+                bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
+                const float* qh = sQ + (scorer ? sr : 0) * HD;
+                const float* kr = sK + sj * KS;
+                constexpr int npK = HD & ~63;
+                // t3[l] = v16[8+l] + v16[l] for this half's lanes l = 4sh..4sh+3.
+                float v8[2][4];
+#pragma unroll
+                for (int p = 0; p < 2; p++) {
+                    const int l0 = 8 * p + 4 * sh;
+                    float a[4][4];
+#pragma unroll
+                    for (int g = 0; g < 4; g++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) a[g][e] = 0.f;
+#pragma unroll
+                    for (int i = 0; i < npK; i += 64)
+#pragma unroll
+                        for (int g = 0; g < 4; g++) {
+                            float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
+                            a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
+                            a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
+                            a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
+                            a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
+                        }
+#pragma unroll
+                    for (int e = 0; e < 4; e++) v8[p][e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
+                }
+                float t3[4], t6[4];
+#pragma unroll
+                for (int e = 0; e < 4; e++) t3[e] = __fadd_rn(v8[1][e], v8[0][e]);
+                // t6[l] = t3[4+l] + t3[l]: the other half's four t3.
+#pragma unroll
+                for (int e = 0; e < 4; e++) t6[e] = __fadd_rn(t3[e], __shfl_xor_sync(0xffffffffu, t3[e], 1));
+                double sd = (double)__fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
+#pragma unroll
+                for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
+                if (scorer && live) {
+                    float v = (float)sd;
+                    if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
+                    s = __fadd_rn(__fmul_rn(v, scale), mv);
+                }
+            } else if (loadK && scorer) {
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 if (live) {
@@ -341,10 +400,10 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             const float* wt = sS;
             int wst = FA_KV;
             if (pass == 0) {
-                if (keep && scorer) sKeep[sr * kvP + j0 + sj] = s;
+                if (keep && scorer && sh == 0) sKeep[sr * kvP + j0 + sj] = s;
                 rmax = fmaxf(rmax, s);
             } else if (pass == 1) {
-                if (scorer) sS[sr * FA_KV + sj] = expf16(__fsub_rn(s, sM[sr]));
+                if (scorer && sh == 0) sS[sr * FA_KV + sj] = expf16(__fsub_rn(s, sM[sr]));
                 __syncthreads();
                 if (tid < R) {
                     double acc1 = sSum[tid];
@@ -357,7 +416,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     wt = sKeep + j0;
                     wst = kvP;
                 } else {
-                    if (scorer) {
+                    if (scorer && sh == 0) {
                         float w = expf16(__fsub_rn(s, sM[sr]));
                         if (w != 0.f) w = __half2float(__float2half_rn(__fmul_rn(w, sInv[sr])));
                         sS[sr * FA_KV + sj] = w;
@@ -404,11 +463,17 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             vb ^= 1;
         }
         if (pass == 0) {
-            // Row maxima: a warp's 32 scores are of one row.
+            // Row maxima: a warp's 32 scores are of one row (WPR warps a row).
+            constexpr int WPR = (SPLIT ? 2 : 1) * FA_KV / 32;
             float mx = warp_max(rmax);
-            if (scorer && lane == 0) sS[sr * FA_KV + (warp & 1)] = mx;
+            if (scorer && lane == 0) sS[sr * FA_KV + warp % WPR] = mx;
             __syncthreads();
-            if (tid < R) sM[tid] = fmaxf(sM[tid], fmaxf(sS[tid * FA_KV], sS[tid * FA_KV + 1]));
+            if (tid < R) {
+                float m = sS[tid * FA_KV];
+#pragma unroll
+                for (int k = 1; k < WPR; k++) m = fmaxf(m, sS[tid * FA_KV + k]);
+                sM[tid] = fmaxf(sM[tid], m);
+            }
             __syncthreads();
         } else if (pass == 1) {
             if (tid < R) sInv[tid] = (float)(1.0 / sSum[tid]);
