@@ -198,17 +198,17 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // blocks added in float64 in position order, then the weights.
             float* sBS = (float*)fa_smem; // [R][nTiles·4]
             const int nb = nTiles * 4;
-            for (int x = tid; x < R * nb; x += NT) {
-                int r = x / nb, b = x % nb, tl = b >> 2;
-                if (!(sSeen[tl >> 5] & (1u << (tl & 31)))) continue;
-                float* p = sKeep + r * kvP + 16 * b;
-                float e[16];
+            // The exps, a position a thread (the 16-block sums wait for them).
 #pragma unroll
-                for (int l = 0; l < 16; l++) {
-                    e[l] = expf16(__fsub_rn(p[l], sM[r]));
-                    p[l] = e[l];
+            for (int r = 0; r < R; r++)
+                for (int j = tid; j < kvP; j += NT) {
+                    int tl = (unsigned)j / FA_KV;
+                    if (sSeen[tl >> 5] & (1u << (tl & 31))) sKeep[r * kvP + j] = expf16(__fsub_rn(sKeep[r * kvP + j], sM[r]));
                 }
-                sBS[x] = reduce_add16(e);
+            __syncthreads();
+            for (int x = tid; x < R * nb; x += NT) {
+                int r = x / nb, b = x - r * nb, tl = b >> 2;
+                if (sSeen[tl >> 5] & (1u << (tl & 31))) sBS[x] = reduce_add16(sKeep + r * kvP + 16 * b);
             }
             __syncthreads();
             if (tid < R) {
@@ -219,11 +219,14 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 sInv[tid] = (float)(1.0 / acc1);
             }
             __syncthreads();
-            for (int x = tid; x < R * kvP; x += NT) {
-                int tl = (x % kvP) / FA_KV;
-                if (!(sSeen[tl >> 5] & (1u << (tl & 31)))) continue;
-                float e = sKeep[x];
-                if (e != 0.f) sKeep[x] = __half2float(__float2half_rn(__fmul_rn(e, sInv[x / kvP])));
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const float inv = sInv[r];
+                for (int j = tid; j < kvP; j += NT) {
+                    int tl = (unsigned)j / FA_KV;
+                    float e = sKeep[r * kvP + j];
+                    if ((sSeen[tl >> 5] & (1u << (tl & 31))) && e != 0.f) sKeep[r * kvP + j] = __half2float(__float2half_rn(__fmul_rn(e, inv)));
+                }
             }
             __syncthreads();
             continue;
@@ -239,7 +242,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 const __half* vt = vbase + (long long)j0 * kvRow;
 #pragma unroll
                 for (int n = 0; n < NC16; n++) {
-                    int i = tid + n * NT, kk = i / (HD / 8), d = i % (HD / 8) * 8;
+                    const unsigned i = tid + n * NT;
+                    const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
                     if (j0 + kk < kvLen) {
                         if (loadK) fa_cp16(sKh + kk * HD + d, kt + kk * kvRow + d);
                         if (loadV) fa_cp16(sV0 + vb * FA_KV * VS + kk * VS + d, vt + kk * kvRow + d);
@@ -279,7 +283,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 if (al16) {
 #pragma unroll
                     for (int n = 0; n < NC16; n++) {
-                        int i = tid + n * NT, kk = i / (HD / 8), d = i % (HD / 8) * 8;
+                        const unsigned i = tid + n * NT;
+                        const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
                         float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
                         if (j0 + kk < kvLen) {
                             uint4 raw = *(const uint4*)(sKh + kk * HD + d);
