@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 17 lead, device call 2 (issue 11): branch fa17. minfer-base = main 3f46726; minfer-v2 = 31c62eb (call 1's
+# Session 17 lead, device call 2 (issue 11): branch fa17 (base vs v2 was call 1). minfer-v2 = 31c62eb (call 1's
 # head: the exact flash attention's fewer instructions + two threads a score; mmq_act_q8k a warp per super-block);
 # minfer-v3 = c49e190 (v2 + the mat-mul fragments by ldmatrix); minfer (and the test binaries) = the branch head
 # (v3 + the kept scores' exps a position a thread, then the block sums; unsigned chunk indices). Order by value: the
@@ -8,7 +8,7 @@
 # only a few files).
 R=$PWD; D=$R/.device/s17c; L=$OUT/logs; mkdir -p $L
 dx() { if command -v xz >/dev/null; then xz -d -f "$1"; else python3 -c "import lzma,sys,shutil; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3],'wb'))" "$1" && rm -f "$1"; fi; }
-(cd $D && dx bins.tar.xz && tar xf bins.tar && rm bins.tar; chmod +x cuda.test core.test minfer minfer-base minfer-v2 minfer-v3)
+(cd $D && dx bins.tar.xz && tar xf bins.tar && rm bins.tar; chmod +x cuda.test core.test minfer minfer-v2 minfer-v3)
 S=$L/summary.txt
 fin() { echo "total ${SECONDS}s" | tee -a $S; (cd $OUT && tar czf logs.tgz logs && rm -rf logs); }
 trap fin EXIT
@@ -22,7 +22,7 @@ grep -E -- "--- (PASS|FAIL): (TestMMQGroupsMatMulsOfOneInput|TestMMQEveryWeightT
 wait $SP; grep -E "rc=|wrote" $L/synth.txt | tee -a $S
 bn() { echo "## $*" | tee -a $S; timeout 100 env "$@" > $L/b.txt 2>&1; echo "rc=$? ${SECONDS}s" >> $L/b.txt; grep -E "^prefill|^decode|^device|rc=|rror|panic" $L/b.txt | tee -a $S; cat $L/b.txt >> $L/gpu-bench.txt; }
 bround() {
-  for b in minfer-base minfer-v2 minfer-v3 minfer; do bn $D/$b bench -m /tmp/8b.gguf -p 512 -n 4 -r 3 --gpu-layers 33; done
+  for b in minfer-v2 minfer-v3 minfer; do bn $D/$b bench -m /tmp/8b.gguf -p 512 -n 4 -r 3 --gpu-layers 33; done
   for b in minfer-v2 minfer; do bn $D/$b bench -m /tmp/1b.gguf -p 512 -n 4 -r 3 --gpu-layers 23; done
 }
 bround; bround
