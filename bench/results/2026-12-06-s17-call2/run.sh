@@ -27,10 +27,11 @@ bround() {
   for b in minfer-v2 minfer-v3 minfer; do bn $D/$b bench -m /tmp/8b.gguf -p 512 -n 4 -r 3 --gpu-layers 33; done
   for b in minfer-v2 minfer; do bn $D/$b bench -m /tmp/1b.gguf -p 512 -n 4 -r 3 --gpu-layers 23; done
 }
-bround; snap; bround; snap
+bround; snap
 (cd core && MINFER_TESTDATA=$D/td timeout 200 $D/core.test -test.v -test.count=1 -test.run 'GPU' > $L/core-gpu.txt 2>&1; echo "core.test GPU rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/core-gpu.txt) fail=$(grep -c -- '--- FAIL' $L/core-gpu.txt) skip=$(grep -c -- '--- SKIP' $L/core-gpu.txt)" | tee -a $S)
 grep -E -- "--- FAIL|panic:|not charged" $L/core-gpu.txt | head -20 | tee -a $S
 snap
+[ $SECONDS -lt 330 ] && { bround; snap; }
 export MINFER_CUDA_GRAPHS=0
 nc() { tag=$1; shift; echo "## ncu times $tag: $*" | tee -a $S; timeout 60 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum "$@" > $L/ncu-$tag.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S; }
 [ $SECONDS -lt 450 ] && nc pre8ball --launch-count 420 $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 1 --gpu-layers 33
