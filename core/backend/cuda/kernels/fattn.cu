@@ -72,6 +72,32 @@ __device__ __forceinline__ int fa_next_seen(const uint32_t* seen, int t, int nTi
     return -1;
 }
 
+// fa_lanes4: lanes l0..l0+3 of a score's 16 (v[e]: lane l0+e). Chain
+// (l, g) sums the products d = l + 16g + 64i in order of i (the head's
+// first NPK elements), then the four groups are added as the CPU adds
+// them; 16-byte reads cover four lanes of one group. Every product is of
+// two F16 values, exact in float, so a product and its add are one FMA.
+template <int NPK>
+__device__ __forceinline__ void fa_lanes4(const float* qh, const float* kr, int l0, float* v) {
+    float a[4][4];
+#pragma unroll
+    for (int g = 0; g < 4; g++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) a[g][e] = 0.f;
+#pragma unroll
+    for (int i = 0; i < NPK; i += 64)
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
+            a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
+            a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
+            a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
+            a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
+        }
+#pragma unroll
+    for (int e = 0; e < 4; e++) v[e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
+}
+
 // fattn<HD, NT>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
 // mask [T][kvLen]; used: the cells in use (attn_used); out like q. grid
 // (ceil(T·group/R), kvHeads), NT threads; dynamic shared memory
@@ -328,26 +354,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 // t3[l] = v16[8+l] + v16[l] for this half's lanes l = 4sh..4sh+3.
                 float v8[2][4];
 #pragma unroll
-                for (int p = 0; p < 2; p++) {
-                    const int l0 = 8 * p + 4 * sh;
-                    float a[4][4];
-#pragma unroll
-                    for (int g = 0; g < 4; g++)
-#pragma unroll
-                        for (int e = 0; e < 4; e++) a[g][e] = 0.f;
-#pragma unroll
-                    for (int i = 0; i < npK; i += 64)
-#pragma unroll
-                        for (int g = 0; g < 4; g++) {
-                            float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
-                            a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
-                            a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
-                            a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
-                            a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
-                        }
-#pragma unroll
-                    for (int e = 0; e < 4; e++) v8[p][e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
-                }
+                for (int p = 0; p < 2; p++) fa_lanes4<npK>(qh, kr, 8 * p + 4 * sh, v8[p]);
                 float t3[4], t6[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++) t3[e] = __fadd_rn(v8[1][e], v8[0][e]);
@@ -370,29 +377,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     const float* kr = sK + sj * KS;
                     constexpr int npK = HD & ~63;
                     float v16[16];
-                    // Lanes l0..l0+3 of the 16: chain (l, g) sums the
-                    // products d = l + 16g + 64i in order of i; 16-byte
-                    // reads cover four lanes of one group.
 #pragma unroll
-                    for (int l0 = 0; l0 < 16; l0 += 4) {
-                        float a[4][4];
-#pragma unroll
-                        for (int g = 0; g < 4; g++)
-#pragma unroll
-                            for (int e = 0; e < 4; e++) a[g][e] = 0.f;
-#pragma unroll
-                        for (int i = 0; i < npK; i += 64)
-#pragma unroll
-                            for (int g = 0; g < 4; g++) {
-                                float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
-                                a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
-                                a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
-                                a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
-                                a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
-                            }
-#pragma unroll
-                        for (int e = 0; e < 4; e++) v16[l0 + e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
-                    }
+                    for (int l0 = 0; l0 < 16; l0 += 4) fa_lanes4<npK>(qh, kr, l0, v16 + l0);
                     double sd = (double)reduce_add16(v16);
 #pragma unroll
                     for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
