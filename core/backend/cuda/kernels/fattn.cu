@@ -342,13 +342,14 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // product is of two F16 values, exact in float, so a product
             // and its add are one fused multiply-add with the same bits.
             float s = -INFINITY;
-            if (SPLIT && loadK) {
+            if (SPLIT && loadK && tid < 2 * R * FA_KV) {
                 // Both threads of a pair compute (whole warps, the shuffles
                 // below), the dead positions too (zeros past the cache's
-                // end); s is kept only where live.
+                // end); s is kept only where live. Warps past the pairs
+                // (head size 256: 128 of 256 threads) compute none.
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
-                const float* qh = sQ + (scorer ? sr : 0) * HD;
+                const float* qh = sQ + sr * HD;
                 const float* kr = sK + sj * KS;
                 constexpr int npK = HD & ~63;
                 // t3[l] = v16[8+l] + v16[l] for this half's lanes l = 4sh..4sh+3.
@@ -364,7 +365,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 double sd = (double)__fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
 #pragma unroll
                 for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
-                if (scorer && live) {
+                if (live) {
                     float v = (float)sd;
                     if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
                     s = __fadd_rn(__fmul_rn(v, scale), mv);
