@@ -265,15 +265,6 @@ __device__ __forceinline__ void mma_k16_acc(int* c, const int* a, int b) {
         : "r"(a[0]), "r"(a[1]), "r"(b));
 }
 
-// ldsm4: four 8×8 matrices of 16-bit words from shared memory (ldmatrix
-// .x4): lanes 8i..8i+7 give the row addresses (16 bytes each) of matrix
-// i, and lane l receives word l%4 of row l/4 of each, which is where the
-// m16n8k32 fragments want a tile's bytes (row g, bytes 4·t4..4·t4+3).
-__device__ __forceinline__ void ldsm4(int* r, const void* p) {
-    uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
-}
-
 // One k-step of a tile in shared memory: the decoded weights (BM rows of
 // LD bytes), their per-16 scales (float for the 32-element types; for the
 // K-quants integer scales and mins spread to four bytes, and per row d and
@@ -362,32 +353,21 @@ __device__ __forceinline__ void compute_step(const Tile& s, float (&acc)[2][4][4
 #pragma unroll
     for (int st = 0; st < KC / SB; st++) {
         int a[2][4], bf[4][2];
-        if (SB == 32) {
-            // The fragments by ldmatrix: lane l addresses row l%8 of matrix
-            // l/8. A (a row tile): rows +8 for matrices 1, 3, bytes +16 for
-            // 2, 3; B (two token tiles): bytes +16 for 1, 3, the next tile
-            // for 2, 3.
-            const int lane = 4 * g + t4, lr = lane & 7, lm = lane >> 3;
 #pragma unroll
-            for (int mt = 0; mt < 2; mt++) ldsm4(a[mt], &s.W[wr + 16 * mt + lr + 8 * (lm & 1)][SB * st + 16 * (lm >> 1)]);
-#pragma unroll
-            for (int np = 0; np < 2; np++) {
-                int b4[4];
-                ldsm4(b4, &s.X[wt + 8 * (2 * np + (lm >> 1)) + lr][SB * st + 16 * (lm & 1)]);
-                bf[2 * np][0] = b4[0];
-                bf[2 * np][1] = b4[1];
-                bf[2 * np + 1][0] = b4[2];
-                bf[2 * np + 1][1] = b4[3];
+        for (int mt = 0; mt < 2; mt++) {
+            const int8_t* p = &s.W[wr + 16 * mt + g][SB * st + 4 * t4];
+            a[mt][0] = *(const int*)p;
+            a[mt][1] = *(const int*)(p + 8 * LD);
+            if (SB == 32) {
+                a[mt][2] = *(const int*)(p + 16);
+                a[mt][3] = *(const int*)(p + 8 * LD + 16);
             }
-        } else {
+        }
 #pragma unroll
-            for (int mt = 0; mt < 2; mt++) {
-                const int8_t* p = &s.W[wr + 16 * mt + g][SB * st + 4 * t4];
-                a[mt][0] = *(const int*)p;
-                a[mt][1] = *(const int*)(p + 8 * LD);
-            }
-#pragma unroll
-            for (int nt = 0; nt < 4; nt++) bf[nt][0] = *(const int*)&s.X[wt + 8 * nt + g][SB * st + 4 * t4];
+        for (int nt = 0; nt < 4; nt++) {
+            const int8_t* p = &s.X[wt + 8 * nt + g][SB * st + 4 * t4];
+            bf[nt][0] = *(const int*)p;
+            if (SB == 32) bf[nt][1] = *(const int*)(p + 16);
         }
         int gs = SB == 32 ? 2 * st : st; // the 16-group whose scales apply
         if (KQ) {
