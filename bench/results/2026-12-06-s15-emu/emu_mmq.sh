@@ -23,6 +23,7 @@ s = s[:a] + '''__device__ __forceinline__ void mma_k32(int* c, const int* a, con
 __device__ __forceinline__ void mma_k16(int* c, const int* a, int b) { mma_emu(c, a, &b, 16, false); }
 __device__ __forceinline__ void mma_k32_acc(int* c, const int* a, const int* b) { mma_emu(c, a, b, 32, true); }
 __device__ __forceinline__ void mma_k16_acc(int* c, const int* a, int b) { mma_emu(c, a, &b, 16, true); }
+__device__ __forceinline__ void ldsm4(int* r, const void* p) { ldsm_emu(r, p); }
 ''' + s[b:]
 a = s.index('__device__ __forceinline__ void cp_async4n('); b = s.index('template <int T, int NT>\n__device__ void mmqp(')
 s = s[:a] + '''__device__ __forceinline__ void cp_async4n(void* dst, const void* src, int n) { uint8_t w[4] = {0, 0, 0, 0}; memcpy(w, src, n); memcpy(dst, w, 4); }

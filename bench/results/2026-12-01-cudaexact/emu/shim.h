@@ -118,6 +118,15 @@ inline void mma_emu(int* c, const int* a, const int* b, int K, bool acc) {
     g_warp_bar[w]->arrive_and_wait();
     for (int i = 0; i < 4; i++) c[i] = acc ? c[i] + r[i] : r[i];
 }
+// Since session 17: ldmatrix .x4 (mma.cu's ldsm4): lanes 8i..8i+7 give the 16-byte rows of matrix i; lane l gets
+// bytes 4(l%4)..4(l%4)+3 of row l/4 of each matrix (exchanged through the shuffle buffer).
+inline void ldsm_emu(int* r, const void* p) {
+    int w = threadIdx.x >> 5, l = threadIdx.x & 31;
+    g_shfl[w][l] = (uint64_t)(uintptr_t)p;
+    g_warp_bar[w]->arrive_and_wait();
+    for (int i = 0; i < 4; i++) memcpy(&r[i], (const uint8_t*)(uintptr_t)g_shfl[w][8 * i + l / 4] + 4 * (l % 4), 4);
+    g_warp_bar[w]->arrive_and_wait();
+}
 // Since session 16: what fattn.cu's mask scan and ops.cu's attn_used (since session 8) use.
 inline unsigned atomicOr(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_or(v); }
 inline int __ffs(unsigned x) { return __builtin_ffs(x); }

@@ -72,6 +72,32 @@ __device__ __forceinline__ int fa_next_seen(const uint32_t* seen, int t, int nTi
     return -1;
 }
 
+// fa_lanes4: lanes l0..l0+3 of a score's 16 (v[e]: lane l0+e). Chain
+// (l, g) sums the products d = l + 16g + 64i in order of i (the head's
+// first NPK elements), then the four groups are added as the CPU adds
+// them; 16-byte reads cover four lanes of one group. Every product is of
+// two F16 values, exact in float, so a product and its add are one FMA.
+template <int NPK>
+__device__ __forceinline__ void fa_lanes4(const float* qh, const float* kr, int l0, float* v) {
+    float a[4][4];
+#pragma unroll
+    for (int g = 0; g < 4; g++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) a[g][e] = 0.f;
+#pragma unroll
+    for (int i = 0; i < NPK; i += 64)
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
+            a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
+            a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
+            a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
+            a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
+        }
+#pragma unroll
+    for (int e = 0; e < 4; e++) v[e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
+}
+
 // fattn<HD, NT>: q [T][heads][HD] float; caches [kvLen..][kvHeads·HD] F16;
 // mask [T][kvLen]; used: the cells in use (attn_used); out like q. grid
 // (ceil(T·group/R), kvHeads), NT threads; dynamic shared memory
@@ -198,17 +224,17 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // blocks added in float64 in position order, then the weights.
             float* sBS = (float*)fa_smem; // [R][nTiles·4]
             const int nb = nTiles * 4;
-            for (int x = tid; x < R * nb; x += NT) {
-                int r = x / nb, b = x % nb, tl = b >> 2;
-                if (!(sSeen[tl >> 5] & (1u << (tl & 31)))) continue;
-                float* p = sKeep + r * kvP + 16 * b;
-                float e[16];
+            // The exps, a position a thread (the 16-block sums wait for them).
 #pragma unroll
-                for (int l = 0; l < 16; l++) {
-                    e[l] = expf16(__fsub_rn(p[l], sM[r]));
-                    p[l] = e[l];
+            for (int r = 0; r < R; r++)
+                for (int j = tid; j < kvP; j += NT) {
+                    int tl = (unsigned)j / FA_KV;
+                    if (sSeen[tl >> 5] & (1u << (tl & 31))) sKeep[r * kvP + j] = expf16(__fsub_rn(sKeep[r * kvP + j], sM[r]));
                 }
-                sBS[x] = reduce_add16(e);
+            __syncthreads();
+            for (int x = tid; x < R * nb; x += NT) {
+                int r = x / nb, b = x - r * nb, tl = b >> 2;
+                if (sSeen[tl >> 5] & (1u << (tl & 31))) sBS[x] = reduce_add16(sKeep + r * kvP + 16 * b);
             }
             __syncthreads();
             if (tid < R) {
@@ -219,11 +245,14 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 sInv[tid] = (float)(1.0 / acc1);
             }
             __syncthreads();
-            for (int x = tid; x < R * kvP; x += NT) {
-                int tl = (x % kvP) / FA_KV;
-                if (!(sSeen[tl >> 5] & (1u << (tl & 31)))) continue;
-                float e = sKeep[x];
-                if (e != 0.f) sKeep[x] = __half2float(__float2half_rn(__fmul_rn(e, sInv[x / kvP])));
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const float inv = sInv[r];
+                for (int j = tid; j < kvP; j += NT) {
+                    int tl = (unsigned)j / FA_KV;
+                    float e = sKeep[r * kvP + j];
+                    if ((sSeen[tl >> 5] & (1u << (tl & 31))) && e != 0.f) sKeep[r * kvP + j] = __half2float(__float2half_rn(__fmul_rn(e, inv)));
+                }
             }
             __syncthreads();
             continue;
@@ -239,7 +268,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 const __half* vt = vbase + (long long)j0 * kvRow;
 #pragma unroll
                 for (int n = 0; n < NC16; n++) {
-                    int i = tid + n * NT, kk = i / (HD / 8), d = i % (HD / 8) * 8;
+                    const unsigned i = tid + n * NT;
+                    const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
                     if (j0 + kk < kvLen) {
                         if (loadK) fa_cp16(sKh + kk * HD + d, kt + kk * kvRow + d);
                         if (loadV) fa_cp16(sV0 + vb * FA_KV * VS + kk * VS + d, vt + kk * kvRow + d);
@@ -279,7 +309,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 if (al16) {
 #pragma unroll
                     for (int n = 0; n < NC16; n++) {
-                        int i = tid + n * NT, kk = i / (HD / 8), d = i % (HD / 8) * 8;
+                        const unsigned i = tid + n * NT;
+                        const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
                         float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
                         if (j0 + kk < kvLen) {
                             uint4 raw = *(const uint4*)(sKh + kk * HD + d);
@@ -311,38 +342,20 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // product is of two F16 values, exact in float, so a product
             // and its add are one fused multiply-add with the same bits.
             float s = -INFINITY;
-            if (SPLIT && loadK) {
+            if (SPLIT && loadK && tid < 2 * R * FA_KV) {
                 // Both threads of a pair compute (whole warps, the shuffles
                 // below), the dead positions too (zeros past the cache's
-                // end); s is kept only where live.
+                // end); s is kept only where live. Warps past the pairs
+                // (head size 256: 128 of 256 threads) compute none.
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
-                const float* qh = sQ + (scorer ? sr : 0) * HD;
+                const float* qh = sQ + sr * HD;
                 const float* kr = sK + sj * KS;
                 constexpr int npK = HD & ~63;
                 // t3[l] = v16[8+l] + v16[l] for this half's lanes l = 4sh..4sh+3.
                 float v8[2][4];
 #pragma unroll
-                for (int p = 0; p < 2; p++) {
-                    const int l0 = 8 * p + 4 * sh;
-                    float a[4][4];
-#pragma unroll
-                    for (int g = 0; g < 4; g++)
-#pragma unroll
-                        for (int e = 0; e < 4; e++) a[g][e] = 0.f;
-#pragma unroll
-                    for (int i = 0; i < npK; i += 64)
-#pragma unroll
-                        for (int g = 0; g < 4; g++) {
-                            float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
-                            a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
-                            a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
-                            a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
-                            a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
-                        }
-#pragma unroll
-                    for (int e = 0; e < 4; e++) v8[p][e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
-                }
+                for (int p = 0; p < 2; p++) fa_lanes4<npK>(qh, kr, 8 * p + 4 * sh, v8[p]);
                 float t3[4], t6[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++) t3[e] = __fadd_rn(v8[1][e], v8[0][e]);
@@ -352,7 +365,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 double sd = (double)__fadd_rn(__fadd_rn(t6[0], t6[2]), __fadd_rn(t6[1], t6[3]));
 #pragma unroll
                 for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
-                if (scorer && live) {
+                if (live) {
                     float v = (float)sd;
                     if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
                     s = __fadd_rn(__fmul_rn(v, scale), mv);
@@ -365,29 +378,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     const float* kr = sK + sj * KS;
                     constexpr int npK = HD & ~63;
                     float v16[16];
-                    // Lanes l0..l0+3 of the 16: chain (l, g) sums the
-                    // products d = l + 16g + 64i in order of i; 16-byte
-                    // reads cover four lanes of one group.
 #pragma unroll
-                    for (int l0 = 0; l0 < 16; l0 += 4) {
-                        float a[4][4];
-#pragma unroll
-                        for (int g = 0; g < 4; g++)
-#pragma unroll
-                            for (int e = 0; e < 4; e++) a[g][e] = 0.f;
-#pragma unroll
-                        for (int i = 0; i < npK; i += 64)
-#pragma unroll
-                            for (int g = 0; g < 4; g++) {
-                                float4 q4 = *(const float4*)(qh + i + 16 * g + l0), k4 = *(const float4*)(kr + i + 16 * g + l0);
-                                a[g][0] = __fmaf_rn(q4.x, k4.x, a[g][0]);
-                                a[g][1] = __fmaf_rn(q4.y, k4.y, a[g][1]);
-                                a[g][2] = __fmaf_rn(q4.z, k4.z, a[g][2]);
-                                a[g][3] = __fmaf_rn(q4.w, k4.w, a[g][3]);
-                            }
-#pragma unroll
-                        for (int e = 0; e < 4; e++) v16[l0 + e] = __fadd_rn(__fadd_rn(a[0][e], a[2][e]), __fadd_rn(a[1][e], a[3][e]));
-                    }
+                    for (int l0 = 0; l0 < 16; l0 += 4) fa_lanes4<npK>(qh, kr, l0, v16 + l0);
                     double sd = (double)reduce_add16(v16);
 #pragma unroll
                     for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
