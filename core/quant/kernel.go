@@ -25,6 +25,9 @@ type Kernel struct {
 	// preparation of a col16 group's row quad (rows16c.go), where the
 	// level has them; rows16 set makes col16 the kernel's Layout.
 	rows16  func(w, x, tab []byte, out *[16]float32)
+	// rows16x4: rows16 on four groups at once (DotGroups4), where the
+	// level has it.
+	rows16x4 func(w []byte, stride int, x, tab []byte, out *[64]float32)
 	prep16  func(group []byte, q int, u []byte)
 	deint16 func(dst []byte, wrb int, src []byte)
 	rows4x4 func(w, x []byte, out *[4]float32)
@@ -56,6 +59,7 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
 			k.deint8 = cur.deinterleave8Q4_0
 			k.rows16 = cur.dotR16C16Q4_0Q8_0
+			k.rows16x4 = cur.dotR16C16x4Q4_0Q8_0
 			k.deint16 = cur.deinterleave16Q4_0
 		}
 		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'

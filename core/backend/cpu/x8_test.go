@@ -74,7 +74,7 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 				if !k.Has(lay) {
 					continue
 				}
-				for _, rows := range []int{8, 16, 20, 21, 32, 48, 68, 200} {
+				for _, rows := range []int{8, 16, 20, 21, 32, 48, 68, 136, 200} {
 					w := quantRows(t, r, wt, in, rows)
 					w8 := toLayout(k, lay, w)
 					for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {

@@ -1,0 +1,74 @@
+package quant
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/minfer/minfer/gguf"
+)
+
+// TestDotGroups4MatchesGeneric: DotGroups4 on four Q4_0 col16 groups gives
+// each of their 64 rows the one-row generic bits at every level (the
+// four-group kernel where the level has it, HasGroups4; else the groups
+// one by one), with and without the token table, on random and edge rows
+// of the twin sizes; and HasGroups4 holds only for col16.
+func TestDotGroups4MatchesGeneric(t *testing.T) {
+	const typ = gguf.TypeQ4_0
+	one := genericKernels().dotQ4_0Q8_0
+	for _, lvl := range Levels() {
+		for _, n := range twinSizes(typ) {
+			if n == 0 {
+				continue
+			}
+			restore := ForceLevel(lvl)
+			k, err := NewKernel(typ, n)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k.HasGroups4(LayoutX8) || k.HasGroups4(LayoutFile) {
+				t.Fatalf("%s n=%d: HasGroups4 for a layout other than col16", lvl, n)
+			}
+			wrb := k.WeightRowBytes()
+			for kind := edgeRandom; kind <= edgeMixed; kind++ {
+				r := rand.New(rand.NewPCG(uint64(n)+71, uint64(kind)))
+				for rep := 0; rep < 3; rep++ {
+					var ws [64][]byte
+					var xs [64][]byte
+					for i := range ws {
+						ws[i], xs[i] = twinRows(t, r, typ, n, kind)
+					}
+					x := xs[r.IntN(64)] // one token for all rows
+					g := make([]byte, 64*wrb)
+					for q := 0; q < 4; q++ {
+						var src []byte
+						for i := 16 * q; i < 16*q+16; i++ {
+							src = append(src, ws[i]...)
+						}
+						k.Interleave(LayoutCol16, g[16*q*wrb:16*(q+1)*wrb], src)
+					}
+					var tab []byte
+					if tb := k.Token1TableBytes(); tb > 0 {
+						tab = make([]byte, tb)
+						k.PrepareToken1(x, tab)
+					}
+					for _, tb := range [][]byte{tab, nil} {
+						out := make([]float32, 64)
+						for i := range out {
+							out[i] = 12345 // every row must be written
+						}
+						restore := ForceLevel(lvl)
+						k.DotGroups4(LayoutCol16, g, x, tb, out)
+						restore()
+						for i := range ws {
+							if want := one(ws[i], x); !sameBits(out[i], want) {
+								t.Fatalf("%s n=%d kind %d rep %d table %v row %d: %g, generic %g (four-group kernel %v)",
+									lvl, n, kind, rep, tb != nil, i, out[i], want, k.HasGroups4(LayoutCol16))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
