@@ -152,30 +152,24 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 }
 
 // HasGroups4 reports whether DotGroups4 runs four groups of layout l in
-// one kernel call (else it runs them one by one, as DotGroup): col16
-// Q4_0 (at the AVX512 level with GFNI) and Q4_K (AVX512).
+// one kernel call (else it runs them one by one, as DotGroup).
 func (k *Kernel) HasGroups4(l Layout) bool {
 	return l == LayoutCol16 && k.rows16x4 != nil
 }
 
 // DotGroups4 is DotGroup on the four consecutive groups w (layout l, 4 ×
 // GroupRows rows), out (4 × GroupRows) their rows' dots in order: the
-// same bits. Where the level has a four-group col16 kernel (HasGroups4)
-// it reads the groups block by block (Q4_K: column by column), all four
-// against the token's block while it is in L1: one Q4_0 col16 group of
-// ffn_down's 5632-column rows (50.7 KB) alone streams more than the L1
-// holds between two reads of a token line, and such a matrix streamed
-// ~20 % slower from memory one group at a time than one of short rows
+// same bits. Where the level has the four-group col16 kernel
+// (HasGroups4) it reads the groups block by block, all four against the
+// token's block while it is in L1: one Q4_0 col16 group of ffn_down's
+// 5632-column rows (50.7 KB) alone streams more than the L1 holds between
+// two reads of a token line, and such matrices streamed ~20 % slower from
+// memory than those of short rows one group at a time
 // (bench/results/2026-12-06-s18-cpu).
 func (k *Kernel) DotGroups4(l Layout, w, x, tab []byte, out []float32) {
 	gr := l.GroupRows()
 	gb := gr * k.wrb
-	switch {
-	case !k.HasGroups4(l):
-	case k.t != gguf.TypeQ4_0: // Q4_K: no token table
-		k.rows16x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], nil, (*[64]float32)(out[:64]))
-		return
-	case tab != nil:
+	if k.HasGroups4(l) && tab != nil {
 		k.rows16x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab[:k.n/qk*token1Q8_0], (*[64]float32)(out[:64]))
 		return
 	}

@@ -7,17 +7,14 @@ import (
 	"github.com/minfer/minfer/gguf"
 )
 
-// TestDotGroups4MatchesGeneric: DotGroups4 on four Q4_0 or Q4_K col16
-// groups gives each of their 64 rows the one-row generic bits at every
-// level (the four-group kernel where the level has it, HasGroups4; else
-// the groups one by one), with and without the token table, on random and
-// edge rows of the twin sizes; and HasGroups4 holds only for col16.
+// TestDotGroups4MatchesGeneric: DotGroups4 on four Q4_0 col16 groups gives
+// each of their 64 rows the one-row generic bits at every level (the
+// four-group kernel where the level has it, HasGroups4; else the groups
+// one by one), with and without the token table, on random and edge rows
+// of the twin sizes; and HasGroups4 holds only for col16.
 func TestDotGroups4MatchesGeneric(t *testing.T) {
-	testDotGroups4(t, gguf.TypeQ4_0, genericKernels().dotQ4_0Q8_0)
-	testDotGroups4(t, gguf.TypeQ4_K, genericKernels().dotQ4_KQ8_K)
-}
-
-func testDotGroups4(t *testing.T, typ gguf.GGMLType, one func(w, x []byte) float32) {
+	const typ = gguf.TypeQ4_0
+	one := genericKernels().dotQ4_0Q8_0
 	for _, lvl := range Levels() {
 		for _, n := range twinSizes(typ) {
 			if n == 0 {
@@ -30,7 +27,7 @@ func testDotGroups4(t *testing.T, typ gguf.GGMLType, one func(w, x []byte) float
 				t.Fatal(err)
 			}
 			if k.HasGroups4(LayoutX8) || k.HasGroups4(LayoutFile) {
-				t.Fatalf("%s %s n=%d: HasGroups4 for a layout other than col16", typ, lvl, n)
+				t.Fatalf("%s n=%d: HasGroups4 for a layout other than col16", lvl, n)
 			}
 			wrb := k.WeightRowBytes()
 			for kind := edgeRandom; kind <= edgeMixed; kind++ {
@@ -65,8 +62,8 @@ func testDotGroups4(t *testing.T, typ gguf.GGMLType, one func(w, x []byte) float
 						restore()
 						for i := range ws {
 							if want := one(ws[i], x); !sameBits(out[i], want) {
-								t.Fatalf("%s %s n=%d kind %d rep %d table %v row %d: %g, generic %g (four-group kernel %v)",
-									typ, lvl, n, kind, rep, tb != nil, i, out[i], want, k.HasGroups4(LayoutCol16))
+								t.Fatalf("%s n=%d kind %d rep %d table %v row %d: %g, generic %g (four-group kernel %v)",
+									lvl, n, kind, rep, tb != nil, i, out[i], want, k.HasGroups4(LayoutCol16))
 							}
 						}
 					}

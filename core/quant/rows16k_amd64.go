@@ -30,21 +30,6 @@ func rows16C16Q4K(w, x, _ []byte, out *[16]float32) {
 	rows16C16Q4KAVX512(&w[0], &x[0], nb, out)
 }
 
-//go:noescape
-func rows16C16x4Q4KAVX512(w *byte, stride int, x *byte, nb int, out *[64]float32)
-
-// rows16C16x4Q4K wraps rows16C16x4Q4KAVX512 (tab unused).
-func rows16C16x4Q4K(w []byte, stride int, x, _ []byte, out *[64]float32) {
-	nb := stride / c16ColQ4K
-	if nb <= 0 {
-		*out = [64]float32{}
-		return
-	}
-	_ = w[3*stride+nb*c16ColQ4K-1]
-	_ = x[nb*bytesQ8K-1]
-	rows16C16x4Q4KAVX512(&w[0], stride, &x[0], nb, out)
-}
-
 // prep16Q4K wraps prep4x16Q4KAVX512 for row quad q (0..3) of a c16 group.
 func prep16Q4K(g []byte, q int, u []byte) {
 	nb := len(u) / prep4Q4_KBlock
