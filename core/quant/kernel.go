@@ -59,7 +59,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
 			k.deint8 = cur.deinterleave8Q4_0
 			k.rows16 = cur.dotR16C16Q4_0Q8_0
-			k.rows16x4 = cur.dotR16C16x4Q4_0Q8_0
+			if 16*wrb >= groups4MinBytes {
+				k.rows16x4 = cur.dotR16C16x4Q4_0Q8_0
+			}
 			k.deint16 = cur.deinterleave16Q4_0
 		}
 		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'

@@ -151,8 +151,19 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 	}
 }
 
+// groups4MinBytes is the smallest col16 group (bytes) that DotGroups4
+// reads four at a time. On the Zen 5 VM of session 18, from memory on two
+// threads (BenchmarkZGroups4, bench/results/2026-12-06-s18-cpu), the four-group
+// Q4_0 kernel read ffn_down's shape (2048 rows of 5632: 50.7 KB groups) at
+// 49.3 GB/s against 37.9 one group at a time, but the gate's (5632 of
+// 2048: 18.4 KB groups) at 49.6 against 52.4: a group that fits the L1
+// with the token keeps it there by itself.
+const groups4MinBytes = 32 << 10
+
 // HasGroups4 reports whether DotGroups4 runs four groups of layout l in
-// one kernel call (else it runs them one by one, as DotGroup).
+// one kernel call (else it runs them one by one, as DotGroup): Q4_0 col16
+// groups of groups4MinBytes or more, where the level has the kernel
+// (AVX512 with GFNI).
 func (k *Kernel) HasGroups4(l Layout) bool {
 	return l == LayoutCol16 && k.rows16x4 != nil
 }

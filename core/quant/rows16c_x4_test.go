@@ -11,12 +11,13 @@ import (
 // each of their 64 rows the one-row generic bits at every level (the
 // four-group kernel where the level has it, HasGroups4; else the groups
 // one by one), with and without the token table, on random and edge rows
-// of the twin sizes; and HasGroups4 holds only for col16.
+// of the twin sizes and of rows long enough for the four-group kernel;
+// and HasGroups4 holds only for col16 and groups of groups4MinBytes.
 func TestDotGroups4MatchesGeneric(t *testing.T) {
 	const typ = gguf.TypeQ4_0
 	one := genericKernels().dotQ4_0Q8_0
 	for _, lvl := range Levels() {
-		for _, n := range twinSizes(typ) {
+		for _, n := range append(twinSizes(typ), 3648, 5632) {
 			if n == 0 {
 				continue
 			}
@@ -30,6 +31,12 @@ func TestDotGroups4MatchesGeneric(t *testing.T) {
 				t.Fatalf("%s n=%d: HasGroups4 for a layout other than col16", lvl, n)
 			}
 			wrb := k.WeightRowBytes()
+			if k.HasGroups4(LayoutCol16) != (k.rows16x4 != nil) || (k.rows16x4 != nil && 16*wrb < groups4MinBytes) {
+				t.Fatalf("%s n=%d: HasGroups4 %v for groups of %d bytes", lvl, n, k.HasGroups4(LayoutCol16), 16*wrb)
+			}
+			if n == 5632 && lvl == AVX512 && levels[AVX512].dotR16C16x4Q4_0Q8_0 != nil && !k.HasGroups4(LayoutCol16) {
+				t.Fatalf("%s n=%d: no four-group kernel", lvl, n)
+			}
 			for kind := edgeRandom; kind <= edgeMixed; kind++ {
 				r := rand.New(rand.NewPCG(uint64(n)+71, uint64(kind)))
 				for rep := 0; rep < 3; rep++ {
