@@ -28,6 +28,8 @@ type Kernel struct {
 	// rows16x4: rows16 on four groups at once (DotGroups4), where the
 	// level has it.
 	rows16x4 func(w []byte, stride int, x, tab []byte, out *[64]float32)
+	// rows8x4: the same for x8 groups (Q8_0).
+	rows8x4 func(w []byte, stride int, x, tab []byte, out *[32]float32)
 	prep16  func(group []byte, q int, u []byte)
 	deint16 func(dst []byte, wrb int, src []byte)
 	rows4x4 func(w, x []byte, out *[4]float32)
@@ -74,6 +76,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ8_0:
 		k.rows4 = cur.dotR4Q8_0Q8_0
 		k.rows8X8 = cur.dotR8X8Q8_0Q8_0
+		if 8*wrb >= groups4MinBytes {
+			k.rows8x4 = cur.dotR8X8x4Q8_0Q8_0
+		}
 		k.deint8 = cur.deinterleave8Q8_0
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K

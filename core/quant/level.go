@@ -207,6 +207,10 @@ type kernelSet struct {
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)
 	// dotR8X8Q8_0Q8_0, deinterleave8Q8_0: the same for Q8_0.
 	dotR8X8Q8_0Q8_0   func(w, x, tab []byte, out *[8]float32)
+	// dotR8X8x4Q8_0Q8_0: dotR8X8Q8_0Q8_0 on four groups at once (group g
+	// at w[g·stride:], its sums at out[8g:]), block by block; nil where
+	// the level has none.
+	dotR8X8x4Q8_0Q8_0 func(w []byte, stride int, x, tab []byte, out *[32]float32)
 	deinterleave8Q8_0 func(dst []byte, wrb int, src []byte)
 	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)

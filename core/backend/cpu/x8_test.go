@@ -51,6 +51,7 @@ func TestX8MatMulMatchesVecDot(t *testing.T) {
 	// Rows long enough for the four-group col16 decode kernel
 	// (quant.Kernel.DotGroups4).
 	testX8MatMul(t, gguf.TypeQ4_0, 4096, []int{68, 136, 200}, []int{1, 2, 9})
+	testX8MatMul(t, gguf.TypeQ8_0, 4096, []int{68, 136, 200}, []int{1, 2, 9})
 }
 
 // x8TestRow is the row length the x8 tests use for wt: a few blocks.
