@@ -24,7 +24,7 @@ type Kernel struct {
 	// rows16, prep16: the col16 decode kernel and the tile kernels'
 	// preparation of a col16 group's row quad (rows16c.go), where the
 	// level has them; rows16 set makes col16 the kernel's Layout.
-	rows16  func(w, x, tab []byte, out *[16]float32)
+	rows16 func(w, x, tab []byte, out *[16]float32)
 	// rows16x4: rows16 on four groups at once (DotGroups4), where the
 	// level has it.
 	rows16x4 func(w []byte, stride int, x, tab []byte, out *[64]float32)

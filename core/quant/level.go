@@ -206,7 +206,7 @@ type kernelSet struct {
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)
 	// dotR8X8Q8_0Q8_0, deinterleave8Q8_0: the same for Q8_0.
-	dotR8X8Q8_0Q8_0   func(w, x, tab []byte, out *[8]float32)
+	dotR8X8Q8_0Q8_0 func(w, x, tab []byte, out *[8]float32)
 	// dotR8X8x4Q8_0Q8_0: dotR8X8Q8_0Q8_0 on four groups at once (group g
 	// at w[g·stride:], its sums at out[8g:]), block by block; nil where
 	// the level has none.

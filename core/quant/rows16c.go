@@ -151,8 +151,8 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 	}
 }
 
-// groups4MinBytes is the smallest col16 group (bytes) that DotGroups4
-// reads four at a time. On the Zen 5 VM of session 18, from memory on two
+// groups4MinBytes is the smallest group (bytes; col16 or x8) that
+// DotGroups4 reads four at a time. On the Zen 5 VM of session 18, from memory on two
 // threads (BenchmarkZGroups4, bench/results/2026-12-06-s18-cpu), the four-group
 // Q4_0 kernel read ffn_down's shape (2048 rows of 5632: 50.7 KB groups) at
 // 49.3 GB/s against 37.9 one group at a time, but the gate's (5632 of
