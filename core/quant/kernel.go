@@ -24,7 +24,12 @@ type Kernel struct {
 	// rows16, prep16: the col16 decode kernel and the tile kernels'
 	// preparation of a col16 group's row quad (rows16c.go), where the
 	// level has them; rows16 set makes col16 the kernel's Layout.
-	rows16  func(w, x, tab []byte, out *[16]float32)
+	rows16 func(w, x, tab []byte, out *[16]float32)
+	// rows16x4: rows16 on four groups at once (DotGroups4), where the
+	// level has it.
+	rows16x4 func(w []byte, stride int, x, tab []byte, out *[64]float32)
+	// rows8x4: the same for x8 groups (Q8_0).
+	rows8x4 func(w []byte, stride int, x, tab []byte, out *[32]float32)
 	prep16  func(group []byte, q int, u []byte)
 	deint16 func(dst []byte, wrb int, src []byte)
 	rows4x4 func(w, x []byte, out *[4]float32)
@@ -56,6 +61,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 			k.rows8X8 = cur.dotR8X8Q4_0Q8_0
 			k.deint8 = cur.deinterleave8Q4_0
 			k.rows16 = cur.dotR16C16Q4_0Q8_0
+			if 16*wrb >= groups4MinBytes {
+				k.rows16x4 = cur.dotR16C16x4Q4_0Q8_0
+			}
 			k.deint16 = cur.deinterleave16Q4_0
 		}
 		if k.t8.prepX8 != nil { // the same preparation as the x8 halves'
@@ -68,6 +76,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ8_0:
 		k.rows4 = cur.dotR4Q8_0Q8_0
 		k.rows8X8 = cur.dotR8X8Q8_0Q8_0
+		if 8*wrb >= groups4MinBytes {
+			k.rows8x4 = cur.dotR8X8x4Q8_0Q8_0
+		}
 		k.deint8 = cur.deinterleave8Q8_0
 	case gguf.TypeQ4_K:
 		k.rows4 = cur.dotR4Q4_KQ8_K

@@ -185,6 +185,10 @@ type kernelSet struct {
 	// col16 group.
 	dotR16C16Q4_0Q8_0 func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q4_0S     func(group []byte, q int, u []byte)
+	// dotR16C16x4Q4_0Q8_0: dotR16C16Q4_0Q8_0 on four groups at once
+	// (group g at w[g·stride:], its sums at out[16g:]), block by block;
+	// nil where the level has none (the groups then run one by one).
+	dotR16C16x4Q4_0Q8_0 func(w []byte, stride int, x, tab []byte, out *[64]float32)
 	// dotR16C16Q4_KQ8_K, prep4x16Q4_K: the same for Q4_K's col16 layout
 	// (rows16k.go; no token table: tab is nil), prep4Q4_K's preparation.
 	dotR16C16Q4_KQ8_K func(w, x, tab []byte, out *[16]float32)
@@ -202,7 +206,11 @@ type kernelSet struct {
 	// has none (deinterleave8Q4_0Generic runs).
 	deinterleave8Q4_0 func(dst []byte, wrb int, src []byte)
 	// dotR8X8Q8_0Q8_0, deinterleave8Q8_0: the same for Q8_0.
-	dotR8X8Q8_0Q8_0   func(w, x, tab []byte, out *[8]float32)
+	dotR8X8Q8_0Q8_0 func(w, x, tab []byte, out *[8]float32)
+	// dotR8X8x4Q8_0Q8_0: dotR8X8Q8_0Q8_0 on four groups at once (group g
+	// at w[g·stride:], its sums at out[8g:]), block by block; nil where
+	// the level has none.
+	dotR8X8x4Q8_0Q8_0 func(w []byte, stride int, x, tab []byte, out *[32]float32)
 	deinterleave8Q8_0 func(dst []byte, wrb int, src []byte)
 	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)

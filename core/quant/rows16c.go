@@ -151,6 +151,51 @@ func (k *Kernel) DotGroup(l Layout, w, x, tab []byte, out []float32) {
 	}
 }
 
+// groups4MinBytes is the smallest group (bytes; col16 or x8) that
+// DotGroups4 reads four at a time. On the Zen 5 VM of session 18, from memory on two
+// threads (BenchmarkZGroups4, bench/results/2026-12-06-s18-cpu), the four-group
+// Q4_0 kernel read ffn_down's shape (2048 rows of 5632: 50.7 KB groups) at
+// 49.3 GB/s against 37.9 one group at a time, but the gate's (5632 of
+// 2048: 18.4 KB groups) at 49.6 against 52.4: a group that fits the L1
+// with the token keeps it there by itself.
+const groups4MinBytes = 32 << 10
+
+// HasGroups4 reports whether DotGroups4 runs four groups of layout l in
+// one kernel call (else it runs them one by one, as DotGroup): Q4_0 col16
+// groups (AVX512 with GFNI) and Q8_0 x8 groups (AVX512) of
+// groups4MinBytes or more. (Q8_0 x8 from memory, BenchmarkZGroups4Q8:
+// ffn_down's shape, 47.9 KB groups, 42.4 GB/s against 38.1 one group at a
+// time; the gate's, 17.4 KB groups, 38.4 against 48.1. A four-group Q4_K
+// col16 kernel read both shapes slower: tried-q4k-groups4.diff.)
+func (k *Kernel) HasGroups4(l Layout) bool {
+	return l == LayoutCol16 && k.rows16x4 != nil || l == LayoutX8 && k.rows8x4 != nil
+}
+
+// DotGroups4 is DotGroup on the four consecutive groups w (layout l, 4 ×
+// GroupRows rows), out (4 × GroupRows) their rows' dots in order: the
+// same bits. Where the kernel has a four-group kernel (HasGroups4) it
+// reads the groups block by block, all four against the token's block
+// while it is in L1: one Q4_0 col16 group of ffn_down's
+// 5632-column rows (50.7 KB) alone streams more than the L1 holds between
+// two reads of a token line, and such matrices streamed ~20 % slower from
+// memory than those of short rows one group at a time
+// (bench/results/2026-12-06-s18-cpu).
+func (k *Kernel) DotGroups4(l Layout, w, x, tab []byte, out []float32) {
+	gr := l.GroupRows()
+	gb := gr * k.wrb
+	if k.HasGroups4(l) && tab != nil {
+		if l == LayoutX8 {
+			k.rows8x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab[:k.n/qk*token1Q8_0], (*[32]float32)(out[:32]))
+			return
+		}
+		k.rows16x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab[:k.n/qk*token1Q8_0], (*[64]float32)(out[:64]))
+		return
+	}
+	for g := 0; g < 4; g++ {
+		k.DotGroup(l, w[g*gb:(g+1)*gb], x, tab, out[g*gr:(g+1)*gr])
+	}
+}
+
 // DotGroupRow is Dot of row r of the group w (layout l) against x.
 func (k *Kernel) DotGroupRow(l Layout, w []byte, r int, x []byte) float32 {
 	if l != LayoutCol16 {

@@ -256,3 +256,81 @@ d16q40loop:
 	JNZ  d16q40loop
 	VZEROUPPER
 	RET
+
+// C16X4_CHUNK: C16Q40_CHUNK (GFNI high nibbles) of the group at P.
+#define C16X4_CHUNK(P, off, xlo, xhi) \
+	VMOVDQU64 off(P), Z1; \
+	VGF2P8AFFINEQB $0, Z13, Z1, Z2; \
+	VPANDD Z15, Z1, Z1; \
+	VPDPBUSD.BCST xlo(DI), Z1, Z4; \
+	VPDPBUSD.BCST xhi(DI), Z2, Z4
+
+// C16X4_BLOCK: C16Q40_BLOCK(C16Q40_HI_GFNI) of the group at P into the
+// sums ACC, the pointers left as they are.
+#define C16X4_BLOCK(P, ACC) \
+	PREFETCHT0 (P)(R11*1); \
+	PREFETCHT0 64(P)(R11*1); \
+	PREFETCHT0 128(P)(R11*1); \
+	PREFETCHT0 192(P)(R11*1); \
+	PREFETCHT0 256(P)(R11*1); \
+	VPBROADCASTD 4(BX), Z4; \
+	VPSUBD Z4, Z14, Z4; \
+	C16X4_CHUNK(P, 32, 2, 18); \
+	C16X4_CHUNK(P, 96, 6, 22); \
+	C16X4_CHUNK(P, 160, 10, 26); \
+	C16X4_CHUNK(P, 224, 14, 30); \
+	VCVTDQ2PS Z4, Z4; \
+	VCVTPH2PS (P), Z5; \
+	VBROADCASTSS (BX), Z6; \
+	VMULPS Z6, Z5, Z5; \
+	VMULPS Z5, Z4, Z4; \
+	VADDPS Z4, ACC, ACC
+
+// func q4_0q8_0r16c16x4GFNI(w *byte, stride int, x *byte, nb int, tab *byte, out *[64]float32)
+// q4_0q8_0r16c16GFNI on four col16 groups at once (group g at w +
+// g·stride, its sixteen sums at out[16g:]): block by block, the four
+// groups' blocks one after another against the token's block. Each
+// group's sums get the one-group kernel's float sequence, so the bits are
+// the same; the token's block is read from L1 for all four (one group of
+// a long row, e.g. ffn_down's 50.7 KB, alone pushes the token's lines out
+// of L1 before the next group reads them), and each thread streams four
+// regions at once.
+TEXT ·q4_0q8_0r16c16x4GFNI(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ stride+8(FP), AX
+	MOVQ x+16(FP), DI
+	MOVQ nb+24(FP), CX
+	MOVQ tab+32(FP), BX
+	MOVQ ·c16PrefetchQ4_0(SB), R11
+	LEAQ (SI)(AX*1), R8
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	MOVL $0x0F0F0F0F, AX
+	VPBROADCASTD AX, Z15
+	MOVQ $0x1020408000000000, AX
+	VPBROADCASTQ AX, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+c16x4loop:
+	C16X4_BLOCK(SI, Z16)
+	C16X4_BLOCK(R8, Z17)
+	C16X4_BLOCK(R9, Z18)
+	C16X4_BLOCK(R10, Z19)
+	ADDQ $288, SI
+	ADDQ $288, R8
+	ADDQ $288, R9
+	ADDQ $288, R10
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  c16x4loop
+	MOVQ out+40(FP), DX
+	VMOVUPS Z16, (DX)
+	VMOVUPS Z17, 64(DX)
+	VMOVUPS Z18, 128(DX)
+	VMOVUPS Z19, 192(DX)
+	VZEROUPPER
+	RET

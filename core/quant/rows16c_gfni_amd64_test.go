@@ -63,3 +63,54 @@ func TestRows16C16Q4_0KernelsMatchGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestRows16C16x4Q4_0KernelMatchesGeneric: the four-group Q4_0 col16
+// decode kernel (GFNI) gives each of its 64 rows the one-row generic bits,
+// on random and edge rows of the twin sizes, whatever the current level.
+func TestRows16C16x4Q4_0KernelMatchesGeneric(t *testing.T) {
+	if !hasAVX512() || !cpu.X86.HasAVX512GFNI {
+		t.Skip("no AVX-512 GFNI")
+	}
+	const typ = gguf.TypeQ4_0
+	one := genericKernels().dotQ4_0Q8_0
+	defer ForceLevel(AVX512)()
+	for _, n := range twinSizes(typ) {
+		if n == 0 {
+			continue
+		}
+		k, err := NewKernel(typ, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrb := k.WeightRowBytes()
+		for kind := edgeRandom; kind <= edgeMixed; kind++ {
+			r := rand.New(rand.NewPCG(uint64(n)+73, uint64(kind)))
+			for rep := 0; rep < 3; rep++ {
+				var ws [64][]byte
+				var x []byte
+				for i := range ws {
+					ws[i], x = twinRows(t, r, typ, n, kind)
+				}
+				// a gap between the groups: the stride is the argument's
+				stride := 16*wrb + 288*r.IntN(3)
+				g := make([]byte, 3*stride+16*wrb)
+				for q := 0; q < 4; q++ {
+					var src []byte
+					for i := 16 * q; i < 16*q+16; i++ {
+						src = append(src, ws[i]...)
+					}
+					k.Interleave(LayoutCol16, g[q*stride:q*stride+16*wrb], src)
+				}
+				tab := make([]byte, k.Token1TableBytes())
+				k.PrepareToken1(x, tab)
+				var out [64]float32
+				q4_0q8_0r16c16x4GFNI(&g[0], stride, &x[0], n/qk, &tab[0], &out)
+				for i := range ws {
+					if want := one(ws[i], x); !sameBits(out[i], want) {
+						t.Fatalf("n=%d kind %d rep %d row %d: %g, generic %g", n, kind, rep, i, out[i], want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -80,6 +80,25 @@ func rows8X8(asm func(w *byte, x *byte, nb int, tab *byte, out *[8]float32), gro
 	}
 }
 
+//go:noescape
+func q8_0q8_0r8x8x4AVX512(w *byte, stride int, x *byte, nb int, tab *byte, out *[32]float32)
+
+// rows8X8x4 wraps a four-group x8 kernel whose groups take group bytes a
+// block.
+func rows8X8x4(asm func(w *byte, stride int, x *byte, nb int, tab *byte, out *[32]float32), group int) func(w []byte, stride int, x, tab []byte, out *[32]float32) {
+	return func(w []byte, stride int, x, tab []byte, out *[32]float32) {
+		nb := stride / group
+		if nb <= 0 {
+			*out = [32]float32{}
+			return
+		}
+		_ = w[3*stride+nb*group-1]
+		_ = x[nb*bytesQ80-1]
+		_ = tab[nb*token1Q8_0-1]
+		asm(&w[0], stride, &x[0], nb, &tab[0], out)
+	}
+}
+
 // deinterleave8 wraps a Deinterleave8 kernel of a type with blocks of
 // block bytes and x8 groups of group bytes a block.
 func deinterleave8(asm func(dst *byte, wrb int, src *byte, nb int), block, group int) func(dst []byte, wrb int, src []byte) {

@@ -605,3 +605,82 @@ q80r8x8v:
 	VMOVUPS Y0, (DX)
 	VZEROUPPER
 	RET
+
+// X8Q80_GROUP(P, ACC): one group's block of q8_0q8_0r8x8x4AVX512 (the x8
+// group at P) into its sums ACC: q8_0q8_0r8x8AVX512's loop body with the
+// token's chunks (Z11–Z14), 128·Σq (Y7) and d_x (Y9) already loaded.
+#define X8Q80_GROUP(P, ACC) \
+	PREFETCHT0 (P)(R11*1); \
+	PREFETCHT0 64(P)(R11*1); \
+	PREFETCHT0 128(P)(R11*1); \
+	PREFETCHT0 192(P)(R11*1); \
+	PREFETCHT0 256(P)(R11*1); \
+	VPXORD 16(P), Z15, Z1; \
+	VPXORD 80(P), Z15, Z2; \
+	VPXORD 144(P), Z15, Z3; \
+	VPXORD 208(P), Z15, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPDPBUSD Z11, Z1, Z5; \
+	VPDPBUSD Z12, Z2, Z6; \
+	VPDPBUSD Z13, Z3, Z5; \
+	VPDPBUSD Z14, Z4, Z6; \
+	VPADDD Z6, Z5, Z5; \
+	VPSRLQ $32, Z5, Z6; \
+	VPADDD Z6, Z5, Z5; \
+	VPMOVQD Z5, Y5; \
+	VPSUBD Y7, Y5, Y5; \
+	VCVTDQ2PS Y5, Y5; \
+	VCVTPH2PS (P), Y8; \
+	VMULPS Y9, Y8, Y8; \
+	VFMADD231PS Y8, Y5, ACC
+
+// func q8_0q8_0r8x8x4AVX512(w *byte, stride int, x *byte, nb int, tab *byte, out *[32]float32)
+// q8_0q8_0r8x8AVX512 on four x8 groups at once (group g at w + g·stride,
+// its eight sums at out[8g:]): block by block, the token's block loaded
+// once for the four groups' blocks. Each row gets the one-group kernel's
+// operations in its order: the same bits (Kernel.DotGroups4).
+TEXT ·q8_0q8_0r8x8x4AVX512(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ stride+8(FP), AX
+	MOVQ x+16(FP), DI
+	MOVQ nb+24(FP), CX
+	MOVQ tab+32(FP), BX
+	LEAQ (SI)(AX*1), R8
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	MOVQ ·x8PrefetchQ8_0(SB), R11
+	PCALIGN $64
+q80r8x8x4:
+	VPBROADCASTQ 2(DI), Z11
+	VPBROADCASTQ 10(DI), Z12
+	VPBROADCASTQ 18(DI), Z13
+	VPBROADCASTQ 26(DI), Z14
+	VPBROADCASTD 4(BX), Y7
+	VPSLLD $4, Y7, Y7
+	VBROADCASTSS (BX), Y9
+	X8Q80_GROUP(SI, Y16)
+	X8Q80_GROUP(R8, Y17)
+	X8Q80_GROUP(R9, Y18)
+	X8Q80_GROUP(R10, Y19)
+	ADDQ $272, SI
+	ADDQ $272, R8
+	ADDQ $272, R9
+	ADDQ $272, R10
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  q80r8x8x4
+	MOVQ out+40(FP), DX
+	VMOVUPS Y16, (DX)
+	VMOVUPS Y17, 32(DX)
+	VMOVUPS Y18, 64(DX)
+	VMOVUPS Y19, 96(DX)
+	VZEROUPPER
+	RET

@@ -341,7 +341,14 @@ func (t *matTask) oneToken(worker int, w []byte, wb int, lay quant.Layout, x, ta
 		// The rows of whole groups (x8.go): a group at a time where the
 		// chunk holds the whole group, one by one where not.
 		og := t.c.ws[worker].dotG[:gr]
+		g4 := t.k.HasGroups4(lay)
 		for ge := len(w) / (gr * wrb) * gr; i < hi && i < ge; {
+			if g4 && i%gr == 0 && i+4*gr <= hi && i+4*gr <= ge {
+				// Four whole groups in one call (quant.Kernel.DotGroups4).
+				t.k.DotGroups4(lay, w[i*wrb:(i+4*gr)*wrb], x, tab, out[i:i+4*gr])
+				i += 4 * gr
+				continue
+			}
 			if i%gr == 0 && i+gr <= hi {
 				t.k.DotGroup(lay, w[i*wrb:(i+gr)*wrb], x, tab, og)
 				copy(out[i:i+gr], og)

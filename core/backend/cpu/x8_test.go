@@ -46,8 +46,12 @@ func toLayout(k quant.Kernel, lay quant.Layout, w []byte) []byte {
 // the level has no kernel for the layout, the generic twin).
 func TestX8MatMulMatchesVecDot(t *testing.T) {
 	for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K} {
-		testX8MatMul(t, wt)
+		testX8MatMul(t, wt, x8TestRow(wt, 3), []int{8, 16, 20, 21, 32, 48, 68, 136, 200}, []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27})
 	}
+	// Rows long enough for the four-group col16 decode kernel
+	// (quant.Kernel.DotGroups4).
+	testX8MatMul(t, gguf.TypeQ4_0, 4096, []int{68, 136, 200}, []int{1, 2, 9})
+	testX8MatMul(t, gguf.TypeQ8_0, 4096, []int{68, 136, 200}, []int{1, 2, 9})
 }
 
 // x8TestRow is the row length the x8 tests use for wt: a few blocks.
@@ -58,9 +62,8 @@ func x8TestRow(wt gguf.GGMLType, blocks int) int {
 	return 32 * blocks
 }
 
-func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
+func testX8MatMul(t *testing.T, wt gguf.GGMLType, in int, rowsList, tokensList []int) {
 	r := rand.New(rand.NewSource(81))
-	in := x8TestRow(wt, 3)
 	rb, _ := wt.RowBytes(int64(in))
 	for _, threads := range []int{1, 2} {
 		c := New(threads)
@@ -74,10 +77,10 @@ func testX8MatMul(t *testing.T, wt gguf.GGMLType) {
 				if !k.Has(lay) {
 					continue
 				}
-				for _, rows := range []int{8, 16, 20, 21, 32, 48, 68, 200} {
+				for _, rows := range rowsList {
 					w := quantRows(t, r, wt, in, rows)
 					w8 := toLayout(k, lay, w)
-					for _, tokens := range []int{1, 3, 4, 7, 8, 9, 12, 15, 16, 21, 27} {
+					for _, tokens := range tokensList {
 						x := randRow(r, in*tokens, 1)
 						n := &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), int64(tokens), 1, 1},
 							Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: "w"},
