@@ -124,7 +124,9 @@
 
 // func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 // The sixteen rows of a c16 Q4_K group (nb columns of 2304 bytes at w)
-// against one token's Q8_K row x. Per column:
+// against one token's Q8_K row x, each row's sum carried in from out (0
+// for a whole row; a row's columns may so be split across calls, in
+// order, with the same bits). Per column:
 //   - each of the 32 quant chunks split into low and high nibbles and
 //     multiplied with the token's quants by VPDPBUSD (the quants broadcast),
 //     sub-block s summed in Z16+s (lane r: row r's Σ q4·q8 of sub-block s);
@@ -152,7 +154,8 @@ TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-32
 	VPBROADCASTD AX, Z30
 	MOVL $0x000F0000, AX
 	VPBROADCASTD AX, Z31
-	VPXORD Z0, Z0, Z0
+	MOVQ out+24(FP), DX
+	VMOVUPS (DX), Z0 // the sums carried in (zero for a whole row)
 	PCALIGN $64
 q4kc16:
 	LEAQ (SI)(R11*1), R10
