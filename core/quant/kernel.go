@@ -94,6 +94,9 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ6_K:
 		k.rows4 = cur.dotR4Q6_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q6_KQ8_K
+		if 8*wrb >= groups4MinBytes {
+			k.rows8x4 = cur.dotR8X8x4Q6_KQ8_K
+		}
 		k.rows16 = cur.dotR16C16Q6_KQ8_K
 		k.deint16 = cur.deinterleave16Q6_K
 		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad

@@ -214,6 +214,9 @@ type kernelSet struct {
 	// at w[g·stride:], its sums at out[8g:]), block by block; nil where
 	// the level has none.
 	dotR8X8x4Q8_0Q8_0 func(w []byte, stride int, x, tab []byte, out *[32]float32)
+	// dotR8X8x4Q6_KQ8_K: Q6_K's K x8 half-group kernel on four groups at
+	// once, in panels of super-blocks (rows8k_amd64.go).
+	dotR8X8x4Q6_KQ8_K func(w []byte, stride int, x, tab []byte, out *[32]float32)
 	deinterleave8Q8_0 func(dst []byte, wrb int, src []byte)
 	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)
