@@ -195,7 +195,7 @@ type kernelSet struct {
 	// dotR16C16x4Q4_KQ8_K: dotR16C16Q4_KQ8_K on four groups at once
 	// (DotGroups4), in panels of columns.
 	dotR16C16x4Q4_KQ8_K func(w []byte, stride int, x, tab []byte, out *[64]float32)
-	prep4x16Q4_K      func(group []byte, q int, u []byte)
+	prep4x16Q4_K        func(group []byte, q int, u []byte)
 	// dotR16C16Q6_KQ8_K, prep4x16Q6_K: the same for Q6_K.
 	dotR16C16Q6_KQ8_K func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q6_K      func(group []byte, q int, u []byte)
