@@ -13,7 +13,7 @@ package quant
 var c16PrefetchQ4K = c16ColQ4K / 2
 
 //go:noescape
-func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
+func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32, pf int)
 
 //go:noescape
 func prep4x16Q4KAVX512(group *byte, q int, nb int, u *byte)
@@ -28,7 +28,7 @@ func rows16C16Q4K(w, x, _ []byte, out *[16]float32) {
 	}
 	_ = x[nb*bytesQ8K-1]
 	*out = [16]float32{}
-	rows16C16Q4KAVX512(&w[0], &x[0], nb, out)
+	rows16C16Q4KAVX512(&w[0], &x[0], nb, out, c16PrefetchQ4K)
 }
 
 // rows16C16x4Q4KPanels is rows16C16Q4K on the four groups at w, stride
@@ -52,7 +52,14 @@ func rows16C16x4Q4KPanels(w []byte, stride int, x, _ []byte, out *[64]float32) {
 	for j := 0; j < nb; j += p {
 		n := min(p, nb-j)
 		for g := 0; g < 4; g++ {
-			rows16C16Q4KAVX512(&w[g*stride+j*c16ColQ4K], &x[j*bytesQ8K], n, (*[16]float32)(out[16*g:16*g+16]))
+			// The prefetch runs one panel ahead in reading order: the
+			// next group's same columns, after the last group the first
+			// group's next panel.
+			pf := stride
+			if g == 3 {
+				pf = n*c16ColQ4K - 3*stride
+			}
+			rows16C16Q4KAVX512(&w[g*stride+j*c16ColQ4K], &x[j*bytesQ8K], n, (*[16]float32)(out[16*g:16*g+16]), pf)
 		}
 	}
 }

@@ -122,11 +122,12 @@
 	VPSLLD $12, h, h; \
 	VPTERNLOGD $0xF8, Z31, h, dst
 
-// func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
+// func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32, pf int)
 // The sixteen rows of a c16 Q4_K group (nb columns of 2304 bytes at w)
 // against one token's Q8_K row x, each row's sum carried in from out (0
 // for a whole row; a row's columns may so be split across calls, in
-// order, with the same bits). Per column:
+// order, with the same bits); each column's lines at pf bytes from it are
+// prefetched to L2 (c16PrefetchQ4K for a whole group). Per column:
 //   - each of the 32 quant chunks split into low and high nibbles and
 //     multiplied with the token's quants by VPDPBUSD (the quants broadcast),
 //     sub-block s summed in Z16+s (lane r: row r's Σ q4·q8 of sub-block s);
@@ -139,11 +140,11 @@
 //     dotQ4_KQ8_KGeneric: sum += (d_x·d)·isum − (d_x·dmin)·summs, unfused.
 // The integer sums are exact in any order and the float operations are
 // the generic kernel's, in its order: the bits of each row's Dot.
-TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-32
+TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-40
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ nb+16(FP), CX
-	MOVQ ·c16PrefetchQ4K(SB), R11
+	MOVQ pf+32(FP), R11
 	MOVL $0x0F0F0F0F, AX
 	VPBROADCASTD AX, Z15
 	MOVL $63, AX
