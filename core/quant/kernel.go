@@ -84,9 +84,6 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 		k.rows4 = cur.dotR4Q4_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q4_KQ8_K
 		k.rows16 = cur.dotR16C16Q4_KQ8_K
-		if 16*wrb >= groups4MinBytes {
-			k.rows16x4 = cur.dotR16C16x4Q4_KQ8_K
-		}
 		k.deint16 = cur.deinterleave16Q4_K
 		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad
 			k.prep16 = cur.prep4x16Q4_K
@@ -94,9 +91,6 @@ func NewKernel(t gguf.GGMLType, n int) (Kernel, error) {
 	case gguf.TypeQ6_K:
 		k.rows4 = cur.dotR4Q6_KQ8_K
 		k.rows4x4 = cur.dotR4x4Q6_KQ8_K
-		if 8*wrb >= groups4MinBytes {
-			k.rows8x4 = cur.dotR8X8x4Q6_KQ8_K
-		}
 		k.rows16 = cur.dotR16C16Q6_KQ8_K
 		k.deint16 = cur.deinterleave16Q6_K
 		if k.t8.prepX8 != nil { // the tile kernels' preparation, from a c16 quad

@@ -58,7 +58,6 @@ func blocksR4x4(asm func(w *byte, x *byte, nb int, out *[4]float32), wsize, xsiz
 			return
 		}
 		_ = x[nb*xsize-1]
-		*out = [4]float32{} // for the kernels that carry sums in
 		asm(&w[0], &x[0], nb, out)
 	}
 }

@@ -59,8 +59,6 @@ func init() {
 	ks.deinterleave16Q4_0 = deinterleave16(deinterleave16Q4_0AVX512)
 	// Q4_K's and Q6_K's (rows16k.go).
 	ks.dotR16C16Q4_KQ8_K = rows16C16Q4K
-	ks.dotR16C16x4Q4_KQ8_K = rows16C16x4Q4KPanels
-	ks.dotR8X8x4Q6_KQ8_K = rows8X8x4Q6KPanels
 	ks.prep4x16Q4_K = prep16Q4K
 	ks.deinterleave16Q4_K = deinterleave16K(gather4C16Q4KAVX512, bytesQ4K)
 	ks.dotR16C16Q6_KQ8_K = rows16C16Q6K

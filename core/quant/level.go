@@ -192,10 +192,7 @@ type kernelSet struct {
 	// dotR16C16Q4_KQ8_K, prep4x16Q4_K: the same for Q4_K's col16 layout
 	// (rows16k.go; no token table: tab is nil), prep4Q4_K's preparation.
 	dotR16C16Q4_KQ8_K func(w, x, tab []byte, out *[16]float32)
-	// dotR16C16x4Q4_KQ8_K: dotR16C16Q4_KQ8_K on four groups at once
-	// (DotGroups4), in panels of columns.
-	dotR16C16x4Q4_KQ8_K func(w []byte, stride int, x, tab []byte, out *[64]float32)
-	prep4x16Q4_K        func(group []byte, q int, u []byte)
+	prep4x16Q4_K      func(group []byte, q int, u []byte)
 	// dotR16C16Q6_KQ8_K, prep4x16Q6_K: the same for Q6_K.
 	dotR16C16Q6_KQ8_K func(w, x, tab []byte, out *[16]float32)
 	prep4x16Q6_K      func(group []byte, q int, u []byte)
@@ -214,9 +211,6 @@ type kernelSet struct {
 	// at w[g·stride:], its sums at out[8g:]), block by block; nil where
 	// the level has none.
 	dotR8X8x4Q8_0Q8_0 func(w []byte, stride int, x, tab []byte, out *[32]float32)
-	// dotR8X8x4Q6_KQ8_K: Q6_K's K x8 half-group kernel on four groups at
-	// once, in panels of super-blocks (rows8k_amd64.go).
-	dotR8X8x4Q6_KQ8_K func(w []byte, stride int, x, tab []byte, out *[32]float32)
 	deinterleave8Q8_0 func(dst []byte, wrb int, src []byte)
 	// dotR4Q4_KQ8_K: four Q4_K rows against one token.
 	dotR4Q4_KQ8_K func(w []byte, wstride int, x []byte, out *[4]float32)

@@ -183,15 +183,12 @@ func (k *Kernel) HasGroups4(l Layout) bool {
 func (k *Kernel) DotGroups4(l Layout, w, x, tab []byte, out []float32) {
 	gr := l.GroupRows()
 	gb := gr * k.wrb
-	if k.HasGroups4(l) && (tab != nil || k.t == gguf.TypeQ4_K || k.t == gguf.TypeQ6_K) { // the K types take no table
-		if tab != nil {
-			tab = tab[:k.n/qk*token1Q8_0]
-		}
+	if k.HasGroups4(l) && tab != nil {
 		if l == LayoutX8 {
-			k.rows8x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab, (*[32]float32)(out[:32]))
+			k.rows8x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab[:k.n/qk*token1Q8_0], (*[32]float32)(out[:32]))
 			return
 		}
-		k.rows16x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab, (*[64]float32)(out[:64]))
+		k.rows16x4(w[:4*gb:4*gb], gb, x[:k.xrb:k.xrb], tab[:k.n/qk*token1Q8_0], (*[64]float32)(out[:64]))
 		return
 	}
 	for g := 0; g < 4; g++ {

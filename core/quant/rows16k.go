@@ -180,7 +180,3 @@ func prep4x16Q4KGeneric(group []byte, q int, u []byte) {
 func Col16SlowerHere(t gguf.GGMLType) bool {
 	return t == gguf.TypeQ6_K && col16Q6KSlow
 }
-
-// c16PanelQ4K is how many columns (super-blocks) rows16C16x4Q4KPanels
-// reads of one group before the next group's same columns.
-var c16PanelQ4K = 4

@@ -13,7 +13,7 @@ package quant
 var c16PrefetchQ4K = c16ColQ4K / 2
 
 //go:noescape
-func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32, pf int)
+func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 
 //go:noescape
 func prep4x16Q4KAVX512(group *byte, q int, nb int, u *byte)
@@ -27,41 +27,7 @@ func rows16C16Q4K(w, x, _ []byte, out *[16]float32) {
 		return
 	}
 	_ = x[nb*bytesQ8K-1]
-	*out = [16]float32{}
-	rows16C16Q4KAVX512(&w[0], &x[0], nb, out, c16PrefetchQ4K)
-}
-
-// rows16C16x4Q4KPanels is rows16C16Q4K on the four groups at w, stride
-// bytes apart (out[16g:16g+16] group g's rows), in panels of c16PanelQ4K
-// columns: each panel of the four groups in turn, every row's sum carried
-// from panel to panel (rows16C16Q4KAVX512 adds onto out), so each row's
-// columns are still summed in order, one at a time: the same bits as
-// rows16C16Q4K on each group. Between two reads of a token line the
-// kernel so streams one panel of a group (c16PanelQ4K·2304 bytes) instead
-// of the whole group (50.7 KB on ffn_down's 5632-column rows, more than
-// the 48 KiB L1). tab unused.
-func rows16C16x4Q4KPanels(w []byte, stride int, x, _ []byte, out *[64]float32) {
-	nb := stride / c16ColQ4K
-	*out = [64]float32{}
-	if nb <= 0 {
-		return
-	}
-	_ = w[3*stride+nb*c16ColQ4K-1]
-	_ = x[nb*bytesQ8K-1]
-	p := max(c16PanelQ4K, 1)
-	for j := 0; j < nb; j += p {
-		n := min(p, nb-j)
-		for g := 0; g < 4; g++ {
-			// The prefetch runs one panel ahead in reading order: the
-			// next group's same columns, after the last group the first
-			// group's next panel.
-			pf := stride
-			if g == 3 {
-				pf = n*c16ColQ4K - 3*stride
-			}
-			rows16C16Q4KAVX512(&w[g*stride+j*c16ColQ4K], &x[j*bytesQ8K], n, (*[16]float32)(out[16*g:16*g+16]), pf)
-		}
-	}
+	rows16C16Q4KAVX512(&w[0], &x[0], nb, out)
 }
 
 // prep16Q4K wraps prep4x16Q4KAVX512 for row quad q (0..3) of a c16 group.

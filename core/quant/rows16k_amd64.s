@@ -122,12 +122,9 @@
 	VPSLLD $12, h, h; \
 	VPTERNLOGD $0xF8, Z31, h, dst
 
-// func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32, pf int)
+// func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 // The sixteen rows of a c16 Q4_K group (nb columns of 2304 bytes at w)
-// against one token's Q8_K row x, each row's sum carried in from out (0
-// for a whole row; a row's columns may so be split across calls, in
-// order, with the same bits); each column's lines at pf bytes from it are
-// prefetched to L2 (c16PrefetchQ4K for a whole group). Per column:
+// against one token's Q8_K row x. Per column:
 //   - each of the 32 quant chunks split into low and high nibbles and
 //     multiplied with the token's quants by VPDPBUSD (the quants broadcast),
 //     sub-block s summed in Z16+s (lane r: row r's Σ q4·q8 of sub-block s);
@@ -140,11 +137,11 @@
 //     dotQ4_KQ8_KGeneric: sum += (d_x·d)·isum − (d_x·dmin)·summs, unfused.
 // The integer sums are exact in any order and the float operations are
 // the generic kernel's, in its order: the bits of each row's Dot.
-TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-40
+TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-32
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ nb+16(FP), CX
-	MOVQ pf+32(FP), R11
+	MOVQ ·c16PrefetchQ4K(SB), R11
 	MOVL $0x0F0F0F0F, AX
 	VPBROADCASTD AX, Z15
 	MOVL $63, AX
@@ -155,8 +152,7 @@ TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-40
 	VPBROADCASTD AX, Z30
 	MOVL $0x000F0000, AX
 	VPBROADCASTD AX, Z31
-	MOVQ out+24(FP), DX
-	VMOVUPS (DX), Z0 // the sums carried in (zero for a whole row)
+	VPXORD Z0, Z0, Z0
 	PCALIGN $64
 q4kc16:
 	LEAQ (SI)(R11*1), R10

@@ -39,7 +39,7 @@ func TestC16Q4K(t *testing.T) {
 			}
 			if hasAVX512() {
 				got = [16]float32{}
-				rows16C16Q4KAVX512(&c16[0], &x[0], nb, &got, c16PrefetchQ4K)
+				rows16C16Q4KAVX512(&c16[0], &x[0], nb, &got)
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("n=%d edge=%v avx512 row %d: %v, want %v", n, edge, i, got[i], want[i])

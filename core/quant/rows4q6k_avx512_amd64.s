@@ -192,9 +192,7 @@ q6kr4v:
 // the four rows' 210-byte super-blocks one after another) against one
 // token: q6_Kq8_Kr4AVX512's arithmetic, bit for bit, on one sequential
 // stream of 840 bytes a super-block, prefetched x8PrefetchQ6_K bytes
-// ahead (x8prefetch_amd64.go); each row's sum is carried in from out (0
-// for a whole row: a row's super-blocks may be split across calls, in
-// order, with the same bits).
+// ahead (x8prefetch_amd64.go).
 TEXT ·q6_Kq8_Kr4x4AVX512(SB), NOSPLIT, $0-32
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
@@ -204,8 +202,6 @@ TEXT ·q6_Kq8_Kr4x4AVX512(SB), NOSPLIT, $0-32
 	MOVQ ·x8PrefetchQ6_K(SB), R12
 	ADDQ SI, R12
 	Q6KR4_SETUP
-	MOVQ out+24(FP), DX
-	VMOVUPS (DX), X12 // the sums carried in (zero for a whole row)
 	PCALIGN $64
 q6kr4x4v:
 	PREFETCH2_Q6K4(R12)

@@ -85,7 +85,3 @@ func (k *Kernel) dot8RowsX8K(w, x []byte, out *[8]float32) {
 	k.rows4x4(w[:h:h], x, (*[4]float32)(out[:4]))
 	k.rows4x4(w[h:2*h:2*h], x, (*[4]float32)(out[4:]))
 }
-
-// k8PanelQ6K is how many super-blocks rows8X8x4Q6KPanels reads of one
-// half-group before the next half's same super-blocks.
-var k8PanelQ6K = 4

@@ -52,10 +52,6 @@ func TestX8MatMulMatchesVecDot(t *testing.T) {
 	// (quant.Kernel.DotGroups4).
 	testX8MatMul(t, gguf.TypeQ4_0, 4096, []int{68, 136, 200}, []int{1, 2, 9})
 	testX8MatMul(t, gguf.TypeQ8_0, 4096, []int{68, 136, 200}, []int{1, 2, 9})
-	// And for the K types' panel kernels (Q4_K col16 groups of 4096
-	// columns are 36.9 KB; Q6_K x8 groups need 5632 columns, 37.0 KB).
-	testX8MatMul(t, gguf.TypeQ4_K, 4096, []int{68, 136}, []int{1, 2})
-	testX8MatMul(t, gguf.TypeQ6_K, 5632, []int{68, 136}, []int{1, 2})
 }
 
 // x8TestRow is the row length the x8 tests use for wt: a few blocks.
