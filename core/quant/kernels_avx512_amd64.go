@@ -48,12 +48,12 @@ func init() {
 	ks.dotR8TQ4_0Q8_0 = rows8TQ4_0(q4_0q8_0r8tAVX512)
 	ks.dotR8X8Q4_0Q8_0 = rows8X8(q4_0q8_0r8x8AVX512, bytesQ4x8)
 	ks.dotR8X8Q8_0Q8_0 = rows8X8(q8_0q8_0r8x8AVX512, bytesQ80x8)
-	ks.dotR8X8x4Q8_0Q8_0 = rows8X8x4(q8_0q8_0r8x8x4AVX512, bytesQ80x8)
+	ks.dotR8X8x4Q8_0Q8_0 = groups4(q8_0q8_0r8x8x4AVX512, bytesQ80x8)
 	// Q4_0's sixteen-row column layout (rows16c.go): its decode kernel,
 	// the tile kernels' preparation from it and its deinterleave.
 	ks.dotR16C16Q4_0Q8_0 = rows16C16(c16Q4_0Kernel(cpu.X86.HasAVX512GFNI))
 	if cpu.X86.HasAVX512GFNI {
-		ks.dotR16C16x4Q4_0Q8_0 = rows16C16x4(q4_0q8_0r16c16x4GFNI)
+		ks.dotR16C16x4Q4_0Q8_0 = groups4(q4_0q8_0r16c16x4GFNI, bytesQ4c16)
 	}
 	ks.prep4x16Q4_0S = prep16(prep4x16Q4_0SAVX512)
 	ks.deinterleave16Q4_0 = deinterleave16(deinterleave16Q4_0AVX512)

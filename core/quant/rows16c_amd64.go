@@ -62,21 +62,6 @@ func rows16C16(asm func(w *byte, x *byte, nb int, tab *byte, out *[16]float32)) 
 	}
 }
 
-// rows16C16x4 wraps the four-group col16 decode kernel.
-func rows16C16x4(asm func(w *byte, stride int, x *byte, nb int, tab *byte, out *[64]float32)) func(w []byte, stride int, x, tab []byte, out *[64]float32) {
-	return func(w []byte, stride int, x, tab []byte, out *[64]float32) {
-		nb := stride / bytesQ4c16
-		if nb <= 0 {
-			*out = [64]float32{}
-			return
-		}
-		_ = w[3*stride+nb*bytesQ4c16-1]
-		_ = x[nb*bytesQ80-1]
-		_ = tab[nb*token1Q8_0-1]
-		asm(&w[0], stride, &x[0], nb, &tab[0], out)
-	}
-}
-
 // prep16 wraps the preparation of row quad q (0..3) of a col16 group.
 func prep16(asm func(q, s, u *byte, nb int)) func(group []byte, q int, u []byte) {
 	return func(g []byte, q int, u []byte) {

@@ -83,13 +83,15 @@ func rows8X8(asm func(w *byte, x *byte, nb int, tab *byte, out *[8]float32), gro
 //go:noescape
 func q8_0q8_0r8x8x4AVX512(w *byte, stride int, x *byte, nb int, tab *byte, out *[32]float32)
 
-// rows8X8x4 wraps a four-group x8 kernel whose groups take group bytes a
-// block.
-func rows8X8x4(asm func(w *byte, stride int, x *byte, nb int, tab *byte, out *[32]float32), group int) func(w []byte, stride int, x, tab []byte, out *[32]float32) {
-	return func(w []byte, stride int, x, tab []byte, out *[32]float32) {
+// groups4 wraps a four-group decode kernel (DotGroups4: the col16 and x8
+// ones) whose groups take group bytes a block and out one float a row of
+// the four groups.
+func groups4[O ~[32]float32 | ~[64]float32](asm func(w *byte, stride int, x *byte, nb int, tab *byte, out *O), group int) func(w []byte, stride int, x, tab []byte, out *O) {
+	return func(w []byte, stride int, x, tab []byte, out *O) {
 		nb := stride / group
 		if nb <= 0 {
-			*out = [32]float32{}
+			var zero O
+			*out = zero
 			return
 		}
 		_ = w[3*stride+nb*group-1]
