@@ -61,7 +61,7 @@ func openDevice(ord int32) (*device, error) {
 		return nil, err
 	}
 	dv := &device{d: d, ord: ord, fns: map[string]uintptr{}}
-	t, err := startThread(func() error { return dv.setup() })
+	t, err := startThread(func() error { return dv.setup() }, nil)
 	if err != nil {
 		return nil, err
 	}
