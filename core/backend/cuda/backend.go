@@ -9,7 +9,8 @@
 // they hand their work to that thread.
 //
 // Compute is asynchronous: it queues kernels on the backend's stream and
-// returns; ReadHostWindow waits for the queued work. Writes from the host
+// returns; ReadHostWindow waits for the queued work (a small read, the
+// logits, by polling a flag the stream writes after the copy: readpoll.go). Writes from the host
 // go through a pinned ring and return once the caller's slice may be reused.
 // A run of nodes that repeats with the same buffers is captured as a CUDA
 // graph on its second sighting and replayed from then on (graphs.go).
@@ -104,6 +105,11 @@ type Backend struct {
 	pmu      sync.Mutex
 	pending  []pendingWrite
 	pendData []byte
+	// trace: the host time split (MINFER_CUDA_TRACE, trace.go); nil: off.
+	// trPreStart and curTrace are the owner's while a Compute runs.
+	trace      *hostTrace
+	trPreStart time.Time
+	curTrace   *computeTrace
 }
 
 // Options tune Open.
@@ -125,7 +131,8 @@ func Open(o Options) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{dv: dv, bufs: map[alloc.BufID]devBuf{}, nextID: 1, weights: map[string]*weight{}}
-	dv.t.pre = b.flushPending
+	b.trace = traceFromEnv()
+	dv.t.pre = b.beforeRequest
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
@@ -372,6 +379,16 @@ type pendingWrite struct {
 	off, n int
 }
 
+// beforeRequest runs first in every request (thread.pre): it closes a busy
+// span a polled read ended and uploads the deferred writes.
+func (b *Backend) beforeRequest() error {
+	b.busySettle()
+	if b.trace != nil {
+		b.trPreStart = time.Now()
+	}
+	return b.flushPending()
+}
+
 // flushPending uploads the deferred writes (on the backend's thread, first
 // in every request: thread.pre).
 func (b *Backend) flushPending() error {
@@ -399,6 +416,14 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 	if err != nil {
 		return err
 	}
+	if pr := b.dv.poll; pr != nil && len(dst) > 0 && len(dst) <= pollSize {
+		return b.readPolled(pr, p, dst)
+	}
+	var t0 time.Time
+	if b.trace != nil {
+		t0 = time.Now()
+		defer func() { b.trace.addPlain(time.Since(t0)) }()
+	}
 	return b.dv.t.do(func() error {
 		var wc *[2]time.Duration
 		if b.busy.on {
@@ -416,6 +441,44 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 	})
 }
 
+// readPolled is ReadHostWindow's polled read (readpoll.go) of the window
+// at device address p.
+func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte) error {
+	var timed bool
+	var t0, t1 time.Time
+	if b.trace != nil {
+		t0 = time.Now()
+	}
+	wait, cp, err := pr.read(dst, func(seq uint32) error {
+		err := b.dv.t.do(func() error {
+			if err := b.alive(); err != nil {
+				return err
+			}
+			if err := b.dv.queuePolled(p, len(dst), seq); err != nil {
+				return err
+			}
+			timed = b.busy.on
+			b.busyPollQueued()
+			return nil
+		})
+		if b.trace != nil {
+			t1 = time.Now()
+		}
+		return err
+	}, func() error { return b.dv.t.do(b.dv.sync) })
+	if err != nil {
+		return err
+	}
+	if timed {
+		b.busy.pollWait.Add(int64(wait))
+		b.busy.pollCopy.Add(int64(cp))
+	}
+	if b.trace != nil {
+		b.trace.addPolled(t1.Sub(t0), wait, cp, wait >= pr.limit)
+	}
+	return nil
+}
+
 // Synchronize waits for every queued operation.
 func (b *Backend) Synchronize() error { return b.dv.t.do(b.dv.sync) }
 
@@ -424,6 +487,9 @@ func (b *Backend) Synchronize() error { return b.dv.t.do(b.dv.sync) }
 func (b *Backend) Compute(ctx context.Context, nodes []*graph.Node) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if b.trace != nil {
+		return b.computeTraced(nodes)
 	}
 	return b.dv.t.do(func() error {
 		if err := b.alive(); err != nil {
@@ -434,6 +500,29 @@ func (b *Backend) Compute(ctx context.Context, nodes []*graph.Node) error {
 		b.busyAfter()
 		return err
 	})
+}
+
+// computeTraced is Compute with its time stamps taken (MINFER_CUDA_TRACE).
+func (b *Backend) computeTraced(nodes []*graph.Node) error {
+	c := &computeTrace{call: time.Now()}
+	err := b.dv.t.do(func() error {
+		c.preStart, c.preEnd = b.trPreStart, time.Now()
+		c.looked = c.preEnd
+		if err := b.alive(); err != nil {
+			return err
+		}
+		b.busyBefore()
+		b.curTrace = c
+		err := b.run(nodes)
+		b.curTrace = nil
+		b.busyAfter()
+		c.end = time.Now()
+		return err
+	})
+	if err == nil {
+		b.trace.addCompute(c, time.Now())
+	}
+	return err
 }
 
 // Close frees every buffer, weight and captured graph and releases the
@@ -449,6 +538,14 @@ func (b *Backend) Close() error {
 	b.bufs, b.weights = map[alloc.BufID]devBuf{}, map[string]*weight{}
 	b.wbytes = 0
 	b.mu.Unlock()
+	if b.trace != nil {
+		b.trace.close()
+	}
+	// No polled read may be copying out of the staging teardown frees.
+	if pr := b.dv.poll; pr != nil {
+		pr.mu.Lock()
+		defer pr.mu.Unlock()
+	}
 	var first error
 	b.dv.t.stop(func() {
 		first = b.dv.sync()

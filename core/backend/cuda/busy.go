@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -12,6 +13,11 @@ import (
 // step into the device's work and what the host and the copies add (bench
 // reports both). Off unless asked for: two event records a step are host
 // calls a step otherwise would not make.
+//
+// A polled read (readpoll.go) does not wait on the owner: it marks the span
+// closed by it (closeDue), and the owner's next request closes it first
+// (busySettle: by then the end event is long done), before any new span
+// can start. Its wait and copy times are the caller's, added atomically.
 
 type busyTimer struct {
 	on         bool
@@ -22,6 +28,11 @@ type busyTimer struct {
 	// wait and copy: the reads' time in the stream wait and in the copy
 	// out of the pinned staging after it (host clock).
 	wait, copy time.Duration
+	// closeDue: a polled read ended the pending span (busySettle closes it).
+	closeDue bool
+	// pollWait and pollCopy: the polled reads' wait and copy (ns), added
+	// by their callers.
+	pollWait, pollCopy atomic.Int64
 }
 
 // SetBusyTiming turns the busy timer on (creating its events) or off, and
@@ -41,7 +52,9 @@ func (b *Backend) SetBusyTiming(on bool) error {
 			}
 		}
 		bt.on = on && bt.start != 0
-		bt.pending, bt.total, bt.spans, bt.wait, bt.copy = false, 0, 0, 0, 0
+		bt.pending, bt.total, bt.spans, bt.wait, bt.copy, bt.closeDue = false, 0, 0, 0, 0, false
+		bt.pollWait.Store(0)
+		bt.pollCopy.Store(0)
 		return nil
 	})
 }
@@ -59,7 +72,12 @@ func (b *Backend) DeviceBusy() (time.Duration, int) {
 // ReadWaitCopy is the time the reads since SetBusyTiming(true) spent
 // waiting for the stream and copying out of the pinned staging.
 func (b *Backend) ReadWaitCopy() (wait, copy time.Duration) {
-	b.dv.t.do(func() error { wait, copy = b.busy.wait, b.busy.copy; return nil })
+	b.dv.t.do(func() error {
+		bt := &b.busy
+		wait = bt.wait + time.Duration(bt.pollWait.Load())
+		copy = bt.copy + time.Duration(bt.pollCopy.Load())
+		return nil
+	})
 	return
 }
 
@@ -93,6 +111,29 @@ func (b *Backend) busyRead() {
 		bt.total += time.Duration(float64(ms) * float64(time.Millisecond))
 		bt.spans++
 	}
+}
+
+// busyPollQueued: a polled read was queued after the span's runs; the
+// span ends with it.
+func (b *Backend) busyPollQueued() {
+	if bt := &b.busy; bt.on && bt.pending {
+		bt.closeDue = true
+	}
+}
+
+// busySettle closes a span a polled read ended (first in every request:
+// before busyBefore can start a new one).
+func (b *Backend) busySettle() {
+	bt := &b.busy
+	if !bt.closeDue {
+		return
+	}
+	bt.closeDue = false
+	if check("cuEventSynchronize", sys(b.dv.d.eventSynchronize, bt.end)) != nil {
+		bt.pending = false
+		return
+	}
+	b.busyRead()
 }
 
 func (bt *busyTimer) destroy(dv *device) {

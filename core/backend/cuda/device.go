@@ -29,6 +29,9 @@ type device struct {
 	sms              int  // multiprocessors
 	pdl              bool // programmatic dependent launch (pdl.go)
 
+	// poll: the polled reads' staging (readpoll.go); nil: reads are plain.
+	poll *pollReader
+
 	// pinned host staging: a ring the copies go through.
 	pinned    uintptr
 	pinnedBuf []byte
@@ -61,7 +64,7 @@ func openDevice(ord int32) (*device, error) {
 		return nil, err
 	}
 	dv := &device{d: d, ord: ord, fns: map[string]uintptr{}}
-	t, err := startThread(func() error { return dv.setup() }, nil)
+	t, err := startThread(func() error { return dv.setup() }, dv.pollHold)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +163,7 @@ func (dv *device) setup() (err error) {
 		return err
 	}
 	dv.pinnedBuf = hostSlice(dv.pinned, pinnedSize)
+	dv.setupPoll()
 	if err := check("cuMemAlloc(workspace)", sys(d.memAlloc, uintptr(unsafe.Pointer(&dv.work)), workspaceSize)); err != nil {
 		return err
 	}
@@ -206,6 +210,7 @@ func (dv *device) teardown() {
 		sys(d.memFree, dv.work)
 		dv.work = 0
 	}
+	dv.freePoll()
 	if dv.pinned != 0 {
 		sys(d.memFreeHost, dv.pinned)
 		dv.pinned, dv.pinnedBuf = 0, nil

@@ -27,6 +27,10 @@ type driverAPI struct {
 	// launchKernelEx (CUDA 12.0 and later) is optional: without it kernels
 	// launch without programmatic dependent launch (pdl.go).
 	launchKernelEx uintptr
+	// streamWriteValue32 (cuStreamWriteValue32_v2, CUDA 11.7 and later),
+	// memHostAlloc and memHostGetDevicePointer are optional: without them
+	// reads stay plain (readpoll.go).
+	streamWriteValue32, memHostAlloc, memHostGetDevicePointer uintptr
 }
 
 func (d *driverAPI) symbols() []struct {
@@ -95,6 +99,17 @@ func loadDriver() (*driverAPI, error) {
 		}
 		if p, err := dlsym(lib, "cuLaunchKernelEx"); err == nil {
 			d.launchKernelEx = p
+		}
+		for _, o := range []struct {
+			name string
+			p    *uintptr
+		}{
+			{"cuStreamWriteValue32_v2", &d.streamWriteValue32}, {"cuMemHostAlloc", &d.memHostAlloc},
+			{"cuMemHostGetDevicePointer_v2", &d.memHostGetDevicePointer},
+		} {
+			if p, err := dlsym(lib, o.name); err == nil {
+				*o.p = p
+			}
 		}
 		if err := check("cuInit", sys(d.init, 0)); err != nil {
 			drvErr = fmt.Errorf("%w: %v", ErrNoDriver, err)

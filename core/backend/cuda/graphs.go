@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/minfer/minfer/core/graph"
@@ -96,6 +97,9 @@ func (b *Backend) run(nodes []*graph.Node) error {
 	dv := b.dv
 	sig := signature(nodes)
 	e := b.graphs.entry(dv, sig)
+	if c := b.curTrace; c != nil {
+		c.looked, c.replay = time.Now(), e.exec != 0
+	}
 	if e.exec != 0 {
 		b.graphs.stats.Replays++
 		return check("cuGraphLaunch", sys(dv.d.graphLaunch, e.exec, dv.stream))

@@ -1,0 +1,182 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Polled reads. A decode step ends with the read of its logits; the plain
+// read (device.download) has the owner queue the copy, wait in
+// cuStreamSynchronize and copy out while the caller waits for the owner —
+// two hand-offs around a blocking driver wait. A read of up to pollSize
+// bytes instead has the owner queue the copy into a pinned buffer of its
+// own and, after it on the stream, a cuStreamWriteValue32 of a sequence
+// number into a pinned flag word, and return at once; the caller (not the
+// owner) watches the flag word until it holds its number and copies out of
+// the buffer. The write is the stream's next operation after the copy and
+// comes with a system-wide fence before it (flags 0), so the buffer holds
+// the bytes once the number is seen. After pollLimit without it, the
+// caller has the owner synchronize the stream instead, so that a device
+// error is reported, never waited on forever.
+//
+// It needs the driver's stream memory operations (cuStreamWriteValue32_v2,
+// CUDA 11.7 and later) and a mapped pinned word: the loader looks the calls
+// up, and setup writes a number through them once and reads it back before
+// it trusts them (the deprecated V1 attribute says nothing of the v2 calls).
+// Without them reads stay plain. MINFER_CUDA_POLLREAD=0 keeps them plain,
+// for comparisons.
+
+const (
+	// pollSize is the largest polled read: a step's logits (32k–256k
+	// vocabulary entries of 4 bytes) and more.
+	pollSize = 2 << 20
+	// pollLimit is how long a caller polls before it falls back to a
+	// stream synchronize.
+	pollLimit = 5 * time.Millisecond
+	// pollFlagOff: the flag word's offset in the pinned allocation (its
+	// own cache line after the buffer).
+	pollFlagOff = pollSize
+	pollAlloc   = pollSize + 256
+)
+
+// pollReadOff reports MINFER_CUDA_POLLREAD=0.
+func pollReadOff() bool { return os.Getenv("MINFER_CUDA_POLLREAD") == "0" }
+
+// pollReader is the polled reads' staging: a pinned buffer and the flag
+// word the stream writes sequence numbers into.
+type pollReader struct {
+	mu   sync.Mutex // one polled read at a time: the buffer is one
+	seq  uint32     // the last number queued (under mu)
+	flag *uint32    // the flag word (host view)
+	buf  []byte     // the buffer (host view)
+	// polling: a caller is waiting for its number (the idle owner keeps
+	// spinning meanwhile: thread.hold).
+	polling atomic.Bool
+	limit   time.Duration
+
+	// driver side, owner thread only
+	host    uintptr // the pinned allocation (cuMemHostAlloc)
+	flagDev uintptr // the flag word's device address
+}
+
+// reached reports whether flag has got to seq (modulo 2³²: the numbers
+// wrap).
+func reached(flag, seq uint32) bool { return int32(flag-seq) >= 0 }
+
+// pollFlag waits for the word at flag to reach seq, for up to limit; it
+// reports whether it did.
+func pollFlag(flag *uint32, seq uint32, limit time.Duration) bool {
+	if reached(atomic.LoadUint32(flag), seq) {
+		return true
+	}
+	start := time.Now()
+	for i := 1; ; i++ {
+		if reached(atomic.LoadUint32(flag), seq) {
+			return true
+		}
+		if i%spinCheck == 0 {
+			runtime.Gosched()
+			if time.Since(start) > limit {
+				return reached(atomic.LoadUint32(flag), seq)
+			}
+		}
+	}
+}
+
+// read fills dst (at most pollSize bytes) through the staging: queue, run
+// on the owner, puts the device-to-host copy into r.buf and the write of
+// seq into the flag word on the stream; sync, on the owner, waits for the
+// stream when the poll runs past the limit. It returns the time spent
+// waiting for the number (and any synchronize) and copying out.
+func (r *pollReader) read(dst []byte, queue func(seq uint32) error, sync func() error) (wait, cp time.Duration, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(dst) > len(r.buf) {
+		return 0, 0, fmt.Errorf("cuda: polled read of %d bytes (staging of %d)", len(dst), len(r.buf))
+	}
+	r.seq++
+	seq := r.seq
+	r.polling.Store(true)
+	defer r.polling.Store(false)
+	if err := queue(seq); err != nil {
+		return 0, 0, err
+	}
+	t0 := time.Now()
+	if !pollFlag(r.flag, seq, r.limit) {
+		if err := sync(); err != nil {
+			return time.Since(t0), 0, err
+		}
+		if f := atomic.LoadUint32(r.flag); !reached(f, seq) {
+			return time.Since(t0), 0, fmt.Errorf("cuda: polled read: the stream is idle and its flag at %d, not %d", f, seq)
+		}
+	}
+	t1 := time.Now()
+	copy(dst, r.buf[:len(dst)])
+	return t1.Sub(t0), time.Since(t1), nil
+}
+
+// setupPoll creates the polled reads' staging and checks the stream
+// memory operations on it (setup, on the owner). Any failure leaves reads
+// plain (dv.poll nil); it is no error of the setup's.
+func (dv *device) setupPoll() {
+	d := dv.d
+	if pollReadOff() || d.streamWriteValue32 == 0 || d.memHostAlloc == 0 || d.memHostGetDevicePointer == 0 {
+		return
+	}
+	const deviceMap = 2 // CU_MEMHOSTALLOC_DEVICEMAP
+	var host uintptr
+	if check("cuMemHostAlloc", sys(d.memHostAlloc, uintptr(unsafe.Pointer(&host)), pollAlloc, deviceMap)) != nil {
+		return
+	}
+	r := &pollReader{host: host, limit: pollLimit}
+	all := hostSlice(host, pollAlloc)
+	r.buf = all[:pollSize:pollSize]
+	r.flag = (*uint32)(unsafe.Pointer(&all[pollFlagOff]))
+	if check("cuMemHostGetDevicePointer", sys(d.memHostGetDevicePointer, uintptr(unsafe.Pointer(&r.flagDev)), host+pollFlagOff, 0)) != nil {
+		sys(d.memFreeHost, host)
+		return
+	}
+	// The probe: a number written through the stream must be there once
+	// the stream is done.
+	const probe = 0x6d696e66
+	atomic.StoreUint32(r.flag, 0)
+	if check("cuStreamWriteValue32", sys(d.streamWriteValue32, dv.stream, r.flagDev, probe, 0)) != nil ||
+		check("cuStreamSynchronize", sys(d.streamSynchronize, dv.stream)) != nil ||
+		atomic.LoadUint32(r.flag) != probe {
+		sys(d.memFreeHost, host)
+		return
+	}
+	r.seq = probe
+	dv.poll = r
+}
+
+// freePoll releases the staging (teardown, on the owner; Close holds
+// poll.mu, so no read is copying out of it).
+func (dv *device) freePoll() {
+	if r := dv.poll; r != nil && r.host != 0 {
+		sys(dv.d.memFreeHost, r.host)
+		r.host, r.buf, r.flag = 0, nil, nil
+	}
+}
+
+// queuePolled puts the copy of n bytes at device address src into the
+// staging and the flag write of seq on the stream (owner thread).
+func (dv *device) queuePolled(src uintptr, n int, seq uint32) error {
+	r := dv.poll
+	if r.host == 0 {
+		return ErrClosed
+	}
+	if err := check("cuMemcpyDtoHAsync", sys(dv.d.memcpyDtoHAsync, r.host, src, uintptr(n), dv.stream)); err != nil {
+		return err
+	}
+	const writeValueDefault = 0 // CU_STREAM_WRITE_VALUE_DEFAULT: fenced after what precedes it
+	return check("cuStreamWriteValue32", sys(dv.d.streamWriteValue32, dv.stream, r.flagDev, uintptr(seq), writeValueDefault))
+}
+
+// pollHold is the owner's thread.hold: a caller is polling a read.
+func (dv *device) pollHold() bool { return dv.poll != nil && dv.poll.polling.Load() }

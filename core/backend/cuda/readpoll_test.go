@@ -1,0 +1,120 @@
+package cuda
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestReached(t *testing.T) {
+	for _, c := range []struct {
+		flag, seq uint32
+		want      bool
+	}{{5, 5, true}, {6, 5, true}, {4, 5, false}, {0, math.MaxUint32, true}, {math.MaxUint32, 0, false}, {2, math.MaxUint32 - 1, true}} {
+		if got := reached(c.flag, c.seq); got != c.want {
+			t.Errorf("reached(%d, %d) = %v", c.flag, c.seq, got)
+		}
+	}
+}
+
+// fakePoll is a pollReader over Go memory, the "stream" a goroutine.
+func fakePoll(limit time.Duration) (*pollReader, *uint32) {
+	var flag uint32
+	return &pollReader{flag: &flag, buf: make([]byte, 64), limit: limit}, &flag
+}
+
+// TestPolledReadWaitsForItsNumber: the caller copies out only once the
+// flag holds its number; the bytes are those written before it.
+func TestPolledReadWaitsForItsNumber(t *testing.T) {
+	r, flag := fakePoll(time.Second)
+	for i := 0; i < 200; i++ {
+		want := bytes.Repeat([]byte{byte(i)}, 48)
+		queued := make(chan struct{})
+		queue := func(seq uint32) error {
+			go func() {
+				<-queued
+				if i%2 == 0 {
+					time.Sleep(20 * time.Microsecond)
+				}
+				copy(r.buf, want) // the "copy", then the "flag write"
+				atomic.StoreUint32(flag, seq)
+			}()
+			close(queued)
+			return nil
+		}
+		sync := func() error { t.Fatal("fell back to a synchronize"); return nil }
+		dst := make([]byte, 48)
+		if _, _, err := r.read(dst, queue, sync); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(dst, want) {
+			t.Fatalf("read %d: got %v", i, dst[:4])
+		}
+		if r.polling.Load() {
+			t.Fatal("polling left set")
+		}
+	}
+	if got := atomic.LoadUint32(flag); got != r.seq {
+		t.Fatalf("flag %d, seq %d", got, r.seq)
+	}
+}
+
+// TestPolledReadFallsBack: past the poll limit the caller has the stream
+// synchronized: its error is the read's; a synchronize that leaves the
+// flag short is an error too; one that brings it copies out. A queue error
+// is the read's at once, and the next read's number still works.
+func TestPolledReadFallsBack(t *testing.T) {
+	r, flag := fakePoll(2 * time.Millisecond)
+	devErr := &CallError{Call: "cuStreamSynchronize", Result: ErrIllegalAddress}
+	dst := make([]byte, 8)
+	start := time.Now()
+	_, _, err := r.read(dst, func(uint32) error { return nil }, func() error { return devErr })
+	if !errors.Is(err, ErrIllegalAddress) {
+		t.Fatalf("device error: got %v", err)
+	}
+	if d := time.Since(start); d < 2*time.Millisecond {
+		t.Fatalf("fell back after %v, before the limit", d)
+	}
+	if _, _, err := r.read(dst, func(uint32) error { return nil }, func() error { return nil }); err == nil {
+		t.Fatal("flag short after the synchronize: no error")
+	}
+	var syncs int
+	wait, _, err := r.read(dst, func(uint32) error { return nil }, func() error {
+		syncs++
+		copy(r.buf, "abcdefgh")
+		atomic.StoreUint32(flag, r.seq)
+		return nil
+	})
+	if err != nil || syncs != 1 || string(dst) != "abcdefgh" || wait < 2*time.Millisecond {
+		t.Fatalf("synchronize bringing the flag: err %v, %d syncs, %q, wait %v", err, syncs, dst, wait)
+	}
+	qErr := &CallError{Call: "cuStreamWriteValue32", Result: ErrNotSupported}
+	if _, _, err := r.read(dst, func(uint32) error { return qErr }, nil); !errors.Is(err, ErrNotSupported) {
+		t.Fatalf("queue error: got %v", err)
+	}
+	if _, _, err := r.read(dst, func(seq uint32) error { atomic.StoreUint32(flag, seq); return nil }, nil); err != nil {
+		t.Fatalf("after a queue error: %v", err)
+	}
+	if _, _, err := r.read(make([]byte, 65), nil, nil); err == nil {
+		t.Fatal("read larger than the staging: no error")
+	}
+}
+
+// TestPollFlagWraps: the numbers wrap at 2³² and the poll does not
+// mistake an older number for a newer one.
+func TestPollFlagWraps(t *testing.T) {
+	flag := uint32(math.MaxUint32)
+	if !pollFlag(&flag, math.MaxUint32, time.Millisecond) {
+		t.Fatal("flag at its number not seen")
+	}
+	if pollFlag(&flag, 0, time.Millisecond) {
+		t.Fatal("older number taken for 0")
+	}
+	flag = 1
+	if !pollFlag(&flag, 0, time.Millisecond) {
+		t.Fatal("newer number not taken for 0")
+	}
+}
