@@ -1,0 +1,78 @@
+package cuda
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/minfer/minfer/internal/alloc"
+)
+
+// TestPolledReads (GPU): on a driver of CUDA 12 or later the polled reads
+// are set up; reads of every size, polled (up to pollSize) or plain (over
+// it), return what was written and wait for the work queued before them;
+// reads whose poll falls back to a stream synchronize at once return the
+// same; MINFER_CUDA_POLLREAD=0 leaves every read plain and as right.
+func TestPolledReads(t *testing.T) {
+	b := gpu(t)
+	if b.dv.poll == nil {
+		if b.dv.drvVersion >= 12000 {
+			t.Errorf("CUDA %s driver: polled reads not set up (stream memory operations missing or the probe failed)", versionString(b.dv.drvVersion))
+		} else {
+			t.Logf("polled reads not set up (CUDA %s driver)", versionString(b.dv.drvVersion))
+		}
+	}
+	checkReads(t, b)
+	if b.dv.poll != nil {
+		b.dv.poll.limit = 0 // every poll gives up at once
+		checkReads(t, b)
+		b.dv.poll.limit = pollLimit
+	}
+	t.Setenv("MINFER_CUDA_POLLREAD", "0")
+	p := gpu(t)
+	if p.dv.poll != nil {
+		t.Error("MINFER_CUDA_POLLREAD=0: polled reads set up")
+	}
+	checkReads(t, p)
+}
+
+func checkReads(t *testing.T, b *Backend) {
+	t.Helper()
+	const size = pollSize + 1<<20
+	id, err := b.AllocBuffer(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.FreeBuffer(id)
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i*7 + i>>11)
+	}
+	if err := b.WriteHost(id, data); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct{ off, n int64 }{{0, 4}, {12, 1000}, {4096, 128 << 10}, {0, pollSize}, {3, pollSize}, {0, pollSize + 4}, {0, size}} {
+		dst := make([]byte, w.n)
+		if err := b.ReadHostWindow(alloc.BufRef{ID: id, Off: w.off, Len: w.n}, dst); err != nil {
+			t.Fatalf("read of %d bytes at %d: %v", w.n, w.off, err)
+		}
+		if !bytes.Equal(dst, data[w.off:w.off+w.n]) {
+			t.Fatalf("read of %d bytes at %d: wrong bytes", w.n, w.off)
+		}
+	}
+	// A read waits for the work queued before it: a memset, then a read.
+	for round := 0; round < 20; round++ {
+		if err := b.dv.t.do(func() error { return b.dv.memset(b.bufs[id].ptr, size) }); err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, 256<<10)
+		if err := b.ReadHostWindow(alloc.BufRef{ID: id, Off: size - int64(len(dst)), Len: int64(len(dst))}, dst); err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.IndexFunc(dst, func(r rune) bool { return r != 0 }); i >= 0 {
+			t.Fatalf("round %d: byte %d not zero after the memset queued before the read", round, i)
+		}
+		if err := b.WriteHost(id, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
