@@ -6,12 +6,14 @@
 // Threading: a backend owns one CUDA context (the device's primary
 // context) and one goroutine locked to an OS thread that makes every driver
 // call for it (thread.go). The methods may be called from any goroutine;
-// they hand their work to that thread.
+// they hand their work to that thread (spinning briefly on both sides before
+// parking: MINFER_CUDA_SPIN).
 //
 // Compute is asynchronous: it queues kernels on the backend's stream and
-// returns; ReadHostWindow waits for the queued work (a small read, the
-// logits, by polling a flag the stream writes after the copy: readpoll.go). Writes from the host
-// go through a pinned ring and return once the caller's slice may be reused.
+// returns; ReadHostWindow waits for the queued work (a small read, such as
+// the logits, by polling a flag the stream writes after the copy:
+// readpoll.go). Writes from the host go through a pinned ring and return
+// once the caller's slice may be reused.
 // A run of nodes that repeats with the same buffers is captured as a CUDA
 // graph on its second sighting and replayed from then on (graphs.go).
 package cuda
