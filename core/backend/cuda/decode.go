@@ -23,7 +23,8 @@ import (
 // last block of the mat-vec before them: tail.go), normone and ropeone
 // (norm_one and rope_store_one, the one-token forms of the norm chain and
 // of the rope/store group), mvpipe (the pipelined mat-vec of long rows,
-// mvp_*_1), vals (the split attention's one-pass values kernel,
+// mvp_*_1), mvsplit (the split mat-vec of long rows, mvk_*_1: mvp_*_1 or
+// mvs_*_1 then runs), vals (the split attention's one-pass values kernel,
 // attn_x_vals_*: the older attn_x_values_* then runs), attnq8k (the
 // attention's q8_K output blocks quantized by a kernel of their own, not
 // by the attention kernel's warps: q8k_arrive), ropeattn (the rope/store
@@ -32,7 +33,7 @@ import (
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct {
-	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, vals, attnQ8K, ropeAttn bool
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, mvSplit, vals, attnQ8K, ropeAttn bool
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
@@ -74,6 +75,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.normOne = o.normOne || all || f == "normone"
 		o.ropeOne = o.ropeOne || all || f == "ropeone"
 		o.mvPipe = o.mvPipe || all || f == "mvpipe"
+		o.mvSplit = o.mvSplit || all || f == "mvsplit"
 		o.vals = o.vals || all || f == "vals"
 		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
 		o.ropeAttn = o.ropeAttn || all || f == "ropeattn"
@@ -179,14 +181,17 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 // matVecKernel is the launch for nt tokens of weight type wt at w with
 // rows of wrb bytes and activation rows of xrb bytes: the staged mvs_*
 // form where there is one and the alignment and shared memory allow it
-// (unless MINFER_CUDA_MV=v1; for one token's long rows the pipelined
-// mvp_* form, pipedKernel), else the mvf_* form where the weight's
+// (unless MINFER_CUDA_MV=v1; for one token's long rows the split mvk_*
+// form, splitKernel, else the pipelined mvp_* form, pipedKernel), else the mvf_* form where the weight's
 // alignment allows it, else kn's; the last two take four rows per block
 // of 128 threads.
 func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt, rows int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
 			if nt == 1 {
+				if l, ok := b.splitKernel(wt, w, wrb, xrb, rows); ok {
+					return l
+				}
 				if l, ok := b.pipedKernel(wt, w, wrb, xrb, rows); ok {
 					return l
 				}

@@ -10,13 +10,15 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, vals: true, attnQ8K: true, ropeAttn: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, mvSplit: true, vals: true, attnQ8K: true, ropeAttn: true}},
 		{"ropeattn", decodeOff{ropeAttn: true}},
 		{"vals", decodeOff{vals: true}},
 		{"attnq8k", decodeOff{attnQ8K: true}},
 		{"mvnorm,mvrope", decodeOff{mvNorm: true, mvRope: true}},
 		{"normone,ropeone", decodeOff{normOne: true, ropeOne: true}},
 		{"mvpipe", decodeOff{mvPipe: true}},
+		{"mvsplit", decodeOff{mvSplit: true}},
+		{"mvpipe,mvsplit", decodeOff{mvPipe: true, mvSplit: true}},
 		{"normmv,one", decodeOff{attnOne: true}}, // normmv: a retired path, nothing
 		{"mv,attn", decodeOff{mv: true, attn: true}},
 		{"one", decodeOff{attnOne: true}},

@@ -141,6 +141,56 @@ func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64)
 	return mvLaunch{p.one, warps, 32 * int(warps), uint32(smem)}, true
 }
 
+// splitMatVec names the split one-token mat-vecs of decode.cu (mvk_*_1:
+// mvs_*_1's values, each row's blocks split in slices of eight across the
+// warps of a block of splitRows rows, the chain over a row's block values
+// run in shared memory) and their weight types' block bytes.
+var splitMatVec = map[gguf.GGMLType]struct {
+	one        string
+	blockBytes int64
+}{
+	gguf.TypeQ4_K: {"mvk_q4_k_1", 144},
+}
+
+const (
+	// splitRows is MVK_R of decode.cu: the weight rows of an mvk_* block.
+	splitRows = 4
+	// splitMaxWarps bounds an mvk_* block's warps (its
+	// __launch_bounds__(256, 6)); longer rows loop, a warp taking every
+	// splitMaxWarps-th slice.
+	splitMaxWarps = 8
+)
+
+// splitWarps is the warps of an mvk_* block over rows of nblk blocks: one
+// slice of eight blocks a warp, at most splitMaxWarps.
+func splitWarps(nblk int64) int64 { return min((nblk+7)/8, splitMaxWarps) }
+
+// splitShared is mvk_*_1's dynamic shared memory: each of warps warps'
+// slices of the block's splitRows rows (eight blocks of blockBytes each),
+// then the rows' block values (splitRows·nblk floats).
+func splitShared(nblk, blockBytes, warps int64) int64 {
+	return warps*splitRows*8*blockBytes + splitRows*nblk*4
+}
+
+// splitKernel is the mvk_*_1 launch for one token over weights of type wt
+// at w in rows of wrb bytes (activations of xrb bytes), when the type has
+// one, the row is as long as the pipelined kernel's (pipedMinBlocks), the
+// copies' 16-byte alignment holds and the shared memory fits half the
+// staged limit; ok false otherwise (MINFER_CUDA_DECODE=mvsplit: always).
+func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64) (mvLaunch, bool) {
+	p, ok := splitMatVec[wt]
+	if !ok || b.off.mvSplit || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {
+		return mvLaunch{}, false
+	}
+	nblk := wrb / p.blockBytes
+	warps := splitWarps(nblk)
+	smem := splitShared(nblk, p.blockBytes, warps)
+	if smem > b.stagedLimit()/2 {
+		return mvLaunch{}, false
+	}
+	return mvLaunch{p.one, splitRows, 32 * int(warps), uint32(smem)}, true
+}
+
 // mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of
 // every one-token staged mat-vec block; 0 (unset or anything else): by
 // the launch's rows (warpsFor). Fewer warps, as many more blocks: a small

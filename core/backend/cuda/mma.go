@@ -104,9 +104,10 @@ func mmqpShared(t gguf.GGMLType, bn int) int {
 
 // wantsLargeShared reports whether a kernel may be given more than the
 // default 48 KiB of dynamic shared memory (flash attention, pipelined
-// mat-muls, staged and pipelined mat-vecs).
+// mat-muls, staged, pipelined and split mat-vecs).
 func wantsLargeShared(name string) bool {
-	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mmqw_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_")
+	return strings.HasPrefix(name, "fattn_") || strings.HasPrefix(name, "mmqp_") || strings.HasPrefix(name, "mmqw_") || strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_") ||
+		strings.HasPrefix(name, "mvk_")
 }
 
 // useMMQ reports whether the mat-mul n runs on the tensor-core kernels.

@@ -73,7 +73,7 @@ func mvVariants(t *testing.T, want newVariants, run func(t *testing.T, g *Backen
 			run(t, g, v1)
 			staged, one := 0, 0
 			for fn, n := range g.l.counts {
-				if strings.HasPrefix(fn, "mvs_") || strings.HasPrefix(fn, "mvp_") {
+				if strings.HasPrefix(fn, "mvs_") || strings.HasPrefix(fn, "mvp_") || strings.HasPrefix(fn, "mvk_") {
 					staged += n
 				}
 				if strings.HasPrefix(fn, "attn_x_one_") {

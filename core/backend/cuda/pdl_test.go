@@ -37,7 +37,7 @@ func ptxEntries(t *testing.T, ptx string) map[string][]string {
 // stagedMatVecEntry: the kernels that may copy weights (cp.async) before
 // their wait.
 func stagedMatVecEntry(name string) bool {
-	return strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_")
+	return strings.HasPrefix(name, "mvs_") || strings.HasPrefix(name, "mvp_") || strings.HasPrefix(name, "mvk_")
 }
 
 // pdlPrologueViolation checks one entry's body against pdl.go's rule and

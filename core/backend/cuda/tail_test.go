@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -273,6 +274,9 @@ func testMatVecRopeTail(t *testing.T, mode string) {
 // 32 blocks still take mvs_*_1.
 func TestMatVecPiped(t *testing.T) {
 	g := oneBackend(t)
+	// The split kernel (TestMatVecSplit) would take the long Q4_K rows.
+	defer func(p bool) { g.off.mvSplit = p }(g.off.mvSplit)
+	g.off.mvSplit = true
 	r := rand.New(rand.NewPCG(37, 38))
 	for _, c := range []struct {
 		wt   gguf.GGMLType
@@ -303,6 +307,71 @@ func TestMatVecPiped(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMatVecSplit: one token's mat-vec over long Q4_K rows (at least
+// pipedMinBlocks blocks) runs the split mvk_*_1 kernel (splitRows rows a
+// block, a slice of eight blocks a warp) against the CPU's bits: the 8B's
+// ffn_down (56 blocks), the 7B's (43), rows with a short last slice (57,
+// 33), rows of more slices than a block has warps (120, 129: warps loop),
+// row counts not a multiple of splitRows. Rows of 32 blocks (and 22, a
+// 5632-wide row) take mvs_*_1, and MINFER_CUDA_DECODE=mvsplit the
+// pipelined kernel.
+func TestMatVecSplit(t *testing.T) {
+	g := oneBackend(t)
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		wt    gguf.GGMLType
+		cols  int
+		split bool
+	}{
+		{gguf.TypeQ4_K, 256 * 56, true}, {gguf.TypeQ4_K, 256 * 43, true}, {gguf.TypeQ4_K, 256 * 57, true}, {gguf.TypeQ4_K, 256 * 33, true},
+		{gguf.TypeQ4_K, 256 * 120, true}, {gguf.TypeQ4_K, 256 * 129, true}, {gguf.TypeQ4_K, 256 * 32, false}, {gguf.TypeQ4_K, 256 * 22, false},
+	} {
+		for _, rows := range []int{45, 3} {
+			for _, off := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/cols%d/rows%d/off%v", c.wt, c.cols, rows, off), func(t *testing.T) {
+					defer func(p bool) { g.off.mvSplit = p }(g.off.mvSplit)
+					g.off.mvSplit = off
+					p := splitMatVec[c.wt].one
+					before := g.l.counts[p]
+					ws := map[string]tensor{"a": quantized(t, c.wt, c.cols, rows, r)}
+					compareExact(t, opCase{weights: ws,
+						inputs: map[string][]byte{"x": memview.Bytes(randF32(r, c.cols, 1))},
+						build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+							y := b.MatMul(wf("a"), b.Input("x", gguf.TypeF32, int64(c.cols), 1), "y")
+							return b.Add(y, y, "out")
+						}}, g, 3)
+					if got := g.l.counts[p] - before; c.split && !off && got == 0 {
+						t.Errorf("no %s launch: %v", p, g.l.counts)
+					} else if (!c.split || off) && got != 0 {
+						t.Errorf("%d %s launches over rows of %d blocks (switched off: %v)", got, p, c.cols/256, off)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSplitConstants: matvec.go's split mat-vec constants are decode.cu's
+// (MVK_R, and the warps its __launch_bounds__ allows).
+func TestSplitConstants(t *testing.T) {
+	src, err := os.ReadFile("kernels/decode.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	if want := fmt.Sprintf("#define MVK_R %d\n", splitRows); !strings.Contains(s, want) {
+		t.Errorf("decode.cu lacks %q", want)
+	}
+	for _, fn := range []string{"mvk_q4_k_1"} {
+		if want := fmt.Sprintf("__launch_bounds__(%d, 6) %s(", 32*splitMaxWarps, fn); !strings.Contains(s, want) {
+			t.Errorf("decode.cu lacks %q", want)
+		}
+	}
+	if got := splitShared(56, 144, splitWarps(56)); got != 7*4*1152+4*56*4 {
+		t.Errorf("splitShared(56 blocks) = %d", got)
 	}
 }
 
