@@ -15,7 +15,11 @@ S=$E/../2026-12-01-cudaexact/emu
 W=$(mktemp -d)
 cp "$S"/shim.h "$S"/emu_launch.h "$E"/../2026-12-06-s15-emu/shim_dec.h "$E"/mv_main.cpp "$W"/
 cd "$W"
-echo 'template <class T> T __ldg(const T* p) { return *p; }' >> shim_dec.h
+cat >> shim_dec.h <<'H'
+// Since session 19 (the split mat-vecs).
+template <class T> T __ldg(const T* p) { return *p; }
+inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, int sh) { return (uint32_t)((((uint64_t)hi << 32) | lo) >> (sh & 31)); }
+H
 sed 's/#include <cuda_fp16.h>/#include "shim.h"\n#include "shim_dec.h"/; s|asm volatile("// minfer-pdl-wait" ::: "memory")|(void)0|; s|asm volatile("// minfer-pdl-launch" ::: "memory")|(void)0|' "$K/common.cuh" > common.cuh
 python3 - "$K/decode.cu" <<'PY'
 import sys, re
@@ -33,7 +37,7 @@ assert 'asm volatile("cp.async' not in s
 open('decode.inc', 'w').write(s)
 PY
 F="-std=c++20 -O1 -ffp-contract=off -fno-strict-aliasing -pthread -w"
-g++ $F -o mv mv_main.cpp
+g++ $F -DHAVE_MVK_Q6K -o mv mv_main.cpp
 rc=0
 ./mv "$@" || rc=$?
 rm -rf "$W"

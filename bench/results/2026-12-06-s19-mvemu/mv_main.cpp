@@ -1,5 +1,6 @@
-// Host emulation driver for emu_mv.sh (session 19): the split mat-vecs
-// mvk_q4_k_1 (and mvk_q6_k_1 where built) against mvs_*_1 and mvp_*_1, bit
+// Host emulation driver for emu_mv.sh (session 19; argument q4 or q6: one
+// type only): the split mat-vecs
+// mvk_q4_k_1 and mvk_q6_k_1 against mvs_*_1 and mvp_*_1, bit
 // for bit, over random weights and activations: rows of 56, 43, 22, 9, 57,
 // 1 and 64+ blocks, row counts not a multiple of the block's MVK_R rows,
 // warps per block from one slice a warp (the launch code's choice) down to
@@ -120,16 +121,15 @@ static int run(int type, int nblk, int rows, std::vector<int> warpsList, unsigne
     return rc;
 }
 
-// The launch code's warps (matvec.go's splitWarps): one slice of eight blocks a warp, at most splitMaxWarps.
+// The launch code's warps (matvec.go's splitWarps): one slice of eight blocks a warp, at most splitMaxWarps (8).
 static int warpsFor(int nblk) { return std::min((nblk + 7) / 8, 8); }
 
 int main(int argc, char** argv) {
     int rc = 0;
     unsigned seed = 19;
-    const bool q6 = argc > 1 && std::string(argv[1]) == "q6";
-    const int types[2] = {Q4K, Q6K};
-    for (int ti = 0; ti < (q6 ? 2 : 1); ti++) {
-        const int t = types[ti];
+    const std::string only = argc > 1 ? argv[1] : "";
+    for (int t : {Q4K, Q6K}) {
+        if ((only == "q4" && t != Q4K) || (only == "q6" && t != Q6K)) continue;
         // Q6_K rows take the split kernel only as whole 16-byte multiples (nblk a multiple of 8).
         std::vector<int> shapes = t == Q4K ? std::vector<int>{56, 43, 22, 9, 57, 1, 72} : std::vector<int>{56, 48, 8, 64, 72};
         for (int nblk : shapes) {

@@ -150,13 +150,14 @@ var splitMatVec = map[gguf.GGMLType]struct {
 	blockBytes int64
 }{
 	gguf.TypeQ4_K: {"mvk_q4_k_1", 144},
+	gguf.TypeQ6_K: {"mvk_q6_k_1", 210},
 }
 
 const (
 	// splitRows is MVK_R of decode.cu: the weight rows of an mvk_* block.
 	splitRows = 4
-	// splitMaxWarps bounds an mvk_* block's warps (its
-	// __launch_bounds__(256, 6)); longer rows loop, a warp taking every
+	// splitMaxWarps bounds an mvk_* block's warps (their
+	// __launch_bounds__(256, ·)); longer rows loop, a warp taking every
 	// splitMaxWarps-th slice.
 	splitMaxWarps = 8
 )
@@ -175,8 +176,9 @@ func splitShared(nblk, blockBytes, warps int64) int64 {
 // splitKernel is the mvk_*_1 launch for one token over weights of type wt
 // at w in rows of wrb bytes (activations of xrb bytes), when the type has
 // one, the row is as long as the pipelined kernel's (pipedMinBlocks), the
-// copies' 16-byte alignment holds and the shared memory fits half the
-// staged limit; ok false otherwise (MINFER_CUDA_DECODE=mvsplit: always).
+// copies' 16-byte alignment holds (a Q6_K row then has a multiple of
+// eight blocks: whole slices) and the shared memory fits half the staged
+// limit; ok false otherwise (MINFER_CUDA_DECODE=mvsplit: always).
 func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64) (mvLaunch, bool) {
 	p, ok := splitMatVec[wt]
 	if !ok || b.off.mvSplit || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -310,14 +311,15 @@ func TestMatVecPiped(t *testing.T) {
 	}
 }
 
-// TestMatVecSplit: one token's mat-vec over long Q4_K rows (at least
+// TestMatVecSplit: one token's mat-vec over long Q4_K and Q6_K rows (at least
 // pipedMinBlocks blocks) runs the split mvk_*_1 kernel (splitRows rows a
 // block, a slice of eight blocks a warp) against the CPU's bits: the 8B's
 // ffn_down (56 blocks), the 7B's (43), rows with a short last slice (57,
 // 33), rows of more slices than a block has warps (120, 129: warps loop),
-// row counts not a multiple of splitRows. Rows of 32 blocks (and 22, a
-// 5632-wide row) take mvs_*_1, and MINFER_CUDA_DECODE=mvsplit the
-// pipelined kernel.
+// Q6_K rows of 40 and 136 blocks (warps loop), row counts not a multiple
+// of splitRows. Rows of 32 blocks (and 22, a 5632-wide row; Q6_K rows not
+// a multiple of eight blocks, not of 16 bytes) take mvs_*_1, and
+// MINFER_CUDA_DECODE=mvsplit the pipelined kernel.
 func TestMatVecSplit(t *testing.T) {
 	g := oneBackend(t)
 	r := rand.New(rand.NewPCG(41, 42))
@@ -328,6 +330,8 @@ func TestMatVecSplit(t *testing.T) {
 	}{
 		{gguf.TypeQ4_K, 256 * 56, true}, {gguf.TypeQ4_K, 256 * 43, true}, {gguf.TypeQ4_K, 256 * 57, true}, {gguf.TypeQ4_K, 256 * 33, true},
 		{gguf.TypeQ4_K, 256 * 120, true}, {gguf.TypeQ4_K, 256 * 129, true}, {gguf.TypeQ4_K, 256 * 32, false}, {gguf.TypeQ4_K, 256 * 22, false},
+		{gguf.TypeQ6_K, 256 * 56, true}, {gguf.TypeQ6_K, 256 * 48, true}, {gguf.TypeQ6_K, 256 * 40, true}, {gguf.TypeQ6_K, 256 * 136, true},
+		{gguf.TypeQ6_K, 256 * 43, false}, {gguf.TypeQ6_K, 256 * 32, false},
 	} {
 		for _, rows := range []int{45, 3} {
 			for _, off := range []bool{false, true} {
@@ -365,9 +369,10 @@ func TestSplitConstants(t *testing.T) {
 	if want := fmt.Sprintf("#define MVK_R %d\n", splitRows); !strings.Contains(s, want) {
 		t.Errorf("decode.cu lacks %q", want)
 	}
-	for _, fn := range []string{"mvk_q4_k_1"} {
-		if want := fmt.Sprintf("__launch_bounds__(%d, 6) %s(", 32*splitMaxWarps, fn); !strings.Contains(s, want) {
-			t.Errorf("decode.cu lacks %q", want)
+	for _, p := range splitMatVec {
+		m := regexp.MustCompile(`__launch_bounds__\((\d+), \d+\) ` + p.one + `\(`).FindStringSubmatch(s)
+		if m == nil || m[1] != fmt.Sprint(32*splitMaxWarps) {
+			t.Errorf("%s: launch bounds %v, want %d threads", p.one, m, 32*splitMaxWarps)
 		}
 	}
 	if got := splitShared(56, 144, splitWarps(56)); got != 7*4*1152+4*56*4 {

@@ -620,67 +620,37 @@ __device__ __forceinline__ void cp_async_wait_group() {
 MVP(q4_k, 144) MVP(q6_k, 210)
 
 // ------------------------------------------------ split mat-vecs (long rows)
-// mvk_q4_k_1: one token's mat-vec over long Q4_K rows with each row's
-// blocks split across the warps of a block: a block takes MVK_R rows, its
-// warp w slices s = w, w+nw, ... of eight blocks of each (nw: the block's
-// warps, ceil(nblk/8) for one slice a warp). A warp copies exactly the
-// bytes it reads (its slice of each of the rows, one cp.async group a
-// row, all in flight before the first wait), so it waits on its own copies
-// and a __syncwarp, never on the block. Its slice's activations go to
-// registers once (__ldg: the L1 keeps the row for the SM's next blocks,
-// the weights bypass it) and serve all the block's rows. Lane (kb, jp) =
-// (lane/4, lane%4) takes block 8s+kb's qs bytes 32jp..32jp+31 — the lo
-// nibbles sub-block 2jp, the hi ones sub-block 2jp+1 — against their 64
-// activations: the block's isum and min sum (sc·Σq·x and m·Σx summed over
-// sub-blocks, the integers mvs_q4_k_step's lanes make) come from two xor
-// shuffles over its four lanes, then mvs_q4_k_step's float operations
-// make the block's value v_b, kept in shared memory. After a barrier,
-// thread r of the block runs row r's chain acc = 0 + v_0 + v_1 + ... in
-// block order, mvs_q4_k_row's. Dynamic shared memory: the warps' slices
-// (nw · MVK_R · 1152 bytes), then MVK_R · nblk floats (matvec.go's
-// splitShared). Rows and weights 16-byte aligned.
+// mvk_q4_k_1, mvk_q6_k_1: one token's mat-vec over long K-quant rows with
+// each row's blocks split across the warps of a block: a block takes MVK_R
+// rows, its warp w slices s = w, w+nw, ... of eight blocks of each (nw:
+// the block's warps, ceil(nblk/8) for one slice a warp). A warp copies
+// exactly the bytes it reads (its slice of each of the rows, one cp.async
+// group a row, all in flight before the first wait), so it waits on its
+// own copies and a __syncwarp, never on the block. Its slice's
+// activations go to registers once (__ldg: the L1 keeps the row for the
+// SM's next blocks, the weights bypass it) and serve all the block's rows.
+// Four lanes a block (lane (kb, jp) = (lane/4, lane%4), block 8s+kb); the
+// block's integer sums (the integers mvs_*_step's eight lanes make,
+// grouped otherwise) come from two xor shuffles over its four lanes, then
+// lane jp = 0 makes the block's value v_b with mvs_*_step's float
+// operations and keeps it in shared memory. After a barrier, thread r of
+// the block runs row r's chain acc = 0 + v_0 + v_1 + ... in block order,
+// mvs_*_row's. Dynamic shared memory: the warps' slices (nw · MVK_R ·
+// 8 · block bytes), then MVK_R · nblk floats (matvec.go's splitShared).
+// Rows and weights 16-byte aligned (for Q6_K: rows of a multiple of eight
+// blocks, so every slice is whole).
 #define MVK_R 4
 
-// mvk_q4_k_issue: a warp's copies of slice s of the block's nr rows (row
-// r to sl + r·1152), one cp.async group a row (MVK_R groups, empty ones
-// past nr), each lane at most three 16-byte pieces a row.
-__device__ __forceinline__ void mvk_q4_k_issue(uint8_t* sl, const uint8_t* W, int row0, int nr, int s, int nblk, long long wrb, int lane) {
-    constexpr int CH = 8 * 144;
-    const int len = min(CH, (nblk - 8 * s) * 144);
-    const uint8_t* g = W + (long long)row0 * wrb + (long long)s * CH;
-#pragma unroll
-    for (int r = 0; r < MVK_R; r++) {
-#pragma unroll
-        for (int k = 0; k < 3; k++) {
-            const int o = 16 * (lane + 32 * k);
-            if (r < nr && o < len) cp_async16(sl + r * CH + o, g + r * wrb + o);
-        }
-        cp_async_commit();
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(256, 6) mvk_q4_k_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb,
-                                                             long long xrb, int ntok) {
-    extern __shared__ __align__(16) uint8_t mvs_sh[];
-    constexpr int R = MVK_R, CH = 8 * 144;
-    const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
-    const int row0 = blockIdx.x * R, nr = min(R, rows - row0), nsl = (nblk + 7) >> 3;
-    const int kb = lane >> 2, jp = lane & 3, h = jp & 1;
-    uint8_t* sl = mvs_sh + (long long)wi * (R * CH);
-    float* vs = (float*)(mvs_sh + (long long)nw * (R * CH));
-    if (wi < nsl) mvk_q4_k_issue(sl, W, row0, nr, wi, nblk, wrb, lane);
-    PDL_ENTRY(); /* the first slice's copies in flight */
-    for (int s = wi; s < nsl; s += nw) {
-        if (s != wi) {
-            __syncwarp(); /* the last slice's reads done before its bytes are copied over */
-            mvk_q4_k_issue(sl, W, row0, nr, s, nblk, wrb, lane);
-        }
-        const int b = 8 * s + kb;
-        const bool ok = b < nblk;
-        // The lane's 64 activations (sub-blocks 2jp, 2jp+1), their sums, the block's scale.
-        int xa[16];
-        int sx0 = 0, sx1 = 0;
-        float dx = 0.f;
+// mvk_q4k: the Q4_K lane. Lane jp takes qs bytes 32jp..32jp+31 — the lo
+// nibbles sub-block 2jp, the hi ones sub-block 2jp+1 — against their 64
+// activations: isum Σ sc·Σq·x and min sum Σ m·Σx over its two sub-blocks.
+struct mvk_q4k {
+    static constexpr int BS = 144;
+    int xa[16];
+    int sx0, sx1;
+    float dx;
+    __device__ __forceinline__ void acts(const uint8_t* X, int b, bool ok, int jp) {
+        sx0 = 0, sx1 = 0, dx = 0.f;
         if (ok) {
             const uint8_t* xb = X + (long long)b * 292;
             const int* xp = (const int*)(xb + 4 + 64 * jp);
@@ -696,6 +666,153 @@ extern "C" __global__ void __launch_bounds__(256, 6) mvk_q4_k_1(const uint8_t* W
 #pragma unroll
             for (int i = 0; i < 16; i++) xa[i] = 0;
         }
+    }
+    // row: the block's value (on lane jp = 0) from its bytes at wb.
+    __device__ __forceinline__ float row(const uint8_t* wb, bool ok, int jp) const {
+        int is = 0, im = 0;
+        uint32_t hd = 0;
+        if (ok) {
+            const int h = jp & 1;
+            const uint4 hs = *(const uint4*)wb;
+            const uint4 qa = *(const uint4*)(wb + 16 + 32 * jp);
+            const uint4 qb = *(const uint4*)(wb + 32 + 32 * jp);
+            const uint32_t qw[8] = {qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w};
+            int s0 = 0, s1 = 0;
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                s0 = __dp4a((int)(qw[i] & 0x0f0f0f0fu), xa[i], s0);
+                s1 = __dp4a((int)((qw[i] >> 4) & 0x0f0f0f0fu), xa[8 + i], s1);
+            }
+            // scale_min_k4 of sub-blocks 2jp and 2jp+1, two bytes at a time: A = scale
+            // bytes 2h, 2h+1, B = 4+2h, 5+2h, C = 8+2h, 9+2h (h = jp&1).
+            const uint32_t A = (hs.y >> (16 * h)) & 0xffffu, B = (hs.z >> (16 * h)) & 0xffffu, C = (hs.w >> (16 * h)) & 0xffffu;
+            const uint32_t scp = jp < 2 ? (A & 0x3f3fu) : ((C & 0x0f0fu) | ((A >> 2) & 0x3030u));
+            const uint32_t mp = jp < 2 ? (B & 0x3f3fu) : (((C >> 4) & 0x0f0fu) | ((B >> 2) & 0x3030u));
+            is = (int)(scp & 0xffu) * s0 + (int)(scp >> 8) * s1;
+            im = (int)(mp & 0xffu) * sx0 + (int)(mp >> 8) * sx1;
+            hd = hs.x;
+        }
+        is += __shfl_xor_sync(0xffffffffu, is, 1);
+        im += __shfl_xor_sync(0xffffffffu, im, 1);
+        is += __shfl_xor_sync(0xffffffffu, is, 2);
+        im += __shfl_xor_sync(0xffffffffu, im, 2);
+        const float fd = __half2float(__ushort_as_half((unsigned short)(hd & 0xffffu)));
+        const float fdmin = __half2float(__ushort_as_half((unsigned short)(hd >> 16)));
+        const float d = __fmul_rn(dx, fd), dmin = __fmul_rn(dx, fdmin);
+        return __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im));
+    }
+};
+
+// mvk_ld8: eight words from a 2-aligned address p (four-aligned loads and
+// funnel shifts).
+__device__ __forceinline__ void mvk_ld8(const uint8_t* p, uint32_t* w) {
+    const uint32_t* a = (const uint32_t*)((uintptr_t)p & ~(uintptr_t)3);
+    const int sh = 8 * (int)((uintptr_t)p & 3);
+    uint32_t t[9];
+#pragma unroll
+    for (int i = 0; i < 9; i++) t[i] = a[i];
+#pragma unroll
+    for (int i = 0; i < 8; i++) w[i] = __funnelshift_r(t[i], t[i + 1], sh);
+}
+
+// mvk_q6k: the Q6_K lane. Lane jp = (hf, s) = (jp/2, jp%2) takes ql bytes
+// 64hf+32s..+31 (lo nibbles: group s of half hf, hi nibbles: group s+2),
+// their qh bits (qh bytes 32hf.., bits 2g, 2g+1 of group g) and the four
+// scales of the two groups' 16-element sub-blocks against their 64
+// activations: isum Σ sc·(Σq·x − 32·Σx) over the four sub-blocks.
+struct mvk_q6k {
+    static constexpr int BS = 210;
+    int xa[16];
+    int bx[4]; // 32·Σx of the four sub-blocks
+    float dx;
+    __device__ __forceinline__ void acts(const uint8_t* X, int b, bool ok, int jp) {
+        dx = 0.f;
+#pragma unroll
+        for (int k = 0; k < 4; k++) bx[k] = 0;
+        if (ok) {
+            const uint8_t* xb = X + (long long)b * 292;
+            const int hf = jp >> 1, s = jp & 1;
+            const int* x0 = (const int*)(xb + 4 + 128 * hf + 32 * s);
+            const int* x1 = (const int*)(xb + 4 + 128 * hf + 32 * (s + 2));
+#pragma unroll
+            for (int i = 0; i < 8; i++) xa[i] = __ldg(x0 + i), xa[8 + i] = __ldg(x1 + i);
+            dx = __ldg((const float*)xb);
+            int sx[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int i = 0; i < 16; i++) sx[i >> 2] = __dp4a(0x01010101, xa[i], sx[i >> 2]);
+#pragma unroll
+            for (int k = 0; k < 4; k++) bx[k] = 32 * sx[k];
+        } else {
+#pragma unroll
+            for (int i = 0; i < 16; i++) xa[i] = 0;
+        }
+    }
+    __device__ __forceinline__ float row(const uint8_t* wb, bool ok, int jp) const {
+        int is = 0;
+        float d = 0.f;
+        if (ok) {
+            const int hf = jp >> 1, s = jp & 1;
+            uint32_t ql[8], qh[8];
+            mvk_ld8(wb + 64 * hf + 32 * s, ql);
+            mvk_ld8(wb + 128 + 32 * hf, qh);
+            int sq[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                // group s: lo nibbles, qh bits 2s, 2s+1; group s+2: hi nibbles, bits 2s+4, 2s+5
+                const int q0 = (int)((ql[i] & 0x0f0f0f0fu) | ((qh[i] << (4 - 2 * s)) & 0x30303030u));
+                const int q1 = (int)(((ql[i] >> 4) & 0x0f0f0f0fu) | ((qh[i] >> (2 * s)) & 0x30303030u));
+                sq[i >> 2] = __dp4a(q0, xa[i], sq[i >> 2]);
+                sq[2 + (i >> 2)] = __dp4a(q1, xa[8 + i], sq[2 + (i >> 2)]);
+            }
+            const int8_t* sc = (const int8_t*)(wb + 192 + 8 * hf + 2 * s);
+            is = sc[0] * (sq[0] - bx[0]) + sc[1] * (sq[1] - bx[1]) + sc[4] * (sq[2] - bx[2]) + sc[5] * (sq[3] - bx[3]);
+            d = f16a(wb + 208);
+        }
+        is += __shfl_xor_sync(0xffffffffu, is, 1);
+        is += __shfl_xor_sync(0xffffffffu, is, 2);
+        return __fmul_rn(__fmul_rn(d, dx), (float)is);
+    }
+};
+
+// mvk_issue: a warp's copies of slice s of the block's nr rows (row r to
+// sl + r·8·BS), one cp.async group a row (MVK_R groups, empty ones past
+// nr).
+template <int BS>
+__device__ __forceinline__ void mvk_issue(uint8_t* sl, const uint8_t* W, int row0, int nr, int s, int nblk, long long wrb, int lane) {
+    constexpr int CH = 8 * BS, P = (CH / 16 + 31) / 32;
+    const int len = min(CH, (nblk - 8 * s) * BS);
+    const uint8_t* g = W + (long long)row0 * wrb + (long long)s * CH;
+#pragma unroll
+    for (int r = 0; r < MVK_R; r++) {
+#pragma unroll
+        for (int k = 0; k < P; k++) {
+            const int o = 16 * (lane + 32 * k);
+            if (r < nr && o < len) cp_async16(sl + r * CH + o, g + r * wrb + o);
+        }
+        cp_async_commit();
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void mvk_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb) {
+    extern __shared__ __align__(16) uint8_t mvk_sh[];
+    constexpr int R = MVK_R, CH = 8 * T::BS;
+    const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
+    const int row0 = blockIdx.x * R, nr = min(R, rows - row0), nsl = (nblk + 7) >> 3;
+    const int kb = lane >> 2, jp = lane & 3;
+    uint8_t* sl = mvk_sh + (long long)wi * (R * CH);
+    float* vs = (float*)(mvk_sh + (long long)nw * (R * CH));
+    if (wi < nsl) mvk_issue<T::BS>(sl, W, row0, nr, wi, nblk, wrb, lane);
+    PDL_ENTRY(); /* the first slice's copies in flight */
+    for (int s = wi; s < nsl; s += nw) {
+        if (s != wi) {
+            __syncwarp(); /* the last slice's reads done before its bytes are copied over */
+            mvk_issue<T::BS>(sl, W, row0, nr, s, nblk, wrb, lane);
+        }
+        const int b = 8 * s + kb;
+        const bool ok = b < nblk;
+        T t;
+        t.acts(X, b, ok, jp);
 #pragma unroll
         for (int r = 0; r < R; r++) {
             // row r's copies (group r of the slice's R) done, then everyone's in the warp
@@ -711,39 +828,8 @@ extern "C" __global__ void __launch_bounds__(256, 6) mvk_q4_k_1(const uint8_t* W
             }
             __syncwarp();
             if (r >= nr) break;
-            int is = 0, im = 0;
-            uint32_t hd = 0;
-            if (ok) {
-                const uint8_t* wb = sl + r * CH + kb * 144;
-                const uint4 hs = *(const uint4*)wb;
-                const uint4 qa = *(const uint4*)(wb + 16 + 32 * jp);
-                const uint4 qb = *(const uint4*)(wb + 32 + 32 * jp);
-                const uint32_t qw[8] = {qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w};
-                int s0 = 0, s1 = 0;
-#pragma unroll
-                for (int i = 0; i < 8; i++) {
-                    s0 = __dp4a((int)(qw[i] & 0x0f0f0f0fu), xa[i], s0);
-                    s1 = __dp4a((int)((qw[i] >> 4) & 0x0f0f0f0fu), xa[8 + i], s1);
-                }
-                // scale_min_k4 of sub-blocks 2jp and 2jp+1, two bytes at a time: A = scale
-                // bytes 2h, 2h+1, B = 4+2h, 5+2h, C = 8+2h, 9+2h (h = jp&1).
-                const uint32_t A = (hs.y >> (16 * h)) & 0xffffu, B = (hs.z >> (16 * h)) & 0xffffu, C = (hs.w >> (16 * h)) & 0xffffu;
-                const uint32_t scp = jp < 2 ? (A & 0x3f3fu) : ((C & 0x0f0fu) | ((A >> 2) & 0x3030u));
-                const uint32_t mp = jp < 2 ? (B & 0x3f3fu) : (((C >> 4) & 0x0f0fu) | ((B >> 2) & 0x3030u));
-                is = (int)(scp & 0xffu) * s0 + (int)(scp >> 8) * s1;
-                im = (int)(mp & 0xffu) * sx0 + (int)(mp >> 8) * sx1;
-                hd = hs.x;
-            }
-            is += __shfl_xor_sync(0xffffffffu, is, 1);
-            im += __shfl_xor_sync(0xffffffffu, im, 1);
-            is += __shfl_xor_sync(0xffffffffu, is, 2);
-            im += __shfl_xor_sync(0xffffffffu, im, 2);
-            if (ok && jp == 0) {
-                const float fd = __half2float(__ushort_as_half((unsigned short)(hd & 0xffffu)));
-                const float fdmin = __half2float(__ushort_as_half((unsigned short)(hd >> 16)));
-                const float d = __fmul_rn(dx, fd), dmin = __fmul_rn(dx, fdmin);
-                vs[r * nblk + b] = __fsub_rn(__fmul_rn(d, (float)is), __fmul_rn(dmin, (float)im));
-            }
+            const float v = t.row(sl + r * CH + kb * T::BS, ok, jp);
+            if (ok && jp == 0) vs[r * nblk + b] = v;
         }
     }
     __syncthreads(); /* every block's value of every row */
@@ -753,6 +839,15 @@ extern "C" __global__ void __launch_bounds__(256, 6) mvk_q4_k_1(const uint8_t* W
         for (int b = 0; b < nblk; b++) acc = __fadd_rn(acc, v[b]);
         out[row0 + threadIdx.x] = acc;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 6) mvk_q4_k_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb,
+                                                                long long xrb, int ntok) {
+    mvk_1<mvk_q4k>(W, X, out, rows, nblk, wrb);
+}
+extern "C" __global__ void __launch_bounds__(256, 4) mvk_q6_k_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb,
+                                                                long long xrb, int ntok) {
+    mvk_1<mvk_q6k>(W, X, out, rows, nblk, wrb);
 }
 
 // ------------------------------------------------- activation quantizers
