@@ -37,7 +37,7 @@ assert 'asm volatile("cp.async' not in s
 open('decode.inc', 'w').write(s)
 PY
 F="-std=c++20 -O1 -ffp-contract=off -fno-strict-aliasing -pthread -w"
-g++ $F -DHAVE_MVK_Q6K -o mv mv_main.cpp
+g++ $F -o mv mv_main.cpp
 rc=0
 ./mv "$@" || rc=$?
 rm -rf "$W"

@@ -2,9 +2,10 @@
 // type only): the split mat-vecs
 // mvk_q4_k_1 and mvk_q6_k_1 against mvs_*_1 and mvp_*_1, bit
 // for bit, over random weights and activations: rows of 56, 43, 22, 9, 57,
-// 1 and 64+ blocks, row counts not a multiple of the block's MVK_R rows,
-// warps per block from one slice a warp (the launch code's choice) down to
-// one warp looping over every slice.
+// 1 and 64+ blocks, row counts not a multiple of the block's rows (MVK_R,
+// and 2 and 8: mvk_*_1r2, mvk_*_1r8), warps per block from one slice a
+// warp (the launch code's choice) down to one warp looping over every
+// slice.
 #include "shim.h"
 #include <cstdio>
 #include <cstdlib>
@@ -103,20 +104,29 @@ static int run(int type, int nblk, int rows, std::vector<int> warpsList, unsigne
             if (type == Q4K) dc::mvp_q4_k_1(W.p, X.p, pip.data(), rows, nblk, wrb, xrb, 1);
             else dc::mvp_q6_k_1(W.p, X.p, pip.data(), rows, nblk, wrb, xrb, 1);
         });
-        snprintf(name, sizeof name, "mvp_%s_1 vs mvs_%s_1   nblk %3d rows %3d", tn, tn, nblk, rows);
+        snprintf(name, sizeof name, "mvp_%s_1   vs mvs_%s_1 nblk %3d rows %3d", tn, tn, nblk, rows);
         rc |= compare(name, ref.data(), pip.data(), rows);
     }
-    for (int nw : warpsList) {
-        std::vector<float> got(rows, -9.f);
-        const size_t sm = (size_t)nw * MVK_R * 8 * bs + (size_t)MVK_R * nblk * 4;
-        launch((rows + MVK_R - 1) / MVK_R, 32 * nw, sm, [&] {
-            if (type == Q4K) dc::mvk_q4_k_1(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
-#ifdef HAVE_MVK_Q6K
-            else dc::mvk_q6_k_1(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
-#endif
-        });
-        snprintf(name, sizeof name, "mvk_%s_1 vs mvs_%s_1   nblk %3d rows %3d warps %d", tn, tn, nblk, rows, nw);
-        rc |= compare(name, ref.data(), got.data(), rows);
+    // MVK_R rows a block (mvk_*_1) over every warp count of warpsList; two and eight (mvk_*_1r2, _1r8) over the first.
+    for (int R : {MVK_R, 2, 8}) {
+        for (int nw : warpsList) {
+            std::vector<float> got(rows, -9.f);
+            const size_t sm = (size_t)nw * R * 8 * bs + (size_t)R * nblk * 4;
+            launch((rows + R - 1) / R, 32 * nw, sm, [&] {
+                if (type == Q4K) {
+                    if (R == MVK_R) dc::mvk_q4_k_1(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
+                    else if (R == 2) dc::mvk_q4_k_1r2(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
+                    else dc::mvk_q4_k_1r8(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
+                } else {
+                    if (R == MVK_R) dc::mvk_q6_k_1(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
+                    else if (R == 2) dc::mvk_q6_k_1r2(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
+                    else dc::mvk_q6_k_1r8(W.p, X.p, got.data(), rows, nblk, wrb, xrb, 1);
+                }
+            });
+            snprintf(name, sizeof name, "mvk_%s_1%s vs mvs_%s_1 nblk %3d rows %3d warps %d", tn, R == MVK_R ? "  " : R == 2 ? "r2" : "r8", tn, nblk, rows, nw);
+            rc |= compare(name, ref.data(), got.data(), rows);
+            if (R != MVK_R) break;
+        }
     }
     return rc;
 }

@@ -85,6 +85,9 @@ type Backend struct {
 	// mvsWarps is the warps of a one-token staged mat-vec block
 	// (MINFER_CUDA_MVS_WARPS); 0: by the launch's rows (warpsFor).
 	mvsWarps int64
+	// splitRows is the rows of a split mat-vec block (mvk_*_1:
+	// MINFER_CUDA_MVK_ROWS, 2, 4 or 8; defaultSplitRows otherwise).
+	splitRows int64
 	// fattnNoKeep: the flash kernels recompute scores in every pass
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that
 	// kept them (tests).
@@ -139,6 +142,7 @@ func Open(o Options) (*Backend, error) {
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
+	b.splitRows = splitRowsFromEnv()
 	fm := fattnModeFromEnv()
 	b.fattnNoKeep, b.fattnWide, b.fattnExact, b.fattnMMAAll = fm.noKeep, !fm.narrow, fm.exact, fm.mmaAll
 	// What the setup took: modules, workspace (and, when the plan's answer

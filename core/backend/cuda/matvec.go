@@ -143,8 +143,9 @@ func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64)
 
 // splitMatVec names the split one-token mat-vecs of decode.cu (mvk_*_1:
 // mvs_*_1's values, each row's blocks split in slices of eight across the
-// warps of a block of splitRows rows, the chain over a row's block values
-// run in shared memory) and their weight types' block bytes.
+// warps of a block of defaultSplitRows rows, the chain over a row's block
+// values run in shared memory; the same with the suffix r2 or r8, two or
+// eight rows a block) and their weight types' block bytes.
 var splitMatVec = map[gguf.GGMLType]struct {
 	one        string
 	blockBytes int64
@@ -154,8 +155,9 @@ var splitMatVec = map[gguf.GGMLType]struct {
 }
 
 const (
-	// splitRows is MVK_R of decode.cu: the weight rows of an mvk_* block.
-	splitRows = 4
+	// defaultSplitRows is MVK_R of decode.cu: the weight rows of an
+	// mvk_*_1 block (mvk_*_1r2 and mvk_*_1r8: two and eight).
+	defaultSplitRows = 4
 	// splitMaxWarps bounds an mvk_* block's warps (their
 	// __launch_bounds__(256, ·)); longer rows loop, a warp taking every
 	// splitMaxWarps-th slice.
@@ -167,10 +169,33 @@ const (
 func splitWarps(nblk int64) int64 { return min((nblk+7)/8, splitMaxWarps) }
 
 // splitShared is mvk_*_1's dynamic shared memory: each of warps warps'
-// slices of the block's splitRows rows (eight blocks of blockBytes each),
-// then the rows' block values (splitRows·nblk floats).
-func splitShared(nblk, blockBytes, warps int64) int64 {
-	return warps*splitRows*8*blockBytes + splitRows*nblk*4
+// slices of the block's rows rows (eight blocks of blockBytes each), then
+// the rows' block values (rows·nblk floats).
+func splitShared(nblk, blockBytes, warps, rows int64) int64 {
+	return warps*rows*8*blockBytes + rows*nblk*4
+}
+
+// splitRowsFromEnv is MINFER_CUDA_MVK_ROWS (2, 4 or 8): the rows of a
+// split mat-vec block, for comparisons; defaultSplitRows otherwise.
+func splitRowsFromEnv() int64 {
+	switch os.Getenv("MINFER_CUDA_MVK_ROWS") {
+	case "2":
+		return 2
+	case "8":
+		return 8
+	}
+	return defaultSplitRows
+}
+
+// splitName is the mvk_* kernel of p for blocks of rows rows.
+func splitName(one string, rows int64) string {
+	switch rows {
+	case 2:
+		return one + "r2"
+	case 8:
+		return one + "r8"
+	}
+	return one
 }
 
 // splitKernel is the mvk_*_1 launch for one token over weights of type wt
@@ -184,13 +209,16 @@ func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64)
 	if !ok || b.off.mvSplit || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {
 		return mvLaunch{}, false
 	}
-	nblk := wrb / p.blockBytes
+	nblk, per := wrb/p.blockBytes, b.splitRows
+	if per != 2 && per != 8 {
+		per = defaultSplitRows
+	}
 	warps := splitWarps(nblk)
-	smem := splitShared(nblk, p.blockBytes, warps)
+	smem := splitShared(nblk, p.blockBytes, warps, per)
 	if smem > b.stagedLimit()/2 {
 		return mvLaunch{}, false
 	}
-	return mvLaunch{p.one, splitRows, 32 * int(warps), uint32(smem)}, true
+	return mvLaunch{splitName(p.one, per), per, 32 * int(warps), uint32(smem)}, true
 }
 
 // mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of

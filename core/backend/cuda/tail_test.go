@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -312,12 +311,13 @@ func TestMatVecPiped(t *testing.T) {
 }
 
 // TestMatVecSplit: one token's mat-vec over long Q4_K and Q6_K rows (at least
-// pipedMinBlocks blocks) runs the split mvk_*_1 kernel (splitRows rows a
-// block, a slice of eight blocks a warp) against the CPU's bits: the 8B's
+// pipedMinBlocks blocks) runs the split mvk_*_1 kernel (defaultSplitRows
+// rows a block, a slice of eight blocks a warp; and mvk_*_1r2, mvk_*_1r8,
+// MINFER_CUDA_MVK_ROWS=2, 8) against the CPU's bits: the 8B's
 // ffn_down (56 blocks), the 7B's (43), rows with a short last slice (57,
 // 33), rows of more slices than a block has warps (120, 129: warps loop),
 // Q6_K rows of 40 and 136 blocks (warps loop), row counts not a multiple
-// of splitRows. Rows of 32 blocks (and 22, a 5632-wide row; Q6_K rows not
+// of the block's rows. Rows of 32 blocks (and 22, a 5632-wide row; Q6_K rows not
 // a multiple of eight blocks, not of 16 bytes) take mvs_*_1, and
 // MINFER_CUDA_DECODE=mvsplit the pipelined kernel.
 func TestMatVecSplit(t *testing.T) {
@@ -334,11 +334,15 @@ func TestMatVecSplit(t *testing.T) {
 		{gguf.TypeQ6_K, 256 * 43, false}, {gguf.TypeQ6_K, 256 * 32, false},
 	} {
 		for _, rows := range []int{45, 3} {
-			for _, off := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/cols%d/rows%d/off%v", c.wt, c.cols, rows, off), func(t *testing.T) {
-					defer func(p bool) { g.off.mvSplit = p }(g.off.mvSplit)
-					g.off.mvSplit = off
-					p := splitMatVec[c.wt].one
+			for _, v := range []struct {
+				off bool
+				per int64
+			}{{false, defaultSplitRows}, {false, 2}, {false, 8}, {true, defaultSplitRows}} {
+				off := v.off
+				t.Run(fmt.Sprintf("%s/cols%d/rows%d/per%d/off%v", c.wt, c.cols, rows, v.per, off), func(t *testing.T) {
+					defer func(p bool, r int64) { g.off.mvSplit, g.splitRows = p, r }(g.off.mvSplit, g.splitRows)
+					g.off.mvSplit, g.splitRows = off, v.per
+					p := splitName(splitMatVec[c.wt].one, v.per)
 					before := g.l.counts[p]
 					ws := map[string]tensor{"a": quantized(t, c.wt, c.cols, rows, r)}
 					compareExact(t, opCase{weights: ws,
@@ -366,16 +370,23 @@ func TestSplitConstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(src)
-	if want := fmt.Sprintf("#define MVK_R %d\n", splitRows); !strings.Contains(s, want) {
+	if want := fmt.Sprintf("#define MVK_R %d\n", defaultSplitRows); !strings.Contains(s, want) {
 		t.Errorf("decode.cu lacks %q", want)
 	}
-	for _, p := range splitMatVec {
-		m := regexp.MustCompile(`__launch_bounds__\((\d+), \d+\) ` + p.one + `\(`).FindStringSubmatch(s)
-		if m == nil || m[1] != fmt.Sprint(32*splitMaxWarps) {
-			t.Errorf("%s: launch bounds %v, want %d threads", p.one, m, 32*splitMaxWarps)
+	// MVK(name, T, LB) makes mvk_<name>_1 (MVK_R rows a block), _1r2 and _1r8, each __launch_bounds__(256, LB).
+	for rows, call := range map[int64]string{defaultSplitRows: "mvk_1<T, MVK_R>(", 2: "mvk_1<T, 2>(", 8: "mvk_1<T, 8>("} {
+		name := splitName("mvk_##name##_1", rows)
+		at := strings.Index(s, fmt.Sprintf("__launch_bounds__(%d, LB) %s(", 32*splitMaxWarps, name))
+		if at < 0 || !strings.Contains(s[at:min(len(s), at+600)], call) {
+			t.Errorf("decode.cu lacks %s, %d threads at most, calling %s", name, 32*splitMaxWarps, call)
 		}
 	}
-	if got := splitShared(56, 144, splitWarps(56)); got != 7*4*1152+4*56*4 {
+	for _, p := range splitMatVec {
+		if !strings.Contains(s, "MVK("+strings.TrimSuffix(strings.TrimPrefix(p.one, "mvk_"), "_1")+", ") {
+			t.Errorf("decode.cu makes no %s", p.one)
+		}
+	}
+	if got := splitShared(56, 144, splitWarps(56), 4); got != 7*4*1152+4*56*4 {
 		t.Errorf("splitShared(56 blocks) = %d", got)
 	}
 }

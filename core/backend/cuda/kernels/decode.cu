@@ -638,7 +638,8 @@ MVP(q4_k, 144) MVP(q6_k, 210)
 // mvs_*_row's. Dynamic shared memory: the warps' slices (nw · MVK_R ·
 // 8 · block bytes), then MVK_R · nblk floats (matvec.go's splitShared).
 // Rows and weights 16-byte aligned (for Q6_K: rows of a multiple of eight
-// blocks, so every slice is whole).
+// blocks, so every slice is whole). mvk_*_1r2 and mvk_*_1r8 take two and
+// eight rows a block (MINFER_CUDA_MVK_ROWS, for comparisons).
 #define MVK_R 4
 
 // mvk_q4k: the Q4_K lane. Lane jp takes qs bytes 32jp..32jp+31 — the lo
@@ -775,15 +776,14 @@ struct mvk_q6k {
 };
 
 // mvk_issue: a warp's copies of slice s of the block's nr rows (row r to
-// sl + r·8·BS), one cp.async group a row (MVK_R groups, empty ones past
-// nr).
-template <int BS>
+// sl + r·8·BS), one cp.async group a row (R groups, empty ones past nr).
+template <int BS, int R>
 __device__ __forceinline__ void mvk_issue(uint8_t* sl, const uint8_t* W, int row0, int nr, int s, int nblk, long long wrb, int lane) {
     constexpr int CH = 8 * BS, P = (CH / 16 + 31) / 32;
     const int len = min(CH, (nblk - 8 * s) * BS);
     const uint8_t* g = W + (long long)row0 * wrb + (long long)s * CH;
 #pragma unroll
-    for (int r = 0; r < MVK_R; r++) {
+    for (int r = 0; r < R; r++) {
 #pragma unroll
         for (int k = 0; k < P; k++) {
             const int o = 16 * (lane + 32 * k);
@@ -793,21 +793,22 @@ __device__ __forceinline__ void mvk_issue(uint8_t* sl, const uint8_t* W, int row
     }
 }
 
-template <class T>
+template <class T, int R>
 __device__ __forceinline__ void mvk_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb) {
     extern __shared__ __align__(16) uint8_t mvk_sh[];
-    constexpr int R = MVK_R, CH = 8 * T::BS;
+    constexpr int CH = 8 * T::BS;
+    static_assert(R >= 1 && R <= 8, "the waits below take up to eight groups");
     const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
     const int row0 = blockIdx.x * R, nr = min(R, rows - row0), nsl = (nblk + 7) >> 3;
     const int kb = lane >> 2, jp = lane & 3;
     uint8_t* sl = mvk_sh + (long long)wi * (R * CH);
     float* vs = (float*)(mvk_sh + (long long)nw * (R * CH));
-    if (wi < nsl) mvk_issue<T::BS>(sl, W, row0, nr, wi, nblk, wrb, lane);
+    if (wi < nsl) mvk_issue<T::BS, R>(sl, W, row0, nr, wi, nblk, wrb, lane);
     PDL_ENTRY(); /* the first slice's copies in flight */
     for (int s = wi; s < nsl; s += nw) {
         if (s != wi) {
             __syncwarp(); /* the last slice's reads done before its bytes are copied over */
-            mvk_issue<T::BS>(sl, W, row0, nr, s, nblk, wrb, lane);
+            mvk_issue<T::BS, R>(sl, W, row0, nr, s, nblk, wrb, lane);
         }
         const int b = 8 * s + kb;
         const bool ok = b < nblk;
@@ -841,14 +842,22 @@ __device__ __forceinline__ void mvk_1(const uint8_t* W, const uint8_t* X, float*
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 6) mvk_q4_k_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb,
-                                                                long long xrb, int ntok) {
-    mvk_1<mvk_q4k>(W, X, out, rows, nblk, wrb);
-}
-extern "C" __global__ void __launch_bounds__(256, 4) mvk_q6_k_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk, long long wrb,
-                                                                long long xrb, int ntok) {
-    mvk_1<mvk_q6k>(W, X, out, rows, nblk, wrb);
-}
+#define MVK(name, T, LB)                                                                                                                            \
+    extern "C" __global__ void __launch_bounds__(256, LB) mvk_##name##_1(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,        \
+                                                                         long long wrb, long long xrb, int ntok) {                                 \
+        mvk_1<T, MVK_R>(W, X, out, rows, nblk, wrb);                                                                                             \
+    }                                                                                                                                            \
+    extern "C" __global__ void __launch_bounds__(256, LB) mvk_##name##_1r2(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,      \
+                                                                           long long wrb, long long xrb, int ntok) {                               \
+        mvk_1<T, 2>(W, X, out, rows, nblk, wrb);                                                                                                 \
+    }                                                                                                                                            \
+    extern "C" __global__ void __launch_bounds__(256, LB) mvk_##name##_1r8(const uint8_t* W, const uint8_t* X, float* out, int rows, int nblk,      \
+                                                                           long long wrb, long long xrb, int ntok) {                               \
+        mvk_1<T, 8>(W, X, out, rows, nblk, wrb);                                                                                                 \
+    }
+// Blocks an SM by registers at eight warps: six for Q4_K (40 registers),
+// four for Q6_K (63; its 47 KB of slices allow four anyway).
+MVK(q4_k, mvk_q4k, 6) MVK(q6_k, mvk_q6k, 4)
 
 // ------------------------------------------------- activation quantizers
 // The quantizers of quant.cu on values already in registers: a warp holds
