@@ -627,8 +627,9 @@ MVP(q4_k, 144) MVP(q6_k, 210)
 // exactly the bytes it reads (its slice of each of the rows, one cp.async
 // group a row, all in flight before the first wait), so it waits on its
 // own copies and a __syncwarp, never on the block. Its slice's
-// activations go to registers once (__ldg: the L1 keeps the row for the
-// SM's next blocks, the weights bypass it) and serve all the block's rows.
+// activations go to registers once (plain loads after the PDL wait: the L1
+// keeps the row for the SM's next blocks, the weights' cp.async.cg copies
+// bypass it) and serve all the block's rows.
 // Four lanes a block (lane (kb, jp) = (lane/4, lane%4), block 8s+kb); the
 // block's integer sums (the integers mvs_*_step's eight lanes make,
 // grouped otherwise) come from two xor shuffles over its four lanes, then
@@ -656,8 +657,8 @@ struct mvk_q4k {
             const uint8_t* xb = X + (long long)b * 292;
             const int* xp = (const int*)(xb + 4 + 64 * jp);
 #pragma unroll
-            for (int i = 0; i < 16; i++) xa[i] = __ldg(xp + i);
-            dx = __ldg((const float*)xb);
+            for (int i = 0; i < 16; i++) xa[i] = xp[i];
+            dx = f32a(xb);
 #pragma unroll
             for (int i = 0; i < 8; i++) {
                 sx0 = __dp4a(0x01010101, xa[i], sx0);
@@ -736,8 +737,8 @@ struct mvk_q6k {
             const int* x0 = (const int*)(xb + 4 + 128 * hf + 32 * s);
             const int* x1 = (const int*)(xb + 4 + 128 * hf + 32 * (s + 2));
 #pragma unroll
-            for (int i = 0; i < 8; i++) xa[i] = __ldg(x0 + i), xa[8 + i] = __ldg(x1 + i);
-            dx = __ldg((const float*)xb);
+            for (int i = 0; i < 8; i++) xa[i] = x0[i], xa[8 + i] = x1[i];
+            dx = f32a(xb);
             int sx[4] = {0, 0, 0, 0};
 #pragma unroll
             for (int i = 0; i < 16; i++) sx[i >> 2] = __dp4a(0x01010101, xa[i], sx[i >> 2]);
