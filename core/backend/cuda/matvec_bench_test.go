@@ -11,9 +11,11 @@ import (
 )
 
 // BenchmarkMatVec: one token's mat-vec kernel alone, staged (mvs_*, the
-// default) and v1 (mvf_*), over the row lengths of the 1.1B (Q4_0 2048
-// and 5632, Q6_K output 2048) and 8B (Q4_K 4096 and 14336, Q6_K output
-// 4096) models and Q8_0. Each weight is about 32 MiB (as many rows as
+// default; for long K-quant rows the split mvk_*, whose other block
+// heights split2 and split8 and the pipelined mvp_* piped compare with it)
+// and v1 (mvf_*), over the row lengths of the 1.1B (Q4_0 2048 and 5632,
+// Q6_K output 2048) and 8B (Q4_K 4096 and 14336, Q6_K output 4096 and
+// ffn_down 14336) models and Q8_0. Each weight is about 32 MiB (as many rows as
 // that takes) and the launches cycle through eight of them, 256 MiB, more
 // than the L2 holds, so the rows come from DRAM. The weights and
 // activations are zero bytes: these kernels take the same time whatever
@@ -34,15 +36,25 @@ func BenchmarkMatVec(b *testing.B) {
 	}{
 		{gguf.TypeQ4_0, 2048}, {gguf.TypeQ4_0, 5632}, {gguf.TypeQ6_K, 2048},
 		{gguf.TypeQ4_K, 4096}, {gguf.TypeQ4_K, 14336}, {gguf.TypeQ6_K, 4096},
-		{gguf.TypeQ8_0, 4096}, {gguf.TypeQ8_0, 14336},
+		{gguf.TypeQ8_0, 4096}, {gguf.TypeQ8_0, 14336}, {gguf.TypeQ6_K, 14336},
 	} {
-		for _, v1 := range []bool{false, true} {
-			name := "staged"
-			if v1 {
-				name = "v1"
+		for _, v := range []struct {
+			name      string
+			v1, noSpl bool
+			rows      int64
+		}{
+			{"staged", false, false, defaultSplitRows}, {"v1", true, false, defaultSplitRows},
+			// long rows: the split kernel's other block heights, and the pipelined kernel (MINFER_CUDA_DECODE=mvsplit)
+			{"split2", false, false, 2}, {"split8", false, false, 8}, {"piped", false, true, defaultSplitRows},
+		} {
+			if v.name != "staged" && v.name != "v1" {
+				if _, ok := splitMatVec[s.wt]; !ok || s.cols/256 < pipedMinBlocks {
+					continue
+				}
 			}
-			b.Run(fmt.Sprintf("%s/%d/%s", s.wt, s.cols, name), func(b *testing.B) {
-				g.mvV1 = v1
+			b.Run(fmt.Sprintf("%s/%d/%s", s.wt, s.cols, v.name), func(b *testing.B) {
+				defer func(v1, off bool, r int64) { g.mvV1, g.off.mvSplit, g.splitRows = v1, off, r }(g.mvV1, g.off.mvSplit, g.splitRows)
+				g.mvV1, g.off.mvSplit, g.splitRows = v.v1, v.noSpl, v.rows
 				benchMatVec(b, g, s.wt, s.cols)
 			})
 		}
