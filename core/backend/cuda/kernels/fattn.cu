@@ -149,8 +149,16 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     const int kvP = nTiles * FA_KV;
     float* sKeep = (float*)(sSeen + (nTiles + 31) / 32);
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    int group = heads / kvHeads, kvh = blockIdx.y;
-    int flat0 = blockIdx.x * R;
+    // Longest blocks first: under a causal mask the blocks of the last
+    // query rows walk the most tiles, so the grid's blocks, dispatched in
+    // order of their linear index (x fastest), take the rows from the last
+    // to the first, the KV heads interleaved (linear index L: KV head L mod
+    // gridDim.y, row block gridDim.x−1 − L / gridDim.y), and the short
+    // blocks fill the tail of the last wave. Any bijection gives the same
+    // bits: a block's output depends only on its (row block, KV head).
+    const unsigned lin = blockIdx.y * gridDim.x + blockIdx.x;
+    int group = heads / kvHeads, kvh = lin % gridDim.y;
+    int flat0 = (gridDim.x - 1 - lin / gridDim.y) * R;
     long long kvRow = (long long)kvHeads * HD;
     const __half* kbase = kc + (long long)kvh * HD;
     const __half* vbase = vc + (long long)kvh * HD;
