@@ -165,6 +165,25 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     // Both caches' rows of this head 16-byte aligned: the tiles are copied
     // 16 bytes at a time (else 4).
     const bool al16 = ((((uintptr_t)kbase) | ((uintptr_t)vbase)) & 15) == 0 && (kvRow & 7) == 0;
+    // This thread's 16-byte chunks of a tile (al16), addressed once here,
+    // not in every tile: chunk n is i = tid + n·NT of the tile's
+    // 64·HD/8, position ck(n) = i / CPR, halves cd(n) = i % CPR · 8 of it.
+    // Where NT is a multiple of CPR (all head sizes but 96), chunk n is
+    // RPN positions after chunk 0 at the same halves: its cache address is
+    // chunk 0's plus n·cgStep, its tile offsets chunk 0's plus constants.
+    // The K halves of chunk n sit at 8·i in sKh (rows of HD, no padding).
+    constexpr int CPR = HD / 8;
+    constexpr bool UNI = NT % CPR == 0;
+    constexpr int RPN = UNI ? NT / CPR : 0;
+    const int ck0 = tid / CPR, cd0h = tid % CPR * 8;
+    const long long cg0 = (long long)ck0 * kvRow + cd0h, cgStep = (long long)RPN * kvRow;
+    const __half* kc0 = kbase + cg0;
+    const __half* vc0 = vbase + cg0;
+    const int cV0 = ck0 * VS + cd0h, cK0 = ck0 * KS + cd0h;
+    auto ck = [&](int n) { return UNI ? ck0 + n * RPN : (int)((unsigned)(tid + n * NT) / CPR); };
+    auto cd = [&](int n) { return UNI ? cd0h : (int)((unsigned)(tid + n * NT) % CPR * 8); };
+    auto cVoff = [&](int n) { return UNI ? cV0 + n * RPN * VS : ck(n) * VS + cd(n); };
+    auto cKoff = [&](int n) { return UNI ? cK0 + n * RPN * KS : ck(n) * KS + cd(n); };
 
     for (int i = tid; i < (nTiles + 31) / 32; i += NT) sSeen[i] = 0;
     for (int i = tid; i < R * HD; i += NT) {
@@ -207,6 +226,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     bool scorer = sr < R;
     int stok = scorer ? (flat0 + sr) / group : 0;
     bool sok = scorer && stok < T;
+    const float* mrow = mask + (long long)stok * kvLen + sj; // the scorer's mask row, at its tile position
     // This thread's P·V chains: lane cm of elements cd0 … cd0+CPD-1 of
     // every row (each V value read and converted once for the R rows).
     const int cm = tid % FA_KV, cd0 = tid / FA_KV * CPD;
@@ -272,19 +292,28 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         auto issue = [&](int tl, int vb) {
             int j0 = tl * FA_KV;
             if (al16) {
-                const __half* kt = kbase + (long long)j0 * kvRow;
-                const __half* vt = vbase + (long long)j0 * kvRow;
+                // A full tile (every position in the cache) copies with no
+                // bounds checks; only a last, partial one checks.
+                const long long tOff = (long long)j0 * kvRow;
+                const __half* kt = kc0 + tOff;
+                const __half* vt = vc0 + tOff;
+                __half* sVb = sV0 + vb * FA_KV * VS;
+                auto copy = [&](bool chk) {
 #pragma unroll
-                for (int n = 0; n < NC16; n++) {
-                    const unsigned i = tid + n * NT;
-                    const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
-                    if (j0 + kk < kvLen) {
-                        if (loadK) fa_cp16(sKh + kk * HD + d, kt + kk * kvRow + d);
-                        if (loadV) fa_cp16(sV0 + vb * FA_KV * VS + kk * VS + d, vt + kk * kvRow + d);
-                    } else if (loadV) {
-                        *(uint4*)(sV0 + vb * FA_KV * VS + kk * VS + d) = make_uint4(0, 0, 0, 0);
+                    for (int n = 0; n < NC16; n++) {
+                        const long long g = UNI ? n * cgStep : (long long)(ck(n) - ck0) * kvRow + (cd(n) - cd0h);
+                        if (!chk || j0 + ck(n) < kvLen) {
+                            if (loadK) fa_cp16(sKh + 8 * (tid + n * NT), kt + g);
+                            if (loadV) fa_cp16(sVb + cVoff(n), vt + g);
+                        } else if (loadV) {
+                            *(uint4*)(sVb + cVoff(n)) = make_uint4(0, 0, 0, 0);
+                        }
                     }
-                }
+                };
+                if (j0 + FA_KV <= kvLen)
+                    copy(false);
+                else
+                    copy(true);
             } else {
                 for (int i = tid; i < NH2; i += NT) {
                     int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
@@ -301,7 +330,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         // The scorer's mask value for a tile.
         auto maskAt = [&](int tl) {
             int j = tl * FA_KV + sj;
-            return sok && j < kvLen ? mask[(long long)stok * kvLen + j] : -INFINITY;
+            return sok && j < kvLen ? mrow[tl * FA_KV] : -INFINITY;
         };
         int tile = first, vb = 0;
         float mvNext = -INFINITY;
@@ -315,21 +344,27 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             fa_wait0();
             if (loadK) {
                 if (al16) {
+                    // This thread converts the K halves it copied (its own
+                    // cp.async group, waited above); full tiles unchecked.
+                    auto convert = [&](bool chk) {
 #pragma unroll
-                    for (int n = 0; n < NC16; n++) {
-                        const unsigned i = tid + n * NT;
-                        const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
-                        float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
-                        if (j0 + kk < kvLen) {
-                            uint4 raw = *(const uint4*)(sKh + kk * HD + d);
-                            const __half2* h2 = (const __half2*)&raw;
-                            float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]), f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
-                            lo = make_float4(f0.x, f0.y, f1.x, f1.y);
-                            hi = make_float4(f2.x, f2.y, f3.x, f3.y);
+                        for (int n = 0; n < NC16; n++) {
+                            float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
+                            if (!chk || j0 + ck(n) < kvLen) {
+                                uint4 raw = *(const uint4*)(sKh + 8 * (tid + n * NT));
+                                const __half2* h2 = (const __half2*)&raw;
+                                float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]), f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
+                                lo = make_float4(f0.x, f0.y, f1.x, f1.y);
+                                hi = make_float4(f2.x, f2.y, f3.x, f3.y);
+                            }
+                            *(float4*)(sK + cKoff(n)) = lo;
+                            *(float4*)(sK + cKoff(n) + 4) = hi;
                         }
-                        *(float4*)(sK + kk * KS + d) = lo;
-                        *(float4*)(sK + kk * KS + d + 4) = hi;
-                    }
+                    };
+                    if (j0 + FA_KV <= kvLen)
+                        convert(false);
+                    else
+                        convert(true);
                 } else {
                     for (int i = tid; i < NH2; i += NT) {
                         int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
