@@ -126,11 +126,21 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     constexpr int TILES_BYTES = FA_KV * KS * 4 + 2 * FA_KV * VS * 2 + FA_KV * HD * 2;
     constexpr int CHAIN_BYTES = CELLS * LS * 4;
     constexpr int A_BYTES = ((TILES_BYTES > CHAIN_BYTES ? TILES_BYTES : CHAIN_BYTES) + 15) / 16 * 16;
+    // DBK (the 512-thread kernel, fattn_f16_128w): a second float K tile
+    // after the tiles, in the room the chain store takes only at the end
+    // (no more shared memory): a tile's K is converted into K buffer vb
+    // (alternating with the V buffers) while the scores of the tile before
+    // may still read the other, so pass 0 needs no barrier at a tile's end
+    // (see the loop's end).
+    constexpr bool DBK = NT == 512 && TILES_BYTES + FA_KV * KS * 4 <= CHAIN_BYTES;
+    static_assert(!DBK || A_BYTES >= TILES_BYTES + FA_KV * KS * 4, "the second K tile fits in the chain store's room");
+    static_assert(!DBK || TILES_BYTES % 16 == 0, "the second K tile 16-byte aligned");
     constexpr int NH2 = FA_KV * HD / 2;      // half pairs a tile
     constexpr int NC16 = FA_KV * HD / 8 / NT; // 16-byte chunks a tile a thread
     static_assert(NC16 * NT * 8 == FA_KV * HD, "16-byte chunks split evenly");
     extern __shared__ __align__(16) uint8_t fa_smem[];
-    float* sK = (float*)fa_smem;                    // [64][KS]
+    float* sK = (float*)fa_smem;                    // [64][KS] (DBK: K buffer 0)
+    float* sK1 = DBK ? (float*)(fa_smem + TILES_BYTES) : sK; // DBK: K buffer 1 [64][KS], after the tiles
     __half* sV0 = (__half*)(sK + FA_KV * KS);       // [2][64][VS]
     __half* sKh = sV0 + 2 * FA_KV * VS;             // [64][HD]
     float* sL = (float*)fa_smem;                    // [CELLS][LS], after the tiles
@@ -341,6 +351,9 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         while (tile >= 0) {
             const int j0 = tile * FA_KV;
             float mv = mvNext;
+            // This tile's float K: buffer vb where DBK (both buffers alternate
+            // with the V buffers), else the one.
+            float* const sKt = DBK && vb ? sK1 : sK;
             fa_wait0();
             if (loadK) {
                 if (al16) {
@@ -357,8 +370,8 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                                 lo = make_float4(f0.x, f0.y, f1.x, f1.y);
                                 hi = make_float4(f2.x, f2.y, f3.x, f3.y);
                             }
-                            *(float4*)(sK + cKoff(n)) = lo;
-                            *(float4*)(sK + cKoff(n) + 4) = hi;
+                            *(float4*)(sKt + cKoff(n)) = lo;
+                            *(float4*)(sKt + cKoff(n) + 4) = hi;
                         }
                     };
                     if (j0 + FA_KV <= kvLen)
@@ -370,7 +383,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                         int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
                         float2 f = make_float2(0.f, 0.f);
                         if (j < kvLen) f = __half22float2(*(const __half2*)(sKh + kk * HD + 2 * d2));
-                        *(float2*)(sK + kk * KS + 2 * d2) = f;
+                        *(float2*)(sKt + kk * KS + 2 * d2) = f;
                     }
                 }
             }
@@ -393,7 +406,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 const float* qh = sQ + sr * HD;
-                const float* kr = sK + sj * KS;
+                const float* kr = sKt + sj * KS;
                 constexpr int npK = HD & ~63;
                 // t3[l] = v16[8+l] + v16[l] for this half's lanes l = 4sh..4sh+3.
                 float v8[2][4];
@@ -418,7 +431,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 if (live) {
                     const float* qh = sQ + sr * HD;
-                    const float* kr = sK + sj * KS;
+                    const float* kr = sKt + sj * KS;
                     constexpr int npK = HD & ~63;
                     float v16[16];
 #pragma unroll
@@ -493,7 +506,16 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             }
             // Pass 2 with the weights kept reads only V buffer vb here, which
             // the next tile's copies do not touch until after its barrier.
-            if (!(keep && pass == 2)) __syncthreads();
+            // Pass 0 with two K buffers (DBK), kept or not, reads only K
+            // buffer vb here (the scores; no V, and sS is not touched in
+            // pass 0's tiles): a thread writes the next tile's K into the
+            // other buffer only after the next tile's first barrier, and
+            // the tile after that into this one after the barrier after
+            // that, which every thread reaches only once done with this
+            // tile's scores. The K halves (sKh) each thread copies it alone
+            // converts (its own cp.async group), and the kept scores are
+            // written to distinct places.
+            if (!(keep && pass == 2) && !(DBK && pass == 0)) __syncthreads();
             tile = next;
             vb ^= 1;
         }
