@@ -509,12 +509,13 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // Pass 0 with two K buffers (DBK), kept or not, reads only K
             // buffer vb here (the scores; no V, and sS is not touched in
             // pass 0's tiles): a thread writes the next tile's K into the
-            // other buffer only after the next tile's first barrier, and
-            // the tile after that into this one after the barrier after
-            // that, which every thread reaches only once done with this
-            // tile's scores. The K halves (sKh) each thread copies it alone
-            // converts (its own cp.async group), and the kept scores are
-            // written to distinct places.
+            // other buffer once past this tile's first barrier, which every
+            // thread reaches only once done with the tile before's scores
+            // (that buffer's last reads), and the tile after that into this
+            // buffer once past the next tile's first barrier, which every
+            // thread reaches only once done with this tile's scores. The K
+            // halves (sKh) each thread copies it alone converts (its own
+            // cp.async group), and the kept scores go to distinct places.
             if (!(keep && pass == 2) && !(DBK && pass == 0)) __syncthreads();
             tile = next;
             vb ^= 1;
