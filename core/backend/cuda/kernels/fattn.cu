@@ -126,11 +126,21 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     constexpr int TILES_BYTES = FA_KV * KS * 4 + 2 * FA_KV * VS * 2 + FA_KV * HD * 2;
     constexpr int CHAIN_BYTES = CELLS * LS * 4;
     constexpr int A_BYTES = ((TILES_BYTES > CHAIN_BYTES ? TILES_BYTES : CHAIN_BYTES) + 15) / 16 * 16;
+    // DBK (the 512-thread kernel, fattn_f16_128w): a second float K tile
+    // after the tiles, in the room the chain store takes only at the end
+    // (no more shared memory): a tile's K is converted into K buffer vb
+    // (alternating with the V buffers) while the scores of the tile before
+    // may still read the other, so pass 0 needs no barrier at a tile's end
+    // (see the loop's end).
+    constexpr bool DBK = NT == 512 && TILES_BYTES + FA_KV * KS * 4 <= CHAIN_BYTES;
+    static_assert(!DBK || A_BYTES >= TILES_BYTES + FA_KV * KS * 4, "the second K tile fits in the chain store's room");
+    static_assert(!DBK || TILES_BYTES % 16 == 0, "the second K tile 16-byte aligned");
     constexpr int NH2 = FA_KV * HD / 2;      // half pairs a tile
     constexpr int NC16 = FA_KV * HD / 8 / NT; // 16-byte chunks a tile a thread
     static_assert(NC16 * NT * 8 == FA_KV * HD, "16-byte chunks split evenly");
     extern __shared__ __align__(16) uint8_t fa_smem[];
-    float* sK = (float*)fa_smem;                    // [64][KS]
+    float* sK = (float*)fa_smem;                    // [64][KS] (DBK: K buffer 0)
+    float* sK1 = DBK ? (float*)(fa_smem + TILES_BYTES) : sK; // DBK: K buffer 1 [64][KS], after the tiles
     __half* sV0 = (__half*)(sK + FA_KV * KS);       // [2][64][VS]
     __half* sKh = sV0 + 2 * FA_KV * VS;             // [64][HD]
     float* sL = (float*)fa_smem;                    // [CELLS][LS], after the tiles
@@ -149,14 +159,41 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     const int kvP = nTiles * FA_KV;
     float* sKeep = (float*)(sSeen + (nTiles + 31) / 32);
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    int group = heads / kvHeads, kvh = blockIdx.y;
-    int flat0 = blockIdx.x * R;
+    // Longest blocks first: under a causal mask the blocks of the last
+    // query rows walk the most tiles, so the grid's blocks, dispatched in
+    // order of their linear index (x fastest), take the rows from the last
+    // to the first, the KV heads interleaved (linear index L: KV head L mod
+    // gridDim.y, row block gridDim.x−1 − L / gridDim.y), and the short
+    // blocks fill the tail of the last wave. Any bijection gives the same
+    // bits: a block's output depends only on its (row block, KV head).
+    const unsigned lin = blockIdx.y * gridDim.x + blockIdx.x;
+    int group = heads / kvHeads, kvh = lin % gridDim.y;
+    int flat0 = (gridDim.x - 1 - lin / gridDim.y) * R;
     long long kvRow = (long long)kvHeads * HD;
     const __half* kbase = kc + (long long)kvh * HD;
     const __half* vbase = vc + (long long)kvh * HD;
     // Both caches' rows of this head 16-byte aligned: the tiles are copied
     // 16 bytes at a time (else 4).
     const bool al16 = ((((uintptr_t)kbase) | ((uintptr_t)vbase)) & 15) == 0 && (kvRow & 7) == 0;
+    // This thread's 16-byte chunks of a tile (al16), addressed once here,
+    // not in every tile: chunk n is i = tid + n·NT of the tile's
+    // 64·HD/8, position ck(n) = i / CPR, halves cd(n) = i % CPR · 8 of it.
+    // Where NT is a multiple of CPR (all head sizes but 96), chunk n is
+    // RPN positions after chunk 0 at the same halves: its cache address is
+    // chunk 0's plus n·cgStep, its tile offsets chunk 0's plus constants.
+    // The K halves of chunk n sit at 8·i in sKh (rows of HD, no padding).
+    constexpr int CPR = HD / 8;
+    constexpr bool UNI = NT % CPR == 0;
+    constexpr int RPN = UNI ? NT / CPR : 0;
+    const int ck0 = tid / CPR, cd0h = tid % CPR * 8;
+    const long long cg0 = (long long)ck0 * kvRow + cd0h, cgStep = (long long)RPN * kvRow;
+    const __half* kc0 = kbase + cg0;
+    const __half* vc0 = vbase + cg0;
+    const int cV0 = ck0 * VS + cd0h, cK0 = ck0 * KS + cd0h;
+    auto ck = [&](int n) { return UNI ? ck0 + n * RPN : (int)((unsigned)(tid + n * NT) / CPR); };
+    auto cd = [&](int n) { return UNI ? cd0h : (int)((unsigned)(tid + n * NT) % CPR * 8); };
+    auto cVoff = [&](int n) { return UNI ? cV0 + n * RPN * VS : ck(n) * VS + cd(n); };
+    auto cKoff = [&](int n) { return UNI ? cK0 + n * RPN * KS : ck(n) * KS + cd(n); };
 
     for (int i = tid; i < (nTiles + 31) / 32; i += NT) sSeen[i] = 0;
     for (int i = tid; i < R * HD; i += NT) {
@@ -199,6 +236,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     bool scorer = sr < R;
     int stok = scorer ? (flat0 + sr) / group : 0;
     bool sok = scorer && stok < T;
+    const float* mrow = mask + (long long)stok * kvLen + sj; // the scorer's mask row, at its tile position
     // This thread's P·V chains: lane cm of elements cd0 … cd0+CPD-1 of
     // every row (each V value read and converted once for the R rows).
     const int cm = tid % FA_KV, cd0 = tid / FA_KV * CPD;
@@ -264,19 +302,28 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         auto issue = [&](int tl, int vb) {
             int j0 = tl * FA_KV;
             if (al16) {
-                const __half* kt = kbase + (long long)j0 * kvRow;
-                const __half* vt = vbase + (long long)j0 * kvRow;
+                // A full tile (every position in the cache) copies with no
+                // bounds checks; only a last, partial one checks.
+                const long long tOff = (long long)j0 * kvRow;
+                const __half* kt = kc0 + tOff;
+                const __half* vt = vc0 + tOff;
+                __half* sVb = sV0 + vb * FA_KV * VS;
+                auto copy = [&](bool chk) {
 #pragma unroll
-                for (int n = 0; n < NC16; n++) {
-                    const unsigned i = tid + n * NT;
-                    const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
-                    if (j0 + kk < kvLen) {
-                        if (loadK) fa_cp16(sKh + kk * HD + d, kt + kk * kvRow + d);
-                        if (loadV) fa_cp16(sV0 + vb * FA_KV * VS + kk * VS + d, vt + kk * kvRow + d);
-                    } else if (loadV) {
-                        *(uint4*)(sV0 + vb * FA_KV * VS + kk * VS + d) = make_uint4(0, 0, 0, 0);
+                    for (int n = 0; n < NC16; n++) {
+                        const long long g = UNI ? n * cgStep : (long long)(ck(n) - ck0) * kvRow + (cd(n) - cd0h);
+                        if (!chk || j0 + ck(n) < kvLen) {
+                            if (loadK) fa_cp16(sKh + 8 * (tid + n * NT), kt + g);
+                            if (loadV) fa_cp16(sVb + cVoff(n), vt + g);
+                        } else if (loadV) {
+                            *(uint4*)(sVb + cVoff(n)) = make_uint4(0, 0, 0, 0);
+                        }
                     }
-                }
+                };
+                if (j0 + FA_KV <= kvLen)
+                    copy(false);
+                else
+                    copy(true);
             } else {
                 for (int i = tid; i < NH2; i += NT) {
                     int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
@@ -293,7 +340,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         // The scorer's mask value for a tile.
         auto maskAt = [&](int tl) {
             int j = tl * FA_KV + sj;
-            return sok && j < kvLen ? mask[(long long)stok * kvLen + j] : -INFINITY;
+            return sok && j < kvLen ? mrow[tl * FA_KV] : -INFINITY;
         };
         int tile = first, vb = 0;
         float mvNext = -INFINITY;
@@ -304,30 +351,39 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         while (tile >= 0) {
             const int j0 = tile * FA_KV;
             float mv = mvNext;
+            // This tile's float K: buffer vb where DBK (both buffers alternate
+            // with the V buffers), else the one.
+            float* const sKt = DBK && vb ? sK1 : sK;
             fa_wait0();
             if (loadK) {
                 if (al16) {
+                    // This thread converts the K halves it copied (its own
+                    // cp.async group, waited above); full tiles unchecked.
+                    auto convert = [&](bool chk) {
 #pragma unroll
-                    for (int n = 0; n < NC16; n++) {
-                        const unsigned i = tid + n * NT;
-                        const int kk = i / (HD / 8), d = i % (HD / 8) * 8;
-                        float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
-                        if (j0 + kk < kvLen) {
-                            uint4 raw = *(const uint4*)(sKh + kk * HD + d);
-                            const __half2* h2 = (const __half2*)&raw;
-                            float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]), f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
-                            lo = make_float4(f0.x, f0.y, f1.x, f1.y);
-                            hi = make_float4(f2.x, f2.y, f3.x, f3.y);
+                        for (int n = 0; n < NC16; n++) {
+                            float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
+                            if (!chk || j0 + ck(n) < kvLen) {
+                                uint4 raw = *(const uint4*)(sKh + 8 * (tid + n * NT));
+                                const __half2* h2 = (const __half2*)&raw;
+                                float2 f0 = __half22float2(h2[0]), f1 = __half22float2(h2[1]), f2 = __half22float2(h2[2]), f3 = __half22float2(h2[3]);
+                                lo = make_float4(f0.x, f0.y, f1.x, f1.y);
+                                hi = make_float4(f2.x, f2.y, f3.x, f3.y);
+                            }
+                            *(float4*)(sKt + cKoff(n)) = lo;
+                            *(float4*)(sKt + cKoff(n) + 4) = hi;
                         }
-                        *(float4*)(sK + kk * KS + d) = lo;
-                        *(float4*)(sK + kk * KS + d + 4) = hi;
-                    }
+                    };
+                    if (j0 + FA_KV <= kvLen)
+                        convert(false);
+                    else
+                        convert(true);
                 } else {
                     for (int i = tid; i < NH2; i += NT) {
                         int kk = i / (HD / 2), d2 = i % (HD / 2), j = j0 + kk;
                         float2 f = make_float2(0.f, 0.f);
                         if (j < kvLen) f = __half22float2(*(const __half2*)(sKh + kk * HD + 2 * d2));
-                        *(float2*)(sK + kk * KS + 2 * d2) = f;
+                        *(float2*)(sKt + kk * KS + 2 * d2) = f;
                     }
                 }
             }
@@ -350,7 +406,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 int j = j0 + sj;
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 const float* qh = sQ + sr * HD;
-                const float* kr = sK + sj * KS;
+                const float* kr = sKt + sj * KS;
                 constexpr int npK = HD & ~63;
                 // t3[l] = v16[8+l] + v16[l] for this half's lanes l = 4sh..4sh+3.
                 float v8[2][4];
@@ -375,7 +431,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
                 if (live) {
                     const float* qh = sQ + sr * HD;
-                    const float* kr = sK + sj * KS;
+                    const float* kr = sKt + sj * KS;
                     constexpr int npK = HD & ~63;
                     float v16[16];
 #pragma unroll
@@ -450,7 +506,17 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             }
             // Pass 2 with the weights kept reads only V buffer vb here, which
             // the next tile's copies do not touch until after its barrier.
-            if (!(keep && pass == 2)) __syncthreads();
+            // Pass 0 with two K buffers (DBK), kept or not, reads only K
+            // buffer vb here (the scores; no V, and sS is not touched in
+            // pass 0's tiles): a thread writes the next tile's K into the
+            // other buffer once past this tile's first barrier, which every
+            // thread reaches only once done with the tile before's scores
+            // (that buffer's last reads), and the tile after that into this
+            // buffer once past the next tile's first barrier, which every
+            // thread reaches only once done with this tile's scores. The K
+            // halves (sKh) each thread copies it alone converts (its own
+            // cp.async group), and the kept scores go to distinct places.
+            if (!(keep && pass == 2) && !(DBK && pass == 0)) __syncthreads();
             tile = next;
             vb ^= 1;
         }
