@@ -75,7 +75,9 @@ type Backend struct {
 	// the backend's thread.
 	lastQuant *graph.Node
 	lastVT    gguf.GGMLType
-	graphs    graphCache
+	// encodeStart is l.launched when encode began (cachesQuietBefore).
+	encodeStart uint64
+	graphs      graphCache
 	// noGraphs disables capture (MINFER_CUDA_GRAPHS=0), for comparisons.
 	noGraphs bool
 	// off: the decode paths switched off (MINFER_CUDA_DECODE).

@@ -143,9 +143,9 @@ func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64)
 
 // splitMatVec names the split one-token mat-vecs of decode.cu (mvk_*_1:
 // mvs_*_1's values, each row's blocks split in slices of eight across the
-// warps of a block of defaultSplitRows rows, the chain over a row's block
+// warps of a block of mvkRows rows, the chain over a row's block
 // values run in shared memory; the same with the suffix r2 or r8, two or
-// eight rows a block) and their weight types' block bytes.
+// eight rows a block: defaultSplitRows picks) and their weight types' block bytes.
 var splitMatVec = map[gguf.GGMLType]struct {
 	one        string
 	blockBytes int64
@@ -155,9 +155,14 @@ var splitMatVec = map[gguf.GGMLType]struct {
 }
 
 const (
-	// defaultSplitRows is MVK_R of decode.cu: the weight rows of an
+	// mvkRows is MVK_R of decode.cu: the weight rows of an
 	// mvk_*_1 block (mvk_*_1r2 and mvk_*_1r8: two and eight).
-	defaultSplitRows = 4
+	mvkRows = 4
+	// defaultSplitRows is the rows of the blocks the launches take (two:
+	// the 8B's ffn_down decoded 361.5 tok/s with them on an H100, 351.0
+	// with four, 347.2 with eight, 356.6 with the pipelined mvp_*_1 —
+	// bench/results/2026-12-06-s19-call2).
+	defaultSplitRows = 2
 	// splitMaxWarps bounds an mvk_* block's warps (their
 	// __launch_bounds__(256, ·)); longer rows loop, a warp taking every
 	// splitMaxWarps-th slice.
@@ -181,6 +186,8 @@ func splitRowsFromEnv() int64 {
 	switch os.Getenv("MINFER_CUDA_MVK_ROWS") {
 	case "2":
 		return 2
+	case "4":
+		return mvkRows
 	case "8":
 		return 8
 	}
@@ -210,7 +217,7 @@ func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64)
 		return mvLaunch{}, false
 	}
 	nblk, per := wrb/p.blockBytes, b.splitRows
-	if per != 2 && per != 8 {
+	if per != 2 && per != mvkRows && per != 8 {
 		per = defaultSplitRows
 	}
 	warps := splitWarps(nblk)

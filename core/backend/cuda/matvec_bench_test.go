@@ -43,9 +43,9 @@ func BenchmarkMatVec(b *testing.B) {
 			v1, noSpl bool
 			rows      int64
 		}{
-			{"staged", false, false, defaultSplitRows}, {"v1", true, false, defaultSplitRows},
+			{"split4", false, false, mvkRows}, {"v1", true, false, mvkRows},
 			// long rows: the split kernel's other block heights, and the pipelined kernel (MINFER_CUDA_DECODE=mvsplit)
-			{"split2", false, false, 2}, {"split8", false, false, 8}, {"piped", false, true, defaultSplitRows},
+			{"split2", false, false, 2}, {"split8", false, false, 8}, {"piped", false, true, mvkRows},
 		} {
 			if v.name != "staged" && v.name != "v1" {
 				if _, ok := splitMatVec[s.wt]; !ok || s.cols/256 < pipedMinBlocks {
