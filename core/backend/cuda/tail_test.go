@@ -311,7 +311,7 @@ func TestMatVecPiped(t *testing.T) {
 }
 
 // TestMatVecSplit: one token's mat-vec over long Q4_K and Q6_K rows (at least
-// pipedMinBlocks blocks) runs the split mvk_*_1 kernel (defaultSplitRows
+// pipedMinBlocks blocks) runs the split mvk_*_1 kernel (mvkRows
 // rows a block, a slice of eight blocks a warp; and mvk_*_1r2, mvk_*_1r8,
 // MINFER_CUDA_MVK_ROWS=2, 8) against the CPU's bits: the 8B's
 // ffn_down (56 blocks), the 7B's (43), rows with a short last slice (57,
@@ -337,7 +337,7 @@ func TestMatVecSplit(t *testing.T) {
 			for _, v := range []struct {
 				off bool
 				per int64
-			}{{false, defaultSplitRows}, {false, 2}, {false, 8}, {true, defaultSplitRows}} {
+			}{{false, mvkRows}, {false, 2}, {false, 8}, {true, mvkRows}} {
 				off := v.off
 				t.Run(fmt.Sprintf("%s/cols%d/rows%d/per%d/off%v", c.wt, c.cols, rows, v.per, off), func(t *testing.T) {
 					defer func(p bool, r int64) { g.off.mvSplit, g.splitRows = p, r }(g.off.mvSplit, g.splitRows)
@@ -370,11 +370,11 @@ func TestSplitConstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(src)
-	if want := fmt.Sprintf("#define MVK_R %d\n", defaultSplitRows); !strings.Contains(s, want) {
+	if want := fmt.Sprintf("#define MVK_R %d\n", mvkRows); !strings.Contains(s, want) {
 		t.Errorf("decode.cu lacks %q", want)
 	}
 	// MVK(name, T, LB) makes mvk_<name>_1 (MVK_R rows a block), _1r2 and _1r8, each __launch_bounds__(256, LB).
-	for rows, call := range map[int64]string{defaultSplitRows: "mvk_1<T, MVK_R>(", 2: "mvk_1<T, 2>(", 8: "mvk_1<T, 8>("} {
+	for rows, call := range map[int64]string{mvkRows: "mvk_1<T, MVK_R>(", 2: "mvk_1<T, 2>(", 8: "mvk_1<T, 8>("} {
 		name := splitName("mvk_##name##_1", rows)
 		at := strings.Index(s, fmt.Sprintf("__launch_bounds__(%d, LB) %s(", 32*splitMaxWarps, name))
 		if at < 0 || !strings.Contains(s[at:min(len(s), at+600)], call) {
