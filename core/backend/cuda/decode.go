@@ -182,14 +182,14 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 // rows of wrb bytes and activation rows of xrb bytes: the staged mvs_*
 // form where there is one and the alignment and shared memory allow it
 // (unless MINFER_CUDA_MV=v1; for one token's long rows the split mvk_*
-// form, splitKernel, else the pipelined mvp_* form, pipedKernel), else the mvf_* form where the weight's
-// alignment allows it, else kn's; the last two take four rows per block
-// of 128 threads.
+// form, splitKernel, else the pipelined mvp_* form, pipedKernel), else
+// the mvf_* form where the weight's alignment allows it, else kn's; the
+// last two take four rows per block of 128 threads.
 func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, xrb int64, nt, rows int64) mvLaunch {
 	if f, ok := fastMatVec[wt]; ok && !b.off.mv && w%f.align == 0 && uintptr(wrb)%f.align == 0 {
 		if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
 			if nt == 1 {
-				if l, ok := b.splitKernel(wt, w, wrb, xrb, rows); ok {
+				if l, ok := b.splitKernel(wt, w, wrb); ok {
 					return l
 				}
 				if l, ok := b.pipedKernel(wt, w, wrb, xrb, rows); ok {

@@ -206,12 +206,13 @@ func splitName(one string, rows int64) string {
 }
 
 // splitKernel is the mvk_*_1 launch for one token over weights of type wt
-// at w in rows of wrb bytes (activations of xrb bytes), when the type has
+// at w in rows of wrb bytes (its warps load the activations themselves: no
+// staging to size), when the type has
 // one, the row is as long as the pipelined kernel's (pipedMinBlocks), the
 // copies' 16-byte alignment holds (a Q6_K row then has a multiple of
 // eight blocks: whole slices) and the shared memory fits half the staged
 // limit; ok false otherwise (MINFER_CUDA_DECODE=mvsplit: always).
-func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64) (mvLaunch, bool) {
+func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb int64) (mvLaunch, bool) {
 	p, ok := splitMatVec[wt]
 	if !ok || b.off.mvSplit || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {
 		return mvLaunch{}, false
