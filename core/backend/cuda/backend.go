@@ -75,6 +75,11 @@ type Backend struct {
 	// the backend's thread.
 	lastQuant *graph.Node
 	lastVT    gguf.GGMLType
+	// lastQuantOff is where in the workspace lastQuant's activations lie:
+	// 0 but after swigluMatVec (whose kernel writes them past the
+	// activations its blocks are still reading). The mat-vec paths that
+	// read the workspace's start quantize again unless it is 0.
+	lastQuantOff uintptr
 	// encodeStart is l.launched when encode began (cachesQuietBefore).
 	encodeStart uint64
 	graphs      graphCache

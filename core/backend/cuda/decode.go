@@ -29,11 +29,13 @@ import (
 // attention's q8_K output blocks quantized by a kernel of their own, not
 // by the attention kernel's warps: q8k_arrive), ropeattn (the rope/store
 // group and the one-block attention after it as one launch,
-// attn_x_one_rope_*: rope_store_one and attn_x_one then run), or all),
+// attn_x_one_rope_*: rope_store_one and attn_x_one then run), swmv (the
+// gate and up mat-vecs with the swiglu and its quantization as one
+// launch, mvs_*_w: mvs_*_m and swiglu_quant then run), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct {
-	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, mvSplit, vals, attnQ8K, ropeAttn bool
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, mvSplit, vals, attnQ8K, ropeAttn, swMV bool
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
@@ -79,6 +81,7 @@ func parseDecodeOff(v string) decodeOff {
 		o.vals = o.vals || all || f == "vals"
 		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
 		o.ropeAttn = o.ropeAttn || all || f == "ropeattn"
+		o.swMV = o.swMV || all || f == "swmv"
 	}
 	return o
 }
@@ -154,15 +157,8 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	if xrb > b.dv.workSize {
 		return 0, nil
 	}
-	if b.lastQuant != x || b.lastVT != vt {
-		xp, err := b.ptrOf(x)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
-			return 0, err
-		}
-		b.lastQuant, b.lastVT = x, vt
+	if err := b.actsAtWork(x, vt, in, xrb); err != nil {
+		return 0, err
 	}
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
 	nblk := i32(blocksPerRow(wt, in))
@@ -176,6 +172,89 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	}
 	return k - i, b.dv.launch(&b.l, f.multi, grid1((total+3)/4), block1(128), 0,
 		ws[0], ws[1], ws[2], outs[0], outs[1], outs[2], rows[0], rows[1], rows[2], nblk, i64(wrb), b.dv.work)
+}
+
+// swigluMatVec encodes nodes[i], nodes[i+1] and nodes[i+2] when they are
+// one token's gate and up mat-muls (either order) over the same input,
+// with weights of one staged type (stagedMatVec) and shape, and the
+// swiglu of their outputs, as one mvs_*_w launch: the mat-vecs of
+// mvs_*_m, whose blocks take matching gate and up rows, then swiglu_quant's
+// product and quantization (for the mat-mul after the swiglu, quantTarget)
+// in the same kernel; the gate and up outputs are still written. The
+// kernel reads the input's activations at the workspace's start while its
+// blocks already write the product's, so these go after them, at
+// lastQuantOff. It reports how many nodes it took (0: not this shape; 3).
+func (b *Backend) swigluMatVec(nodes []*graph.Node, i int) (int, error) {
+	if b.off.mv || b.off.multi || b.off.swMV || b.mvV1 || i+2 >= len(nodes) {
+		return 0, nil
+	}
+	gn, un, sn := nodes[i], nodes[i+1], nodes[i+2]
+	if sn.Op != graph.OpSwiGLU || gn.Op != graph.OpMatMul || un.Op != graph.OpMatMul {
+		return 0, nil
+	}
+	if sn.Src[0] == un && sn.Src[1] == gn {
+		gn, un = un, gn
+	}
+	x, wt, in := gn.Src[1], gn.Src[0].Type, gn.Src[0].Shape[0]
+	s, ok := stagedMatVec[wt]
+	rows := gn.Src[0].Rows()
+	if !ok || sn.Src[0] != gn || sn.Src[1] != un || x.Rows() != 1 || un.Src[1] != x || un.Src[0].Type != wt || un.Src[0].Shape[0] != in ||
+		un.Src[0].Rows() != rows || gn.Backend != sn.Backend || un.Backend != sn.Backend || sn.Elements() != rows || sn.Shape[0] != rows ||
+		rows > math.MaxInt32 {
+		return 0, nil
+	}
+	wrb, err := wt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	vt := quant.VecDotType(wt)
+	xrb, err := vt.RowBytes(in)
+	if err != nil {
+		return 0, err
+	}
+	warps := b.warpsFor(2*rows, s.rpw)
+	if warps*s.rpw%2 != 0 {
+		return 0, nil
+	}
+	ws, outs, _, err := b.matVecOperands([]*graph.Node{gn, un})
+	if err != nil {
+		return 0, err
+	}
+	smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), ws[:2]...)
+	if !ok || xrb > b.dv.workSize {
+		return 0, nil
+	}
+	// The product's quantization, after the input's activations (256-byte
+	// aligned), one counter a group.
+	qt, qxrb, qvt := b.quantTarget(nodes, i+3, sn)
+	qoff := uintptr(xrb+255) &^ 255
+	if qt != qtNone {
+		grp := int64(32)
+		if qt == qtQ8_K {
+			grp = 256
+		}
+		if rows/grp > maxDecodeHeads || int64(qoff)+(qxrb+15)&^15 > b.dv.workSize {
+			qt = qtNone
+		}
+	}
+	hp, err := b.ptrOf(sn)
+	if err != nil {
+		return 0, err
+	}
+	if err := b.actsAtWork(x, vt, in, xrb); err != nil {
+		return 0, err
+	}
+	half := warps * s.rpw / 2
+	b.lastQuant = nil
+	if err := b.dv.launch(&b.l, s.swiglu, grid1((rows+half-1)/half), block1(32*int(warps)), uint32(smem),
+		ws[0], ws[1], outs[0], outs[1], hp, i32(rows), i32(blocksPerRow(wt, in)), i64(wrb), b.dv.work, i64(xrb),
+		b.dv.work+qoff, qt, b.dv.counters); err != nil {
+		return 0, err
+	}
+	if qt != qtNone {
+		b.lastQuant, b.lastVT, b.lastQuantOff = sn, qvt, qoff
+	}
+	return 3, nil
 }
 
 // matVecKernel is the launch for nt tokens of weight type wt at w with
@@ -374,7 +453,7 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 		}
 	}
 	if pl.qt != qtNone {
-		b.lastQuant, b.lastVT = pl.last, pl.vt
+		b.lastQuant, b.lastVT, b.lastQuantOff = pl.last, pl.vt, 0
 	}
 	return k - i, nil
 }
@@ -408,7 +487,7 @@ func (b *Backend) swiglu(nodes []*graph.Node, i int, src [4]uintptr, out uintptr
 		src[0], src[1], out, b.dv.work, i32(n.Shape[0]), i64(total), qt, xrb); err != nil {
 		return err
 	}
-	b.lastQuant, b.lastVT = n, vt
+	b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, 0
 	return nil
 }
 
@@ -607,7 +686,8 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 		if ro != nil {
 			err = dv.launch(&b.l, "attn_x_one_rope"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
 				ro.x, ro.out, ro.x2, ro.out2, ro.vx, ro.pos, ro.freqs, ro.dims, ro.neox, ro.freqScale, ro.thetaScale, ro.rows, ro.n, ro.ctx,
-				src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt, dv.counters)
+				src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt, dv.counters,
+				ro.early)
 		} else {
 			err = dv.launch(&b.l, "attn_x_one"+suffix, grid1(heads), block1(attnOneThreads), uint32(sm),
 				src[0], src[1], src[2], src[3], out, i32(heads), i32(p.KVHeads), i32(kvLen), i32(nkvMax), p.Scale, p.SoftCap, dv.work, qt,
@@ -617,7 +697,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 			return false, err
 		}
 		if qt != qtNone {
-			b.lastQuant, b.lastVT = n, vt
+			b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, 0
 		}
 		return true, nil
 	}
@@ -651,7 +731,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 		return false, err
 	}
 	if qt != qtNone {
-		b.lastQuant, b.lastVT = n, vt
+		b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, 0
 	}
 	return true, nil
 }

@@ -10,8 +10,10 @@ func TestParseDecodeOff(t *testing.T) {
 		want decodeOff
 	}{
 		{"", decodeOff{}},
-		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, mvSplit: true, vals: true, attnQ8K: true, ropeAttn: true}},
+		{"all", decodeOff{mv: true, multi: true, attn: true, attnOne: true, quant: true, addNorm: true, rope: true, store: true, mvNorm: true, mvRope: true, normOne: true, ropeOne: true, mvPipe: true, mvSplit: true, vals: true, attnQ8K: true, ropeAttn: true, swMV: true}},
 		{"ropeattn", decodeOff{ropeAttn: true}},
+		{"swmv", decodeOff{swMV: true}},
+		{"swmv,multi", decodeOff{swMV: true, multi: true}},
 		{"vals", decodeOff{vals: true}},
 		{"attnq8k", decodeOff{attnQ8K: true}},
 		{"mvnorm,mvrope", decodeOff{mvNorm: true, mvRope: true}},

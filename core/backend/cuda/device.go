@@ -315,6 +315,8 @@ type launcher struct {
 	counts map[string]int
 	// cfg: cuLaunchKernelEx's configuration (PDL launches).
 	cfg cuLaunchConfig
+	// launched counts the launches (Backend.encodeStart: this Compute's).
+	launched uint64
 }
 
 func (l *launcher) reset(n int) {
@@ -339,6 +341,7 @@ func (dv *device) launch(l *launcher, fn string, grid, block [3]uint32, smem uin
 		return fmt.Errorf("cuda: no kernel %q in the embedded PTX", fn)
 	}
 	l.reset(len(args))
+	l.launched++
 	if l.counts != nil {
 		l.counts[fn]++
 	}

@@ -17,16 +17,16 @@ func mvV1FromEnv() bool { return os.Getenv("MINFER_CUDA_MV") == "v1" }
 
 // stagedMatVec names the mvs_* kernels of each weight type of fastMatVec
 // (one token, batch, multi) and how many rows a warp of the one-token
-// kernels (_1, _m and the tails) takes (MVS_RPW_* of decode.cu; the batch
+// kernels (_1, _m, _w and the tails) takes (MVS_RPW_* of decode.cu; the batch
 // kernels take one).
 var stagedMatVec = map[gguf.GGMLType]struct {
-	one, batch, multi string
-	rpw               int64
+	one, batch, multi, swiglu string
+	rpw                       int64
 }{
-	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m", 2},
-	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m", 1},
-	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m", 1},
-	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m", 1},
+	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m", "mvs_q4_0_w", 2},
+	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m", "mvs_q8_0_w", 1},
+	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m", "mvs_q4_k_w", 1},
+	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m", "mvs_q6_k_w", 1},
 }
 
 const (

@@ -168,6 +168,7 @@ func elementwiseGrid(total int64) [3]uint32 {
 // k/v stores).
 func (b *Backend) encode(nodes []*graph.Node) error {
 	b.lastQuant = nil
+	b.encodeStart = b.l.launched
 	for i := 0; i < len(nodes); {
 		n := nodes[i]
 		if n.Op != graph.OpMatMul {
@@ -217,6 +218,10 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 		}
 		// One token's mat-vec(s) with the norm chain or rope/store after it.
 		if used, err := b.matVecTail(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
+		// Gate and up with the swiglu after them: one launch.
+		if used, err := b.swigluMatVec(nodes, i); err != nil || used > 0 {
 			return used, err
 		}
 		if used, err := b.multiMatVec(nodes, i); err != nil || used > 0 {
@@ -412,14 +417,14 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 		xin := x + uintptr(t0*in*4)
 		var xq uintptr
 		if vt != gguf.TypeF32 && chunk == T && b.lastQuant == n.Src[1] && b.lastVT == vt {
-			xq = dv.work // quantized by the mat-mul just before, from the same input
+			xq = dv.work + b.lastQuantOff // quantized by the kernel just before, from the same input
 		} else {
 			if xq, err = b.quantizeActs(vt, xin, in, nt, xrb); err != nil {
 				return err
 			}
 			b.lastQuant = nil
 			if vt != gguf.TypeF32 && chunk == T {
-				b.lastQuant, b.lastVT = n.Src[1], vt
+				b.lastQuant, b.lastVT, b.lastQuantOff = n.Src[1], vt, 0
 			}
 		}
 		ml := b.matVecKernel(wt, kn, w, wrb, xrb, nt, rows)
@@ -434,6 +439,24 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// actsAtWork makes the workspace's start hold one token's activations x
+// (in values) quantized as vt (xrb bytes), quantizing them unless it
+// already does (lastQuant, at offset 0).
+func (b *Backend) actsAtWork(x *graph.Node, vt gguf.GGMLType, in, xrb int64) error {
+	if b.lastQuant == x && b.lastVT == vt && b.lastQuantOff == 0 {
+		return nil
+	}
+	xp, err := b.ptrOf(x)
+	if err != nil {
+		return err
+	}
+	if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
+		return err
+	}
+	b.lastQuant, b.lastVT, b.lastQuantOff = x, vt, 0
 	return nil
 }
 

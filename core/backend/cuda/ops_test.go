@@ -98,6 +98,9 @@ type opCase struct {
 	weights map[string]tensor
 	inputs  map[string][]byte
 	kv      map[string]int64 // persistent regions: bytes
+	// kvInit: the persistent regions' bytes written by the host before
+	// the first step (the rest of a region, and regions not named, zero).
+	kvInit map[string][]byte
 	// bound is the NMSE the GPU's outputs may have against the CPU's:
 	// floatBound when zero, quantBound where quantized weights take part.
 	bound float64
@@ -173,6 +176,17 @@ func runCase(t *testing.T, be backend.Backend, c opCase, steps int) []float32 {
 			ga.FreePersistent(ref)
 		}
 	}()
+	for name, data := range c.kvInit {
+		ref, ok := kv[name]
+		if !ok || int64(len(data)) > c.kv[name] {
+			t.Fatalf("kvInit %q: %d bytes for a region of %d", name, len(data), c.kv[name])
+		}
+		w := ref
+		w.Len = int64(len(data))
+		if err := be.WriteHostWindow(w, data); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var res []float32
 	for step := 0; step < steps; step++ {
 		if err := graph.Allocate(g, ga, func(name string) (alloc.BufRef, bool) { r, ok := kv[name]; return r, ok }); err != nil {

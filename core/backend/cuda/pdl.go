@@ -31,7 +31,13 @@ import (
 // the weight copies of the staged mat-vecs (which read only weights, never
 // written during a step), and the launch after the wait, so at most the
 // running kernel and the next one's prologue overlap, and a kernel's
-// completion implies that of every kernel before it.
+// completion implies that of every kernel before it. So a kernel may also
+// read, before its wait, what the kernel just before it never writes: the
+// one-token attention with the rope group (attn_x_one_rope_*, whose
+// predecessor, the q/k/v mat-vec, writes only q, k and v) reads the step's
+// mask and cache row (inputs, copied in before the step) and copies and
+// prefetches the cache rows of the other positions (written by earlier
+// steps; the current row is written by this kernel, from its own values).
 //
 // MINFER_CUDA_PDL=0 turns it off (the plain PTX and cuLaunchKernel), for
 // comparisons and diagnosis.

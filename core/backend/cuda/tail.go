@@ -51,6 +51,9 @@ type ropeStore struct {
 	freqScale, thetaScale        float32
 	kc, vc, vx, rows             uintptr
 	n, ctx, f16                  int32
+	// early (ropeAttention): the attention may read the caches, the mask
+	// and the row before its PDL wait (cachesQuietBefore).
+	early int32
 }
 
 // ropeStorePlan reads nodes[j:j+4] as the q rope, the k rope (same
@@ -221,14 +224,8 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		vsOff = smem
 		smem += vsExtra
 	}
-	if b.lastQuant != x || b.lastVT != vt {
-		xp, err := b.ptrOf(x)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
-			return 0, err
-		}
+	if err := b.actsAtWork(x, vt, in, xrb); err != nil {
+		return 0, err
 	}
 	b.lastQuant = nil
 	grid, block := grid1((total+per-1)/per), block1(32*int(warps))
@@ -245,7 +242,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 			return 0, err
 		}
 		if norm.qt != qtNone {
-			b.lastQuant, b.lastVT = norm.last, norm.vt
+			b.lastQuant, b.lastVT, b.lastQuantOff = norm.last, norm.vt, 0
 		}
 		return used, nil
 	}
@@ -256,9 +253,6 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
 }
 
-// ropeStoreOne encodes nodes[i:i+4], one token's q rope, k rope and k/v
-// stores (ropeStorePlan), as one rope_store_one launch: a block of up to
-// 1024 threads for each head of q and k and for each head-sized piece of
 // ropeAttention encodes the rope/store group at nodes[i] (ropeStorePlan:
 // q and k roped, k and v stored in one row of F16 caches) and the
 // one-token attention right after it, when that attention reads the q
@@ -273,12 +267,14 @@ func (b *Backend) ropeAttention(nodes []*graph.Node, i int) (int, error) {
 		return 0, nil
 	}
 	a := nodes[i+4]
+	// The kernel reads the mask and the cache row before its PDL wait
+	// (pdl.go): both must be inputs of the step, never a kernel's output.
 	if a.Op != graph.OpAttention || a.Backend != nodes[i].Backend || a.Src[0] != nodes[i] || a.Src[1] != nodes[i+2] || a.Src[2] != nodes[i+3] ||
-		a.Src[3] == nil {
+		a.Src[3] == nil || a.Src[3].Op != graph.OpInput {
 		return 0, nil
 	}
 	r, ok, err := b.ropeStorePlan(nodes, i, false)
-	if err != nil || !ok || r.f16 != 1 {
+	if err != nil || !ok || r.f16 != 1 || nodes[i+2].Src[2].Op != graph.OpInput {
 		return 0, err
 	}
 	p, err := graph.ParamsOf[graph.AttentionParams](a)
@@ -300,12 +296,64 @@ func (b *Backend) ropeAttention(nodes []*graph.Node, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	quiet, err := b.cachesQuietBefore(nodes, i, a.Src[1], a.Src[2], a.Src[3], nodes[i+2].Src[2])
+	if err != nil {
+		return 0, err
+	}
+	if quiet {
+		r.early = 1
+		if b.l.counts != nil {
+			b.l.counts["attn_x_one_rope early"]++ // (tests; not an attn_x_one_rope_* name)
+		}
+	}
 	if ok, err := b.decodeAttention(nodes, i+4, p, src, out, &r); err != nil || !ok {
 		return 0, err
 	}
 	return 5, nil
 }
 
+// cachesQuietBefore reports whether a kernel may read the memory of reads
+// (the caches, the mask and the row of an attention) before its PDL wait
+// when launched for nodes[i]: a kernel of this Compute ran before it (so
+// the kernel its wait is for is one of this step's, not an earlier
+// Compute's), and no node before nodes[i] writes any of that memory (an
+// input is the host's, written before the step). pdl.go has the rule.
+func (b *Backend) cachesQuietBefore(nodes []*graph.Node, i int, reads ...*graph.Node) (bool, error) {
+	if b.l.launched == b.encodeStart {
+		return false, nil
+	}
+	type span struct {
+		p uintptr
+		n int64
+	}
+	spans := make([]span, 0, len(reads))
+	for _, r := range reads {
+		p, err := b.ptrOf(r)
+		if err != nil {
+			return false, err
+		}
+		spans = append(spans, span{p, r.Bytes()})
+	}
+	for _, n := range nodes[:i] {
+		if n.Op == graph.OpInput || n.Op == graph.OpWeight || n.Op == graph.OpView {
+			continue
+		}
+		p, err := b.ptrOf(n)
+		if err != nil {
+			return false, err
+		}
+		for _, s := range spans {
+			if overlaps(p, n.Bytes(), s.p, s.n) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// ropeStoreOne encodes nodes[i:i+4], one token's q rope, k rope and k/v
+// stores (ropeStorePlan), as one rope_store_one launch: a block of up to
+// 1024 threads for each head of q and k and for each head-sized piece of
 // v. It reports how many nodes it took (0: not this shape).
 func (b *Backend) ropeStoreOne(nodes []*graph.Node, i int) (int, error) {
 	if b.off.ropeOne {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/core/quant"
 	"github.com/minfer/minfer/gguf"
 	"github.com/minfer/minfer/internal/memview"
 )
@@ -465,7 +466,88 @@ func TestRopeStoreAttention(t *testing.T) {
 			if fused && n == 0 || !fused && n > 0 {
 				t.Errorf("fused %v: %d attn_x_one_rope launches", fused, n)
 			}
+			// The caches are filled in the same step, before the group:
+			// its reads wait (cachesQuietBefore).
+			if e := g.l.counts["attn_x_one_rope early"]; e != 0 {
+				t.Errorf("%d launches read the caches before their wait, with the fill before them in the step", e)
+			}
 		})
+	}
+}
+
+// TestRopeStoreAttentionEarly: one decode step's q/k/v mat-vec, rope/store
+// group and attention over caches an earlier step wrote (here the host):
+// attn_x_one_rope_* reads the mask, the row and the other positions' cache
+// rows before its PDL wait (cachesQuietBefore), and its values are the
+// CPU's; with the caches written earlier in the step, the reads wait.
+func TestRopeStoreAttentionEarly(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	const heads, kvHeads, ctx, cols = 8, 2, 256, 1024
+	g := gpu(t)
+	g.l.counts = map[string]int{}
+	for _, tc := range []struct{ hd, past, kvLen int }{{64, 0, 32}, {64, 137, 160}, {128, 100, 128}, {128, 255, 256}, {96, 40, 64}, {256, 7, 32}} {
+		for _, fillInStep := range []bool{false, true} {
+			t.Run(fmt.Sprintf("hd%d/past%d/kv%d/fill%v", tc.hd, tc.past, tc.kvLen, fillInStep), func(t *testing.T) {
+				hd, rowLen := tc.hd, tc.hd*kvHeads
+				mask := make([]float32, tc.kvLen)
+				for j := range mask {
+					if j > tc.past || j%5 == 3 && j != tc.past {
+						mask[j] = float32(math.Inf(-1))
+					}
+				}
+				rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+				cache := func() []byte {
+					h := make([]uint16, rowLen*ctx)
+					for i := range h {
+						h[i] = quant.F32ToF16(float32(r.Float64()*2 - 1))
+					}
+					return memview.Bytes(h)
+				}
+				allRows := make([]int32, ctx)
+				for i := range allRows {
+					allRows[i] = int32(i)
+				}
+				p := graph.RopeParams{Dims: hd, Mode: graph.RopeNeoX, FreqBase: 10000, FreqScale: 1}
+				before := g.l.counts["attn_x_one_rope early"]
+				compare(t, opCase{
+					kv:     map[string]int64{"k": rb * ctx, "v": rb * ctx},
+					kvInit: map[string][]byte{"k": cache(), "v": cache()},
+					weights: map[string]tensor{
+						"wq": quantized(t, gguf.TypeQ8_0, cols, hd*heads, r), "wk": quantized(t, gguf.TypeQ8_0, cols, rowLen, r),
+						"wv": quantized(t, gguf.TypeQ8_0, cols, rowLen, r),
+					},
+					inputs: map[string][]byte{
+						"x": memview.Bytes(randF32(r, cols, 1)), "pos": memview.Bytes([]int32{int32(tc.past)}),
+						"rows": memview.Bytes([]int32{int32(tc.past)}), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+						"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+					},
+					bound: quantBound,
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
+						vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
+						if fillInStep {
+							all := b.Input("allrows", gguf.TypeI32, ctx)
+							kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+							vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+						}
+						x := b.Input("x", gguf.TypeF32, cols, 1)
+						q, k, v := b.MatMul(wf("wq"), x, "q"), b.MatMul(wf("wk"), x, "k"), b.MatMul(wf("wv"), x, "v")
+						pos := b.Input("pos", gguf.TypeI32, 1)
+						q = b.Rope(b.View(q, "q3", 0, int64(hd), heads, 1), pos, nil, p, "qr")
+						k = b.Rope(b.View(k, "k3", 0, int64(hd), kvHeads, 1), pos, nil, p, "kr")
+						rows := b.Input("rows", gguf.TypeI32, 1)
+						kc = b.StoreKV(kc, b.View(k, "k2", 0, int64(rowLen), 1), rows, "kstore")
+						vc = b.StoreKV(vc, v, rows, "vstore")
+						return b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, int64(tc.kvLen), 1),
+							graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: kvHeads, KVLen: tc.kvLen}, "att")
+					},
+				}, g, 3)
+				early := g.l.counts["attn_x_one_rope early"] - before
+				if fillInStep && early != 0 || !fillInStep && early == 0 {
+					t.Errorf("fill in the step %v: %d launches read before their wait: %v", fillInStep, early, g.l.counts)
+				}
+			})
+		}
 	}
 }
 
@@ -478,4 +560,80 @@ func ropeAttnLaunches(g *Backend) int {
 		}
 	}
 	return n
+}
+
+// TestSwigluMatVec: one token's gate and up mat-muls, the swiglu of their
+// outputs and the down mat-mul after it (the product and the gate in the
+// output too) against the CPU bit for bit: the fused mvs_*_w launch (the
+// product quantized for the down mat-vec by the last block of each group)
+// and no swiglu_quant for Q4_0 and Q4_K (and Q8_0, Q6_K), in blocks of 8,
+// 4 and 3 rows (warps 8 and 3 for Q4_0; 8, 4 and 6 for Q4_K: quantization
+// groups that do and do not start at a block's first row), rows that are
+// not a multiple of the block's rows, and a down weight without a fused
+// quantization (F32: the product alone, rows not a multiple of 16);
+// Q5_1 (no staged kernel), Q4_K in blocks of one warp (an odd slot count)
+// and MINFER_CUDA_DECODE=swmv run the two launches instead.
+func TestSwigluMatVec(t *testing.T) {
+	g := oneBackend(t)
+	r := rand.New(rand.NewPCG(43, 44))
+	type swCase struct {
+		wt, dt     gguf.GGMLType // gate/up and down weights
+		cols, rows int
+		warps      int64 // 0: the launch's choice
+		fused      bool
+	}
+	cases := []swCase{
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 2048, 5632, 0, true},
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 512, 352, 3, true},
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 512, 1024, 8, true},
+		{gguf.TypeQ4_0, gguf.TypeF32, 512, 100, 3, true},
+		{gguf.TypeQ4_K, gguf.TypeQ4_K, 4096, 14336, 0, true},
+		{gguf.TypeQ4_K, gguf.TypeQ6_K, 1024, 1536, 6, true},
+		{gguf.TypeQ4_K, gguf.TypeQ4_K, 1024, 768, 4, true},
+		{gguf.TypeQ4_K, gguf.TypeF32, 1024, 37, 6, true},
+		{gguf.TypeQ8_0, gguf.TypeQ8_0, 1024, 800, 3, true},
+		{gguf.TypeQ6_K, gguf.TypeQ4_K, 2048, 1280, 0, true},
+		{gguf.TypeQ4_K, gguf.TypeQ4_K, 1024, 512, 1, false},
+		{gguf.TypeQ5_1, gguf.TypeQ5_1, 1024, 512, 0, false},
+	}
+	for _, off := range []bool{false, true} {
+		for _, c := range cases {
+			name := fmt.Sprintf("%s-%s/cols%d/rows%d/warps%d/swmvoff%v", c.wt, c.dt, c.cols, c.rows, c.warps, off)
+			t.Run(name, func(t *testing.T) {
+				defer func(o decodeOff, w int64) { g.off, g.mvsWarps = o, w }(g.off, g.mvsWarps)
+				if off {
+					g.off = parseDecodeOff(defaultDecodeOff + ",swmv")
+				}
+				g.mvsWarps = c.warps
+				down := quantized(t, c.dt, c.rows, c.cols, r)
+				if c.dt == gguf.TypeF32 {
+					down = tensor{gguf.TypeF32, []int64{int64(c.rows), int64(c.cols)}, memview.Bytes(randF32(r, c.rows*c.cols, 1))}
+				}
+				ws := map[string]tensor{"g": quantized(t, c.wt, c.cols, c.rows, r), "u": quantized(t, c.wt, c.cols, c.rows, r), "d": down}
+				fused := ""
+				if s, ok := stagedMatVec[c.wt]; ok {
+					fused = s.swiglu
+				}
+				f0, q0 := g.l.counts[fused], g.l.counts["swiglu_quant"]+g.l.counts["swiglu"]
+				compareExact(t, opCase{weights: ws, inputs: map[string][]byte{"x": memview.Bytes(randF32(r, c.cols, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, int64(c.cols), 1)
+						gt := b.MatMul(wf("g"), x, "gate")
+						up := b.MatMul(wf("u"), x, "up")
+						s := b.SwiGLU(gt, up, "s")
+						y := b.MatMul(wf("d"), s, "y")
+						// The product and the gate's first rows in the output.
+						k := int64(min(c.rows, c.cols))
+						sk := b.View(s, "sk", 0, k, 1)
+						gk := b.View(gt, "gk", 0, k, 1)
+						yk := b.View(y, "yk", 0, k, 1)
+						return b.Add(b.Add(yk, sk, "ys"), gk, "out")
+					}}, g, 3)
+				ran, sw := g.l.counts[fused]-f0, g.l.counts["swiglu_quant"]+g.l.counts["swiglu"]-q0
+				if want := c.fused && !off; (ran > 0) != want || (sw > 0) == want {
+					t.Errorf("fused %s launches %d, swiglu launches %d; want fused %v: %v", fused, ran, sw, want, g.l.counts)
+				}
+			})
+		}
+	}
 }

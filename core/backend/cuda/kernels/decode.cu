@@ -317,6 +317,8 @@ __device__ __forceinline__ void cp_async16(uint8_t* s, const uint8_t* g) {
     const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
 }
+// prefetch_l2: the 128-byte line at p into L2.
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // stage16 issues the copy of n bytes (a multiple of 16) from g to s by the
 // threads tid = 0..step-1 of a group, all loads before any wait.
@@ -640,7 +642,8 @@ MVP(q4_k, 144) MVP(q6_k, 210)
 // 8 · block bytes), then MVK_R · nblk floats (matvec.go's splitShared).
 // Rows and weights 16-byte aligned (for Q6_K: rows of a multiple of eight
 // blocks, so every slice is whole). mvk_*_1r2 and mvk_*_1r8 take two and
-// eight rows a block (MINFER_CUDA_MVK_ROWS, for comparisons).
+// eight rows a block (the launches take two: matvec.go's defaultSplitRows;
+// MINFER_CUDA_MVK_ROWS picks, for comparisons).
 #define MVK_R 4
 
 // mvk_q4k: the Q4_K lane. Lane jp takes qs bytes 32jp..32jp+31 — the lo
@@ -1295,6 +1298,107 @@ __device__ __forceinline__ void q8k_arrive(const float* out, long long e0, uint8
     q8k_regs(e, q8 + g * 292, lane);
 }
 
+// ------------------------------------ gate/up mat-vec + swiglu + quantize
+// mvs_*_w: one token's gate and up mat-vecs (mvs_*_m's rows, staged and
+// computed the same way) with the swiglu after them and its activation
+// quantization for the down mat-vec, in one launch (decode.go's
+// swigluMatVec). A block of nw warps has 2h = nw·RPW slots (nw·RPW even):
+// slots 0..h−1 take gate rows r0..r0+h−1 and slots h..2h−1
+// the up rows of the same indices (r0 = blockIdx.x·h), so after the
+// block's barrier it holds g and u of its rows (in shared memory) and
+// thread t < h makes row r0+t's product with swiglu_quant's operations
+// (expf16 on the row's full 16-blocks, the C library's expf on the rest),
+// writing g, u (the mat-muls' outputs) and the product to og, ou, hout.
+// The quantization groups (32 values for q8_0/q8_1, 256 for q8_K) span
+// several blocks: each block counts its rows of a group on the group's
+// counter (counters[g], zero before, zero after: the last arrival
+// resets it), after a fence of each writing thread and the block's
+// barrier, and the block whose count completes the group quantizes it
+// from global memory past the L1, one warp a group, with q8_0_warp /
+// q8_1_warp (one value a lane, swiglu_quant's) or q8k_regs (eight values a
+// lane: q8k_block's extreme, scale, quants and sums; the attention's
+// q8k_arrive) into q. n a multiple of the group with qt set (quantTarget);
+// n/group counters at most. Dynamic shared memory: mvs_*_m's.
+
+// mvw_swiglu: the swiglu and quantization part of mvs_*_w (every thread
+// of the block calls it, after the barrier that follows the rows' sums):
+// v holds the block's g (0..h−1) and u (h..2h−1).
+__device__ __forceinline__ void mvw_swiglu(const float* v, int* lastf, float* og, float* ou, float* hout, int n, int r0, int h, uint8_t* q, int qt,
+                                           unsigned* counters) {
+    const int t = threadIdx.x, nr = min(h, n - r0);
+    if (t < nr) {
+        const float x = v[t], uv = v[h + t];
+        const int e = r0 + t, full = n & ~15;
+        og[e] = x;
+        ou[e] = uv;
+        const float ex = e < full ? expf16(-x) : expf_libm(-x);
+        hout[e] = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), uv);
+    }
+    if (qt == QT_NONE) return;
+    const int G = qt == QT_Q8_K ? 256 : 32, glo = r0 / G, ng = (r0 + nr - 1) / G - glo + 1;
+    __threadfence(); // this thread's product before the block's count
+    __syncthreads();
+    if (t < ng) {
+        const int g = glo + t;
+        const unsigned cnt = (unsigned)(min(r0 + nr, (g + 1) * G) - max(r0, g * G));
+        const bool last = atomicAdd(counters + g, cnt) + cnt == (unsigned)G;
+        if (last) {
+            __threadfence(); // the count before the group's reads
+            counters[g] = 0;
+        }
+        lastf[t] = last;
+    }
+    __syncthreads();
+    const int lane = t & 31;
+    for (int k = t >> 5; k < ng; k += blockDim.x >> 5) {
+        if (!lastf[k]) continue;
+        const long long g = glo + k;
+        __threadfence();
+        if (qt == QT_Q8_K) {
+            float e[8];
+#pragma unroll
+            for (int j = 0; j < 8; j++) e[j] = __ldcg(hout + 256 * g + 8 * lane + j);
+            q8k_regs(e, q + g * 292, lane);
+        } else {
+            const float x = __ldcg(hout + 32 * g + lane);
+            if (qt == QT_Q8_0) q8_0_warp(x, q + g * 34, lane);
+            else q8_1_warp(x, q + g * 36, lane);
+        }
+    }
+}
+
+// MVW_MINB_*: mvs_*_m's registers (64 for Q4_0 and Q8_0, 32 for Q4_K and
+// Q6_K), so the fused kernel keeps its occupancy.
+#define MVW_MINB_q4_0 4
+#define MVW_MINB_q8_0 4
+#define MVW_MINB_q4_k 8
+#define MVW_MINB_q6_k 8
+#define MVW(name)                                                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS, MVW_MINB_##name) mvs_##name##_w(const uint8_t* Wg, const uint8_t* Wu, float* og, float* ou,          \
+                                                                                float* hout, int n, int nblk, long long wrb, const uint8_t* X,      \
+                                                                                long long xrb, uint8_t* q, int qt, unsigned* counters) {            \
+        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
+        __shared__ float mvw_v[2 * MVS_ROWS];                                                                                                       \
+        __shared__ int mvw_last[4];                                                                                                                 \
+        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
+        const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, t = threadIdx.x;                                                                   \
+        const int slot = (t >> 5) * RPW + lane / L, h = nw * RPW / 2, r0 = blockIdx.x * h;                                                          \
+        const bool up = slot >= h;                                                                                                                  \
+        const int r = r0 + (up ? slot - h : slot);                                                                                                  \
+        const bool live = r < n;                                                                                                                    \
+        uint8_t* ws = mvs_sh + slot * wrb;                                                                                                          \
+        uint8_t* xs = mvs_sh + nw * RPW * wrb;                                                                                                      \
+        if (live) stage16(ws, (up ? Wu : Wg) + (long long)r * wrb, wrb, lane % L, L);                                                              \
+        PDL_ENTRY(); /* the weights' copies in flight */                                                                                            \
+        stage16(xs, X, round16(xrb), t, blockDim.x);                                                                                                \
+        cp_async_wait_all();                                                                                                                        \
+        __syncthreads();                                                                                                                            \
+        MVS_ROW_##name(ws, xs, mvw_v + slot, live, n, nblk, wrb, xrb);                                                                              \
+        __syncthreads();                                                                                                                            \
+        mvw_swiglu(mvw_v, mvw_last, og, ou, hout, n, r0, h, q, qt, counters);                                                                       \
+    }
+MVW(q4_0) MVW(q8_0) MVW(q4_k) MVW(q6_k)
+
 template <int HD>
 __device__ void attn_x_values(const float* S, const int* info, const __half* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
                               int nkvMax, uint8_t* q8, int qt) {
@@ -1537,7 +1641,28 @@ struct attn_rope {
     const int* rows;
     int dims, neox, n, ctx;
     float freqScale, thetaScale;
+    int early; // the cache reads before the PDL wait (attn_one_cached)
 };
+
+// attn_one_cached: attn_x_one_rope's reads of what the step's kernels do
+// not write (all threads): n_kv from the mask, the V rows of the positions
+// below it but r copied into Vs (cp.async, HD/8 copies a row), their K rows
+// prefetched into L2 (a 128-byte line a prefetch).
+template <int HD>
+__device__ __forceinline__ int attn_one_cached(const float* mask, int kvLen, int* redi, const __half* kc, const __half* vc, __half* Vs, int r,
+                                               long long kvRow, long long vbase) {
+    const int tid = threadIdx.x, nth = blockDim.x;
+    const int nkv = nkv_of(mask, kvLen, redi);
+    for (int c = tid; c < nkv * (HD / 8); c += nth) {
+        const int j = c / (HD / 8), k = c % (HD / 8);
+        if (j != r) cp_async16((uint8_t*)(Vs + j * HD + 8 * k), (const uint8_t*)(vc + j * kvRow + vbase + 8 * k));
+    }
+    for (int c = tid; c < nkv * (HD / 64); c += nth) {
+        const int j = c / (HD / 64), k = c % (HD / 64);
+        if (j != r && j < kvLen) prefetch_l2(kc + j * kvRow + vbase + 64 * k);
+    }
+    return nkv;
+}
 
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
@@ -1559,7 +1684,20 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     // block; every block of the group takes row r's k and v from its own
     // values, never from the cache another block is writing.
     const int r = ro ? ro->rows[0] : -1;
+    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
+    int nkv;
     if (ro) {
+        // Before the wait (pdl.go's rule for attn_x_one_rope_*): the mask
+        // and the row (inputs of the step, written before it), n_kv, the V
+        // rows of the other positions into shared memory and their K rows
+        // into L2 — cache rows earlier steps wrote; row r is this step's,
+        // from its own values after the wait.
+        // Only with ro->early: the launch code has seen that no kernel of
+        // the step before this one writes the caches, the mask or the row
+        // (and that one ran before it in the step); else after the wait.
+        if (ro->early) nkv = attn_one_cached<HD>(mask, kvLen, redi, kc, vc, Vs, r, kvRow, vbase);
+        PDL_ENTRY();
+        if (!ro->early) nkv = attn_one_cached<HD>(mask, kvLen, redi, kc, vc, Vs, r, kvRow, vbase);
         const float p0 = (float)ro->pos[0];
         const bool st = h % group == 0 && r >= 0 && r < ro->ctx;
         for (int t = tid; t < HD; t += nth) { // pairs t < HD/2 of q, the rest k's
@@ -1583,21 +1721,19 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
         }
         if (st)
             for (int d = tid; d < HD; d += nth) ((uint16_t*)vc)[(long long)r * ro->n + (long long)kvh * HD + d] = to_f16(ro->vx[(long long)kvh * HD + d]);
+        // Row r's V from the token's v.
+        if (r >= 0 && r < nkv)
+            for (int d = tid; d < HD; d += nth) Vs[r * HD + d] = __float2half_rn(ro->vx[vbase + d]);
+        __syncthreads(); // qh, kcur and V row r
     } else {
         for (int d = tid; d < HD; d += nth) qh[d] = __half2float(__float2half_rn(q[(long long)h * HD + d]));
-    }
-    const int nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh and kcur too)
-    const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
-    // The V rows of positions < n_kv (those the chains read), HD/8 copies a
-    // row; with ro, row r from the token's v.
-    for (int c = tid; c < nkv * (HD / 8); c += nth) {
-        const int j = c / (HD / 8), k = c % (HD / 8);
-        if (j == r) {
-#pragma unroll
-            for (int e = 0; e < 8; e++) Vs[j * HD + 8 * k + e] = __float2half_rn(ro->vx[vbase + 8 * k + e]);
-            continue;
+        nkv = nkv_of(mask, kvLen, redi); // (synchronizes qh too)
+        // The V rows of positions < n_kv (those the chains read), HD/8
+        // copies a row.
+        for (int c = tid; c < nkv * (HD / 8); c += nth) {
+            const int j = c / (HD / 8), k = c % (HD / 8);
+            cp_async16((uint8_t*)(Vs + j * HD + 8 * k), (const uint8_t*)(vc + j * kvRow + vbase + 8 * k));
         }
-        cp_async16((uint8_t*)(Vs + j * HD + 8 * k), (const uint8_t*)(vc + j * kvRow + vbase + 8 * k));
     }
     // Scores (attn_x_scores).
     for (int j = tid; j < nkv; j += nth) {
@@ -1683,8 +1819,9 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     extern "C" __global__ void __launch_bounds__(ONE_THREADS) attn_x_one_rope_##HD(                                                              \
         const float* x, float* qout, const float* x2, float* kout, const float* vx, const int* pos, const float* freqs, int dims, int neox,       \
         float freqScale, float thetaScale, const int* rows, int n, int ctx, __half* kc, __half* vc, const float* mask, float* out, int heads,     \
-        int kvHeads, int kvLen, int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters) { PDL_ENTRY();                  \
-        const attn_rope ro{x, x2, vx, pos, freqs, qout, kout, rows, dims, neox, n, ctx, freqScale, thetaScale};                                   \
+        int kvHeads, int kvLen, int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters, int early) {                   \
+        /* PDL_ENTRY in attn_x_one */                                                                                                              \
+        const attn_rope ro{x, x2, vx, pos, freqs, qout, kout, rows, dims, neox, n, ctx, freqScale, thetaScale, early};                            \
         attn_x_one<HD>(nullptr, kc, vc, mask, out, heads, kvHeads, kvLen, nkvMax, scale, softCap, q8, qt, counters, &ro);                          \
     }
 ATTN_ONE(64) ATTN_ONE(96) ATTN_ONE(128) ATTN_ONE(256)
