@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 20 call 1: the same script as s19 call 3 run.sh (never ran), carrying .device/s20a: minfer/cuda.test/core.test = main b1e4c0c + s19-unverified.patch, minfer-prev = main b1e4c0c.
+# Session 20 call 1: s19 call 3's run.sh (never ran) plus norm_one's block capped (MINFER_CUDA_NORM1_THREADS=256 on 1.1B, 512 on 8B; the norm/tail op tests under 256), carrying .device/s20a: minfer/cuda.test/core.test = main b1e4c0c + s19-unverified.patch, minfer-prev = main b1e4c0c.
 # Session 19 lead, device call 3 (issue 11): s19 head (the one-token rope+attention reading the mask and the other
 # positions' cache rows before its PDL wait; the split mat-vec two rows a block by default) against minfer-prev
 # (sw19's swiglu + quantization inside the gate/up mat-vec, mvs_*_w: MINFER_CUDA_DECODE=mvnorm,mvrope,swmv turns it off)
@@ -27,17 +27,20 @@ for r in 1 2; do
   bn $D/minfer-prev bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   bn $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   bn MINFER_CUDA_DECODE=mvnorm,mvrope,swmv $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
+  bn MINFER_CUDA_NORM1_THREADS=256 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
 done
 snap
 (cd core/backend/cuda && timeout 200 $D/cuda.test -test.v -test.count=1 -test.skip 'NoDriver|TestPTXMatchesSources' > $L/cuda-op.txt 2>&1; echo "cuda.test (all) rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/cuda-op.txt) fail=$(grep -c -- '--- FAIL' $L/cuda-op.txt)" | tee -a $S)
 grep -E -- "--- FAIL|panic:" $L/cuda-op.txt | head -20 | tee -a $S
 grep -E -- "--- (PASS|FAIL): (TestSwigluMatVec|TestRopeStoreAttention|TestRopeStoreAttentionEarly|TestPolledReads|TestMatVecSplit|TestPTXPDLMarkers) " $L/cuda-op.txt | head -8 | tee -a $S
+(cd core/backend/cuda && MINFER_CUDA_NORM1_THREADS=256 timeout 60 $D/cuda.test -test.v -test.count=1 -test.run 'Norm|Tail' > $L/cuda-norm256.txt 2>&1; echo "cuda.test Norm|Tail NORM1_THREADS=256 rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/cuda-norm256.txt) fail=$(grep -c -- '--- FAIL' $L/cuda-norm256.txt)" | tee -a $S)
 snap
 wait $SP; grep -E "rc=|wrote" $L/synth.txt | tee -a $S
 for r in 1 2; do
   bn MINFER_CUDA_MVK_ROWS=2 $D/minfer-prev bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
   bn $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
   bn MINFER_CUDA_DECODE=mvnorm,mvrope,swmv $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
+  bn MINFER_CUDA_NORM1_THREADS=512 $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
 done
 snap
 [ $SECONDS -lt 300 ] && bn $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33

@@ -95,6 +95,10 @@ type Backend struct {
 	// splitRows is the rows of a split mat-vec block (mvk_*_1:
 	// MINFER_CUDA_MVK_ROWS, 2, 4 or 8; defaultSplitRows otherwise).
 	splitRows int64
+	// norm1Threads caps norm_one's block (MINFER_CUDA_NORM1_THREADS: 256,
+	// 512 or 1024, for comparisons; 0: 1024); a row never gets fewer than
+	// its NORM1_K elements a thread need.
+	norm1Threads int64
 	// fattnNoKeep: the flash kernels recompute scores in every pass
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that
 	// kept them (tests).
@@ -150,6 +154,7 @@ func Open(o Options) (*Backend, error) {
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
 	b.splitRows = splitRowsFromEnv()
+	b.norm1Threads = norm1ThreadsFromEnv()
 	fm := fattnModeFromEnv()
 	b.fattnNoKeep, b.fattnWide, b.fattnExact, b.fattnMMAAll = fm.noKeep, !fm.narrow, fm.exact, fm.mmaAll
 	// What the setup took: modules, workspace (and, when the plan's answer

@@ -435,7 +435,7 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	n := norm.Shape[0]
 	if norm.Rows() == 1 && !b.off.normOne && n <= normOneMax {
 		// One row: norm_one, a thread per element up to 1024 threads.
-		threads := min(1024, (n+31)/32*32)
+		threads := norm1Block(int(n), b.norm1Threads)
 		var smem uint32
 		if pl.qt == qtQ8_K {
 			smem = uint32(4 * n)
@@ -458,10 +458,37 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	return k - i, nil
 }
 
+// norm1Block is norm_one's block for a row of n values: a thread per value
+// up to limit threads (1024 when 0), but at least the threads that NORM1_K
+// values each need (n <= normOneMax).
+func norm1Block(n int, limit int64) int {
+	if limit <= 0 {
+		limit = 1024
+	}
+	t := min(int(limit), (n+31)/32*32)
+	need := (n + norm1K*32 - 1) / (norm1K * 32) * 32
+	return min(1024, max(t, need))
+}
+
+// norm1ThreadsFromEnv is MINFER_CUDA_NORM1_THREADS (256, 512 or 1024):
+// norm_one's largest block, for comparisons; 0 (1024) otherwise.
+func norm1ThreadsFromEnv() int64 {
+	switch os.Getenv("MINFER_CUDA_NORM1_THREADS") {
+	case "256":
+		return 256
+	case "512":
+		return 512
+	}
+	return 0
+}
+
+// norm1K is NORM1_K (decode.cu): the most values a norm_one thread takes.
+const norm1K = 8
+
 // normOneMax is the longest row norm_one takes: NORM1_K (decode.cu)
 // elements for each of 1024 threads, and its q8_K values (4 bytes each)
 // within the 48 KiB of shared memory a launch gets without opting in.
-const normOneMax = 8 * 1024
+const normOneMax = norm1K * 1024
 
 // addFeedsNorm reports whether nodes[i], an add, is a plain (same-shape)
 // residual add whose next node is the rms_norm of its sum.

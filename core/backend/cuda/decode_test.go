@@ -1,6 +1,11 @@
 package cuda
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
 
 // TestParseDecodeOff: the MINFER_CUDA_DECODE list switches off exactly the
 // paths it names ("all" every one; unknown names nothing).
@@ -83,5 +88,39 @@ func TestWarpsFor(t *testing.T) {
 		if got := mvsWarpsFromEnv(); got != want {
 			t.Errorf("MINFER_CUDA_MVS_WARPS=%q: %d, want %d", v, got, want)
 		}
+	}
+}
+
+// TestNorm1Block: norm_one's block holds a row's values NORM1_K a thread at
+// most, in whole warps, never more than 1024 threads, and a limit only
+// lowers it where the row allows.
+func TestNorm1Block(t *testing.T) {
+	for _, limit := range []int64{0, 256, 512, 1024} {
+		for n := 1; n <= normOneMax; n += 37 {
+			got := norm1Block(n, limit)
+			if got%32 != 0 || got > 1024 || got*norm1K < n {
+				t.Fatalf("norm1Block(%d, %d) = %d", n, limit, got)
+			}
+			want := min(1024, (n+31)/32*32)
+			if limit != 0 && limit < 1024 {
+				want = max(min(want, int(limit)), (n+norm1K*32-1)/(norm1K*32)*32)
+			}
+			if got != want {
+				t.Fatalf("norm1Block(%d, %d) = %d, want %d", n, limit, got, want)
+			}
+		}
+	}
+	if got := norm1Block(4096, 256); got != 512 {
+		t.Fatalf("norm1Block(4096, 256) = %d, want 512 (8 values a thread)", got)
+	}
+	if got := norm1Block(2048, 256); got != 256 {
+		t.Fatalf("norm1Block(2048, 256) = %d, want 256", got)
+	}
+	src, err := os.ReadFile("kernels/decode.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), fmt.Sprintf("#define NORM1_K %d\n", norm1K)) {
+		t.Fatalf("decode.cu does not define NORM1_K as norm1K (%d)", norm1K)
 	}
 }
