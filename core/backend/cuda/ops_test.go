@@ -193,7 +193,10 @@ func runCase(t *testing.T, be backend.Backend, c opCase, steps int) []float32 {
 			t.Fatal(err)
 		}
 		for name, data := range c.inputs {
-			n, _ := g.Input(name)
+			n, ok := g.Input(name)
+			if !ok || n == nil {
+				t.Fatalf("input %q is not in the graph", name)
+			}
 			if err := be.WriteHostWindow(n.Buf, data); err != nil {
 				t.Fatal(err)
 			}

@@ -509,6 +509,15 @@ func TestRopeStoreAttentionEarly(t *testing.T) {
 				}
 				p := graph.RopeParams{Dims: hd, Mode: graph.RopeNeoX, FreqBase: 10000, FreqScale: 1}
 				before := g.l.counts["attn_x_one_rope early"]
+				inputs := map[string][]byte{
+					"x": memview.Bytes(randF32(r, cols, 1)), "pos": memview.Bytes([]int32{int32(tc.past)}),
+					"rows": memview.Bytes([]int32{int32(tc.past)}), "mask": memview.Bytes(mask),
+				}
+				if fillInStep { // the fill's inputs exist only in its graph
+					inputs["allrows"] = memview.Bytes(allRows)
+					inputs["kall"] = memview.Bytes(randF32(r, rowLen*ctx, 1))
+					inputs["vall"] = memview.Bytes(randF32(r, rowLen*ctx, 1))
+				}
 				compare(t, opCase{
 					kv:     map[string]int64{"k": rb * ctx, "v": rb * ctx},
 					kvInit: map[string][]byte{"k": cache(), "v": cache()},
@@ -516,12 +525,8 @@ func TestRopeStoreAttentionEarly(t *testing.T) {
 						"wq": quantized(t, gguf.TypeQ8_0, cols, hd*heads, r), "wk": quantized(t, gguf.TypeQ8_0, cols, rowLen, r),
 						"wv": quantized(t, gguf.TypeQ8_0, cols, rowLen, r),
 					},
-					inputs: map[string][]byte{
-						"x": memview.Bytes(randF32(r, cols, 1)), "pos": memview.Bytes([]int32{int32(tc.past)}),
-						"rows": memview.Bytes([]int32{int32(tc.past)}), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
-						"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-					},
-					bound: quantBound,
+					inputs: inputs,
+					bound:  quantBound,
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
 						kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
 						vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
