@@ -97,7 +97,9 @@ type Backend struct {
 	splitRows int64
 	// norm1Threads caps norm_one's block (MINFER_CUDA_NORM1_THREADS: 256,
 	// 512 or 1024, for comparisons; 0: 1024); a row never gets fewer than
-	// its NORM1_K elements a thread need.
+	// its NORM1_K elements a thread need. Smaller blocks were slower on an
+	// H100 (bench/results/2026-12-07-s20-call2: 1.1B decode −2 to −4 % at
+	// 256, 8B no gain at 512).
 	norm1Threads int64
 	// fattnNoKeep: the flash kernels recompute scores in every pass
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that

@@ -576,8 +576,9 @@ func ropeAttnLaunches(g *Backend) int {
 // groups that do and do not start at a block's first row), rows that are
 // not a multiple of the block's rows, and a down weight without a fused
 // quantization (F32: the product alone, rows not a multiple of 16);
-// Q5_1 (no staged kernel), Q4_K in blocks of one warp (an odd slot count)
-// and MINFER_CUDA_DECODE=swmv run the two launches instead.
+// Q5_1 (no staged kernel), Q4_K in blocks of one warp and Q8_0 in blocks
+// of three (odd slot counts: a block takes gate and up rows in pairs) and
+// MINFER_CUDA_DECODE=swmv run the two launches instead.
 func TestSwigluMatVec(t *testing.T) {
 	g := oneBackend(t)
 	r := rand.New(rand.NewPCG(43, 44))
@@ -596,7 +597,8 @@ func TestSwigluMatVec(t *testing.T) {
 		{gguf.TypeQ4_K, gguf.TypeQ6_K, 1024, 1536, 6, true},
 		{gguf.TypeQ4_K, gguf.TypeQ4_K, 1024, 768, 4, true},
 		{gguf.TypeQ4_K, gguf.TypeF32, 1024, 37, 6, true},
-		{gguf.TypeQ8_0, gguf.TypeQ8_0, 1024, 800, 3, true},
+		{gguf.TypeQ8_0, gguf.TypeQ8_0, 1024, 800, 4, true},
+		{gguf.TypeQ8_0, gguf.TypeQ8_0, 1024, 800, 3, false}, // one row a warp: three slots, odd
 		{gguf.TypeQ6_K, gguf.TypeQ4_K, 2048, 1280, 0, true},
 		{gguf.TypeQ4_K, gguf.TypeQ4_K, 1024, 512, 1, false},
 		{gguf.TypeQ5_1, gguf.TypeQ5_1, 1024, 512, 0, false},
