@@ -5,7 +5,7 @@
 D=$PWD/.device/s20c; L=$OUT; S=$L/summary.txt
 (cd $D && (xz -d -f cuda.test.xz 2>/dev/null || python3 -c "import lzma,shutil; shutil.copyfileobj(lzma.open('cuda.test.xz'), open('cuda.test','wb'))") && chmod +x cuda.test)
 echo "# built from $(cat $D/BUILT_FROM); $(date -u); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)" | tee $S
-cd core/backend/cuda && timeout 150 $D/cuda.test -test.v -test.count=1 -test.run 'TestSwigluMatVec/Q8_0|TestSwigluMatVec/Q4_0|TestRopeStoreAttentionEarly' > $L/cuda-sw.txt 2>&1
+cd core/backend/cuda && timeout 150 $D/cuda.test -test.v -test.count=1 -test.run 'TestSwigluMatVec|TestRopeStoreAttentionEarly/Q8_0|Q4_0|hd' > $L/cuda-sw.txt 2>&1
 echo "rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/cuda-sw.txt) fail=$(grep -c -- '--- FAIL' $L/cuda-sw.txt)" | tee -a $S
 grep -E -- "--- FAIL|panic:|want fused" $L/cuda-sw.txt | head -20 | tee -a $S
 grep -E -- "--- PASS: TestSwigluMatVec/Q8_0" $L/cuda-sw.txt | tee -a $S
