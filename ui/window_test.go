@@ -3,12 +3,15 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -323,7 +326,22 @@ func withSampling(s app.Sampling) func(*app.Config) {
 }
 
 func TestChatStreamsStopsAndKeepsGoing(t *testing.T) {
-	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0.8, TopK: 40, Seed: 7}, MaxTokens: 200}))
+	// hold: the next streamed piece holds its generation until the reply's
+	// context ends (the Esc below), so the stop lands mid-reply however
+	// slowly this machine runs the UI (a 200-token reply of this model
+	// can otherwise end before the Esc is handled).
+	var hold atomic.Bool
+	holdNext := func(c *app.Config) {
+		c.TokenHook = func(ctx context.Context) {
+			if hold.CompareAndSwap(true, false) {
+				select {
+				case <-ctx.Done():
+				case <-time.After(10 * time.Second):
+				}
+			}
+		}
+	}
+	h := newHarness(t, bigGPU, withSampling(app.Sampling{Sampler: chat.SamplerSettings{Temperature: 0.8, TopK: 40, Seed: 7}, MaxTokens: 200}), holdNext)
 	v := h.v
 	h.drop(stories(t))
 	if !v.input.Disabled() {
@@ -369,12 +387,16 @@ func TestChatStreamsStopsAndKeepsGoing(t *testing.T) {
 
 	// Stop: press Esc as soon as the second reply streams.
 	before := len(h.streamed)
+	hold.Store(true)
 	test.Type(v.input, "The little dog")
 	v.input.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	if !v.stopBtn.Visible() || v.sendBtn.Visible() {
 		t.Errorf("while generating Send should become Stop")
 	}
 	h.waitFor("the first streamed text", func() bool { return len(h.streamed) > before || !v.c.Generating() })
+	if hold.Load() {
+		t.Fatalf("the reply streamed nothing before it ended")
+	}
 	v.input.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	h.waitFor("the stop", func() bool { return !v.c.Generating() })
 	last := v.c.Chat().Messages[len(v.c.Chat().Messages)-1]

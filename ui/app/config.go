@@ -32,6 +32,10 @@ type Config struct {
 	Now       func() time.Time                                                                      // nil: time.Now
 	Interval  time.Duration                                                                         // stream refresh; 0: streamInterval
 	Load      func(context.Context, string, core.LoadOptions, core.Progress) (*core.Session, error) // nil: core.Load
+	// TokenHook, when set, runs on the generating goroutine after each
+	// streamed piece of a reply, with the reply's context: tests hold a
+	// generation there (until a stop cancels it) to act while it runs.
+	TokenHook func(context.Context)
 }
 
 // ResolveConfigDir applies Config.ConfigDir's rule.

@@ -110,6 +110,7 @@ func NewController(cfg Config) (*Controller, error) {
 	c.chat = c.newChat()
 	c.loadSampling()
 	c.worker = startWorker()
+	c.worker.tokenHook = cfg.TokenHook
 	if cfg.Load != nil {
 		c.worker.load = cfg.Load
 	}

@@ -88,6 +88,8 @@ type worker struct {
 	requests chan any
 	events   chan any
 	load     func(ctx context.Context, path string, opts core.LoadOptions, progress core.Progress) (*core.Session, error)
+	// tokenHook: Config.TokenHook (nil: none).
+	tokenHook func(context.Context)
 
 	session *core.Session
 	local   *engine.Local // the loaded model's engine (nil when none)
@@ -202,6 +204,9 @@ func (w *worker) doGenerate(r generateRequest) {
 	emit := func(ev chat.Event) {
 		if ev.Text != "" {
 			w.events <- tokenEvent{id: r.id, text: ev.Text}
+			if w.tokenHook != nil {
+				w.tokenHook(r.ctx)
+			}
 		}
 	}
 	var (
