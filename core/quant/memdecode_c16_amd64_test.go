@@ -25,7 +25,7 @@ func BenchmarkMemDecodeCol16(b *testing.B) {
 	}{
 		{gguf.TypeQ4_0, &c16PrefetchQ4_0, []int{0, 4 * bytesQ4c16, 8 * bytesQ4c16, 12 * bytesQ4c16, 16 * bytesQ4c16}},
 		{gguf.TypeQ4_K, &c16PrefetchQ4K, []int{0, 768, 1152, 1536, 2304, 3456, 4608, 6912}},
-		{gguf.TypeQ6_K, &c16PrefetchQ6K, []int{0, 1536, 2304, 3360, 4608, 6720, 9216}},
+		{gguf.TypeQ6_K, &c16PrefetchQ6K, []int{0, 2304, 6720, 13440, 20160, 26880}},
 	} {
 		b.Run(c.typ.String(), func(b *testing.B) { benchMemDecodeCol16(b, c.typ, c.pf, c.dists) })
 	}

@@ -41,14 +41,42 @@ func prep16Q4K(g []byte, q int, u []byte) {
 	prep4x16Q4KAVX512(&g[0], q&3, nb, &u[0])
 }
 
-// c16PrefetchQ6K is c16PrefetchQ4K for rows16C16Q6KAVX512: 2304 bytes
-// (about two thirds of a column). The same benchmark, quiet machine: 26.4
-// GB/s there, 25.5–25.8 from 768 to 1536, 25.3 at 4608, 25.1 with no
-// lead; the x8 kernel 25.4.
-var c16PrefetchQ6K = 2304
+// c16PrefetchQ6K is how far ahead (bytes) rows16C16Q6KAVX512 prefetches
+// its group's stream to L2: its 53 PREFETCHT2 a column (the column's
+// lines at this lead, in address order) spread three or four before each
+// of the body's sixteen steps. Until session 20 the kernel issued them in
+// one burst at the top of each column, 2304 bytes ahead: on the Intel
+// Xeon VM of session 13 (BenchmarkMemDecodeCol16, quiet machine) that
+// read 26.4 GB/s (25.5–25.8 from 768 to 1536, 25.3 at 4608, 25.1 with no
+// lead; the x8 kernel 25.4). On the AMD EPYC Zen 5 VM of session 20
+// (BenchmarkZQ6Mem2, two threads, medians of 30 alternating passes over
+// ~400 MB; bench/results/2026-12-07-s20-q6c16) the burst read 24.0–26.8
+// GB/s where x8 read 31.0–35.8, and the spread prefetches six columns
+// (20160 bytes) ahead 32.5, 39.4, 40.8, 41.2 (meter 35.9, 55.0, 58.6,
+// 56.9; x8 32.1, 35.5, 35.8, 34.0); four columns ahead within 1.3 of
+// that, a near variant 2304 bytes ahead 27.4 (meter 34.9). Intel keeps
+// 2304: the spread pattern is not measured there. A prefetch changes no
+// result.
+var c16PrefetchQ6K = c16PrefetchQ6KFor(cpuIsIntel())
 
-// col16Q6KSlow: Q6_K weights take x8 here (Col16SlowerHere), on AMD parts.
-var col16Q6KSlow = !cpuIsIntel()
+func c16PrefetchQ6KFor(intel bool) int {
+	if intel {
+		return 2304
+	}
+	return 6 * c16ColQ6K
+}
+
+// col16Q6KSlow: Q6_K weights would take x8 here (Col16SlowerHere). Until
+// session 20 true on AMD parts (the burst prefetch above read slower than
+// x8 from memory on the Zen 5 VM). With the prefetches spread the c16
+// kernel reads from memory as fast as x8 when the VM's memory is slow
+// (meter ~36 GB/s) and 11–14 % faster when it is fast (meter 55–60), and
+// from cache 840 ns against x8's 1619 for 16 rows × 4096. Decoding the
+// 1B Q4_K_M file in two sessions of one process in turns, c16 Q6_K ran
+// 0.2, 0.9 and 1.4 % faster than x8 (round medians; A/A 0.1 %); two
+// binaries alternating (16 runs each) decoded 51.0 and 51.6 tok/s
+// (medians), within their noise. So false.
+var col16Q6KSlow = false
 
 //go:noescape
 func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)
