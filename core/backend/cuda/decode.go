@@ -252,7 +252,7 @@ func (b *Backend) swigluMatVec(nodes []*graph.Node, i int) (int, error) {
 		return 0, err
 	}
 	if qt != qtNone {
-		b.lastQuant, b.lastVT, b.lastQuantOff = sn, qvt, qoff
+		b.noteQuant(sn, qvt, qoff)
 	}
 	return 3, nil
 }
@@ -453,7 +453,7 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 		}
 	}
 	if pl.qt != qtNone {
-		b.lastQuant, b.lastVT, b.lastQuantOff = pl.last, pl.vt, 0
+		b.noteQuant(pl.last, pl.vt, 0)
 	}
 	return k - i, nil
 }
@@ -514,7 +514,7 @@ func (b *Backend) swiglu(nodes []*graph.Node, i int, src [4]uintptr, out uintptr
 		src[0], src[1], out, b.dv.work, i32(n.Shape[0]), i64(total), qt, xrb); err != nil {
 		return err
 	}
-	b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, 0
+	b.noteQuant(n, vt, 0)
 	return nil
 }
 
@@ -724,7 +724,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 			return false, err
 		}
 		if qt != qtNone {
-			b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, 0
+			b.noteQuant(n, vt, 0)
 		}
 		return true, nil
 	}
@@ -758,7 +758,7 @@ func (b *Backend) decodeAttention(nodes []*graph.Node, i int, p graph.AttentionP
 		return false, err
 	}
 	if qt != qtNone {
-		b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, 0
+		b.noteQuant(n, vt, 0)
 	}
 	return true, nil
 }

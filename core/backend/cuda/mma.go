@@ -210,7 +210,7 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 		qx := dv.work
 		xs := qx + uintptr(nt*kp)
 		xm := xs + uintptr(nt*(kp/16)*4)
-		if !(chunk == T && b.lastQuant == n.Src[1] && b.lastVT == mmqLayout|vt && b.lastQuantOff == 0) {
+		if !(chunk == T && b.quantAtWork(n.Src[1], mmqLayout|vt)) {
 			xin := x + uintptr(t0*in*4)
 			switch vt {
 			case gguf.TypeQ8_0, gguf.TypeQ8_1:
@@ -229,7 +229,7 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 			}
 			b.lastQuant = nil
 			if chunk == T {
-				b.lastQuant, b.lastVT, b.lastQuantOff = n.Src[1], mmqLayout|vt, 0
+				b.noteQuant(n.Src[1], mmqLayout|vt, 0)
 			}
 		}
 		for i := range group {

@@ -424,7 +424,7 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 			}
 			b.lastQuant = nil
 			if vt != gguf.TypeF32 && chunk == T {
-				b.lastQuant, b.lastVT, b.lastQuantOff = n.Src[1], vt, 0
+				b.noteQuant(n.Src[1], vt, 0)
 			}
 		}
 		ml := b.matVecKernel(wt, kn, w, wrb, xrb, nt, rows)
@@ -442,11 +442,23 @@ func (b *Backend) matMul(n *graph.Node, w, x, out uintptr) error {
 	return nil
 }
 
+// noteQuant records that the kernel just encoded left n's activations
+// quantized as vt in the workspace, off bytes from its start (lastQuant).
+func (b *Backend) noteQuant(n *graph.Node, vt gguf.GGMLType, off uintptr) {
+	b.lastQuant, b.lastVT, b.lastQuantOff = n, vt, off
+}
+
+// quantAtWork reports whether the workspace's start holds n's activations
+// quantized as vt (the paths that read them there, not at lastQuantOff).
+func (b *Backend) quantAtWork(n *graph.Node, vt gguf.GGMLType) bool {
+	return b.lastQuant == n && b.lastVT == vt && b.lastQuantOff == 0
+}
+
 // actsAtWork makes the workspace's start hold one token's activations x
 // (in values) quantized as vt (xrb bytes), quantizing them unless it
 // already does (lastQuant, at offset 0).
 func (b *Backend) actsAtWork(x *graph.Node, vt gguf.GGMLType, in, xrb int64) error {
-	if b.lastQuant == x && b.lastVT == vt && b.lastQuantOff == 0 {
+	if b.quantAtWork(x, vt) {
 		return nil
 	}
 	xp, err := b.ptrOf(x)
@@ -456,7 +468,7 @@ func (b *Backend) actsAtWork(x *graph.Node, vt gguf.GGMLType, in, xrb int64) err
 	if _, err := b.quantizeActs(vt, xp, in, 1, xrb); err != nil {
 		return err
 	}
-	b.lastQuant, b.lastVT, b.lastQuantOff = x, vt, 0
+	b.noteQuant(x, vt, 0)
 	return nil
 }
 

@@ -242,7 +242,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 			return 0, err
 		}
 		if norm.qt != qtNone {
-			b.lastQuant, b.lastVT, b.lastQuantOff = norm.last, norm.vt, 0
+			b.noteQuant(norm.last, norm.vt, 0)
 		}
 		return used, nil
 	}
