@@ -16,7 +16,7 @@ import (
 // (rows16c.go, rows16k.go) at several prefetch distances (bytes ahead:
 // c16PrefetchQ4_0, c16PrefetchQ4K, c16PrefetchQ6K), with the meter,
 // alternating round by round in one process, for each type with a col16
-// kernel at this level (Q4_0 also without prefetch: c16nopf). Logged like
+// kernel at this level (Q4_0 and Q4_K also without prefetch: c16nopf). Logged like
 // BenchmarkMemDecode: run with -benchtime 1x.
 func BenchmarkMemDecodeCol16(b *testing.B) {
 	for _, c := range []struct {
@@ -74,9 +74,24 @@ func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType, pf *int, dists []int) 
 			})
 		}})
 	}
+	// Q4_K: likewise through c16Q4KPrefetch, which rows16C16Q4K reads at
+	// each call.
+	keepQ4K := c16Q4KPrefetch
+	defer func() { c16Q4KPrefetch = keepQ4K }()
+	if typ == gguf.TypeQ4_K {
+		vs = append(vs, memVariant{"c16nopf", len(wc), func() {
+			c16Q4KPrefetch = false
+			memPass(s, mats, mrows, func(worker, lo, hi, base int) {
+				for i := base + lo; i < base+hi; i += 16 {
+					group(wc[i*wrb:(i+16)*wrb], worker)
+				}
+			})
+		}})
+	}
 	for _, d := range dists {
 		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", d), len(wc), func() {
 			*pf = d
+			c16Q4KPrefetch = true
 			memPass(s, mats, mrows, func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 16 {
 					group(wc[i*wrb:(i+16)*wrb], worker)
