@@ -53,7 +53,7 @@ func init() {
 	// the tile kernels' preparation from it and its deinterleave.
 	ks.dotR16C16Q4_0Q8_0 = rows16C16(c16Q4_0Kernel(cpu.X86.HasAVX512GFNI))
 	if cpu.X86.HasAVX512GFNI {
-		ks.dotR16C16x4Q4_0Q8_0 = groups4(q4_0q8_0r16c16x4GFNI, bytesQ4c16)
+		ks.dotR16C16x4Q4_0Q8_0 = groups4(c16Q4_0x4Kernel(), bytesQ4c16)
 	}
 	ks.prep4x16Q4_0S = prep16(prep4x16Q4_0SAVX512)
 	ks.deinterleave16Q4_0 = deinterleave16(deinterleave16Q4_0AVX512)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/minfer/minfer/gguf"
+	"golang.org/x/sys/cpu"
 )
 
 // BenchmarkMemDecodeCol16: BenchmarkMemDecode's pass over the x8 copy (at
@@ -15,8 +16,8 @@ import (
 // (rows16c.go, rows16k.go) at several prefetch distances (bytes ahead:
 // c16PrefetchQ4_0, c16PrefetchQ4K, c16PrefetchQ6K), with the meter,
 // alternating round by round in one process, for each type with a col16
-// kernel at this level. Logged like BenchmarkMemDecode: run with
-// -benchtime 1x.
+// kernel at this level (Q4_0 and Q4_K also without prefetch: c16nopf). Logged like
+// BenchmarkMemDecode: run with -benchtime 1x.
 func BenchmarkMemDecodeCol16(b *testing.B) {
 	for _, c := range []struct {
 		typ   gguf.GGMLType
@@ -59,12 +60,41 @@ func benchMemDecodeCol16(b *testing.B, typ gguf.GGMLType, pf *int, dists []int) 
 			}
 		})
 	}}}
+	// Q4_0 with GFNI: the distances run the prefetching body whatever the
+	// level takes (c16Q4_0Prefetch), and "c16nopf" the one without.
+	group := func(w []byte, worker int) { k.DotGroup(LayoutCol16, w, x, tab, o16[worker][:]) }
+	if typ == gguf.TypeQ4_0 && cpu.X86.HasAVX512GFNI && CurrentLevel() == AVX512 {
+		pfBody, noBody := rows16C16(q4_0q8_0r16c16GFNI), rows16C16(q4_0q8_0r16c16GFNINoPF)
+		group = func(w []byte, worker int) { pfBody(w, x, tab, &o16[worker]) }
+		vs = append(vs, memVariant{"c16nopf", len(wc), func() {
+			memPass(s, mats, mrows, func(worker, lo, hi, base int) {
+				for i := base + lo; i < base+hi; i += 16 {
+					noBody(wc[i*wrb:(i+16)*wrb], x, tab, &o16[worker])
+				}
+			})
+		}})
+	}
+	// Q4_K: likewise through c16Q4KPrefetch, which rows16C16Q4K reads at
+	// each call.
+	keepQ4K := c16Q4KPrefetch
+	defer func() { c16Q4KPrefetch = keepQ4K }()
+	if typ == gguf.TypeQ4_K {
+		vs = append(vs, memVariant{"c16nopf", len(wc), func() {
+			c16Q4KPrefetch = false
+			memPass(s, mats, mrows, func(worker, lo, hi, base int) {
+				for i := base + lo; i < base+hi; i += 16 {
+					group(wc[i*wrb:(i+16)*wrb], worker)
+				}
+			})
+		}})
+	}
 	for _, d := range dists {
 		vs = append(vs, memVariant{fmt.Sprintf("c16pf%d", d), len(wc), func() {
 			*pf = d
+			c16Q4KPrefetch = true
 			memPass(s, mats, mrows, func(worker, lo, hi, base int) {
 				for i := base + lo; i < base+hi; i += 16 {
-					k.DotGroup(LayoutCol16, wc[i*wrb:(i+16)*wrb], x, tab, o16[worker][:])
+					group(wc[i*wrb:(i+16)*wrb], worker)
 				}
 			})
 		}})

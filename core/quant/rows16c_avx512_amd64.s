@@ -35,15 +35,23 @@
 	VPDPBUSD.BCST xlo(DI), Z1, Z4; \
 	VPDPBUSD.BCST xhi(DI), Z2, Z4
 
-// C16Q40_BLOCK: one block of the group (the loop body of both kernels):
-// prefetch, the lanes from −8·Σq, four chunks, then sum += float(sumi)·
-// (d_w·d_x) and the pointers to the next block.
+// C16Q40_BLOCK: one block of the group (the loop body of the kernels):
+// prefetch (C16Q40_PF), then C16Q40_BODY.
 #define C16Q40_BLOCK(HI) \
+	C16Q40_PF; \
+	C16Q40_BODY(HI)
+
+// C16Q40_PF: the block's five lines c16PrefetchQ4_0 (R11) bytes ahead.
+#define C16Q40_PF \
 	PREFETCHT0 (SI)(R11*1); \
 	PREFETCHT0 64(SI)(R11*1); \
 	PREFETCHT0 128(SI)(R11*1); \
 	PREFETCHT0 192(SI)(R11*1); \
-	PREFETCHT0 256(SI)(R11*1); \
+	PREFETCHT0 256(SI)(R11*1)
+
+// C16Q40_BODY: the lanes from −8·Σq, four chunks, then sum +=
+// float(sumi)·(d_w·d_x) and the pointers to the next block.
+#define C16Q40_BODY(HI) \
 	VPBROADCASTD 4(BX), Z4; \
 	VPSUBD Z4, Z14, Z4; \
 	C16Q40_CHUNK(32, 2, 18, HI); \
@@ -95,6 +103,22 @@ c16q40gloop:
 	C16Q40_BLOCK(C16Q40_HI_GFNI)
 	DECQ CX
 	JNZ  c16q40gloop
+	C16Q40_OUT
+	RET
+
+// func q4_0q8_0r16c16GFNINoPF(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
+// q4_0q8_0r16c16GFNI without the software prefetch (c16Q4_0Prefetch): the
+// same instructions on the same bytes, less the five PREFETCHT0 a block.
+TEXT ·q4_0q8_0r16c16GFNINoPF(SB), NOSPLIT, $0-40
+	C16Q40_ARGS
+	MOVQ $0x1020408000000000, AX
+	VPBROADCASTQ AX, Z13
+	VPXORD Z0, Z0, Z0
+	VPXORD Z14, Z14, Z14
+c16q40nloop:
+	C16Q40_BODY(C16Q40_HI_GFNI)
+	DECQ CX
+	JNZ  c16q40nloop
 	C16Q40_OUT
 	RET
 
@@ -266,13 +290,19 @@ d16q40loop:
 	VPDPBUSD.BCST xhi(DI), Z2, Z4
 
 // C16X4_BLOCK: C16Q40_BLOCK(C16Q40_HI_GFNI) of the group at P into the
-// sums ACC, the pointers left as they are.
+// sums ACC, the pointers left as they are: C16X4_PF, then C16X4_BODY.
 #define C16X4_BLOCK(P, ACC) \
+	C16X4_PF(P); \
+	C16X4_BODY(P, ACC)
+
+#define C16X4_PF(P) \
 	PREFETCHT0 (P)(R11*1); \
 	PREFETCHT0 64(P)(R11*1); \
 	PREFETCHT0 128(P)(R11*1); \
 	PREFETCHT0 192(P)(R11*1); \
-	PREFETCHT0 256(P)(R11*1); \
+	PREFETCHT0 256(P)(R11*1)
+
+#define C16X4_BODY(P, ACC) \
 	VPBROADCASTD 4(BX), Z4; \
 	VPSUBD Z4, Z14, Z4; \
 	C16X4_CHUNK(P, 32, 2, 18); \
@@ -327,6 +357,48 @@ c16x4loop:
 	ADDQ $8, BX
 	DECQ CX
 	JNZ  c16x4loop
+	MOVQ out+40(FP), DX
+	VMOVUPS Z16, (DX)
+	VMOVUPS Z17, 64(DX)
+	VMOVUPS Z18, 128(DX)
+	VMOVUPS Z19, 192(DX)
+	VZEROUPPER
+	RET
+
+// func q4_0q8_0r16c16x4GFNINoPF(w *byte, stride int, x *byte, nb int, tab *byte, out *[64]float32)
+// q4_0q8_0r16c16x4GFNI without the software prefetch (c16Q4_0Prefetch).
+TEXT ·q4_0q8_0r16c16x4GFNINoPF(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ stride+8(FP), AX
+	MOVQ x+16(FP), DI
+	MOVQ nb+24(FP), CX
+	MOVQ tab+32(FP), BX
+	MOVQ ·c16PrefetchQ4_0(SB), R11
+	LEAQ (SI)(AX*1), R8
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	MOVL $0x0F0F0F0F, AX
+	VPBROADCASTD AX, Z15
+	MOVQ $0x1020408000000000, AX
+	VPBROADCASTQ AX, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+c16x4nloop:
+	C16X4_BODY(SI, Z16)
+	C16X4_BODY(R8, Z17)
+	C16X4_BODY(R9, Z18)
+	C16X4_BODY(R10, Z19)
+	ADDQ $288, SI
+	ADDQ $288, R8
+	ADDQ $288, R9
+	ADDQ $288, R10
+	ADDQ $34, DI
+	ADDQ $8, BX
+	DECQ CX
+	JNZ  c16x4nloop
 	MOVQ out+40(FP), DX
 	VMOVUPS Z16, (DX)
 	VMOVUPS Z17, 64(DX)

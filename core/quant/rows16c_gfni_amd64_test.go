@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// TestRows16C16Q4_0KernelsMatchGeneric: both AVX-512 bodies of the Q4_0
-// col16 decode kernel (with and without GFNI, whichever the level does not
-// take included) give each row the one-row generic bits, on random and
+// TestRows16C16Q4_0KernelsMatchGeneric: the AVX-512 bodies of the Q4_0
+// col16 decode kernel (with and without GFNI, the GFNI one with and without
+// its software prefetch, whichever the level does not take included) give each row the one-row generic bits, on random and
 // edge rows of one, odd and many blocks, as TestRows16C16MatchGeneric
 // checks the level's own.
 func TestRows16C16Q4_0KernelsMatchGeneric(t *testing.T) {
@@ -21,7 +21,8 @@ func TestRows16C16Q4_0KernelsMatchGeneric(t *testing.T) {
 	}
 	bodies := map[string]func(w *byte, x *byte, nb int, tab *byte, out *[16]float32){"avx512": c16Q4_0Kernel(false)}
 	if cpu.X86.HasAVX512GFNI {
-		bodies["gfni"] = c16Q4_0Kernel(true)
+		bodies["gfni"] = q4_0q8_0r16c16GFNI
+		bodies["gfni-noprefetch"] = q4_0q8_0r16c16GFNINoPF
 	} else {
 		t.Log("no GFNI: only the plain body runs")
 	}
@@ -65,7 +66,7 @@ func TestRows16C16Q4_0KernelsMatchGeneric(t *testing.T) {
 }
 
 // TestRows16C16x4Q4_0KernelMatchesGeneric: the four-group Q4_0 col16
-// decode kernel (GFNI) gives each of its 64 rows the one-row generic bits,
+// decode kernel (GFNI, with and without its software prefetch) gives each of its 64 rows the one-row generic bits,
 // on random and edge rows of the twin sizes, whatever the current level.
 func TestRows16C16x4Q4_0KernelMatchesGeneric(t *testing.T) {
 	if !hasAVX512() || !cpu.X86.HasAVX512GFNI {
@@ -103,11 +104,14 @@ func TestRows16C16x4Q4_0KernelMatchesGeneric(t *testing.T) {
 				}
 				tab := make([]byte, k.Token1TableBytes())
 				k.PrepareToken1(x, tab)
-				var out [64]float32
-				q4_0q8_0r16c16x4GFNI(&g[0], stride, &x[0], n/qk, &tab[0], &out)
-				for i := range ws {
-					if want := one(ws[i], x); !sameBits(out[i], want) {
-						t.Fatalf("n=%d kind %d rep %d row %d: %g, generic %g", n, kind, rep, i, out[i], want)
+				for name, body := range map[string]func(w *byte, stride int, x *byte, nb int, tab *byte, out *[64]float32){
+					"prefetch": q4_0q8_0r16c16x4GFNI, "noprefetch": q4_0q8_0r16c16x4GFNINoPF} {
+					var out [64]float32
+					body(&g[0], stride, &x[0], n/qk, &tab[0], &out)
+					for i := range ws {
+						if want := one(ws[i], x); !sameBits(out[i], want) {
+							t.Fatalf("%s n=%d kind %d rep %d row %d: %g, generic %g", name, n, kind, rep, i, out[i], want)
+						}
 					}
 				}
 			}

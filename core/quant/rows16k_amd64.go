@@ -16,6 +16,9 @@ var c16PrefetchQ4K = c16ColQ4K / 2
 func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 
 //go:noescape
+func rows16C16Q4KAVX512NoPF(w *byte, x *byte, nb int, out *[16]float32)
+
+//go:noescape
 func prep4x16Q4KAVX512(group *byte, q int, nb int, u *byte)
 
 // rows16C16Q4K wraps rows16C16Q4KAVX512 (tab unused: the Q4_K kernel
@@ -27,8 +30,20 @@ func rows16C16Q4K(w, x, _ []byte, out *[16]float32) {
 		return
 	}
 	_ = x[nb*bytesQ8K-1]
+	if !c16Q4KPrefetch {
+		rows16C16Q4KAVX512NoPF(&w[0], &x[0], nb, out)
+		return
+	}
 	rows16C16Q4KAVX512(&w[0], &x[0], nb, out)
 }
+
+// c16Q4KPrefetch: whether rows16C16Q4K runs the prefetching body; on AMD
+// it does not. On the Zen 5 VM of session 21 the body without its 36
+// PREFETCHT2 a column decoded the 1B Q4_K_M file faster in-process, most
+// in the VM's fast memory state, where the two vCPUs compute together only
+// as fast as one (bench/results/2026-12-07-s21-cpu). Intel keeps it (its
+// distances were measured there, c16PrefetchQ4K).
+var c16Q4KPrefetch = cpuIsIntel()
 
 // prep16Q4K wraps prep4x16Q4KAVX512 for row quad q (0..3) of a c16 group.
 func prep16Q4K(g []byte, q int, u []byte) {

@@ -11,7 +11,8 @@ import (
 )
 
 // TestC16Q4K: the c16 layout round-trips, and its kernels (the Go twin,
-// and the AVX-512 one where the machine has it) give each row's Dot bits.
+// and the AVX-512 one, with and without its prefetch, where the machine
+// has it) give each row's Dot bits.
 func TestC16Q4K(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{256, 512, 768, 4096, 14336} {
@@ -38,11 +39,14 @@ func TestC16Q4K(t *testing.T) {
 				}
 			}
 			if hasAVX512() {
-				got = [16]float32{}
-				rows16C16Q4KAVX512(&c16[0], &x[0], nb, &got)
-				for i := range want {
-					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("n=%d edge=%v avx512 row %d: %v, want %v", n, edge, i, got[i], want[i])
+				for name, body := range map[string]func(w *byte, x *byte, nb int, out *[16]float32){
+					"avx512": rows16C16Q4KAVX512, "avx512-noprefetch": rows16C16Q4KAVX512NoPF} {
+					got = [16]float32{}
+					body(&c16[0], &x[0], nb, &got)
+					for i := range want {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("n=%d edge=%v %s row %d: %v, want %v", n, edge, name, i, got[i], want[i])
+						}
 					}
 				}
 			}
