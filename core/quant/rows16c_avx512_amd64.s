@@ -68,6 +68,47 @@
 	ADDQ $34, DI; \
 	ADDQ $8, BX
 
+// C16X4_ARGS: the four-group kernels' arguments (groups at SI, R8, R9, R10; x DI, nb CX, tab BX,
+// the prefetch distance R11) and constants, the sums Z16..Z19 zeroed.
+#define C16X4_ARGS \
+	MOVQ w+0(FP), SI; \
+	MOVQ stride+8(FP), AX; \
+	MOVQ x+16(FP), DI; \
+	MOVQ nb+24(FP), CX; \
+	MOVQ tab+32(FP), BX; \
+	MOVQ ·c16PrefetchQ4_0(SB), R11; \
+	LEAQ (SI)(AX*1), R8; \
+	LEAQ (R8)(AX*1), R9; \
+	LEAQ (R9)(AX*1), R10; \
+	MOVL $0x0F0F0F0F, AX; \
+	VPBROADCASTD AX, Z15; \
+	MOVQ $0x1020408000000000, AX; \
+	VPBROADCASTQ AX, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19
+
+// C16X4_STEP: the four groups, the token's block and the table one block on, CX counted down.
+#define C16X4_STEP \
+	ADDQ $288, SI; \
+	ADDQ $288, R8; \
+	ADDQ $288, R9; \
+	ADDQ $288, R10; \
+	ADDQ $34, DI; \
+	ADDQ $8, BX; \
+	DECQ CX
+
+// C16X4_OUT: the four groups' sums to out.
+#define C16X4_OUT \
+	MOVQ out+40(FP), DX; \
+	VMOVUPS Z16, (DX); \
+	VMOVUPS Z17, 64(DX); \
+	VMOVUPS Z18, 128(DX); \
+	VMOVUPS Z19, 192(DX); \
+	VZEROUPPER
+
 // func q4_0q8_0r16c16AVX512(w *byte, x *byte, nb int, tab *byte, out *[16]float32)
 // The sixteen rows of one Q4_0 col16 group (rows16c.go) against one Q8_0
 // token with its table (tab: per block d_x as float32, then 8·Σq as int32),
@@ -326,83 +367,27 @@ d16q40loop:
 // of L1 before the next group reads them), and each thread streams four
 // regions at once.
 TEXT ·q4_0q8_0r16c16x4GFNI(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ stride+8(FP), AX
-	MOVQ x+16(FP), DI
-	MOVQ nb+24(FP), CX
-	MOVQ tab+32(FP), BX
-	MOVQ ·c16PrefetchQ4_0(SB), R11
-	LEAQ (SI)(AX*1), R8
-	LEAQ (R8)(AX*1), R9
-	LEAQ (R9)(AX*1), R10
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
-	MOVQ $0x1020408000000000, AX
-	VPBROADCASTQ AX, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
+	C16X4_ARGS
 c16x4loop:
 	C16X4_BLOCK(SI, Z16)
 	C16X4_BLOCK(R8, Z17)
 	C16X4_BLOCK(R9, Z18)
 	C16X4_BLOCK(R10, Z19)
-	ADDQ $288, SI
-	ADDQ $288, R8
-	ADDQ $288, R9
-	ADDQ $288, R10
-	ADDQ $34, DI
-	ADDQ $8, BX
-	DECQ CX
+	C16X4_STEP
 	JNZ  c16x4loop
-	MOVQ out+40(FP), DX
-	VMOVUPS Z16, (DX)
-	VMOVUPS Z17, 64(DX)
-	VMOVUPS Z18, 128(DX)
-	VMOVUPS Z19, 192(DX)
-	VZEROUPPER
+	C16X4_OUT
 	RET
 
 // func q4_0q8_0r16c16x4GFNINoPF(w *byte, stride int, x *byte, nb int, tab *byte, out *[64]float32)
 // q4_0q8_0r16c16x4GFNI without the software prefetch (c16Q4_0Prefetch).
 TEXT ·q4_0q8_0r16c16x4GFNINoPF(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ stride+8(FP), AX
-	MOVQ x+16(FP), DI
-	MOVQ nb+24(FP), CX
-	MOVQ tab+32(FP), BX
-	MOVQ ·c16PrefetchQ4_0(SB), R11
-	LEAQ (SI)(AX*1), R8
-	LEAQ (R8)(AX*1), R9
-	LEAQ (R9)(AX*1), R10
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
-	MOVQ $0x1020408000000000, AX
-	VPBROADCASTQ AX, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
+	C16X4_ARGS
 c16x4nloop:
 	C16X4_BODY(SI, Z16)
 	C16X4_BODY(R8, Z17)
 	C16X4_BODY(R9, Z18)
 	C16X4_BODY(R10, Z19)
-	ADDQ $288, SI
-	ADDQ $288, R8
-	ADDQ $288, R9
-	ADDQ $288, R10
-	ADDQ $34, DI
-	ADDQ $8, BX
-	DECQ CX
+	C16X4_STEP
 	JNZ  c16x4nloop
-	MOVQ out+40(FP), DX
-	VMOVUPS Z16, (DX)
-	VMOVUPS Z17, 64(DX)
-	VMOVUPS Z18, 128(DX)
-	VMOVUPS Z19, 192(DX)
-	VZEROUPPER
+	C16X4_OUT
 	RET

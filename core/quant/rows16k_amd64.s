@@ -111,6 +111,109 @@
 	VPSLLD $12, h, h; \
 	VPTERNLOGD $0xF8, Z31, h, dst
 
+// Q4KC16_CONSTS: the Q4_K col16 kernels' constants, the sum Z0 zeroed.
+#define Q4KC16_CONSTS \
+	MOVL $0x0F0F0F0F, AX; \
+	VPBROADCASTD AX, Z15; \
+	MOVL $63, AX; \
+	VPBROADCASTD AX, Z14; \
+	MOVL $0x00010001, AX; \
+	VPBROADCASTD AX, Y13; \
+	MOVL $0x0030003F, AX; \
+	VPBROADCASTD AX, Z30; \
+	MOVL $0x000F0000, AX; \
+	VPBROADCASTD AX, Z31; \
+	VPXORD Z0, Z0, Z0
+
+// Q4KC16_HEAD: a column's start: the token's pair sums at (SP) (VPMADDWD of its bsums),
+// the eight sub-block sums Z16..Z23 zeroed.
+#define Q4KC16_HEAD \
+	VMOVDQU 260(DI), Y1; \
+	VPMADDWD Y13, Y1, Y1; \
+	VEXTRACTI128 $1, Y1, X2; \
+	VPSLLD $16, X2, X2; \
+	VPBLENDW $0xAA, X2, X1, X1; \
+	VMOVDQU X1, (SP); \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; \
+	VPXORD Z21, Z21, Z21; \
+	VPXORD Z22, Z22, Z22; \
+	VPXORD Z23, Z23, Z23
+
+// Q4KC16_TAIL: a column's end, after its 32 quant chunks:
+//   - isum: sub-block s times its scale, the low-nibble sub-blocks (even
+//     s) and the high ones (odd s: 16 times their sums, Q4KC16_CH) summed
+//     apart, the second sum divided by 16 once (exact: every term a
+//     multiple of 16, |sum| < 2^28);
+//   - summs: the mins times the token's sub-block sums, mins k and k+4
+//     side by side as words against the pair sums' words at 4k(SP) by
+//     VPDPWSSD: m_k | m_{k+4}<<16 = (b & 0x3F) | ((b<<14) & 0x300000) |
+//     ((h<<12) & 0xF0000) of scale bytes b = 4+k and h = 8+k (the masks
+//     in Z30, Z31);
+//   - sum += (d_x·d)·isum − (d_x·dmin)·summs in Z0.
+#define Q4KC16_TAIL \
+	VPMOVZXBD 64(SI), Z1; \
+	VPMOVZXBD 80(SI), Z2; \
+	VPMOVZXBD 96(SI), Z3; \
+	VPMOVZXBD 112(SI), Z4; \
+	VPMOVZXBD 128(SI), Z5; \
+	VPMOVZXBD 144(SI), Z6; \
+	VPMOVZXBD 160(SI), Z7; \
+	VPMOVZXBD 176(SI), Z8; \
+	VPMOVZXBD 192(SI), Z9; \
+	VPMOVZXBD 208(SI), Z10; \
+	VPMOVZXBD 224(SI), Z11; \
+	VPMOVZXBD 240(SI), Z12; \
+	VPANDD Z14, Z1, Z24; \
+	VPMULLD Z24, Z16, Z16; \
+	VPANDD Z14, Z2, Z24; \
+	VPMULLD Z24, Z17, Z17; \
+	VPANDD Z14, Z3, Z24; \
+	VPMULLD Z24, Z18, Z18; \
+	VPANDD Z14, Z4, Z24; \
+	VPMULLD Z24, Z19, Z19; \
+	Q4KC16_HI(Z1, Z9, Z24); \
+	VPMULLD Z24, Z20, Z20; \
+	Q4KC16_HI(Z2, Z10, Z24); \
+	VPMULLD Z24, Z21, Z21; \
+	Q4KC16_HI(Z3, Z11, Z24); \
+	VPMULLD Z24, Z22, Z22; \
+	Q4KC16_HI(Z4, Z12, Z24); \
+	VPMULLD Z24, Z23, Z23; \
+	VPADDD Z18, Z16, Z16; \
+	VPADDD Z22, Z20, Z20; \
+	VPADDD Z19, Z17, Z17; \
+	VPADDD Z23, Z21, Z21; \
+	VPADDD Z20, Z16, Z16; \
+	VPADDD Z21, Z17, Z17; \
+	VPSRAD $4, Z17, Z17; \
+	VPADDD Z17, Z16, Z16; \
+	Q4KC16_MINS(Z5, Z9, Z24); \
+	Q4KC16_MINS(Z6, Z10, Z25); \
+	Q4KC16_MINS(Z7, Z11, Z26); \
+	Q4KC16_MINS(Z8, Z12, Z27); \
+	VPXORD Z28, Z28, Z28; \
+	VPXORD Z29, Z29, Z29; \
+	VPDPWSSD.BCST 0(SP), Z24, Z28; \
+	VPDPWSSD.BCST 4(SP), Z25, Z29; \
+	VPDPWSSD.BCST 8(SP), Z26, Z28; \
+	VPDPWSSD.BCST 12(SP), Z27, Z29; \
+	VPADDD Z29, Z28, Z24; \
+	VCVTPH2PS (SI), Z1; \
+	VCVTPH2PS 32(SI), Z2; \
+	VBROADCASTSS (DI), Z3; \
+	VMULPS Z3, Z1, Z1; \
+	VMULPS Z3, Z2, Z2; \
+	VCVTDQ2PS Z16, Z16; \
+	VCVTDQ2PS Z24, Z24; \
+	VMULPS Z16, Z1, Z1; \
+	VMULPS Z24, Z2, Z2; \
+	VSUBPS Z2, Z1, Z1; \
+	VADDPS Z1, Z0, Z0
+
 // func rows16C16Q4KAVX512(w *byte, x *byte, nb int, out *[16]float32)
 // The sixteen rows of a c16 Q4_K group (nb columns of 2304 bytes at w)
 // against one token's Q8_K row x. Per column:
@@ -139,17 +242,7 @@ TEXT ·rows16C16Q4KAVX512(SB), NOSPLIT, $32-32
 	MOVQ x+8(FP), DI
 	MOVQ nb+16(FP), CX
 	MOVQ ·c16PrefetchQ4K(SB), R11
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
-	MOVL $63, AX
-	VPBROADCASTD AX, Z14
-	MOVL $0x00010001, AX
-	VPBROADCASTD AX, Y13
-	MOVL $0x0030003F, AX
-	VPBROADCASTD AX, Z30
-	MOVL $0x000F0000, AX
-	VPBROADCASTD AX, Z31
-	VPXORD Z0, Z0, Z0
+	Q4KC16_CONSTS
 	PCALIGN $64
 q4kc16:
 	LEAQ (SI)(R11*1), R10
@@ -157,20 +250,7 @@ q4kc16:
 	PREFETCHT2 64(R10)
 	PREFETCHT2 128(R10)
 	PREFETCHT2 192(R10)
-	VMOVDQU 260(DI), Y1
-	VPMADDWD Y13, Y1, Y1
-	VEXTRACTI128 $1, Y1, X2
-	VPSLLD $16, X2, X2
-	VPBLENDW $0xAA, X2, X1, X1
-	VMOVDQU X1, (SP)
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	Q4KC16_HEAD
 	PREFETCHT2 256(R10)
 	Q4KC16_CH(256, 4, 36, Z16, Z17)
 	PREFETCHT2 320(R10)
@@ -235,74 +315,7 @@ q4kc16:
 	Q4KC16_CH(2176, 220, 252, Z22, Z23)
 	PREFETCHT2 2240(R10)
 	Q4KC16_CH(2240, 224, 256, Z22, Z23)
-	VPMOVZXBD 64(SI), Z1
-	VPMOVZXBD 80(SI), Z2
-	VPMOVZXBD 96(SI), Z3
-	VPMOVZXBD 112(SI), Z4
-	VPMOVZXBD 128(SI), Z5
-	VPMOVZXBD 144(SI), Z6
-	VPMOVZXBD 160(SI), Z7
-	VPMOVZXBD 176(SI), Z8
-	VPMOVZXBD 192(SI), Z9
-	VPMOVZXBD 208(SI), Z10
-	VPMOVZXBD 224(SI), Z11
-	VPMOVZXBD 240(SI), Z12
-	// isum: sub-block s times its scale, the low-nibble sub-blocks (even
-	// s) and the high ones (odd s: 16 times their sums, Q4KC16_CH)
-	// summed apart, the second sum divided by 16 once (exact: every term
-	// a multiple of 16, |sum| < 2^28)
-	VPANDD Z14, Z1, Z24
-	VPMULLD Z24, Z16, Z16
-	VPANDD Z14, Z2, Z24
-	VPMULLD Z24, Z17, Z17
-	VPANDD Z14, Z3, Z24
-	VPMULLD Z24, Z18, Z18
-	VPANDD Z14, Z4, Z24
-	VPMULLD Z24, Z19, Z19
-	Q4KC16_HI(Z1, Z9, Z24)
-	VPMULLD Z24, Z20, Z20
-	Q4KC16_HI(Z2, Z10, Z24)
-	VPMULLD Z24, Z21, Z21
-	Q4KC16_HI(Z3, Z11, Z24)
-	VPMULLD Z24, Z22, Z22
-	Q4KC16_HI(Z4, Z12, Z24)
-	VPMULLD Z24, Z23, Z23
-	VPADDD Z18, Z16, Z16
-	VPADDD Z22, Z20, Z20
-	VPADDD Z19, Z17, Z17
-	VPADDD Z23, Z21, Z21
-	VPADDD Z20, Z16, Z16
-	VPADDD Z21, Z17, Z17
-	VPSRAD $4, Z17, Z17
-	VPADDD Z17, Z16, Z16
-	// summs: the mins times the token's sub-block sums, mins k and k+4
-	// side by side as words against the pair sums' words at 4k(SP) by
-	// VPDPWSSD: m_k | m_{k+4}<<16 = (b & 0x3F) | ((b<<14) & 0x300000) |
-	// ((h<<12) & 0xF0000) of scale bytes b = 4+k and h = 8+k (the masks
-	// in Z30, Z31)
-	Q4KC16_MINS(Z5, Z9, Z24)
-	Q4KC16_MINS(Z6, Z10, Z25)
-	Q4KC16_MINS(Z7, Z11, Z26)
-	Q4KC16_MINS(Z8, Z12, Z27)
-	VPXORD Z28, Z28, Z28
-	VPXORD Z29, Z29, Z29
-	VPDPWSSD.BCST 0(SP), Z24, Z28
-	VPDPWSSD.BCST 4(SP), Z25, Z29
-	VPDPWSSD.BCST 8(SP), Z26, Z28
-	VPDPWSSD.BCST 12(SP), Z27, Z29
-	VPADDD Z29, Z28, Z24
-	// sum += (d_x·d)·isum − (d_x·dmin)·summs
-	VCVTPH2PS (SI), Z1
-	VCVTPH2PS 32(SI), Z2
-	VBROADCASTSS (DI), Z3
-	VMULPS Z3, Z1, Z1
-	VMULPS Z3, Z2, Z2
-	VCVTDQ2PS Z16, Z16
-	VCVTDQ2PS Z24, Z24
-	VMULPS Z16, Z1, Z1
-	VMULPS Z24, Z2, Z2
-	VSUBPS Z2, Z1, Z1
-	VADDPS Z1, Z0, Z0
+	Q4KC16_TAIL
 	ADDQ $2304, SI
 	ADDQ $292, DI
 	DECQ CX
@@ -319,33 +332,10 @@ TEXT ·rows16C16Q4KAVX512NoPF(SB), NOSPLIT, $32-32
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ nb+16(FP), CX
-	MOVL $0x0F0F0F0F, AX
-	VPBROADCASTD AX, Z15
-	MOVL $63, AX
-	VPBROADCASTD AX, Z14
-	MOVL $0x00010001, AX
-	VPBROADCASTD AX, Y13
-	MOVL $0x0030003F, AX
-	VPBROADCASTD AX, Z30
-	MOVL $0x000F0000, AX
-	VPBROADCASTD AX, Z31
-	VPXORD Z0, Z0, Z0
+	Q4KC16_CONSTS
 	PCALIGN $64
 q4kc16n:
-	VMOVDQU 260(DI), Y1
-	VPMADDWD Y13, Y1, Y1
-	VEXTRACTI128 $1, Y1, X2
-	VPSLLD $16, X2, X2
-	VPBLENDW $0xAA, X2, X1, X1
-	VMOVDQU X1, (SP)
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	Q4KC16_HEAD
 	Q4KC16_CH(256, 4, 36, Z16, Z17)
 	Q4KC16_CH(320, 8, 40, Z16, Z17)
 	Q4KC16_CH(384, 12, 44, Z16, Z17)
@@ -378,74 +368,7 @@ q4kc16n:
 	Q4KC16_CH(2112, 216, 248, Z22, Z23)
 	Q4KC16_CH(2176, 220, 252, Z22, Z23)
 	Q4KC16_CH(2240, 224, 256, Z22, Z23)
-	VPMOVZXBD 64(SI), Z1
-	VPMOVZXBD 80(SI), Z2
-	VPMOVZXBD 96(SI), Z3
-	VPMOVZXBD 112(SI), Z4
-	VPMOVZXBD 128(SI), Z5
-	VPMOVZXBD 144(SI), Z6
-	VPMOVZXBD 160(SI), Z7
-	VPMOVZXBD 176(SI), Z8
-	VPMOVZXBD 192(SI), Z9
-	VPMOVZXBD 208(SI), Z10
-	VPMOVZXBD 224(SI), Z11
-	VPMOVZXBD 240(SI), Z12
-	// isum: sub-block s times its scale, the low-nibble sub-blocks (even
-	// s) and the high ones (odd s: 16 times their sums, Q4KC16_CH)
-	// summed apart, the second sum divided by 16 once (exact: every term
-	// a multiple of 16, |sum| < 2^28)
-	VPANDD Z14, Z1, Z24
-	VPMULLD Z24, Z16, Z16
-	VPANDD Z14, Z2, Z24
-	VPMULLD Z24, Z17, Z17
-	VPANDD Z14, Z3, Z24
-	VPMULLD Z24, Z18, Z18
-	VPANDD Z14, Z4, Z24
-	VPMULLD Z24, Z19, Z19
-	Q4KC16_HI(Z1, Z9, Z24)
-	VPMULLD Z24, Z20, Z20
-	Q4KC16_HI(Z2, Z10, Z24)
-	VPMULLD Z24, Z21, Z21
-	Q4KC16_HI(Z3, Z11, Z24)
-	VPMULLD Z24, Z22, Z22
-	Q4KC16_HI(Z4, Z12, Z24)
-	VPMULLD Z24, Z23, Z23
-	VPADDD Z18, Z16, Z16
-	VPADDD Z22, Z20, Z20
-	VPADDD Z19, Z17, Z17
-	VPADDD Z23, Z21, Z21
-	VPADDD Z20, Z16, Z16
-	VPADDD Z21, Z17, Z17
-	VPSRAD $4, Z17, Z17
-	VPADDD Z17, Z16, Z16
-	// summs: the mins times the token's sub-block sums, mins k and k+4
-	// side by side as words against the pair sums' words at 4k(SP) by
-	// VPDPWSSD: m_k | m_{k+4}<<16 = (b & 0x3F) | ((b<<14) & 0x300000) |
-	// ((h<<12) & 0xF0000) of scale bytes b = 4+k and h = 8+k (the masks
-	// in Z30, Z31)
-	Q4KC16_MINS(Z5, Z9, Z24)
-	Q4KC16_MINS(Z6, Z10, Z25)
-	Q4KC16_MINS(Z7, Z11, Z26)
-	Q4KC16_MINS(Z8, Z12, Z27)
-	VPXORD Z28, Z28, Z28
-	VPXORD Z29, Z29, Z29
-	VPDPWSSD.BCST 0(SP), Z24, Z28
-	VPDPWSSD.BCST 4(SP), Z25, Z29
-	VPDPWSSD.BCST 8(SP), Z26, Z28
-	VPDPWSSD.BCST 12(SP), Z27, Z29
-	VPADDD Z29, Z28, Z24
-	// sum += (d_x·d)·isum − (d_x·dmin)·summs
-	VCVTPH2PS (SI), Z1
-	VCVTPH2PS 32(SI), Z2
-	VBROADCASTSS (DI), Z3
-	VMULPS Z3, Z1, Z1
-	VMULPS Z3, Z2, Z2
-	VCVTDQ2PS Z16, Z16
-	VCVTDQ2PS Z24, Z24
-	VMULPS Z16, Z1, Z1
-	VMULPS Z24, Z2, Z2
-	VSUBPS Z2, Z1, Z1
-	VADDPS Z1, Z0, Z0
+	Q4KC16_TAIL
 	ADDQ $2304, SI
 	ADDQ $292, DI
 	DECQ CX
