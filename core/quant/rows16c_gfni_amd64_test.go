@@ -11,10 +11,11 @@ import (
 )
 
 // TestRows16C16Q4_0KernelsMatchGeneric: the AVX-512 bodies of the Q4_0
-// col16 decode kernel (with and without GFNI, the GFNI one with and without
-// its software prefetch, whichever the level does not take included) give each row the one-row generic bits, on random and
-// edge rows of one, odd and many blocks, as TestRows16C16MatchGeneric
-// checks the level's own.
+// col16 decode kernel (with and without GFNI, the GFNI one with and
+// without its software prefetch, whichever the level does not take
+// included) give each row the one-row generic bits, on random and edge
+// rows of one, odd and many blocks, as TestRows16C16MatchGeneric checks
+// the level's own.
 func TestRows16C16Q4_0KernelsMatchGeneric(t *testing.T) {
 	if !hasAVX512() {
 		t.Skip("no AVX-512")
@@ -66,8 +67,9 @@ func TestRows16C16Q4_0KernelsMatchGeneric(t *testing.T) {
 }
 
 // TestRows16C16x4Q4_0KernelMatchesGeneric: the four-group Q4_0 col16
-// decode kernel (GFNI, with and without its software prefetch) gives each of its 64 rows the one-row generic bits,
-// on random and edge rows of the twin sizes, whatever the current level.
+// decode kernel (GFNI, with and without its software prefetch) gives each
+// of its 64 rows the one-row generic bits, on random and edge rows of the
+// twin sizes, whatever the current level.
 func TestRows16C16x4Q4_0KernelMatchesGeneric(t *testing.T) {
 	if !hasAVX512() || !cpu.X86.HasAVX512GFNI {
 		t.Skip("no AVX-512 GFNI")
