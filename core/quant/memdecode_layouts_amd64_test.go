@@ -13,8 +13,8 @@ import (
 // Q6_K in the col16 layout (at the kernels' prefetch distances) and in x8,
 // for Q8_0 (no col16 kernel) in x8 and in the file layout, with the meter,
 // all alternating round by round in one process, so that the layouts are
-// compared at the same moments of a shared machine (this is what
-// Col16SlowerHere rests on). Logged like BenchmarkMemDecode: run with
+// compared at the same moments of a shared machine (what the choice of
+// layout, the CPU backend's repackLayout, rests on). Logged like BenchmarkMemDecode: run with
 // -benchtime 1x. Skips where the level has no col16 kernels for the K
 // types; Q4_0 takes only x8 where it has no col16 kernel.
 func BenchmarkMemDecodeLayouts(b *testing.B) {

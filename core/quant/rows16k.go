@@ -165,21 +165,3 @@ func prep4x16Q4KGeneric(group []byte, q int, u []byte) {
 		prep4Q4_KAdv(sb[:], bytesQ4K, 0, u[j*prep4Q4_KBlock:(j+1)*prep4Q4_KBlock])
 	}
 }
-
-// Col16SlowerHere reports whether weights of type t, where this level has
-// their col16 decode kernel, decode slower in col16 than in x8 on this
-// machine, so that the backend repacks them to x8 (its repackLayout): none
-// since session 20 (col16Q6KSlow, rows16k_amd64.go: the c16 Q6_K kernel's
-// prefetches spread through its body read at least as fast as x8 from
-// memory on the Zen 5 VM). Until then Q6_K on AMD parts: on the AMD EPYC
-// Zen 5 VM of session 15 the c16 Q6_K
-// kernel read 43.4 GB/s where the x8 one read 51.7 (two threads, medians
-// of 30 alternating passes over ~400 MB, BenchmarkMemDecodeLayouts; the
-// c16 Q4_K kernel 54.5, its x8 51.3), and two sessions of one process
-// decoding in turns (the same Q4_K_M file, c16 and x8 Q6_K) timed the
-// Q6_K mat-muls 16–22 % shorter in x8, the Q4_K ones the same, prefill
-// within 0.3 % (bench/results/2026-12-06-s15-cpu). On the Intel Xeon VM
-// of session 13 the c16 Q6_K kernel read faster than x8 (rows16k_amd64.go).
-func Col16SlowerHere(t gguf.GGMLType) bool {
-	return t == gguf.TypeQ6_K && col16Q6KSlow
-}

@@ -71,7 +71,11 @@ func prep16Q4K(g []byte, q int, u []byte) {
 // 56.9; x8 32.1, 35.5, 35.8, 34.0); four columns ahead within 1.3 of
 // that, a near variant 2304 bytes ahead 27.4 (meter 34.9). Intel keeps
 // 2304: the spread pattern is not measured there. A prefetch changes no
-// result.
+// result. (Until session 20 AMD repacked Q6_K weights to x8, whose kernel
+// the burst-prefetching c16 one read slower than; with the spread
+// prefetches c16 reads as fast as x8 in the VM's slow memory state and
+// 11–14 % faster in the fast one, and decoded the 1B Q4_K_M file 0.2–1.4 %
+// faster in one process, so every type with a c16 kernel takes it.)
 var c16PrefetchQ6K = c16PrefetchQ6KFor(cpuIsIntel())
 
 func c16PrefetchQ6KFor(intel bool) int {
@@ -80,18 +84,6 @@ func c16PrefetchQ6KFor(intel bool) int {
 	}
 	return 6 * c16ColQ6K
 }
-
-// col16Q6KSlow: Q6_K weights would take x8 here (Col16SlowerHere). Until
-// session 20 true on AMD parts (the burst prefetch above read slower than
-// x8 from memory on the Zen 5 VM). With the prefetches spread the c16
-// kernel reads from memory as fast as x8 when the VM's memory is slow
-// (meter ~36 GB/s) and 11–14 % faster when it is fast (meter 55–60), and
-// from cache 840 ns against x8's 1619 for 16 rows × 4096. Decoding the
-// 1B Q4_K_M file in two sessions of one process in turns, c16 Q6_K ran
-// 0.2, 0.9 and 1.4 % faster than x8 (round medians; A/A 0.1 %); two
-// binaries alternating (16 runs each) decoded 51.0 and 51.6 tok/s
-// (medians), within their noise. So false.
-var col16Q6KSlow = false
 
 //go:noescape
 func rows16C16Q6KAVX512(w *byte, x *byte, nb int, out *[16]float32)

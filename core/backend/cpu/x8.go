@@ -55,8 +55,7 @@ const col16MaxThreads = 4
 // repackLayout is the layout a copied weight is repacked to for a backend
 // of threads workers: the kernel's at this level (quant.Kernel.Layout) for
 // a matrix of a type with one, rows a multiple of sixteen (col16:
-// thirty-two, no more than col16MaxThreads threads, and a type whose col16
-// kernel is not the slower here (quant.Col16SlowerHere), else x8), named
+// thirty-two and no more than col16MaxThreads threads, else x8), named
 // as a mat-mul-only weight; quant.LayoutFile for the others.
 func repackLayout(name string, t gguf.GGMLType, dims []int64, threads int) quant.Layout {
 	if !quant.Interleaves8(t) || len(dims) != 2 || dims[1] <= 0 || dims[1]%16 != 0 {
@@ -67,10 +66,9 @@ func repackLayout(name string, t gguf.GGMLType, dims []int64, threads int) quant
 		return quant.LayoutFile
 	}
 	lay := k.Layout()
-	if lay == quant.LayoutCol16 && (dims[1]%32 != 0 || threads > col16MaxThreads || quant.Col16SlowerHere(t)) {
-		// Halves of the weight would split a group of sixteen, there are
-		// threads enough to wait on memory anyway, or the type's col16
-		// kernel reads slower than its x8 one on this machine.
+	if lay == quant.LayoutCol16 && (dims[1]%32 != 0 || threads > col16MaxThreads) {
+		// Halves of the weight would split a group of sixteen, or there
+		// are threads enough to wait on memory anyway.
 		lay = quant.LayoutFile
 		if k.HasX8() {
 			lay = quant.LayoutX8

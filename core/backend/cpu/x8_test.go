@@ -150,7 +150,7 @@ func testX8Registered(t *testing.T, wt gguf.GGMLType) {
 				exp := quant.LayoutFile
 				if want && copyOn {
 					exp = k.Layout()
-					if exp == quant.LayoutCol16 && (rows%32 != 0 || quant.Col16SlowerHere(wt)) {
+					if exp == quant.LayoutCol16 && rows%32 != 0 {
 						exp = quant.LayoutX8
 					}
 				}
@@ -254,7 +254,7 @@ func TestRepackLayoutThreads(t *testing.T) {
 		for _, threads := range []int{1, 2, col16MaxThreads, col16MaxThreads + 1, 16} {
 			for _, rows := range []int64{32, 48} {
 				want := k.Layout()
-				if want == quant.LayoutCol16 && (threads > col16MaxThreads || rows%32 != 0 || quant.Col16SlowerHere(wt)) {
+				if want == quant.LayoutCol16 && (threads > col16MaxThreads || rows%32 != 0) {
 					want = quant.LayoutX8
 				}
 				if got := repackLayout("blk.0.ffn_up.weight", wt, []int64{int64(in), rows}, threads); got != want {
