@@ -9,7 +9,10 @@
 // every chain of float operations is the CPU's:
 //   - each score a 64-lane F16 dot (q rounded to F16; one thread, or two
 //     that each take the eight lanes reduce_add16 adds first and exchange
-//     the four sums that follow), soft-cap, scale, mask;
+//     the four sums that follow, or — the four-row kernels, QUAD — eight
+//     threads a position, each two lanes of all four rows' scores, q in
+//     registers, exchanging the sums of the tree's upper levels), soft-cap,
+//     scale, mask;
 //   - pass 0: the scores (kept in shared memory where they fit) and each
 //     row's maximum (order-free);
 //   - pass 1: expf16(s − max) per position, each 16-block's sum by
@@ -110,11 +113,25 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     // SPLIT: two threads a score (the block has a thread pair for each of
     // its R·64 scores of a tile), each the products of eight of the 16
     // lanes: {4h..4h+3, 8+4h..8+4h+3}, the lanes reduce_add16 adds first.
-    constexpr bool SPLIT = NT >= 2 * R * FA_KV;
+    // QUAD: a score's 16 lanes spread over eight threads and each thread
+    // takes four rows (R == 4: head size 64 on 256 threads, 128 on 512):
+    // thread (position, ql) holds lanes ql and ql+8 — the pair the CPU's
+    // reduce_add16 adds first — of all four rows' scores of its position,
+    // so one K value it loads serves four rows, and the block's q rows it
+    // needs (4·HD/8 values) sit in registers through pass 0. The rest of
+    // the tree crosses threads (shuffles: the eight exchange halves of
+    // their rows until each pair holds one row's score: row ql/2). PPT:
+    // the positions of a tile a thread takes (64·8/NT).
+    constexpr bool QUAD = R == 4 && HD % 64 == 0;
+    constexpr int PPT = QUAD ? FA_KV * 8 / NT : 1;
+    static_assert(!QUAD || PPT * NT == FA_KV * 8, "QUAD: eight threads a position");
+    constexpr bool SPLIT = !QUAD && NT >= 2 * R * FA_KV;
     // Tile row strides: the 16-byte reads of a quarter warp hit distinct
     // banks: 8 consecutive positions, rows four banks apart; split, 4
-    // positions × the pair's two 16-byte reads, rows eight banks apart.
-    constexpr int KS = SPLIT ? HD + 8 : HD + 4; // K tile (floats)
+    // positions × the pair's two 16-byte reads, rows eight banks apart;
+    // QUAD, a warp's four positions × eight consecutive lanes, rows eight
+    // banks apart.
+    constexpr int KS = SPLIT || QUAD ? HD + 8 : HD + 4; // K tile (floats)
     constexpr int VS = HD + 8; // V tiles (halves)
     constexpr int CELLS = R * HD;            // output elements
     constexpr int NPART = NT / FA_KV;        // P·V: thread groups of 64 lanes
@@ -231,8 +248,14 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     int nkv = max(32, (used + 31) / 32 * 32);
     int npV = nkv & ~63;
     // This thread's score: row sr, tile position sj (threads from R·64 on
-    // compute none), split: half sh of it (threads from 2·R·64 on none).
-    const int sr = SPLIT ? tid / (2 * FA_KV) : tid / FA_KV, sj = SPLIT ? (tid >> 1) % FA_KV : tid % FA_KV, sh = SPLIT ? tid & 1 : 0;
+    // compute none), split: half sh of it (threads from 2·R·64 on none);
+    // QUAD: lanes ql and ql+8 of all rows at positions sj + p·NT/8 (p <
+    // PPT), ending with row sr's, which the pair's thread sh == 0 writes.
+    const int ql = tid & 7;
+    const int sr = QUAD ? ql >> 1 : SPLIT ? tid / (2 * FA_KV) : tid / FA_KV;
+    const int sj = QUAD ? tid >> 3 : SPLIT ? (tid >> 1) % FA_KV : tid % FA_KV;
+    const int sh = QUAD ? ql & 1 : SPLIT ? tid & 1 : 0;
+    constexpr int PSTEP = FA_KV / PPT; // QUAD: position p of a tile is sj + p·PSTEP
     bool scorer = sr < R;
     int stok = scorer ? (flat0 + sr) / group : 0;
     bool sok = scorer && stok < T;
@@ -253,7 +276,26 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     float rmax = -INFINITY;
     __syncthreads();
     const int first = nTiles == 0 ? -1 : (sSeen[0] & 1u) ? 0 : fa_next_seen(sSeen, 0, nTiles);
+    // QUAD: this thread's q values, [r][i][g][h] = q row r, element
+    // ql + 8h + 16g + 64i, in registers for pass 0 (the passes are
+    // unrolled: in passes 1 and 2, which compute scores only without keep,
+    // they come from shared memory, the registers then holding the P·V
+    // chains).
+    constexpr int NI = HD / 64;
+    float qreg[QUAD ? 4 * NI * 8 : 1];
+    if (QUAD) {
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+#pragma unroll
+            for (int i = 0; i < NI; i++)
+#pragma unroll
+                for (int g = 0; g < 4; g++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) qreg[((r * NI + i) * 4 + g) * 2 + h] = sQ[r * HD + ql + 8 * h + 16 * g + 64 * i];
+    }
 
+    constexpr int PASSES_UNROLLED = QUAD ? 3 : 1;
+#pragma unroll PASSES_UNROLLED
     for (int pass = 0; pass < 3; pass++) {
         if (keep && pass == 1) {
             // The softmax of the kept scores, all threads over the seen
@@ -337,20 +379,27 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             }
             fa_commit();
         };
-        // The scorer's mask value for a tile.
-        auto maskAt = [&](int tl) {
-            int j = tl * FA_KV + sj;
-            return sok && j < kvLen ? mrow[tl * FA_KV] : -INFINITY;
+        // The scorer's mask values for a tile (at its PPT positions).
+        auto maskAt = [&](int tl, float* m) {
+#pragma unroll
+            for (int p = 0; p < PPT; p++) {
+                int j = tl * FA_KV + sj + p * PSTEP;
+                m[p] = sok && j < kvLen ? mrow[tl * FA_KV + p * PSTEP] : -INFINITY;
+            }
         };
         int tile = first, vb = 0;
-        float mvNext = -INFINITY;
+        float mvNext[PPT];
+#pragma unroll
+        for (int p = 0; p < PPT; p++) mvNext[p] = -INFINITY;
         if (tile >= 0) {
             if (loadK || loadV) issue(tile, 0);
-            if (needMask) mvNext = maskAt(tile);
+            if (needMask) maskAt(tile, mvNext);
         }
         while (tile >= 0) {
             const int j0 = tile * FA_KV;
-            float mv = mvNext;
+            float mv[PPT];
+#pragma unroll
+            for (int p = 0; p < PPT; p++) mv[p] = mvNext[p];
             // This tile's float K: buffer vb where DBK (both buffers alternate
             // with the V buffers), else the one.
             float* const sKt = DBK && vb ? sK1 : sK;
@@ -392,19 +441,78 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             const int next = fa_next_seen(sSeen, tile, nTiles);
             if (next >= 0) {
                 if (loadK || loadV) issue(next, vb ^ 1);
-                if (needMask) mvNext = maskAt(next);
+                if (needMask) maskAt(next, mvNext);
             }
             // The score of (sr, j0+sj), as attention_f16 computes it. Every
             // product is of two F16 values, exact in float, so a product
             // and its add are one fused multiply-add with the same bits.
-            float s = -INFINITY;
-            if (SPLIT && loadK && tid < 2 * R * FA_KV) {
+            float s[PPT];
+#pragma unroll
+            for (int p = 0; p < PPT; p++) s[p] = -INFINITY;
+            if (QUAD && loadK) {
+                // Every thread computes (whole warps: the shuffles), the
+                // dead positions too; s is kept only where live.
+#pragma unroll
+                for (int p = 0; p < PPT; p++) {
+                    const int jp = sj + p * PSTEP;
+                    const float* kr = sKt + jp * KS + ql;
+                    float kk[NI][4][2];
+#pragma unroll
+                    for (int i = 0; i < NI; i++)
+#pragma unroll
+                        for (int g = 0; g < 4; g++)
+#pragma unroll
+                            for (int h = 0; h < 2; h++) kk[i][g][h] = kr[8 * h + 16 * g + 64 * i];
+                    // t3[r] = v16[ql+8] + v16[ql] of row r, each v16 lane
+                    // its four group chains (fa_lanes4's) added as the CPU
+                    // adds them.
+                    float t3[4];
+#pragma unroll
+                    for (int r = 0; r < 4; r++) {
+                        float v[2];
+#pragma unroll
+                        for (int h = 0; h < 2; h++) {
+                            float a[4];
+#pragma unroll
+                            for (int g = 0; g < 4; g++) {
+                                a[g] = 0.f;
+#pragma unroll
+                                for (int i = 0; i < NI; i++) {
+                                    const float qv = pass == 0 ? qreg[((r * NI + i) * 4 + g) * 2 + h] : sQ[r * HD + ql + 8 * h + 16 * g + 64 * i];
+                                    a[g] = __fmaf_rn(qv, kk[i][g][h], a[g]);
+                                }
+                            }
+                            v[h] = __fadd_rn(__fadd_rn(a[0], a[2]), __fadd_rn(a[1], a[3]));
+                        }
+                        t3[r] = __fadd_rn(v[1], v[0]);
+                    }
+                    // t6 = t3[l+4] + t3[l] (partner ql^4): this thread keeps
+                    // rows 2b, 2b+1 and hands the partner the other two;
+                    // then (t6[0]+t6[2]), (t6[1]+t6[3]) (partner ql^2):
+                    // row 2b+c; then their sum (partner ql^1). A pair's
+                    // two threads add the same two values: the same bits.
+                    // (Selects, not indices: a register array indexed at run
+                    // time would live in local memory.)
+                    const bool b = ql & 4, c = ql & 2;
+                    float t6[2];
+#pragma unroll
+                    for (int k = 0; k < 2; k++) t6[k] = __fadd_rn(b ? t3[2 + k] : t3[k], __shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[2 + k], 4));
+                    const float u = __fadd_rn(c ? t6[1] : t6[0], __shfl_xor_sync(0xffffffffu, c ? t6[0] : t6[1], 2));
+                    const double sd = (double)__fadd_rn(u, __shfl_xor_sync(0xffffffffu, u, 1));
+                    const int j = j0 + jp;
+                    if (sok && j < kvLen && !(isinf(mv[p]) && mv[p] < 0)) {
+                        float v = (float)sd;
+                        if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
+                        s[p] = __fadd_rn(__fmul_rn(v, scale), mv[p]);
+                    }
+                }
+            } else if (SPLIT && loadK && tid < 2 * R * FA_KV) {
                 // Both threads of a pair compute (whole warps, the shuffles
                 // below), the dead positions too (zeros past the cache's
                 // end); s is kept only where live. Warps past the pairs
                 // (head size 256: 128 of 256 threads) compute none.
                 int j = j0 + sj;
-                bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
+                bool live = sok && j < kvLen && !(isinf(mv[0]) && mv[0] < 0);
                 const float* qh = sQ + sr * HD;
                 const float* kr = sKt + sj * KS;
                 constexpr int npK = HD & ~63;
@@ -424,11 +532,11 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                 if (live) {
                     float v = (float)sd;
                     if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
-                    s = __fadd_rn(__fmul_rn(v, scale), mv);
+                    s[0] = __fadd_rn(__fmul_rn(v, scale), mv[0]);
                 }
             } else if (loadK && scorer) {
                 int j = j0 + sj;
-                bool live = sok && j < kvLen && !(isinf(mv) && mv < 0);
+                bool live = sok && j < kvLen && !(isinf(mv[0]) && mv[0] < 0);
                 if (live) {
                     const float* qh = sQ + sr * HD;
                     const float* kr = sKt + sj * KS;
@@ -441,17 +549,22 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     for (int d = npK; d < HD; d++) sd += (double)__fmul_rn(qh[d], kr[d]);
                     float v = (float)sd;
                     if (softCap > 0.f) v = __fmul_rn(cpu_tanhf(__fmul_rn(v, invCap)), softCap);
-                    s = __fadd_rn(__fmul_rn(v, scale), mv);
+                    s[0] = __fadd_rn(__fmul_rn(v, scale), mv[0]);
                 }
             }
             // The weights of this tile: row r's at wt[r·wst + position].
             const float* wt = sS;
             int wst = FA_KV;
             if (pass == 0) {
-                if (keep && scorer && sh == 0) sKeep[sr * kvP + j0 + sj] = s;
-                rmax = fmaxf(rmax, s);
+#pragma unroll
+                for (int p = 0; p < PPT; p++) {
+                    if (keep && scorer && sh == 0) sKeep[sr * kvP + j0 + sj + p * PSTEP] = s[p];
+                    rmax = fmaxf(rmax, s[p]);
+                }
             } else if (pass == 1) {
-                if (scorer && sh == 0) sS[sr * FA_KV + sj] = expf16(__fsub_rn(s, sM[sr]));
+#pragma unroll
+                for (int p = 0; p < PPT; p++)
+                    if (scorer && sh == 0) sS[sr * FA_KV + sj + p * PSTEP] = expf16(__fsub_rn(s[p], sM[sr]));
                 __syncthreads();
                 if (tid < R) {
                     double acc1 = sSum[tid];
@@ -464,11 +577,13 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     wt = sKeep + j0;
                     wst = kvP;
                 } else {
-                    if (scorer && sh == 0) {
-                        float w = expf16(__fsub_rn(s, sM[sr]));
-                        if (w != 0.f) w = __half2float(__float2half_rn(__fmul_rn(w, sInv[sr])));
-                        sS[sr * FA_KV + sj] = w;
-                    }
+#pragma unroll
+                    for (int p = 0; p < PPT; p++)
+                        if (scorer && sh == 0) {
+                            float w = expf16(__fsub_rn(s[p], sM[sr]));
+                            if (w != 0.f) w = __half2float(__float2half_rn(__fmul_rn(w, sInv[sr])));
+                            sS[sr * FA_KV + sj + p * PSTEP] = w;
+                        }
                     __syncthreads();
                 }
                 if (j0 < npV) {
@@ -521,10 +636,20 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             vb ^= 1;
         }
         if (pass == 0) {
-            // Row maxima: a warp's 32 scores are of one row (WPR warps a row).
-            constexpr int WPR = (SPLIT ? 2 : 1) * FA_KV / 32;
-            float mx = warp_max(rmax);
-            if (scorer && lane == 0) sS[sr * FA_KV + warp % WPR] = mx;
+            // Row maxima: a warp's 32 scores are of one row (WPR warps a
+            // row); QUAD: each warp's of four rows (the lanes of row sr
+            // differ in bits 0, 3 and 4; lanes 0, 2, 4, 6 hold rows 0–3).
+            constexpr int WPR = QUAD ? NT / 32 : (SPLIT ? 2 : 1) * FA_KV / 32;
+            float mx = rmax;
+            if (QUAD) {
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1)
+                    if (o != 2 && o != 4) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+                if ((lane & 25) == 0) sS[sr * FA_KV + warp] = mx;
+            } else {
+                mx = warp_max(mx);
+                if (scorer && lane == 0) sS[sr * FA_KV + warp % WPR] = mx;
+            }
             __syncthreads();
             if (tid < R) {
                 float m = sS[tid * FA_KV];
