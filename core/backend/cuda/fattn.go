@@ -17,7 +17,7 @@ import (
 // 64-position tiles through shared memory, skipping the tiles the mask
 // hides from all its rows (read once, up front, into a bit a tile:
 // fattnSeenShared); one thread, or a pair (fattnSplit), computes a score,
-// or eight threads the four rows' scores of a position (fattnQuad), and
+// or eight threads all the rows' scores of a position (fattnOct), and
 // each thread owns its P·V chains across the tiles, so every float
 // chain runs in the CPU's order. Three passes (the scores and row maxima
 // over the tiles, the softmax sums, the weighted values over the tiles),
@@ -101,13 +101,13 @@ func (b *Backend) fattnFor(hd int) fattnKernel {
 // fattnShared is the dynamic shared memory of kernel k for head size hd
 // (mirrors fattn.cu), before the seen bits: a K tile (64 positions as
 // float, rows padded by four, or by eight where two threads share a score,
-// fattnSplit, or eight share four, fattnQuad), two V tiles (F16, padded by eight: this tile's and the next
+// fattnSplit, or eight threads a position's, fattnOct), two V tiles (F16, padded by eight: this tile's and the next
 // one in flight) and the next K tile's halves as copied, which the 64
 // chains of each output element (stride 65) reuse at the end; then q, the
 // tile's scores, and per row the maximum, 1/sum and the float64 sum.
 func fattnShared(hd int, k fattnKernel) int {
 	r, ks := k.rows, hd+4
-	if fattnSplit(k) || fattnQuad(k) {
+	if fattnSplit(hd, k) || fattnOct(hd, k) {
 		ks = hd + 8
 	}
 	tiles := 64*ks*4 + 2*64*(hd+8)*2 + 64*hd*2
@@ -116,16 +116,18 @@ func fattnShared(hd int, k fattnKernel) int {
 	return a + (r*hd+r*64+2*r)*4 + r*8
 }
 
-// fattnQuad reports whether kernel k computes a tile's scores by eight
-// threads a position, each thread two of a score's 16 lanes for all four
-// rows of the block (QUAD in fattn.cu: the four-row kernels, head sizes 64
-// and 128).
-func fattnQuad(k fattnKernel) bool { return k.rows == 4 }
+// fattnOct reports whether kernel k for head size hd computes a tile's
+// scores by eight threads a position, each thread two of a score's 16
+// lanes for all the rows of the block (OCT in fattn.cu: two or four rows,
+// head sizes 64 and 128).
+func fattnOct(hd int, k fattnKernel) bool { return hd%64 == 0 && (k.rows == 4 || k.rows == 2) }
 
-// fattnSplit reports whether kernel k computes each score by two threads
-// (SPLIT in fattn.cu: it has a thread pair for each of a tile's scores, and
-// is no fattnQuad kernel).
-func fattnSplit(k fattnKernel) bool { return !fattnQuad(k) && k.threads >= 2*k.rows*64 }
+// fattnSplit reports whether kernel k for head size hd computes each score
+// by two threads (SPLIT in fattn.cu: it has a thread pair for each of a
+// tile's scores, and is no fattnOct kernel).
+func fattnSplit(hd int, k fattnKernel) bool {
+	return !fattnOct(hd, k) && k.threads >= 2*k.rows*64
+}
 
 // fattnSeenShared is the bit a 64-position tile (some row of the block
 // sees it) that follows fattnShared for a cache of kvLen positions.

@@ -44,30 +44,30 @@ func TestFattnSeenShared(t *testing.T) {
 
 // TestFattnSplit: which exact kernels compute a score by two threads (a
 // thread pair for each of a tile's rows × 64 scores) and which by eight
-// threads a position for four rows (their K tile rows are padded by eight
-// floats), as fattn.cu's SPLIT and QUAD have it, and the shared memory
-// that follows. Runs without a GPU.
+// threads a position for all its rows (their K tile rows are padded by
+// eight floats), as fattn.cu's SPLIT and OCT have it, and the shared
+// memory that follows. Runs without a GPU.
 func TestFattnSplit(t *testing.T) {
 	for _, c := range []struct {
-		hd          int
-		wide        bool
-		split, quad bool
-		smem        int
+		hd         int
+		wide       bool
+		split, oct bool
+		smem       int
 	}{
 		// max(K tile + two V tiles + K halves, the chains), then q, scores, maxima, 1/sums, float64 sums.
 		{64, false, false, true, max(64*72*4+2*64*72*2+64*64*2, 4*64*65*4) + (4*64+4*64+8)*4 + 4*8},
 		{96, false, true, false, max(64*104*4+2*64*104*2+64*96*2, 2*96*65*4) + (2*96+2*64+4)*4 + 2*8},
-		{128, false, true, false, max(64*136*4+2*64*136*2+64*128*2, 2*128*65*4) + (2*128+2*64+4)*4 + 2*8},
+		{128, false, false, true, max(64*136*4+2*64*136*2+64*128*2, 2*128*65*4) + (2*128+2*64+4)*4 + 2*8},
 		{256, false, true, false, max(64*264*4+2*64*264*2+64*256*2, 256*65*4) + (256+64+2)*4 + 8},
 		{128, true, false, true, max(64*136*4+2*64*136*2+64*128*2, 4*128*65*4) + (4*128+4*64+8)*4 + 4*8},
 	} {
 		b := &Backend{fattnWide: c.wide}
 		k := b.fattnFor(c.hd)
-		if got := fattnSplit(k); got != c.split {
+		if got := fattnSplit(c.hd, k); got != c.split {
 			t.Errorf("%s: split %v, want %v", k.name, got, c.split)
 		}
-		if got := fattnQuad(k); got != c.quad {
-			t.Errorf("%s: quad %v, want %v", k.name, got, c.quad)
+		if got := fattnOct(c.hd, k); got != c.oct {
+			t.Errorf("%s: oct %v, want %v", k.name, got, c.oct)
 		}
 		if got := fattnShared(c.hd, k); got != c.smem {
 			t.Errorf("%s: %d bytes of shared memory, want %d", k.name, got, c.smem)

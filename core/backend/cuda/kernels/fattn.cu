@@ -9,10 +9,10 @@
 // every chain of float operations is the CPU's:
 //   - each score a 64-lane F16 dot (q rounded to F16; one thread, or two
 //     that each take the eight lanes reduce_add16 adds first and exchange
-//     the four sums that follow, or — the four-row kernels, QUAD — eight
-//     threads a position, each two lanes of all four rows' scores, q in
-//     registers, exchanging the sums of the tree's upper levels), soft-cap,
-//     scale, mask;
+//     the four sums that follow, or — OCT, the kernels of two and four rows
+//     at head sizes 64 and 128 — eight threads a position, each two lanes
+//     of all the rows' scores, q in registers, exchanging the sums of the
+//     tree's upper levels), soft-cap, scale, mask;
 //   - pass 0: the scores (kept in shared memory where they fit) and each
 //     row's maximum (order-free);
 //   - pass 1: expf16(s − max) per position, each 16-block's sum by
@@ -113,25 +113,26 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     // SPLIT: two threads a score (the block has a thread pair for each of
     // its R·64 scores of a tile), each the products of eight of the 16
     // lanes: {4h..4h+3, 8+4h..8+4h+3}, the lanes reduce_add16 adds first.
-    // QUAD: a score's 16 lanes spread over eight threads and each thread
-    // takes four rows (R == 4: head size 64 on 256 threads, 128 on 512):
-    // thread (position, ql) holds lanes ql and ql+8 — the pair the CPU's
-    // reduce_add16 adds first — of all four rows' scores of its position,
-    // so one K value it loads serves four rows, and the block's q rows it
-    // needs (4·HD/8 values) sit in registers through pass 0. The rest of
-    // the tree crosses threads (shuffles: the eight exchange halves of
-    // their rows until each pair holds one row's score: row ql/2). PPT:
-    // the positions of a tile a thread takes (64·8/NT).
-    constexpr bool QUAD = R == 4 && HD % 64 == 0;
-    constexpr int PPT = QUAD ? FA_KV * 8 / NT : 1;
-    static_assert(!QUAD || PPT * NT == FA_KV * 8, "QUAD: eight threads a position");
-    constexpr bool SPLIT = !QUAD && NT >= 2 * R * FA_KV;
+    // OCT: a score's 16 lanes spread over eight threads and each thread
+    // takes all R rows (R of 4: head size 64 on 256 threads, 128 on 512;
+    // R of 2: head size 128 on 256): thread (position, ql) holds lanes ql
+    // and ql+8 — the pair the CPU's reduce_add16 adds first — of the R
+    // rows' scores of its position, so one K value it loads serves R rows,
+    // and the block's q rows it needs (R·HD/8 values) sit in registers
+    // through pass 0. The rest of the tree crosses threads (shuffles: the
+    // eight exchange the sums of their rows until each holds one row's
+    // score: row ql/2 of four, ql/4 of two). PPT: the positions of a tile
+    // a thread takes (64·8/NT).
+    constexpr bool OCT = (R == 4 || R == 2) && HD % 64 == 0;
+    constexpr int PPT = OCT ? FA_KV * 8 / NT : 1;
+    static_assert(!OCT || PPT * NT == FA_KV * 8, "OCT: eight threads a position");
+    constexpr bool SPLIT = !OCT && NT >= 2 * R * FA_KV;
     // Tile row strides: the 16-byte reads of a quarter warp hit distinct
     // banks: 8 consecutive positions, rows four banks apart; split, 4
     // positions × the pair's two 16-byte reads, rows eight banks apart;
-    // QUAD, a warp's four positions × eight consecutive lanes, rows eight
+    // OCT, a warp's four positions × eight consecutive lanes, rows eight
     // banks apart.
-    constexpr int KS = SPLIT || QUAD ? HD + 8 : HD + 4; // K tile (floats)
+    constexpr int KS = SPLIT || OCT ? HD + 8 : HD + 4; // K tile (floats)
     constexpr int VS = HD + 8; // V tiles (halves)
     constexpr int CELLS = R * HD;            // output elements
     constexpr int NPART = NT / FA_KV;        // P·V: thread groups of 64 lanes
@@ -213,6 +214,23 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     auto cKoff = [&](int n) { return UNI ? cK0 + n * RPN * KS : ck(n) * KS + cd(n); };
 
     for (int i = tid; i < (nTiles + 31) / 32; i += NT) sSeen[i] = 0;
+    // The tiles some row of the block sees: the mask rows of its tokens,
+    // four loads in flight a thread; the first four in flight with the q
+    // values and the cells in use (one round trip to global memory, not
+    // three, before the first barrier).
+    int tFirst = flat0 / group, tLast = min(T - 1, (flat0 + R - 1) / group);
+    const int total = (tLast - tFirst + 1) * kvLen;
+    const float* m0 = mask + (long long)tFirst * kvLen;
+    float mv[4];
+    auto maskLoads = [&](int i0) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            int i = i0 + u * NT + tid;
+            mv[u] = i < total ? m0[i] : -INFINITY;
+        }
+    };
+    maskLoads(0);
+    int used = *usedp;
     for (int i = tid; i < R * HD; i += NT) {
         int r = i / HD, d = i % HD, flat = flat0 + r, t = flat / group, h = kvh * group + flat % group;
         float v = 0.f;
@@ -223,39 +241,27 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         sM[tid] = -INFINITY;
         sSum[tid] = 0.0;
     }
-    int tFirst = flat0 / group, tLast = min(T - 1, (flat0 + R - 1) / group);
     __syncthreads();
-    // The tiles some row of the block sees: the mask rows of its tokens,
-    // four loads in flight a thread.
-    {
-        const int total = (tLast - tFirst + 1) * kvLen;
-        const float* m0 = mask + (long long)tFirst * kvLen;
-        for (int i0 = 0; i0 < total; i0 += 4 * NT) {
-            float mv[4];
+    for (int i0 = 0; i0 < total; i0 += 4 * NT) {
+        if (i0 > 0) maskLoads(i0);
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                int i = i0 + u * NT + tid;
-                mv[u] = i < total ? m0[i] : -INFINITY;
-            }
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                int i = i0 + u * NT + tid, tile = (i % kvLen) / FA_KV;
-                if (!(isinf(mv[u]) && mv[u] < 0.f) && !(sSeen[tile >> 5] & (1u << (tile & 31)))) atomicOr(&sSeen[tile >> 5], 1u << (tile & 31));
-            }
+        for (int u = 0; u < 4; u++) {
+            int i = i0 + u * NT + tid, tile = (i % kvLen) / FA_KV;
+            if (!(isinf(mv[u]) && mv[u] < 0.f) && !(sSeen[tile >> 5] & (1u << (tile & 31)))) atomicOr(&sSeen[tile >> 5], 1u << (tile & 31));
         }
     }
-    int used = *usedp;
     int nkv = max(32, (used + 31) / 32 * 32);
     int npV = nkv & ~63;
     // This thread's score: row sr, tile position sj (threads from R·64 on
     // compute none), split: half sh of it (threads from 2·R·64 on none);
-    // QUAD: lanes ql and ql+8 of all rows at positions sj + p·NT/8 (p <
-    // PPT), ending with row sr's, which the pair's thread sh == 0 writes.
+    // OCT: lanes ql and ql+8 of all rows at positions sj + p·NT/8 (p <
+    // PPT), ending with row sr's, which one of the threads holding it
+    // (sh == 0) writes.
     const int ql = tid & 7;
-    const int sr = QUAD ? ql >> 1 : SPLIT ? tid / (2 * FA_KV) : tid / FA_KV;
-    const int sj = QUAD ? tid >> 3 : SPLIT ? (tid >> 1) % FA_KV : tid % FA_KV;
-    const int sh = QUAD ? ql & 1 : SPLIT ? tid & 1 : 0;
-    constexpr int PSTEP = FA_KV / PPT; // QUAD: position p of a tile is sj + p·PSTEP
+    const int sr = OCT ? (R == 4 ? ql >> 1 : ql >> 2) : SPLIT ? tid / (2 * FA_KV) : tid / FA_KV;
+    const int sj = OCT ? tid >> 3 : SPLIT ? (tid >> 1) % FA_KV : tid % FA_KV;
+    const int sh = OCT ? (R == 4 ? ql & 1 : ql & 3) : SPLIT ? tid & 1 : 0;
+    constexpr int PSTEP = FA_KV / PPT; // OCT: position p of a tile is sj + p·PSTEP
     bool scorer = sr < R;
     int stok = scorer ? (flat0 + sr) / group : 0;
     bool sok = scorer && stok < T;
@@ -276,16 +282,16 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
     float rmax = -INFINITY;
     __syncthreads();
     const int first = nTiles == 0 ? -1 : (sSeen[0] & 1u) ? 0 : fa_next_seen(sSeen, 0, nTiles);
-    // QUAD: this thread's q values, [r][i][g][h] = q row r, element
+    // OCT: this thread's q values, [r][i][g][h] = q row r, element
     // ql + 8h + 16g + 64i, in registers for pass 0 (the passes are
     // unrolled: in passes 1 and 2, which compute scores only without keep,
     // they come from shared memory, the registers then holding the P·V
     // chains).
     constexpr int NI = HD / 64;
-    float qreg[QUAD ? 4 * NI * 8 : 1];
-    if (QUAD) {
+    float qreg[OCT ? R * NI * 8 : 1];
+    if (OCT) {
 #pragma unroll
-        for (int r = 0; r < 4; r++)
+        for (int r = 0; r < R; r++)
 #pragma unroll
             for (int i = 0; i < NI; i++)
 #pragma unroll
@@ -294,7 +300,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     for (int h = 0; h < 2; h++) qreg[((r * NI + i) * 4 + g) * 2 + h] = sQ[r * HD + ql + 8 * h + 16 * g + 64 * i];
     }
 
-    constexpr int PASSES_UNROLLED = QUAD ? 3 : 1;
+    constexpr int PASSES_UNROLLED = OCT ? 3 : 1;
 #pragma unroll PASSES_UNROLLED
     for (int pass = 0; pass < 3; pass++) {
         if (keep && pass == 1) {
@@ -312,16 +318,19 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     if (sSeen[tl >> 5] & (1u << (tl & 31))) sKeep[r * kvP + j] = expf16(__fsub_rn(sKeep[r * kvP + j], sM[r]));
                 }
             __syncthreads();
+            // (An unseen tile's sums are zero here: adding them to the
+            // non-negative float64 sum changes no bit, and the sum then
+            // walks every block at a fixed stride, its loads in flight
+            // ahead of the adds.)
             for (int x = tid; x < R * nb; x += NT) {
                 int r = x / nb, b = x - r * nb, tl = b >> 2;
-                if (sSeen[tl >> 5] & (1u << (tl & 31))) sBS[x] = reduce_add16(sKeep + r * kvP + 16 * b);
+                sBS[x] = (sSeen[tl >> 5] & (1u << (tl & 31))) ? reduce_add16(sKeep + r * kvP + 16 * b) : 0.f;
             }
             __syncthreads();
             if (tid < R) {
                 double acc1 = 0.0;
-                for (int tl = first; tl >= 0; tl = fa_next_seen(sSeen, tl, nTiles))
-#pragma unroll
-                    for (int b = 0; b < 4; b++) acc1 += (double)sBS[tid * nb + 4 * tl + b];
+#pragma unroll 8
+                for (int b = 0; b < nb; b++) acc1 += (double)sBS[tid * nb + b];
                 sInv[tid] = (float)(1.0 / acc1);
             }
             __syncthreads();
@@ -449,7 +458,7 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             float s[PPT];
 #pragma unroll
             for (int p = 0; p < PPT; p++) s[p] = -INFINITY;
-            if (QUAD && loadK) {
+            if (OCT && loadK) {
                 // Every thread computes (whole warps: the shuffles), the
                 // dead positions too; s is kept only where live.
 #pragma unroll
@@ -466,9 +475,9 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                     // t3[r] = v16[ql+8] + v16[ql] of row r, each v16 lane
                     // its four group chains (fa_lanes4's) added as the CPU
                     // adds them.
-                    float t3[4];
+                    float t3[R];
 #pragma unroll
-                    for (int r = 0; r < 4; r++) {
+                    for (int r = 0; r < R; r++) {
                         float v[2];
 #pragma unroll
                         for (int h = 0; h < 2; h++) {
@@ -486,18 +495,26 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
                         }
                         t3[r] = __fadd_rn(v[1], v[0]);
                     }
-                    // t6 = t3[l+4] + t3[l] (partner ql^4): this thread keeps
-                    // rows 2b, 2b+1 and hands the partner the other two;
-                    // then (t6[0]+t6[2]), (t6[1]+t6[3]) (partner ql^2):
-                    // row 2b+c; then their sum (partner ql^1). A pair's
-                    // two threads add the same two values: the same bits.
+                    // t6 = t3[l+4] + t3[l] (partner ql^4): of four rows this
+                    // thread keeps rows 2b, 2b+1 and hands the partner the
+                    // other two, of two rows it keeps row b; then
+                    // (t6[0]+t6[2]), (t6[1]+t6[3]) (partner ql^2): of four
+                    // rows, row 2b+c; then their sum (partner ql^1). Two
+                    // threads adding the same two values get the same bits.
                     // (Selects, not indices: a register array indexed at run
                     // time would live in local memory.)
                     const bool b = ql & 4, c = ql & 2;
-                    float t6[2];
+                    float u;
+                    if (R == 4) {
+                        float t6[2];
 #pragma unroll
-                    for (int k = 0; k < 2; k++) t6[k] = __fadd_rn(b ? t3[2 + k] : t3[k], __shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[2 + k], 4));
-                    const float u = __fadd_rn(c ? t6[1] : t6[0], __shfl_xor_sync(0xffffffffu, c ? t6[0] : t6[1], 2));
+                        for (int k = 0; k < 2; k++)
+                            t6[k] = __fadd_rn(b ? t3[R - 2 + k] : t3[k], __shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[R - 2 + k], 4));
+                        u = __fadd_rn(c ? t6[1] : t6[0], __shfl_xor_sync(0xffffffffu, c ? t6[0] : t6[1], 2));
+                    } else {
+                        const float t6 = __fadd_rn(b ? t3[R - 1] : t3[0], __shfl_xor_sync(0xffffffffu, b ? t3[0] : t3[R - 1], 4));
+                        u = __fadd_rn(t6, __shfl_xor_sync(0xffffffffu, t6, 2));
+                    }
                     const double sd = (double)__fadd_rn(u, __shfl_xor_sync(0xffffffffu, u, 1));
                     const int j = j0 + jp;
                     if (sok && j < kvLen && !(isinf(mv[p]) && mv[p] < 0)) {
@@ -637,15 +654,18 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
         }
         if (pass == 0) {
             // Row maxima: a warp's 32 scores are of one row (WPR warps a
-            // row); QUAD: each warp's of four rows (the lanes of row sr
-            // differ in bits 0, 3 and 4; lanes 0, 2, 4, 6 hold rows 0–3).
-            constexpr int WPR = QUAD ? NT / 32 : (SPLIT ? 2 : 1) * FA_KV / 32;
+            // row); OCT: each warp's of all R rows (the lanes of row sr
+            // differ in the bits FREE: of four rows bits 0, 3 and 4, lanes
+            // 0, 2, 4, 6 holding rows 0–3; of two rows bits 0, 1, 3 and 4,
+            // lanes 0 and 4).
+            constexpr int WPR = OCT ? NT / 32 : (SPLIT ? 2 : 1) * FA_KV / 32;
             float mx = rmax;
-            if (QUAD) {
+            if (OCT) {
+                constexpr int FREE = (R == 4 ? 1 : 3) | 24;
 #pragma unroll
                 for (int o = 1; o < 32; o <<= 1)
-                    if (o != 2 && o != 4) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-                if ((lane & 25) == 0) sS[sr * FA_KV + warp] = mx;
+                    if (o & FREE) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+                if ((lane & FREE) == 0) sS[sr * FA_KV + warp] = mx;
             } else {
                 mx = warp_max(mx);
                 if (scorer && lane == 0) sS[sr * FA_KV + warp % WPR] = mx;
