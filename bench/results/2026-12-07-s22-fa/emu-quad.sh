@@ -1,7 +1,7 @@
 #!/bin/bash
-# Session 22: the exact flash kernels (fattn.cu) with the four-row scorer (QUAD) on the host emulator of
+# Session 22: the exact flash kernels (fattn.cu) with the eight-threads-a-position scorer (QUAD in 92ab3c6, OCT since) on the host emulator of
 # ../2026-12-01-cudaexact/emu (emu.sh attn), with this directory's attn_main.cpp (six more four-row shapes),
-# bit for bit against attention_f16. MUTATE=1: a negative control — the scorer's first cross-thread level
+# bit for bit against attention_f16. MUTATE=1: a negative control — the four-row scorer's first cross-thread level
 # pairs t3 with the partner at ql^2 instead of ql^4 (the same sums in another tree order): must differ.
 # Usage (repository root): bash bench/results/2026-12-07-s22-fa/emu-quad.sh
 set -eu
@@ -13,9 +13,9 @@ if [ "${MUTATE:-0}" = 1 ]; then
   python3 - $T/root/core/backend/cuda/kernels/fattn.cu <<'PY'
 import sys
 p = sys.argv[1]; s = open(p).read()
-a = "__shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[2 + k], 4)"
+a = "__shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[R - 2 + k], 4)"
 assert s.count(a) == 1
-open(p, 'w').write(s.replace(a, "__shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[2 + k], 2)"))
+open(p, 'w').write(s.replace(a, "__shfl_xor_sync(0xffffffffu, b ? t3[k] : t3[R - 2 + k], 2)"))
 PY
 fi
 cd $T/root && bash $T/emu/emu.sh attn; rc=$?
