@@ -43,7 +43,9 @@ var fattnMMAHeadDims = map[int]string{64: "fattn_mma_64", 128: "fattn_mma_128"}
 //     kernel instead of fattn_f16_128w: 512 threads, four query rows a
 //     block, one block an SM, each K/V tile serving four rows; the same
 //     chains, the same bits: 1.50 → 1.11 ms a block of an 8B-shaped model
-//     at 512 tokens, bench/results/2026-12-02-s11-call1);
+//     at 512 tokens, bench/results/2026-12-02-s11-call1; since both
+//     compute scores eight threads a position, 598 against 593 µs, and the
+//     8B pp512 within 1 %, bench/results/2026-12-07-s22-call4);
 //   - "mma": the tensor-core kernels for every model, quantized weights or
 //     not (fattnMMAFor: by default only without them): 1.11 ms → 106 µs a
 //     block of the 8B shape at 512 tokens, 508 → 90 µs for the 1.1B preset
@@ -101,10 +103,11 @@ func (b *Backend) fattnFor(hd int) fattnKernel {
 // fattnShared is the dynamic shared memory of kernel k for head size hd
 // (mirrors fattn.cu), before the seen bits: a K tile (64 positions as
 // float, rows padded by four, or by eight where two threads share a score,
-// fattnSplit, or eight threads a position's, fattnOct), two V tiles (F16, padded by eight: this tile's and the next
-// one in flight) and the next K tile's halves as copied, which the 64
-// chains of each output element (stride 65) reuse at the end; then q, the
-// tile's scores, and per row the maximum, 1/sum and the float64 sum.
+// fattnSplit, or eight threads a position's, fattnOct), two V tiles (F16,
+// padded by eight: this tile's and the next one in flight) and the next K
+// tile's halves as copied, which the 64 chains of each output element
+// (stride 65) reuse at the end; then q, the tile's scores, and per row the
+// maximum, 1/sum and the float64 sum.
 func fattnShared(hd int, k fattnKernel) int {
 	r, ks := k.rows, hd+4
 	if fattnSplit(hd, k) || fattnOct(hd, k) {
