@@ -107,9 +107,9 @@ func (k *Kernel) Token1TableBytes() int {
 // PrepareToken1 fills tab (Token1TableBytes long) for the activation row x.
 // It runs on the calling thread before each one-token mat-mul of Q4_0 or
 // Q8_0 weights (four per block of a decode step), SIMD where the level has
-// it: at 2048 columns the word-wise loop took 0.52 µs and, with the row
-// and table cold in a decode step, made 0.14 ms of a 1B Q4_0 step
-// (bench/results/2026-12-07-s22-cpu).
+// it: at 2048 columns the word-wise loop took 0.52 µs (AVX2: 0.11) and
+// the tables 0.08–0.17 ms of a 1B Q4_0 decode step on the calling thread
+// (AVX2: 0.02–0.04; bench/results/2026-12-07-s22-cpu).
 func (k *Kernel) PrepareToken1(x, tab []byte) {
 	if k.rows4T == nil && k.rows8X8 == nil {
 		return

@@ -371,10 +371,11 @@ const maxPrefetchWeight = 64 << 10
 // these weights come from memory at every step: the Mul by a norm weight
 // (8 KiB on the 1B synth model) took ~1.5 µs a call in a decode step and
 // 0.25 µs with its weight in cache. Prefetched during the RMSNorm before
-// it, the Muls of a 1B Q4_0 step took 0.026 ms of it instead of 0.066
-// (in-process op timers, bench/results/2026-12-07-s22-cpu). Prefetching
-// every small operand and output of the next node as well cost more in
-// look-ups than it saved.
+// it, the Muls of a 1B Q4_0 step took 0.026 ms of it instead of 0.051
+// (0.039 instead of 0.079 in the VM's fast memory state; in-process op
+// timers, bench/results/2026-12-07-s22-cpu). Prefetching every small
+// operand and the output of the next node as well cost more in look-ups
+// than it saved.
 func (c *CPU) prefetchSmallWeights(n *graph.Node) {
 	if n.Op != graph.OpMul && n.Op != graph.OpAdd {
 		return

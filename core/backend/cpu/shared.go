@@ -58,7 +58,7 @@ func sharedRun(nodes []*graph.Node) int {
 		if n.Op != graph.OpMatMul || n.Src[1] != n0.Src[1] || n.Src[0].Shape[0] != w0.Shape[0] {
 			break
 		}
-		if t := n.Src[0].Type; t != w0.Type && (quant.VecDotType(t) != vt || f16F32(t, int(w0.Shape[0]))) {
+		if t := n.Src[0].Type; t != w0.Type && quant.VecDotType(t) != vt {
 			break
 		}
 		if overlaps(n.Buf, n0.Src[1].Buf) {
