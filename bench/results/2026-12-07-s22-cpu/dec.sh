@@ -1,7 +1,7 @@
 #!/bin/sh
 # Three rounds, per type, main's binary (old, 68e324a) and h53's (new)
 # alternating: minfer bench -p 1 -n 64 -t 2 --json, raw JSON in $D (dec/).
-# Other sessions share the VM: each run waits (up to two minutes) for the
+# Other sessions share the VM: each run waits (up to a minute) for the
 # CPU pressure's 10 s average (/proc/pressure/cpu) to fall under 5 %.
 # CGO_ENABLED=0 go build -tags nogui -o /tmp/h53/minfer-old . (at 68e324a)
 # CGO_ENABLED=0 go build -tags nogui -o /tmp/h53/minfer-new . (at h53)
@@ -9,7 +9,7 @@ R=bench/results/2026-12-07-s22-cpu
 D=$R/${D:-dec}
 mkdir -p $D
 quiet() {
-  for i in $(seq 60); do
+  for i in $(seq 30); do
     awk '/^some/ {split($2, a, "="); exit !(a[2] < 5)}' /proc/pressure/cpu && return
     sleep 2
   done
