@@ -39,6 +39,7 @@ func genericKernels() *kernelSet {
 		dotR4Q8_0Q8_0: rows4(dotQ8_0Q8_0Generic),
 		quantizeQ8_0:  quantizeRowQ8_0Generic,
 		quantizeQ8_K:  quantizeRowQ8_KGeneric,
+		token1Q8_0:    token1Q8_0Generic,
 
 		dotQ4_1Q8_1: dotQ4_1Q8_1Generic,
 		dotQ5_0Q8_0: dotQ5_0Q8_0Generic,

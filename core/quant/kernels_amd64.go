@@ -66,6 +66,7 @@ func avx2Kernels() *kernelSet {
 	ks.axpyF16 = axpyF16AVX2
 	ks.f16Lanes64 = f16Lanes64AVX2
 	ks.quantizeQ8_0 = quantizer(quantQ8_0AVX2, qk, bytesQ80)
+	ks.token1Q8_0 = token1Q8_0AVX2x
 	ks.quantizeQ8_K = quantizer(quantQ8_KAVX2, qkK, bytesQ8K)
 	addBreadthAVX2(&ks)
 	return &ks

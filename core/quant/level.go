@@ -224,6 +224,9 @@ type kernelSet struct {
 
 	quantizeQ8_0 func(src []float32, dst []byte)
 	quantizeQ8_K func(src []float32, dst []byte)
+	// token1Q8_0 fills the token table (PrepareToken1) of the Q8_0 row x,
+	// len(tab)/token1Q8_0 blocks.
+	token1Q8_0 func(x, tab []byte)
 
 	// One-token dots of the remaining weight types.
 	dotQ4_1Q8_1 func(w, x []byte) float32

@@ -41,3 +41,49 @@ func TestQ8_0FactsSum(t *testing.T) {
 		check("random")
 	}
 }
+
+// TestToken1Q8_0MatchesGeneric: every level's token table
+// (kernelSet.token1Q8_0, PrepareToken1) is the generic one byte for byte:
+// on rows of random quants, of the extremes −128 and 127, and with every
+// one of the 65536 F16 scales (zeros, subnormals, infinities, NaNs).
+func TestToken1Q8_0MatchesGeneric(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	const nb = 1 << 16 / 8 // the 65536 scales over eight rows
+	x := make([]byte, nb*bytesQ80)
+	want, got := make([]byte, nb*token1Q8_0), make([]byte, nb*token1Q8_0)
+	for _, lvl := range Levels() {
+		restore := ForceLevel(lvl)
+		for rep := 0; rep < 8; rep++ {
+			for b := 0; b < nb; b++ {
+				blk := x[b*bytesQ80 : (b+1)*bytesQ80]
+				put16(blk, uint16(rep*nb+b))
+				for i := 2; i < bytesQ80; i++ {
+					switch (rep + b) % 3 {
+					case 0:
+						blk[i] = byte(r.IntN(256))
+					case 1:
+						blk[i] = []byte{0x80, 0x7f}[r.IntN(2)]
+					default:
+						blk[i] = []byte{0x80, 0x7f, 0xff, 0, 1}[r.IntN(5)]
+					}
+				}
+			}
+			for _, n := range []int{1, 2, 7, 64, nb} {
+				clear(want)
+				clear(got)
+				token1Q8_0Generic(x[:n*bytesQ80], want[:n*token1Q8_0])
+				cur.token1Q8_0(x[:n*bytesQ80], got[:n*token1Q8_0])
+				for b := 0; b < n; b++ {
+					w, g := want[b*token1Q8_0:(b+1)*token1Q8_0], got[b*token1Q8_0:(b+1)*token1Q8_0]
+					if string(w) != string(g) {
+						t.Fatalf("%s: block %d of %d (scale %#04x): table % x, generic % x", lvl, b, n, uint16(rep*nb+b), g, w)
+					}
+				}
+				if string(got[n*token1Q8_0:]) != string(make([]byte, len(got)-n*token1Q8_0)) {
+					t.Fatalf("%s: %d blocks: wrote past the table", lvl, n)
+				}
+			}
+		}
+		restore()
+	}
+}

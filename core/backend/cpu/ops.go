@@ -324,39 +324,39 @@ func (t *matTask) runRows(worker int, w []byte, wb int, lay quant.Layout, lo, hi
 			r := tok - t.tokens&^3
 			tab = t.tabs1[r*t.tb1 : (r+1)*t.tb1]
 		}
-		t.oneToken(worker, w, wb, lay, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
+		t.oneToken(worker, &t.k, w, wb, lay, t.xq[tok*xrb:(tok+1)*xrb], tab, t.out[tok*rows:(tok+1)*rows], lo, hi)
 	}
 }
 
-// oneToken computes out[i] = w_i · x for rows lo..hi-1 of w against one
-// quantized token x (tab its token table, nil when the kernel takes none):
-// eight or four rows at a time.
+// oneToken computes out[i] = w_i · x for rows lo..hi-1 of w with the
+// kernel k against one quantized token x (tab its token table, nil when
+// the kernel takes none): eight or four rows at a time.
 // Row i of the weight is row i−wb of w; with a repacked layout lay, w is
 // the whole repacked weight (wb = 0).
-func (t *matTask) oneToken(worker int, w []byte, wb int, lay quant.Layout, x, tab []byte, out []float32, lo, hi int) {
-	wrb := t.k.WeightRowBytes()
+func (t *matTask) oneToken(worker int, k *quant.Kernel, w []byte, wb int, lay quant.Layout, x, tab []byte, out []float32, lo, hi int) {
+	wrb := k.WeightRowBytes()
 	o := &t.c.ws[worker].dot4
 	i := lo
 	if gr := lay.GroupRows(); gr > 0 {
 		// The rows of whole groups (x8.go): a group at a time where the
 		// chunk holds the whole group, one by one where not.
 		og := t.c.ws[worker].dotG[:gr]
-		g4 := t.k.HasGroups4(lay)
+		g4 := k.HasGroups4(lay)
 		for ge := len(w) / (gr * wrb) * gr; i < hi && i < ge; {
 			if g4 && i%gr == 0 && i+4*gr <= hi && i+4*gr <= ge {
 				// Four whole groups in one call (quant.Kernel.DotGroups4).
-				t.k.DotGroups4(lay, w[i*wrb:(i+4*gr)*wrb], x, tab, out[i:i+4*gr])
+				k.DotGroups4(lay, w[i*wrb:(i+4*gr)*wrb], x, tab, out[i:i+4*gr])
 				i += 4 * gr
 				continue
 			}
 			if i%gr == 0 && i+gr <= hi {
-				t.k.DotGroup(lay, w[i*wrb:(i+gr)*wrb], x, tab, og)
+				k.DotGroup(lay, w[i*wrb:(i+gr)*wrb], x, tab, og)
 				copy(out[i:i+gr], og)
 				i += gr
 				continue
 			}
 			g := i - i%gr
-			out[i] = t.k.DotGroupRow(lay, w[g*wrb:(g+gr)*wrb], i-g, x)
+			out[i] = k.DotGroupRow(lay, w[g*wrb:(g+gr)*wrb], i-g, x)
 			i++
 		}
 	}
@@ -364,20 +364,20 @@ func (t *matTask) oneToken(worker int, w []byte, wb int, lay quant.Layout, x, ta
 	if tab != nil {
 		o8 := &t.c.ws[worker].dot8
 		for ; i+8 <= hi; i += 8 {
-			t.k.Dot8RowsT(w[(i-wb)*wrb:(i-wb+8)*wrb], x, tab, o8)
+			k.Dot8RowsT(w[(i-wb)*wrb:(i-wb+8)*wrb], x, tab, o8)
 			copy(out[i:i+8], o8[:])
 		}
 		for ; i+4 <= hi; i += 4 {
-			t.k.Dot4RowsT(w[(i-wb)*wrb:(i-wb+4)*wrb], x, tab, o)
+			k.Dot4RowsT(w[(i-wb)*wrb:(i-wb+4)*wrb], x, tab, o)
 			out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
 		}
 	}
 	for ; i+4 <= hi; i += 4 {
-		t.k.Dot4Rows(w[(i-wb)*wrb:(i-wb+4)*wrb], x, o)
+		k.Dot4Rows(w[(i-wb)*wrb:(i-wb+4)*wrb], x, o)
 		out[i], out[i+1], out[i+2], out[i+3] = o[0], o[1], o[2], o[3]
 	}
 	for ; i < hi; i++ {
-		out[i] = t.k.Dot(w[(i-wb)*wrb:(i-wb+1)*wrb], x)
+		out[i] = k.Dot(w[(i-wb)*wrb:(i-wb+1)*wrb], x)
 	}
 }
 

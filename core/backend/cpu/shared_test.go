@@ -95,8 +95,9 @@ func TestSharedMatMulsMatchVecDot(t *testing.T) {
 }
 
 // TestSharedRunRefuses: a shared call stops at a mat-mul of another
-// weight type or row length, a prompt step, and outputs that overlap the
-// input or one another.
+// activation type (quant.VecDotType) or row length, a prompt step, and
+// outputs that overlap the input or one another; weights of different
+// types that read one activation type share it.
 func TestSharedRunRefuses(t *testing.T) {
 	ref := func(id alloc.BufID, off, n int64) alloc.BufRef { return alloc.BufRef{ID: id, Off: off, Len: n} }
 	x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{64, 1, 1, 1}, Buf: ref(1, 0, 256)}
@@ -112,7 +113,9 @@ func TestSharedRunRefuses(t *testing.T) {
 		want  int
 	}{
 		{"two", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 64, x, ref(2, 32, 32))}, 2},
-		{"type", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(gguf.TypeQ4_0, 64, x, ref(3, 0, 32))}, 1},
+		{"activation type", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(gguf.TypeQ4_1, 64, x, ref(3, 0, 32))}, 1},
+		{"weight types of one activation type", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(gguf.TypeQ4_0, 64, x, ref(3, 0, 32)), mm(gguf.TypeQ5_0, 64, x, ref(4, 0, 32))}, 3},
+		{"F16 in F32", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(gguf.TypeF16, 64, x, ref(3, 0, 32))}, 1},
 		{"row length", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 32, x, ref(3, 0, 32))}, 1},
 		{"prompt", []*graph.Node{mm(q8, 64, x3, ref(2, 0, 96)), mm(q8, 64, x3, ref(3, 0, 96))}, 1},
 		{"output on input", []*graph.Node{mm(q8, 64, x, ref(2, 0, 32)), mm(q8, 64, x, ref(1, 128, 32))}, 1},
@@ -124,5 +127,96 @@ func TestSharedRunRefuses(t *testing.T) {
 		if got := sharedRun(c.nodes); got != c.want {
 			t.Errorf("%s: sharedRun %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSharedMixedTypesMatchVecDot: a shared call over weights of
+// different types that read one activation type (a Q4_K_M block's Q4_K Q
+// and K with its Q6_K V; Q4_0 and Q8_0, whose kernels share the token
+// table; Q5_0, which takes none) gives every row the bits of
+// quant.VecDot, in the file layout and repacked (the backend's copies), at
+// every kernel level.
+func TestSharedMixedTypesMatchVecDot(t *testing.T) {
+	r := rand.New(rand.NewSource(37))
+	canRepack, repacked := false, false
+	for _, copyWeights := range []bool{false, true} {
+		c := New(2)
+		c.copyWeights = copyWeights
+		for _, lvl := range quant.Levels() {
+			restore := quant.ForceLevel(lvl)
+			for ti, types := range [][]gguf.GGMLType{
+				{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K},
+				{gguf.TypeQ6_K, gguf.TypeQ4_K},
+				{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ5_0, gguf.TypeQ4_0},
+				{gguf.TypeQ5_0, gguf.TypeQ4_0},
+			} {
+				in := 512
+				buf := func(floats int) alloc.BufRef {
+					id, err := c.AllocBuffer(int64(4 * floats))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return alloc.BufRef{ID: id, Len: int64(4 * floats)}
+				}
+				x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: buf(in)}
+				xb, _ := c.HostWindow(x.Buf)
+				copy(memview.As[float32](xb), randRow(r, in, 1))
+				var nodes []*graph.Node
+				weights := map[string][]byte{}
+				for i, wt := range types {
+					rows := []int{96, 32, 64, 32}[i]
+					rb, _ := wt.RowBytes(int64(in))
+					// A block's weight name, so that the copies are repacked.
+					name := fmt.Sprintf("blk.%d.%d.%s.%v.attn_q.weight", ti, i, lvl, copyWeights)
+					w := make([]byte, int(rb)*rows)
+					wf := randRow(r, in*rows, 0.1)
+					for row := 0; row < rows; row++ {
+						if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
+						t.Fatal(err)
+					}
+					weights[name] = w
+					if copyWeights && repackLayout(name, wt, []int64{int64(in), int64(rows)}, c.w.n) != quant.LayoutFile {
+						canRepack = true
+						repacked = repacked || c.weights[name].layout != quant.LayoutFile
+					}
+					nodes = append(nodes, &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), 1, 1, 1}, Name: name + ".out", Buf: buf(rows),
+						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}, x}})
+				}
+				if k := sharedRun(nodes); k != len(types) {
+					t.Fatalf("%s %v: sharedRun %d, want %d", lvl, types, k, len(types))
+				}
+				if err := c.Compute(context.Background(), nodes); err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range nodes {
+					wt := n.Src[0].Type
+					vt := quant.VecDotType(wt)
+					xrb, _ := vt.RowBytes(int64(in))
+					xq := make([]byte, xrb)
+					if err := quant.QuantizeRow(vt, memview.As[float32](xb), xq); err != nil {
+						t.Fatal(err)
+					}
+					rb, _ := wt.RowBytes(int64(in))
+					ob, _ := c.HostWindow(n.Buf)
+					got := memview.As[float32](ob)
+					w := weights[n.Src[0].Weight]
+					for i := range got {
+						want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+						if math.Float32bits(got[i]) != math.Float32bits(want) {
+							t.Fatalf("%s %v copy %v %s: row %d = %g, VecDot %g", lvl, types, copyWeights, n.Name, i, got[i], want)
+						}
+					}
+				}
+			}
+			restore()
+		}
+		c.Close()
+	}
+	if canRepack && !repacked {
+		t.Error("no weight was repacked: the test covers the file layout only")
 	}
 }
