@@ -29,41 +29,17 @@ func TestSharedMatMulsMatchVecDot(t *testing.T) {
 			if wt.BlockSize() == 256 {
 				in = 512
 			}
-			rb, _ := wt.RowBytes(int64(in))
-			buf := func(floats int) alloc.BufRef {
-				id, err := c.AllocBuffer(int64(4 * floats))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return alloc.BufRef{ID: id, Len: int64(4 * floats)}
-			}
-			x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: buf(in)}
-			x2 := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: buf(in)}
-			for _, in := range []*graph.Node{x, x2} {
-				b, _ := c.HostWindow(in.Buf)
-				copy(memview.As[float32](b), randRow(r, len(b)/4, 1))
-			}
+			x := testInput(t, c, r, in)
+			x2 := testInput(t, c, r, in)
 			var nodes []*graph.Node
 			weights := map[string][]byte{}
 			for i, rows := range []int{68, 20, 22, 44} {
-				name := fmt.Sprintf("w%d.%s.%s", i, wt, lvl)
-				w := make([]byte, int(rb)*rows)
-				wf := randRow(r, in*rows, 0.1)
-				for row := 0; row < rows; row++ {
-					if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
-					t.Fatal(err)
-				}
-				weights[name] = w
 				src := x
 				if i == 3 {
 					src = x2
 				}
-				nodes = append(nodes, &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), 1, 1, 1}, Name: name + ".out", Buf: buf(rows),
-					Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}, src}})
+				n, w := testMatMul(t, c, r, fmt.Sprintf("w%d.%s.%s", i, wt, lvl), wt, in, rows, src)
+				nodes, weights[n.Src[0].Weight] = append(nodes, n), w
 			}
 			if k := sharedRun(nodes); k != 3 {
 				t.Fatalf("%s %s: sharedRun %d, want 3", lvl, wt, k)
@@ -71,24 +47,7 @@ func TestSharedMatMulsMatchVecDot(t *testing.T) {
 			if err := c.Compute(context.Background(), nodes); err != nil {
 				t.Fatal(err)
 			}
-			vt := quant.VecDotType(wt)
-			xrb, _ := vt.RowBytes(int64(in))
-			xq := make([]byte, xrb)
-			for _, n := range nodes {
-				xb, _ := c.HostWindow(n.Src[1].Buf)
-				if err := quant.QuantizeRow(vt, memview.As[float32](xb), xq); err != nil {
-					t.Fatal(err)
-				}
-				ob, _ := c.HostWindow(n.Buf)
-				got := memview.As[float32](ob)
-				w := weights[n.Src[0].Weight]
-				for i := range got {
-					want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
-					if math.Float32bits(got[i]) != math.Float32bits(want) {
-						t.Fatalf("%s %s %s: row %d = %g, VecDot %g", lvl, wt, n.Name, i, got[i], want)
-					}
-				}
-			}
+			checkVecDot(t, c, nodes, weights, in, fmt.Sprintf("%s %s", lvl, wt))
 		}
 		restore()
 	}
@@ -151,40 +110,19 @@ func TestSharedMixedTypesMatchVecDot(t *testing.T) {
 				{gguf.TypeQ5_0, gguf.TypeQ4_0},
 			} {
 				in := 512
-				buf := func(floats int) alloc.BufRef {
-					id, err := c.AllocBuffer(int64(4 * floats))
-					if err != nil {
-						t.Fatal(err)
-					}
-					return alloc.BufRef{ID: id, Len: int64(4 * floats)}
-				}
-				x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: buf(in)}
-				xb, _ := c.HostWindow(x.Buf)
-				copy(memview.As[float32](xb), randRow(r, in, 1))
+				x := testInput(t, c, r, in)
 				var nodes []*graph.Node
 				weights := map[string][]byte{}
 				for i, wt := range types {
 					rows := []int{96, 32, 64, 32}[i]
-					rb, _ := wt.RowBytes(int64(in))
 					// A block's weight name, so that the copies are repacked.
 					name := fmt.Sprintf("blk.%d.%d.%s.%v.attn_q.weight", ti, i, lvl, copyWeights)
-					w := make([]byte, int(rb)*rows)
-					wf := randRow(r, in*rows, 0.1)
-					for row := 0; row < rows; row++ {
-						if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
-						t.Fatal(err)
-					}
-					weights[name] = w
+					n, w := testMatMul(t, c, r, name, wt, in, rows, x)
+					nodes, weights[name] = append(nodes, n), w
 					if copyWeights && repackLayout(name, wt, []int64{int64(in), int64(rows)}, c.w.n) != quant.LayoutFile {
 						canRepack = true
 						repacked = repacked || c.weights[name].layout != quant.LayoutFile
 					}
-					nodes = append(nodes, &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), 1, 1, 1}, Name: name + ".out", Buf: buf(rows),
-						Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}, x}})
 				}
 				if k := sharedRun(nodes); k != len(types) {
 					t.Fatalf("%s %v: sharedRun %d, want %d", lvl, types, k, len(types))
@@ -192,25 +130,7 @@ func TestSharedMixedTypesMatchVecDot(t *testing.T) {
 				if err := c.Compute(context.Background(), nodes); err != nil {
 					t.Fatal(err)
 				}
-				for _, n := range nodes {
-					wt := n.Src[0].Type
-					vt := quant.VecDotType(wt)
-					xrb, _ := vt.RowBytes(int64(in))
-					xq := make([]byte, xrb)
-					if err := quant.QuantizeRow(vt, memview.As[float32](xb), xq); err != nil {
-						t.Fatal(err)
-					}
-					rb, _ := wt.RowBytes(int64(in))
-					ob, _ := c.HostWindow(n.Buf)
-					got := memview.As[float32](ob)
-					w := weights[n.Src[0].Weight]
-					for i := range got {
-						want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
-						if math.Float32bits(got[i]) != math.Float32bits(want) {
-							t.Fatalf("%s %v copy %v %s: row %d = %g, VecDot %g", lvl, types, copyWeights, n.Name, i, got[i], want)
-						}
-					}
-				}
+				checkVecDot(t, c, nodes, weights, in, fmt.Sprintf("%s %v copy %v", lvl, types, copyWeights))
 			}
 			restore()
 		}
@@ -218,5 +138,70 @@ func TestSharedMixedTypesMatchVecDot(t *testing.T) {
 	}
 	if canRepack && !repacked {
 		t.Error("no weight was repacked: the test covers the file layout only")
+	}
+}
+
+// testInput is a one-token F32 input of in random values in a buffer of c.
+func testInput(t *testing.T, c *CPU, r *rand.Rand, in int) *graph.Node {
+	t.Helper()
+	x := &graph.Node{Op: graph.OpInput, Type: gguf.TypeF32, Shape: [4]int64{int64(in), 1, 1, 1}, Buf: testBuf(t, c, in)}
+	b, _ := c.HostWindow(x.Buf)
+	copy(memview.As[float32](b), randRow(r, in, 1))
+	return x
+}
+
+// testBuf is a buffer of c for floats float32 values.
+func testBuf(t *testing.T, c *CPU, floats int) alloc.BufRef {
+	t.Helper()
+	id, err := c.AllocBuffer(int64(4 * floats))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alloc.BufRef{ID: id, Len: int64(4 * floats)}
+}
+
+// testMatMul registers a random weight name of type wt (rows × in) on c
+// and returns a one-token mat-mul of it with src, and the weight's bytes.
+func testMatMul(t *testing.T, c *CPU, r *rand.Rand, name string, wt gguf.GGMLType, in, rows int, src *graph.Node) (*graph.Node, []byte) {
+	t.Helper()
+	rb, _ := wt.RowBytes(int64(in))
+	w := make([]byte, int(rb)*rows)
+	wf := randRow(r, in*rows, 0.1)
+	for row := 0; row < rows; row++ {
+		if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
+		t.Fatal(err)
+	}
+	return &graph.Node{Op: graph.OpMatMul, Type: gguf.TypeF32, Shape: [4]int64{int64(rows), 1, 1, 1}, Name: name + ".out", Buf: testBuf(t, c, rows),
+		Src: [4]*graph.Node{{Op: graph.OpWeight, Type: wt, Shape: [4]int64{int64(in), int64(rows), 1, 1}, Name: name, Weight: name}, src}}, w
+}
+
+// checkVecDot holds every row of the computed one-token mat-muls to
+// quant.VecDot of its weight row and its input quantized to the weight's
+// activation type, bit for bit.
+func checkVecDot(t *testing.T, c *CPU, nodes []*graph.Node, weights map[string][]byte, in int, what string) {
+	t.Helper()
+	for _, n := range nodes {
+		wt := n.Src[0].Type
+		vt := quant.VecDotType(wt)
+		xrb, _ := vt.RowBytes(int64(in))
+		xq := make([]byte, xrb)
+		xb, _ := c.HostWindow(n.Src[1].Buf)
+		if err := quant.QuantizeRow(vt, memview.As[float32](xb), xq); err != nil {
+			t.Fatal(err)
+		}
+		rb, _ := wt.RowBytes(int64(in))
+		ob, _ := c.HostWindow(n.Buf)
+		got := memview.As[float32](ob)
+		w := weights[n.Src[0].Weight]
+		for i := range got {
+			want := quant.VecDot(wt, in, w[i*int(rb):(i+1)*int(rb)], xq)
+			if math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("%s %s: row %d = %g, VecDot %g", what, n.Name, i, got[i], want)
+			}
+		}
 	}
 }
