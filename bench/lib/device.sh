@@ -8,9 +8,9 @@
 # returns what it had). Helpers:
 #   bn CMD...            a benchmark run (env assignments allowed first): its prefill/decode/device lines to the
 #                        summary, the whole output to logs/gpu-bench.txt
-#   tst NAME DIR T BIN ARGS...   a test binary run in DIR with timeout T: pass/fail/skip counts and the failures
-#                        to the summary, the output to logs/NAME.txt (env assignments go before the call: tst
-#                        runs env "$@" with the binary and its arguments)
+#   tst NAME DIR T [VAR=value...] BIN ARGS...   a test binary run in DIR with timeout T (and -test.v
+#                        -test.count=1): pass/fail/skip counts and the failures to the summary, the output to
+#                        logs/NAME.txt
 #   td                   testdata links for the core tests ($D/td: models small arch vocab templates)
 #   synth8 / synth1      the 8B Q4_K / 1.1B Q4_0 synth models into /tmp (synth8 in the background: wait $SP)
 R=$PWD; D=$R/$1; L=$OUT/logs; S=$L/summary.txt; mkdir -p $L
