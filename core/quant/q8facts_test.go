@@ -28,16 +28,7 @@ func TestQ8_0FactsSum(t *testing.T) {
 		check("constant")
 	}
 	for rep := 0; rep < 20000; rep++ {
-		for i := range blk {
-			switch rep % 3 {
-			case 0:
-				blk[i] = byte(r.IntN(256))
-			case 1:
-				blk[i] = []byte{0x80, 0x7f}[r.IntN(2)]
-			default:
-				blk[i] = []byte{0x80, 0x7f, 0xff, 0, 1}[r.IntN(5)]
-			}
-		}
+		fillQuants(r, blk, rep%3)
 		check("random")
 	}
 }
@@ -57,16 +48,7 @@ func TestToken1Q8_0MatchesGeneric(t *testing.T) {
 			for b := 0; b < nb; b++ {
 				blk := x[b*bytesQ80 : (b+1)*bytesQ80]
 				put16(blk, uint16(rep*nb+b))
-				for i := 2; i < bytesQ80; i++ {
-					switch (rep + b) % 3 {
-					case 0:
-						blk[i] = byte(r.IntN(256))
-					case 1:
-						blk[i] = []byte{0x80, 0x7f}[r.IntN(2)]
-					default:
-						blk[i] = []byte{0x80, 0x7f, 0xff, 0, 1}[r.IntN(5)]
-					}
-				}
+				fillQuants(r, blk[2:], (rep+b)%3)
 			}
 			for _, n := range []int{1, 2, 7, 64, nb} {
 				clear(want)
@@ -85,5 +67,20 @@ func TestToken1Q8_0MatchesGeneric(t *testing.T) {
 			}
 		}
 		restore()
+	}
+}
+
+// fillQuants fills q with int8 quants of one of three kinds: 0 random
+// bytes, 1 only the extremes −128 and 127, 2 the extremes, −1, 0 and 1.
+func fillQuants(r *rand.Rand, q []byte, kind int) {
+	for i := range q {
+		switch kind {
+		case 0:
+			q[i] = byte(r.IntN(256))
+		case 1:
+			q[i] = []byte{0x80, 0x7f}[r.IntN(2)]
+		default:
+			q[i] = []byte{0x80, 0x7f, 0xff, 0, 1}[r.IntN(5)]
+		}
 	}
 }

@@ -164,14 +164,7 @@ func testBuf(t *testing.T, c *CPU, floats int) alloc.BufRef {
 // and returns a one-token mat-mul of it with src, and the weight's bytes.
 func testMatMul(t *testing.T, c *CPU, r *rand.Rand, name string, wt gguf.GGMLType, in, rows int, src *graph.Node) (*graph.Node, []byte) {
 	t.Helper()
-	rb, _ := wt.RowBytes(int64(in))
-	w := make([]byte, int(rb)*rows)
-	wf := randRow(r, in*rows, 0.1)
-	for row := 0; row < rows; row++ {
-		if err := quant.QuantizeWeights(wt, wf[row*in:(row+1)*in], w[row*int(rb):(row+1)*int(rb)]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := quantRows(t, r, wt, in, rows)
 	if err := c.RegisterWeight(name, wt, []int64{int64(in), int64(rows)}, w); err != nil {
 		t.Fatal(err)
 	}
