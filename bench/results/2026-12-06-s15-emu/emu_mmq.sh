@@ -1,5 +1,6 @@
 #!/bin/bash
 # (Session 16: the Q4_K / Q5_K 16-byte compact copies at aligned weights, and weights off alignment: the 4-byte copies.
+# Session 22: cp_async_wait0, which the pipelined loop waits with since.)
 # Usage: emu_mmq.sh [type], e.g. q4_k.)
 # Host emulation of the pipelined tensor-core mat-muls (mma.cu's mmqp_*, 64-token tiles, and mmqw_*, 128-token
 # tiles, the default for long chunks since session 15) against the plain mmq_* (which
@@ -30,6 +31,7 @@ s = s[:a] + '''__device__ __forceinline__ void cp_async4n(void* dst, const void*
 __device__ __forceinline__ void cp_async16z(void* dst, const void* src, bool ok) { if (ok) memcpy(dst, src, 16); else memset(dst, 0, 16); }
 __device__ __forceinline__ void cp_async_commit() {}
 __device__ __forceinline__ void cp_async_wait1() {}
+__device__ __forceinline__ void cp_async_wait0() {}
 ''' + s[b:]
 s = s.replace('asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dsz));', 'dsz = g_dyn_size;')
 s = s.replace('extern __shared__ __align__(16) uint8_t mmq_smem[];', 'uint8_t* mmq_smem = g_dyn;')

@@ -310,22 +310,30 @@ __device__ void fattn(const float* q, const __half* kc, const __half* vc, const 
             // blocks added in float64 in position order, then the weights.
             float* sBS = (float*)fa_smem; // [R][nTiles·4]
             const int nb = nTiles * 4;
-            // The exps, a position a thread (the 16-block sums wait for them).
+            // The exps, a position a thread (in place), and each 16-block's
+            // sum by the 16 lanes holding it, reduce_add16's tree as
+            // shuffles (lanes l and l+8 apart, then 4, 2, 1). An unseen
+            // tile's sums are zero: adding them to the non-negative float64
+            // sum below changes no bit, and that sum then walks every block
+            // at a fixed stride, its loads in flight ahead of the adds. (A
+            // warp's 32 positions lie in one tile: kvP and NT are multiples
+            // of 64.)
 #pragma unroll
             for (int r = 0; r < R; r++)
-                for (int j = tid; j < kvP; j += NT) {
-                    int tl = (unsigned)j / FA_KV;
-                    if (sSeen[tl >> 5] & (1u << (tl & 31))) sKeep[r * kvP + j] = expf16(__fsub_rn(sKeep[r * kvP + j], sM[r]));
+                for (int j0 = 0; j0 < kvP; j0 += NT) {
+                    if (j0 + (tid & ~31) >= kvP) continue;
+                    const int j = j0 + tid, tl = (unsigned)j / FA_KV;
+                    float e = 0.f;
+                    if (sSeen[tl >> 5] & (1u << (tl & 31))) {
+                        e = expf16(__fsub_rn(sKeep[r * kvP + j], sM[r]));
+                        sKeep[r * kvP + j] = e;
+                    }
+                    float t = __fadd_rn(e, __shfl_xor_sync(0xffffffffu, e, 8));
+                    t = __fadd_rn(t, __shfl_xor_sync(0xffffffffu, t, 4));
+                    t = __fadd_rn(t, __shfl_xor_sync(0xffffffffu, t, 2));
+                    t = __fadd_rn(t, __shfl_xor_sync(0xffffffffu, t, 1));
+                    if ((tid & 15) == 0) sBS[r * nb + j / 16] = t;
                 }
-            __syncthreads();
-            // (An unseen tile's sums are zero here: adding them to the
-            // non-negative float64 sum changes no bit, and the sum then
-            // walks every block at a fixed stride, its loads in flight
-            // ahead of the adds.)
-            for (int x = tid; x < R * nb; x += NT) {
-                int r = x / nb, b = x - r * nb, tl = b >> 2;
-                sBS[x] = (sSeen[tl >> 5] & (1u << (tl & 31))) ? reduce_add16(sKeep + r * kvP + 16 * b) : 0.f;
-            }
             __syncthreads();
             if (tid < R) {
                 double acc1 = 0.0;

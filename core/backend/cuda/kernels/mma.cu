@@ -607,7 +607,7 @@ __device__ __forceinline__ void cp_async16z(void* dst, const void* src, bool ok)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(n));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
-__device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait0() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
 // mmqp<T, NT>: NT threads (128 or 256), tiles of BM rows × BNT = NT/2
 // tokens: NT/32 warps of 32 rows × 32 tokens, two across the rows; NT/BM
@@ -695,15 +695,20 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         if (XM) cp_async16z(mmq_smem + OXM + st * M::XS + 4 * (tk * NG + 4 * h), xm + o, tt < ntok);
     };
 
+    // Two barriers a k-step: after the first (this step's copies landed,
+    // and every thread done with the step before — its decode of the other
+    // raw stage, its compute from the other activation stage and from the
+    // one weight tile), the next step's copies go into the other stage and
+    // this step is decoded into the weight tile; after the second, computed.
     issue(0, 0);
     cp_async_commit();
     int it = 0;
     for (int k0 = 0; k0 < n; k0 += KC, it++) {
         int st = it & 1;
+        cp_async_wait0();
+        __syncthreads();
         if (k0 + KC < n) issue(k0 + KC, st ^ 1);
         cp_async_commit();
-        cp_async_wait1();
-        __syncthreads();
         // The row's raw bytes in this stage: its blocks from b0 on.
         int b0 = (k0 / KC) * KC / EPB;
         int off = (int)((uintptr_t)(wrow + (long long)b0 * WB) & 3);
@@ -714,7 +719,6 @@ __device__ void mmqp(const uint8_t* W0, const uint8_t* W1, const uint8_t* W2, fl
         decode_step<T, NGT>(s, rowp, b0 * EPB, rowOK, dr, tid % TPR, k0, n, CPT && compact ? 1 : 3);
         __syncthreads();
         compute_step<T>(s, acc, isum, (k0 / KC) & 1, wr, wt, g, t4);
-        __syncthreads();
     }
     store_tile(tg, acc, row0, tok0, wr, wt, g, t4, ntok);
 }
