@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -299,7 +300,16 @@ const (
 	qtQ8_0 int32 = 1
 	qtQ8_1 int32 = 2
 	qtQ8_K int32 = 3
+	// norm_quant's targets in the tensor-core mat-mul's layout (mmqActsAt).
+	qtMMQ8_0 int32 = 4
+	qtMMQ8_1 int32 = 5
+	qtMMQ8_K int32 = 6
 )
+
+// normMMQMaxK8K bounds the rows norm_quant quantizes as q8_K in the
+// tensor-core layout: they pass through its dynamic shared memory, which
+// stays within the default 48 KiB with its static part.
+const normMMQMaxK8K = 8192
 
 // fuseQuantMaxT bounds the token count for which a norm or swiglu kernel
 // also quantizes for the mat-mul after it (decode and small batches).
@@ -353,7 +363,8 @@ type normPlan struct {
 	end int
 	// The arguments of norm_quant: x (+ y) in, the sum, the norm, the norm
 	// weight w (wrows rows) and its product out2; the quantization qt
-	// into the workspace (xrb bytes a row, the mat-mul's type vt).
+	// into the workspace (xrb bytes a row, the mat-mul's type vt; for the
+	// qtMMQ* targets, xrb is the padded row kp and vt carries mmqLayout).
 	x, y, sum, out, w, out2 uintptr
 	wrows                   int32
 	eps                     float32
@@ -391,6 +402,19 @@ func (b *Backend) normChainPlan(nodes []*graph.Node, i int) (normPlan, error) {
 		pl.last = mul
 	}
 	pl.qt, pl.xrb, pl.vt = b.quantTarget(nodes, k, pl.last)
+	if vt, kp, ok := b.mmqTarget(nodes, k, pl.last); ok && pl.qt == qtNone {
+		switch {
+		case vt == gguf.TypeQ8_0:
+			pl.qt = qtMMQ8_0
+		case vt == gguf.TypeQ8_1:
+			pl.qt = qtMMQ8_1
+		case vt == gguf.TypeQ8_K && norm.Shape[0] <= normMMQMaxK8K:
+			pl.qt = qtMMQ8_K
+		}
+		if pl.qt != qtNone {
+			pl.xrb, pl.vt = kp, mmqLayout|vt
+		}
+	}
 	ptrs := []struct {
 		n *graph.Node
 		p *uintptr
@@ -447,7 +471,11 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 	} else {
 		// Threads per row: up to 1024, at least 256 (a q8_K block per 256).
 		threads := min(1024, max(256, (n+255)/256*256))
-		if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), 0,
+		var smem uint32
+		if pl.qt == qtMMQ8_K {
+			smem = uint32(4 * n)
+		}
+		if err := b.dv.launch(&b.l, "norm_quant", grid1(norm.Rows()), block1(int(threads)), smem,
 			pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(n), pl.wrows, pl.eps, pl.qt, pl.xrb); err != nil {
 			return 0, err
 		}
@@ -502,10 +530,35 @@ func (b *Backend) addFeedsNorm(nodes []*graph.Node, i int) bool {
 }
 
 // swiglu encodes nodes[i] (swiglu), quantizing the product for the
-// mat-mul after it when that one reads it.
+// mat-mul after it when that one reads it: into the tensor-core mat-mul's
+// layout for a batch (swiglu_mmq_*), into vec-dot blocks for a few tokens.
 func (b *Backend) swiglu(nodes []*graph.Node, i int, src [4]uintptr, out uintptr) error {
 	n := nodes[i]
 	total := n.Elements()
+	if vt, kp, ok := b.mmqTarget(nodes, i+1, n); ok {
+		in, T := n.Shape[0], n.Rows()
+		qx, xs, xm := b.mmqActsAt(T, kp)
+		var err error
+		switch vt {
+		case gguf.TypeQ8_0, gguf.TypeQ8_1:
+			sum := i32(0)
+			if vt == gguf.TypeQ8_1 {
+				sum = 1
+			}
+			err = b.dv.launch(&b.l, "swiglu_mmq_q8", [3]uint32{uint32((kp/32 + 7) / 8), uint32(T), 1}, block1(256), 0,
+				src[0], src[1], out, qx, xs, xm, i32(in), i32(kp), sum)
+		case gguf.TypeQ8_K:
+			err = b.dv.launch(&b.l, "swiglu_mmq_q8k", [3]uint32{uint32((kp/256 + 7) / 8), uint32(T), 1}, block1(256), 0,
+				src[0], src[1], out, qx, xs, xm, i32(in))
+		default:
+			err = fmt.Errorf("%w: mmq activations of type %s", errUnsupported, vt)
+		}
+		if err != nil {
+			return err
+		}
+		b.noteQuant(n, mmqLayout|vt, 0)
+		return nil
+	}
 	qt, xrb, vt := b.quantTarget(nodes, i+1, n)
 	if qt == qtNone {
 		return b.dv.launch(&b.l, "swiglu", elementwiseGrid(total), block1(256), 0, src[0], src[1], out, i32(n.Shape[0]), i64(total))

@@ -163,6 +163,54 @@ func (b *Backend) mmqGroup(nodes []*graph.Node) (int, error) {
 	return k, nil
 }
 
+// mmqActs is the activation layout of a tensor-core mat-mul over weights
+// of type wt, rows of in elements, for T tokens: the vec-dot type, the row
+// padded to kp (a multiple of the k-step), and the tokens of a chunk (as
+// many as the workspace holds, at most T).
+func (b *Backend) mmqActs(wt gguf.GGMLType, in, T int64) (vt gguf.GGMLType, kp, chunk int64, err error) {
+	vt = quant.VecDotType(wt)
+	kp = (in + mmqKC - 1) / mmqKC * mmqKC
+	if vt == gguf.TypeQ8_K && kp != in {
+		return 0, 0, 0, fmt.Errorf("%w: q8_K activations of %d elements", errUnsupported, in)
+	}
+	perTok := kp + 2*(kp/16)*4
+	chunk = min(T, b.dv.workSize/perTok)
+	if chunk < 1 {
+		return 0, 0, 0, fmt.Errorf("%w: a row of %d activations outgrows the workspace", errUnsupported, in)
+	}
+	return vt, kp, chunk, nil
+}
+
+// mmqTarget reports whether nodes[j] is a tensor-core mat-mul that reads
+// src, its input, in one chunk (so a kernel that produces src may write
+// its activations into the workspace for it: mmqActsAt), with their
+// vec-dot type and padded row.
+func (b *Backend) mmqTarget(nodes []*graph.Node, j int, src *graph.Node) (gguf.GGMLType, int64, bool) {
+	if j >= len(nodes) || b.off.quant {
+		return 0, 0, false
+	}
+	m := nodes[j]
+	if m.Op != graph.OpMatMul || m.Src[1] != src || m.Backend != src.Backend || !useMMQ(m) || m.Src[0].Shape[0] != src.Shape[0] {
+		return 0, 0, false
+	}
+	T := src.Rows()
+	vt, kp, chunk, err := b.mmqActs(m.Src[0].Type, src.Shape[0], T)
+	if err != nil || chunk != T {
+		return 0, 0, false
+	}
+	return vt, kp, true
+}
+
+// mmqActsAt is where a T-token chunk of activations with rows padded to
+// kp lies in the workspace (mmqMatMul's layout): the int8 values, the
+// scales, the scaled sums.
+func (b *Backend) mmqActsAt(T, kp int64) (qx, xs, xm uintptr) {
+	qx = b.dv.work
+	xs = qx + uintptr(T*kp)
+	xm = xs + uintptr(T*(kp/16)*4)
+	return qx, xs, xm
+}
+
 // mmqMatMul runs the mat-muls of group (one input x, weights ws of one
 // type and row length, outputs outs) on the tensor cores: the activations
 // go to the workspace (int8 rows of kp bytes, then per 16 elements a float
@@ -182,15 +230,9 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 	if err != nil {
 		return err
 	}
-	vt := quant.VecDotType(wt)
-	kp := (in + mmqKC - 1) / mmqKC * mmqKC
-	if vt == gguf.TypeQ8_K && kp != in {
-		return fmt.Errorf("%w: q8_K activations of %d elements", errUnsupported, in)
-	}
-	perTok := kp + 2*(kp/16)*4
-	chunk := min(T, dv.workSize/perTok)
-	if chunk < 1 {
-		return fmt.Errorf("%w: a row of %d activations outgrows the workspace", errUnsupported, in)
+	vt, kp, chunk, err := b.mmqActs(wt, in, T)
+	if err != nil {
+		return err
 	}
 	// Up to three weights: the row tiles of each, one after the other.
 	var w3, o3 [mmqGroupMax]uintptr
@@ -207,9 +249,7 @@ func (b *Backend) mmqMatMul(group []*graph.Node, ws []uintptr, x uintptr, outs [
 	for t0 := int64(0); t0 < T; t0 += chunk {
 		nt := min(chunk, T-t0)
 		fn, smem, bn, threads := b.mmqKernel(wt, nt)
-		qx := dv.work
-		xs := qx + uintptr(nt*kp)
-		xm := xs + uintptr(nt*(kp/16)*4)
+		qx, xs, xm := b.mmqActsAt(nt, kp)
 		if !(chunk == T && b.quantAtWork(n.Src[1], mmqLayout|vt)) {
 			xin := x + uintptr(t0*in*4)
 			switch vt {

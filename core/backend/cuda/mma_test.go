@@ -194,3 +194,85 @@ func TestMMQKernelChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestChainsFeedMMQ: a batch's swiglu, and its residual add + rms_norm +
+// weight mul, write their result straight into the tensor-core mat-mul's
+// activation layout (swiglu_mmq_q8 / norm_quant's QT_MMQ_Q8_* for q8_0 and
+// q8_1 activations, swiglu_mmq_q8k / QT_MMQ_Q8_K for q8_K), and the
+// mat-muls after them (two of one input for the norm, as q/k/v) quantize
+// nothing: against the CPU's bits, for rows that fill whole k-steps and
+// one that ends in padding (96 of 128), token counts at the threshold and
+// past a tile, eager, captured and replayed. With the quant fusions
+// switched off (MINFER_CUDA_DECODE=quant) mmq_act_* run instead. The
+// swiglu product, the residual sum and the norm are in the output, so a
+// fused kernel that did not write them fails.
+func TestChainsFeedMMQ(t *testing.T) {
+	g := oneBackend(t)
+	r := rand.New(rand.NewPCG(61, 62))
+	cases := []struct {
+		wt         gguf.GGMLType
+		n, T, rows int
+		acts       string
+	}{
+		{gguf.TypeQ4_0, 512, 32, 96, "mmq_act_q8"},
+		{gguf.TypeQ4_0, 96, 100, 64, "mmq_act_q8"},
+		{gguf.TypeQ4_1, 1024, 77, 130, "mmq_act_q8"},
+		{gguf.TypeQ8_0, 512, 129, 64, "mmq_act_q8"},
+		{gguf.TypeQ4_K, 1024, 32, 96, "mmq_act_q8k"},
+		{gguf.TypeQ4_K, 2816, 200, 64, "mmq_act_q8k"},
+		{gguf.TypeQ6_K, 512, 65, 130, "mmq_act_q8k"},
+	}
+	for _, off := range []bool{false, true} {
+		for _, c := range cases {
+			name := fmt.Sprintf("%s/n%d/T%d/rows%d/quantoff%v", c.wt, c.n, c.T, c.rows, off)
+			n, T := int64(c.n), int64(c.T)
+			k := int64(min(c.n, c.rows))
+			ws := map[string]tensor{"w1": quantized(t, c.wt, c.n, c.rows, r), "w2": quantized(t, c.wt, c.n, c.rows, r),
+				"norm": {gguf.TypeF32, []int64{n}, memview.Bytes(randF32(r, c.n, 1))}}
+			in := func(names ...string) map[string][]byte {
+				m := map[string][]byte{}
+				for _, s := range names {
+					m[s] = memview.Bytes(randF32(r, c.n*c.T, 3))
+				}
+				return m
+			}
+			// run compares the case and reports the launches of fused and
+			// of the mat-mul's own activation kernel it made.
+			run := func(t *testing.T, oc opCase, fused string) {
+				defer func(o decodeOff) { g.off = o }(g.off)
+				if off {
+					g.off = parseDecodeOff(defaultDecodeOff + ",quant")
+				}
+				f0, a0 := g.l.counts[fused], g.l.counts[c.acts]
+				compareExact(t, oc, g, 3)
+				f, a := g.l.counts[fused]-f0, g.l.counts[c.acts]-a0
+				if (a > 0) != off || fused != "norm_quant" && (f > 0) == off {
+					t.Errorf("quant fusions off %v: %d %s and %d %s launches: %v", off, f, fused, a, c.acts, g.l.counts)
+				}
+			}
+			t.Run("swiglu/"+name, func(t *testing.T) {
+				fused := "swiglu_mmq_q8"
+				if c.acts == "mmq_act_q8k" {
+					fused = "swiglu_mmq_q8k"
+				}
+				run(t, opCase{weights: map[string]tensor{"w": ws["w1"]}, inputs: in("g", "u"),
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						s := b.SwiGLU(b.Input("g", gguf.TypeF32, n, T), b.Input("u", gguf.TypeF32, n, T), "s")
+						y := b.MatMul(wf("w"), s, "y")
+						return b.Add(b.View(y, "yk", 0, k, T), b.View(s, "sk", 0, k, T), "out")
+					}}, fused)
+			})
+			t.Run("norm/"+name, func(t *testing.T) {
+				run(t, opCase{weights: ws, inputs: in("x", "res"),
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						sum := b.Add(b.Input("x", gguf.TypeF32, n, T), b.Input("res", gguf.TypeF32, n, T), "sum")
+						m := b.Mul(b.RMSNorm(sum, 1e-5, "nrm"), wf("norm"), "m")
+						y1 := b.MatMul(wf("w1"), m, "y1")
+						y2 := b.MatMul(wf("w2"), m, "y2")
+						y := b.Add(b.View(y1, "y1k", 0, k, T), b.View(y2, "y2k", 0, k, T), "y")
+						return b.Add(b.Add(y, b.View(sum, "sk", 0, k, T), "ys"), b.View(m, "mk", 0, k, T), "out")
+					}}, "norm_quant")
+			})
+		}
+	}
+}

@@ -181,6 +181,13 @@ __device__ __forceinline__ float expf16(float x) {
 }
 // expfLibm of the CPU: exp in double, rounded once.
 __device__ __forceinline__ float expf_libm(float x) { return (float)exp((double)x); }
+// swiglu_v: SiLU(x)·u as the CPU's swiglu computes an element: expf16
+// where the element lies in its row's whole 16-blocks (vec), the C
+// library's expf on the rest.
+__device__ __forceinline__ float swiglu_v(float x, float u, bool vec) {
+    const float ex = vec ? expf16(-x) : expf_libm(-x);
+    return __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), u);
+}
 // tanhf of the CPU: tanh in double, rounded once.
 __device__ __forceinline__ float cpu_tanhf(float x) { return (float)tanh((double)x); }
 

@@ -4,6 +4,7 @@
 // quant.cu compute (the CPU backend's arithmetic, in its order where the
 // result depends on it), arranged for a GPU.
 #include "common.cuh"
+#include "mmqact.cuh"
 
 // f16a: a half at a 2-aligned address.
 __device__ __forceinline__ float f16a(const uint8_t* p) { return __half2float(*(const __half*)p); }
@@ -953,6 +954,9 @@ __device__ void q8k_block(float v, uint8_t* b, q8k_sh* sh, bool valid) {
 }
 
 enum { QT_NONE = 0, QT_Q8_0 = 1, QT_Q8_1 = 2, QT_Q8_K = 3 };
+// norm_quant's other targets: the tensor-core mat-mul's layout (mmqact.cuh)
+// of q8_0, q8_1 or q8_K activations.
+enum { QT_MMQ_Q8_0 = 4, QT_MMQ_Q8_1 = 5, QT_MMQ_Q8_K = 6 };
 
 // quantize_at: value v of element i (the thread's; the callers step so a
 // warp holds whole q8_0/q8_1 blocks and a 256-thread block whole q8_K
@@ -975,9 +979,15 @@ __device__ __forceinline__ void quantize_at(int qt, float v, uint8_t* q, long lo
 // per row of 256, 512 or 1024 threads; n a multiple of 32 (q8_0/q8_1) or
 // 256 (q8_K). The sum of squares is accumulated in double and rms_mean
 // makes it the CPU's serial float32 mean (the serial chain itself where
-// the order could matter); the scale computed as the CPU does.
+// the order could matter); the scale computed as the CPU does. The
+// QT_MMQ_* targets write the tensor-core mat-mul's layout for the
+// gridDim.x rows instead, rows padded with zeros to xrb (kp) elements:
+// int8 values at q, then the scales and sums (mmqMatMul's); q8_K takes n
+// floats of dynamic shared memory (the row, which the warps quantize a
+// super-block at a time).
 extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
                                                               uint8_t* q, int n, int wrows, float eps, int qt, long long xrb) { PDL_ENTRY();
+    extern __shared__ float nrow[];
     __shared__ double part[32];
     __shared__ float sscale;
     __shared__ q8k_sh sh[4];
@@ -1009,9 +1019,13 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
     const float scale = sscale;
     const float* src = sr ? sr : xr;
     const float* wr = w ? w + (long long)(r % wrows) * n : nullptr;
-    for (int i0 = 0; i0 < n; i0 += nth) {
+    const bool mmq = qt >= QT_MMQ_Q8_0;
+    const int kp = mmq ? (int)xrb : n, lane = tid & 31;
+    float* xs = (float*)(q + (long long)gridDim.x * kp);
+    float* xm = xs + (long long)gridDim.x * (kp / 16);
+    for (int i0 = 0; i0 < kp; i0 += nth) {
         int i = i0 + tid;
-        bool warpIn = i0 + (tid & ~31) < n;
+        bool warpIn = i0 + (tid & ~31) < kp;
         bool groupIn = i0 + (tid & ~255) < n;
         float v = 0.f;
         if (i < n) {
@@ -1022,7 +1036,20 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
                 out2[r * n + i] = v;
             }
         }
-        quantize_at(qt, v, q, xrb, r, i, warpIn, &sh[tid >> 8], groupIn);
+        if (!mmq) quantize_at(qt, v, q, xrb, r, i, warpIn, &sh[tid >> 8], groupIn);
+        else if (qt == QT_MMQ_Q8_K) {
+            if (i < n) nrow[i] = v;
+        } else if (warpIn)
+            mmq_q8_lane(v, lane, (int8_t*)q, xs, xm, r, i >> 5, kp, qt == QT_MMQ_Q8_1);
+    }
+    if (qt == QT_MMQ_Q8_K) { // n = kp
+        __syncthreads();
+        for (int g = tid >> 5; g < n / 256; g += nth / 32) {
+            float v[8];
+            *(float4*)&v[0] = *(const float4*)&nrow[256 * g + 8 * lane];
+            *(float4*)&v[4] = *(const float4*)&nrow[256 * g + 8 * lane + 4];
+            mmq_q8k_warp(v, lane, (int8_t*)q + r * n + 256 * g, xs, xm, r * (n / 16) + 16 * g);
+        }
     }
 }
 
@@ -1041,13 +1068,50 @@ extern "C" __global__ void __launch_bounds__(256) swiglu_quant(const float* g, c
         long long r = i / n;
         int e = (int)(i % n);
         if (i < total) {
-            float x = g[i];
-            float ex = e < full ? expf16(-x) : expf_libm(-x);
-            v = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), u[i]);
+            v = swiglu_v(g[i], u[i], e < full);
             out[i] = v;
         }
         quantize_at(qt, v, q, xrb, r, e, warpIn, &sh, true);
     }
+}
+
+// swiglu_mmq_q8 and swiglu_mmq_q8k: swiglu_quant's product for a batch
+// (rows of n), written (out, unless null) and quantized straight into the
+// tensor-core mat-mul's activation layout (mmqact.cuh) — what swiglu and
+// mmq_act_q8 / mmq_act_q8k after it compute, in one pass. q8: a warp per
+// 32-group, grid (ceil(kp/256), tokens); elements n..kp-1 are zero.
+// q8k: a warp per super-block, eight consecutive elements a lane, grid
+// (ceil(n/2048), tokens); n a multiple of 256. 256 threads.
+extern "C" __global__ void __launch_bounds__(256) swiglu_mmq_q8(const float* g, const float* u, float* out, int8_t* qx, float* xs, float* xm, int n,
+                                                                int kp, int withSum) { PDL_ENTRY();
+    const int lane = threadIdx.x & 31, b = blockIdx.x * 8 + (threadIdx.x >> 5), t = blockIdx.y;
+    if (b >= kp / 32) return; // whole warps
+    const int e = b * 32 + lane;
+    const long long i = (long long)t * n + e;
+    float v = 0.f;
+    if (e < n) {
+        v = swiglu_v(g[i], u[i], e < (n & ~15));
+        if (out) out[i] = v;
+    }
+    mmq_q8_lane(v, lane, qx, xs, xm, t, b, kp, withSum);
+}
+extern "C" __global__ void __launch_bounds__(256) swiglu_mmq_q8k(const float* g, const float* u, float* out, int8_t* qx, float* xs, float* xm,
+                                                                 int n) { PDL_ENTRY();
+    const int lane = threadIdx.x & 31, sb = blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (sb >= n / 256) return; // whole warps
+    const long long row = (long long)blockIdx.y * n, i0 = row + sb * 256 + 8 * lane;
+    float gv[8], uv[8], v[8];
+    *(float4*)&gv[0] = *(const float4*)(g + i0);
+    *(float4*)&gv[4] = *(const float4*)(g + i0 + 4);
+    *(float4*)&uv[0] = *(const float4*)(u + i0);
+    *(float4*)&uv[4] = *(const float4*)(u + i0 + 4);
+#pragma unroll
+    for (int k = 0; k < 8; k++) v[k] = swiglu_v(gv[k], uv[k], true); // n a multiple of 16
+    if (out) {
+        *(float4*)(out + i0) = *(const float4*)&v[0];
+        *(float4*)(out + i0 + 4) = *(const float4*)&v[4];
+    }
+    mmq_q8k_warp(v, lane, qx + row + sb * 256, xs, xm, (long long)blockIdx.y * (n / 16) + sb * 16);
 }
 
 // ---------------------------------------------------------------- rope
@@ -1331,8 +1395,7 @@ __device__ __forceinline__ void mvw_swiglu(const float* v, int* lastf, float* og
         const int e = r0 + t, full = n & ~15;
         og[e] = x;
         ou[e] = uv;
-        const float ex = e < full ? expf16(-x) : expf_libm(-x);
-        hout[e] = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, ex)), uv);
+        hout[e] = swiglu_v(x, uv, e < full);
     }
     if (qt == QT_NONE) return;
     const int G = qt == QT_Q8_K ? 256 : 32, glo = r0 / G, ng = (r0 + nr - 1) / G - glo + 1;

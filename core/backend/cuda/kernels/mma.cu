@@ -12,6 +12,7 @@
 // of 4-element integer sums (ggml's AVX2 lanes), which a 32-element mma
 // does not give; they take the batched mat-vec.
 #include "common.cuh"
+#include "mmqact.cuh"
 
 enum { Q4_0 = 2, Q4_1 = 3, Q8_0 = 8, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14 };
 
@@ -25,12 +26,6 @@ enum { Q4_0 = 2, Q4_1 = 3, Q8_0 = 8, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14 
 #define NG (KC / 16)
 #define NGP (NG + 1)
 
-__device__ __forceinline__ int sat8(float v) {
-    int q = __float2int_rn(v);
-    return q > 127 ? 127 : (q < -128 ? -128 : q);
-}
-__device__ __forceinline__ float f16r(float f) { return __half2float(__float2half_rn(f)); }
-
 // ------------------------------------------------------------ activations
 // mmq_act_q8: q8_0 (withSum 0) or q8_1 (withSum 1) per 32 elements, as
 // quant_q8_0 / quant_q8_1 compute them; elements n..kp-1 are zero.
@@ -39,88 +34,20 @@ extern "C" __global__ void mmq_act_q8(const float* x, int8_t* qx, float* xs, flo
     int lane = threadIdx.x & 31, b = blockIdx.x * 8 + (threadIdx.x >> 5), t = blockIdx.y;
     if (b >= kp / 32) return; // whole warps
     int e = b * 32 + lane;
-    float v = e < n ? x[(long long)t * n + e] : 0.f;
-    float amax = warp_max(fabsf(v));
-    float id = amax != 0.f ? 127.f / amax : 0.f;
-    int q = sat8(v * id);
-    qx[(long long)t * kp + e] = (int8_t)q;
-    int sum = warp_sum_i(q);
-    if (lane == 0) {
-        float d = amax / 127.f;
-        long long g = (long long)t * (kp / 16) + 2 * b;
-        float dh = f16r(d);
-        xs[g] = dh;
-        xs[g + 1] = dh;
-        xm[g] = withSum ? f16r(d * (float)sum) : 0.f;
-        xm[g + 1] = 0.f;
-    }
+    mmq_q8_lane(e < n ? x[(long long)t * n + e] : 0.f, lane, qx, xs, xm, t, b, kp, withSum);
 }
 
-// mmq_act_q8k: q8_K per 256 elements (quantize_row_q8_K_ref, as
-// quant_q8_k). xm holds, per super-block (16 words), the integer sums of
-// its eight 32-element sub-blocks split as sum = 128·hi + lo (lo in
-// 0..127, hi in −32..31) in bytes 32..47: lo of sub-blocks 0..7, then hi
-// of 0..7 (the B operand of the mins' mma, compute_step); the rest is
-// zero. n = kp, a multiple of 256. A warp per super-block, eight
-// consecutive elements a lane: grid (ceil(kp/2048), tokens), 256 threads.
+// mmq_act_q8k: q8_K per 256 elements (mmq_q8k_warp). n = kp, a multiple
+// of 256. A warp per super-block, eight consecutive elements a lane: grid
+// (ceil(kp/2048), tokens), 256 threads.
 extern "C" __global__ void mmq_act_q8k(const float* x, int8_t* qx, float* xs, float* xm, int n, int kp) { PDL_ENTRY();
     int lane = threadIdx.x & 31, sb = blockIdx.x * 8 + (threadIdx.x >> 5);
     if (sb >= kp / 256) return; // whole warps
     const float* xb = x + (long long)blockIdx.y * n + sb * 256;
-    int8_t* qb = qx + (long long)blockIdx.y * kp + sb * 256;
-    long long g0 = (long long)blockIdx.y * (kp / 16) + sb * 16;
     float v[8];
     *(float4*)&v[0] = *(const float4*)(xb + 8 * lane);
     *(float4*)&v[4] = *(const float4*)(xb + 8 * lane + 4);
-    // The largest magnitude, the first element that has it.
-    float a = fabsf(v[0]);
-    int idx = 8 * lane;
-#pragma unroll
-    for (int k = 1; k < 8; k++)
-        if (fabsf(v[k]) > a) { a = fabsf(v[k]); idx = 8 * lane + k; }
-    for (int o = 16; o > 0; o >>= 1) {
-        float a2 = __shfl_xor_sync(0xffffffffu, a, o);
-        int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
-        if (a2 > a || (a2 == a && i2 < idx)) { a = a2; idx = i2; }
-    }
-    if (a == 0.f) {
-        *(int2*)(qb + 8 * lane) = make_int2(0, 0);
-        if (lane < 16) { xs[g0 + lane] = 0.f; xm[g0 + lane] = 0.f; }
-        return;
-    }
-    float iscale = -127.f / xb[idx];
-    int s = 0;
-    uint32_t packed[2] = {0, 0};
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        int q = __float2int_rn(iscale * v[k]);
-        if (q > 127) q = 127;
-        s += q;
-        packed[k >> 2] |= (uint32_t)(q & 0xff) << (8 * (k & 3));
-    }
-    *(int2*)(qb + 8 * lane) = make_int2((int)packed[0], (int)packed[1]);
-    // The sums of the eight sub-blocks (four lanes each), to every lane.
-    s += __shfl_xor_sync(0xffffffffu, s, 1);
-    s += __shfl_xor_sync(0xffffffffu, s, 2);
-    int sbs[8];
-#pragma unroll
-    for (int k = 0; k < 8; k++) sbs[k] = __shfl_sync(0xffffffffu, s, 4 * k);
-    float d = 1.f / iscale;
-    if (lane < 16) {
-        xs[g0 + lane] = d;
-        uint32_t word = 0;
-        if (lane >= 8 && lane < 12) {
-            // bytes 4(lane-8)..: lo (lanes 8, 9) or hi (10, 11) of four sub-blocks
-            int j0 = 4 * (lane & 1);
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                int sv = sbs[j0 + k];
-                uint32_t byte = lane < 10 ? (uint32_t)(sv & 127) : (uint32_t)(sv >> 7) & 0xffu;
-                word |= byte << (8 * k);
-            }
-        }
-        ((uint32_t*)xm)[g0 + lane] = word;
-    }
+    mmq_q8k_warp(v, lane, qx + (long long)blockIdx.y * kp + sb * 256, xs, xm, (long long)blockIdx.y * (kp / 16) + sb * 16);
 }
 
 // ---------------------------------------------------------------- weights

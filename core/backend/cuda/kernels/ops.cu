@@ -66,9 +66,7 @@ extern "C" __global__ void add_f32(const float* x, const float* y, float* out, i
 extern "C" __global__ void swiglu(const float* g, const float* u, float* out, int n, long long total) { PDL_ENTRY();
     int full = n & ~15;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-        float x = g[i];
-        float e = (int)(i % n) < full ? expf16(-x) : expf_libm(-x);
-        out[i] = __fmul_rn(__fdiv_rn(x, __fadd_rn(1.f, e)), u[i]);
+        out[i] = swiglu_v(g[i], u[i], (int)(i % n) < full);
     }
 }
 
