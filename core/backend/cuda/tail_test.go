@@ -578,7 +578,8 @@ func ropeAttnLaunches(g *Backend) int {
 // quantization (F32: the product alone, rows not a multiple of 16);
 // Q5_1 (no staged kernel), Q4_K in blocks of one warp and Q8_0 in blocks
 // of three (odd slot counts: a block takes gate and up rows in pairs) and
-// MINFER_CUDA_DECODE=swmv run the two launches instead.
+// the kernel switched off (swmv: the default list's choice) run the two
+// launches instead.
 func TestSwigluMatVec(t *testing.T) {
 	g := oneBackend(t)
 	r := rand.New(rand.NewPCG(43, 44))
@@ -608,9 +609,7 @@ func TestSwigluMatVec(t *testing.T) {
 			name := fmt.Sprintf("%s-%s/cols%d/rows%d/warps%d/swmvoff%v", c.wt, c.dt, c.cols, c.rows, c.warps, off)
 			t.Run(name, func(t *testing.T) {
 				defer func(o decodeOff, w int64) { g.off, g.mvsWarps = o, w }(g.off, g.mvsWarps)
-				if off {
-					g.off = parseDecodeOff(defaultDecodeOff + ",swmv")
-				}
+				g.off.swMV = off // (the default list keeps it off: defaultDecodeOff)
 				g.mvsWarps = c.warps
 				down := quantized(t, c.dt, c.rows, c.cols, r)
 				if c.dt == gguf.TypeF32 {
