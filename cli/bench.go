@@ -69,7 +69,7 @@ func runBench(e Env, args []string) error {
 			r.Device, min(r.GPULayers, r.NLayers), r.NLayers, r.DevCopyGBs, 100*r.RatioOfCopy)
 	}
 	if r.DecodeDeviceMs > 0 {
-		fmt.Fprintf(e.Stdout, "decode step %.3f ms: the device busy %.3f ms of it (%.0f%%), the rest host, copies and launches\n",
+		fmt.Fprintf(e.Stdout, "decode step %.3f ms (one more run, timers on): the device busy %.3f ms of it (%.0f%%), the rest host, copies and launches\n",
 			r.DecodeStepMs, r.DecodeDeviceMs, 100*r.DecodeDeviceMs/r.DecodeStepMs)
 	}
 	if len(r.DecodePhasesMs) > 0 {

@@ -122,8 +122,9 @@ func TestBenchMemorySamplesJSON(t *testing.T) {
 
 // TestBenchStepPhasesJSON: --json carries the mean wall time of each phase
 // of a decode step, every phase named, none negative, and together no more
-// than the slowest run's mean step (1000 / its decode tok/s); the issue
-// (the CPU computes the nodes there) is a part of it.
+// than the mean step of the run they were timed in (decode_step_ms: one
+// more run after the measured ones); the issue (the CPU computes the nodes
+// there) is a part of it.
 func TestBenchStepPhasesJSON(t *testing.T) {
 	var out, errb bytes.Buffer
 	model := ggtest.Path(t, "models", "stories260K.gguf")
@@ -132,6 +133,7 @@ func TestBenchStepPhasesJSON(t *testing.T) {
 	}
 	var r struct {
 		Decode []float64          `json:"decode_tok_s_samples"`
+		Step   float64            `json:"decode_step_ms"`
 		Phases map[string]float64 `json:"decode_step_phases_ms"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
@@ -148,12 +150,11 @@ func TestBenchStepPhasesJSON(t *testing.T) {
 	if len(r.Phases) != len(core.StepPhaseNames) {
 		t.Errorf("phases %v, want exactly %v", r.Phases, core.StepPhaseNames)
 	}
-	slowest := math.Inf(1)
-	for _, v := range r.Decode {
-		slowest = min(slowest, v)
+	if len(r.Decode) != 2 {
+		t.Errorf("%d measured runs' decode rates %v, want 2 (the timed run is not one)", len(r.Decode), r.Decode)
 	}
-	if step := 1000 / slowest; !(sum > 0) || sum > step*1.0001 {
-		t.Errorf("phases sum to %g ms, the slowest run's mean step is %g ms (%v tok/s)", sum, step, r.Decode)
+	if !(sum > 0) || sum > r.Step*1.0001 {
+		t.Errorf("phases sum to %g ms, the timed run's mean step is %g ms", sum, r.Step)
 	}
 	if !(r.Phases["issue"] > 0) {
 		t.Errorf("issue phase %v: the CPU computes there", r.Phases["issue"])

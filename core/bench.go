@@ -63,13 +63,15 @@ type BenchResult struct {
 	DevCopyGBs   float64 `json:"device_copy_gb_s,omitempty"`
 	RatioOfCopy  float64 `json:"decode_fraction_of_device_copy_bandwidth,omitempty"`
 	DeviceWeight int64   `json:"device_weight_bytes,omitempty"`
-	// DecodeStepMs is the wall time of a decode step and DecodeDeviceMs
-	// the device's own time in it (its runs up to the read of the logits,
-	// timed by the device), means over the measured steps; the difference
-	// is what the host, the copies and the launches add. Zero when the
-	// device cannot time itself.
+	// DecodeStepMs is the wall time of a decode step in the run with the
+	// timers on (one more run after the measured ones, whose rates it does
+	// not enter) and DecodeDeviceMs the device's own time in it (its runs
+	// up to the read of the logits, timed by the device; zero when there
+	// is no device that can time itself), means over that run's steps; the
+	// difference is what the host, the copies and the launches add.
 	DecodeStepMs   float64 `json:"decode_step_ms,omitempty"`
 	DecodeDeviceMs float64 `json:"decode_device_ms_per_step,omitempty"`
+	timedSteps     int
 	busySteps      int
 	// DecodePhasesMs is the mean wall time of each part of a decode step
 	// (StepPhaseNames: the host's work before the step's nodes are issued,
@@ -120,7 +122,7 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	if warmup {
-		if _, _, err := s.benchOnce(ctx, rng, prompt, decode, nil, nil); err != nil {
+		if _, _, err := s.benchOnce(ctx, rng, prompt, decode, nil, nil, nil); err != nil {
 			return r, err
 		}
 	}
@@ -141,21 +143,32 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 		})
 	}
 	for i := 0; i < reps; i++ {
-		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode, &r, sample)
+		pp, tg, err := s.benchOnce(ctx, rng, prompt, decode, &r, sample, nil)
 		if err != nil {
 			return r, err
 		}
 		r.PrefillSamples = append(r.PrefillSamples, pp)
 		r.DecodeSamples = append(r.DecodeSamples, tg)
 	}
+	// The device's busy time and the step's phases come from one more run,
+	// not counted: their timers are host calls a step (event records, clock
+	// reads) that the chat's decode does not make, so the measured runs
+	// make none either.
+	if decode > 0 {
+		if _, _, err := s.benchOnce(ctx, rng, prompt, decode, nil, nil, &r); err != nil {
+			return r, err
+		}
+	}
 	r.MemBasis = "mean"
 	r.MemGBs, _ = meanStdDev(r.MemSamples)
 	for _, g := range r.MemSamples {
 		r.MemGBsMax = max(r.MemGBsMax, g)
 	}
+	if r.timedSteps > 0 {
+		r.DecodeStepMs /= float64(r.timedSteps)
+	}
 	if r.busySteps > 0 {
 		r.DecodeDeviceMs /= float64(r.busySteps)
-		r.DecodeStepMs /= float64(r.busySteps)
 		r.DecodeWaitMs = float64(r.waitCopy[0]) / 1e6 / float64(r.busySteps)
 		r.DecodeCopyMs = float64(r.waitCopy[1]) / 1e6 / float64(r.busySteps)
 	}
@@ -204,8 +217,10 @@ func (s *Session) BenchN(ctx context.Context, prompt, decode, reps int, warmup b
 // then decode single-token steps; it returns both rates in tokens/s and,
 // with r set, adds the CPU milliseconds of each phase to r's CPU fields.
 // With sample set, it calls sample just before the decode steps and just
-// after them, outside their timing and CPU time.
-func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int, r *BenchResult, sample func()) (pp, tg float64, err error) {
+// after them, outside their timing and CPU time. With timers set, the
+// decode steps run with the device's busy timer and the step phase timer
+// on, and their figures are added to timers.
+func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode int, r *BenchResult, sample func(), timers *BenchResult) (pp, tg float64, err error) {
 	toks := make([]int32, prompt)
 	for i := range toks {
 		toks[i] = int32(rng.IntN(s.H.NVocab))
@@ -223,14 +238,14 @@ func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode 
 	}
 	var bt busyTimer
 	if len(s.bes) > 1 {
-		if b, ok := s.bes[1].(busyTimer); ok && r != nil {
+		if b, ok := s.bes[1].(busyTimer); ok && timers != nil {
 			if err := b.SetBusyTiming(true); err != nil {
 				return 0, 0, err
 			}
 			bt = b
 		}
 	}
-	if r != nil {
+	if timers != nil {
 		s.SetStepTiming(true)
 	}
 	c2 := processCPUTime()
@@ -244,22 +259,23 @@ func (s *Session) benchOnce(ctx context.Context, rng *rand.Rand, prompt, decode 
 	}
 	tg = float64(decode) / time.Since(t1).Seconds()
 	c3 := processCPUTime()
-	if r != nil {
+	if timers != nil {
 		ph := s.StepTiming()
 		s.SetStepTiming(false)
 		for i, d := range ph.Phase {
-			r.phases.Phase[i] += d
+			timers.phases.Phase[i] += d
 		}
-		r.phases.Steps += ph.Steps
+		timers.phases.Steps += ph.Steps
+		timers.DecodeStepMs += 1e3 / tg * float64(decode)
+		timers.timedSteps += decode
 	}
 	if bt != nil {
-		if d, n := bt.DeviceBusy(); n == decode && r != nil {
-			r.DecodeDeviceMs += float64(d) / 1e6
-			r.DecodeStepMs += 1e3 / tg * float64(decode)
-			r.busySteps += decode
+		if d, n := bt.DeviceBusy(); n == decode {
+			timers.DecodeDeviceMs += float64(d) / 1e6
+			timers.busySteps += decode
 			w, c := bt.ReadWaitCopy()
-			r.waitCopy[0] += w
-			r.waitCopy[1] += c
+			timers.waitCopy[0] += w
+			timers.waitCopy[1] += c
 		}
 		if err := bt.SetBusyTiming(false); err != nil {
 			return 0, 0, err

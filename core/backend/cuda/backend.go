@@ -109,6 +109,11 @@ type Backend struct {
 	// default; MINFER_CUDA_FATTN=narrow for the 256-thread one).
 	fattnWide  bool
 	fattnKeeps int
+	// usedFor: the mask whose cells in use device.usedAt holds in this
+	// encode (attnUsedOnce); usedReuses counts the attentions that read
+	// it without a launch of their own (tests).
+	usedFor    usedMask
+	usedReuses int
 	// fattnExact: every head size on the exact flash kernels (fattn.cu),
 	// none on the tensor-core ones (MINFER_CUDA_FATTN=exact, nokeep or
 	// narrow). fattnMMAAll: the tensor-core ones for every model, quantized

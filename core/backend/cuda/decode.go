@@ -40,7 +40,13 @@ type decodeOff struct {
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
-// every path on but the mat-vec tails. (Their one-block tails, every
+// every path on but the mat-vec tails and swmv. (swmv, the gate/up
+// mat-vecs with the swiglu in one launch, measured slower than the mat-vec
+// of both and swiglu_quant after it wherever it applies: with a device
+// block's gate and up as two row-view mat-muls, the 1.1B decode 788–790
+// against 944–959 tok/s and the 8B 274.6 against 363.6–367.4, the 8B's
+// device time a step 3.50 against 2.61 ms — bench/results/2026-12-07-s23-call3.
+// The mat-vec tails: their one-block tails, every
 // load a round trip of its own, took 8–12 µs of each 8B-shaped mat-vec,
 // and each block's fence and counter before them more: norm_one and
 // rope_store_one after a plain mat-vec are faster —
@@ -51,7 +57,7 @@ type decodeOff struct {
 // one-block attention, slower there too while its value chains waited on
 // one global load after another, stages the V rows in shared memory now:
 // bench/results/2026-12-01-cudadec2.)
-const defaultDecodeOff = "mvnorm,mvrope"
+const defaultDecodeOff = "mvnorm,mvrope,swmv"
 
 // decodeOffFromEnv is MINFER_CUDA_DECODE, or defaultDecodeOff when unset.
 func decodeOffFromEnv() string {

@@ -32,7 +32,7 @@ func TestParseDecodeOff(t *testing.T) {
 		{"quant,addnorm,rope,store,multi", decodeOff{multi: true, quant: true, addNorm: true, rope: true, store: true}},
 		{"bogus", decodeOff{}},
 		{"none", decodeOff{}},
-		{defaultDecodeOff, decodeOff{mvNorm: true, mvRope: true}}, // the tails: norm_one and rope_store_one instead
+		{defaultDecodeOff, decodeOff{mvNorm: true, mvRope: true, swMV: true}}, // the tails: norm_one and rope_store_one instead; swmv: the gate|up mat-vec and swiglu_quant
 	} {
 		if got := parseDecodeOff(c.in); got != c.want {
 			t.Errorf("parseDecodeOff(%q) = %+v, want %+v", c.in, got, c.want)

@@ -40,6 +40,9 @@ type device struct {
 	work     uintptr // device workspace (quantized activations)
 	workSize int64   // its bytes the kernels may use from work on
 	counters uintptr // the split attention's per-head counters (zeroed; the workspace's tail)
+	// usedAt: attn_used's result (the cells in use of a mask), in the
+	// usedBytes before the counters, out of the kernels' workspace.
+	usedAt uintptr
 
 	// memory measured around the setup (cuMemGetInfo).
 	freeAfterCtx, freeAfterSetup, total uint64
@@ -49,6 +52,7 @@ const (
 	pinnedSize    = 64 << 20
 	workspaceSize = 64 << 20
 	counterBytes  = 4096 // one uint32 per attention head (maxDecodeHeads), then normCounter
+	usedBytes     = 256  // attn_used's word, on its own (aligned) span
 )
 
 // hostSlice views driver-allocated host memory as a byte slice.
@@ -169,9 +173,10 @@ func (dv *device) setup() (err error) {
 	}
 	// The workspace's last counterBytes hold the split attention's
 	// per-head completion counters: zero now, and each use leaves them
-	// zero.
-	dv.workSize = workspaceSize - counterBytes
-	dv.counters = dv.work + uintptr(dv.workSize)
+	// zero; the usedBytes before them attn_used's result.
+	dv.workSize = workspaceSize - counterBytes - usedBytes
+	dv.usedAt = dv.work + uintptr(dv.workSize)
+	dv.counters = dv.usedAt + usedBytes
 	if err := dv.memset(dv.counters, counterBytes); err != nil {
 		return err
 	}

@@ -189,8 +189,8 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 		return fmt.Errorf("%w: %d heads over %d KV heads", errUnsupported, heads, p.KVHeads)
 	}
 	group := heads / int64(p.KVHeads)
-	used := b.dv.work
-	if err := b.attnUsed(src[3], T, p.KVLen, used); err != nil {
+	used, err := b.attnUsedOnce(n.Src[3], src[3], T, p.KVLen)
+	if err != nil {
 		return err
 	}
 	if name, ok := b.fattnMMAFor(hd, p.KVLen); ok && (src[1]|src[2])%16 == 0 {
@@ -216,6 +216,34 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 // blocks an SM they are built for (else passes 1 and 2 compute the scores
 // again).
 func fattnKeepShared(rows, kvLen int) int { return rows * ((kvLen + 63) / 64 * 64) * 4 }
+
+// usedMask is the mask whose cells in use the word at device.usedAt holds
+// (attnUsedOnce), valid through one encode: every layer's attention of a
+// step reads the same mask node, whose bytes stay as they are while it is
+// read (the allocator reuses a buffer only after its last reader).
+type usedMask struct {
+	node   *graph.Node
+	mask   uintptr
+	tokens int64
+	kvLen  int
+}
+
+// attnUsedOnce is the address of the cells in use of the mask node at
+// mask (tokens rows of kvLen), queuing attn_used for it unless this encode
+// has already done so for the same mask.
+func (b *Backend) attnUsedOnce(node *graph.Node, mask uintptr, tokens int64, kvLen int) (uintptr, error) {
+	m := usedMask{node, mask, tokens, kvLen}
+	if b.usedFor == m {
+		b.usedReuses++
+		return b.dv.usedAt, nil
+	}
+	b.usedFor = usedMask{}
+	if err := b.attnUsed(mask, tokens, kvLen, b.dv.usedAt); err != nil {
+		return 0, err
+	}
+	b.usedFor = m
+	return b.dv.usedAt, nil
+}
 
 // attnUsed queues attn_used over a mask of tokens rows of kvLen: *used is
 // zeroed, then the blocks fold their maxima into it.

@@ -145,3 +145,79 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 		})
 	}
 }
+
+// TestAttentionsShareTheirMaskScan: a step's attentions that read one mask
+// node scan it once (attn_used's result reused), one that reads another
+// mask scans that, and the next one of the first mask scans it again (a
+// reuse there would take the other mask's cells in use: fewer here, so its
+// rows would miss positions). Four prefill attentions over one cache
+// (masks A, A, B, A) against the CPU's bits, eager, captured, replayed.
+func TestAttentionsShareTheirMaskScan(t *testing.T) {
+	g := oneBackend(t)
+	// The exact kernels (a backend without quantized weights would take the
+	// tensor-core ones, whose last bits are their own).
+	defer func(e bool) { g.fattnExact = e }(g.fattnExact)
+	g.fattnExact = true
+	r := rand.New(rand.NewPCG(35, 36))
+	const hd, heads, kvHeads, past, T, kvLen, ctx = 64, 8, 2, 100, 40, 256, 256
+	rowLen := hd * kvHeads
+	rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+	allRows := make([]int32, ctx)
+	for i := range allRows {
+		allRows[i] = int32(i)
+	}
+	rows := make([]int32, T)
+	for i := range rows {
+		rows[i] = int32(past + i)
+	}
+	// A: causal after past cells; B: only the first past/2 cells.
+	maskA, maskB := make([]float32, kvLen*T), make([]float32, kvLen*T)
+	for i := 0; i < T; i++ {
+		for j := range kvLen {
+			if j > past+i {
+				maskA[i*kvLen+j] = float32(math.Inf(-1))
+			}
+			if j > past/2 {
+				maskB[i*kvLen+j] = float32(math.Inf(-1))
+			}
+		}
+	}
+	c := opCase{
+		kv: map[string]int64{"k": rb * ctx, "v": rb * ctx},
+		inputs: map[string][]byte{
+			"q1": memview.Bytes(randF32(r, hd*heads*T, 1)), "q2": memview.Bytes(randF32(r, hd*heads*T, 1)),
+			"knew": memview.Bytes(randF32(r, rowLen*T, 1)), "vnew": memview.Bytes(randF32(r, rowLen*T, 1)),
+			"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+			"rows": memview.Bytes(rows), "allrows": memview.Bytes(allRows), "ma": memview.Bytes(maskA), "mb": memview.Bytes(maskB),
+		},
+		build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
+			kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
+			vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
+			all := b.Input("allrows", gguf.TypeI32, ctx)
+			kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+			vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+			rowsN := b.Input("rows", gguf.TypeI32, T)
+			kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), T), rowsN, "kstore")
+			vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), T), rowsN, "vstore")
+			q1 := b.Input("q1", gguf.TypeF32, hd, heads, T)
+			q2 := b.Input("q2", gguf.TypeF32, hd, heads, T)
+			ma := b.Input("ma", gguf.TypeF32, kvLen, T)
+			mb := b.Input("mb", gguf.TypeF32, kvLen, T)
+			p := graph.AttentionParams{Scale: 0.125, KVHeads: kvHeads, KVLen: kvLen}
+			a1 := b.Attention(q1, kc, vc, ma, p, "a1")
+			a2 := b.Attention(q2, kc, vc, ma, p, "a2")
+			a3 := b.Attention(q1, kc, vc, mb, p, "a3")
+			a4 := b.Attention(q2, kc, vc, ma, p, "a4")
+			if !g.useFlash(a1) {
+				t.Fatal("the attentions are not on the flash kernels")
+			}
+			return b.Add(b.Add(b.Add(a1, a2, "s12"), a3, "s123"), a4, "out")
+		},
+	}
+	scans, reuses := g.l.counts["attn_used"], g.usedReuses
+	compareExact(t, c, g, 3) // eager, captured, replayed
+	scans, reuses = g.l.counts["attn_used"]-scans, g.usedReuses-reuses
+	if reuses == 0 || scans != 3*reuses {
+		t.Errorf("%d attn_used launches and %d reuses, want three a reuse (masks A, A, B, A in each encode)", scans, reuses)
+	}
+}

@@ -168,6 +168,7 @@ func elementwiseGrid(total int64) [3]uint32 {
 // k/v stores).
 func (b *Backend) encode(nodes []*graph.Node) error {
 	b.lastQuant = nil
+	b.usedFor = usedMask{} // the step's uploads came before: every mask may be new
 	b.encodeStart = b.l.launched
 	for i := 0; i < len(nodes); {
 		n := nodes[i]
@@ -202,6 +203,9 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 			return used, err
 		}
 		if used, err := b.ropeStoreOne(nodes, i); err != nil || used > 0 {
+			return used, err
+		}
+		if used, err := b.ropeStoreBatch(nodes, i); err != nil || used > 0 {
 			return used, err
 		}
 		if used, err := b.ropeFast(nodes, i); err != nil || used > 0 {

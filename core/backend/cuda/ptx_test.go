@@ -67,7 +67,7 @@ func TestEveryKernelTheBackendLaunchesIsInThePTX(t *testing.T) {
 	}
 	want = append(want, f16f32Kernel.matvec1, f16f32Kernel.matvecB, f16MatVecID)
 	// decode.go's kernels.
-	want = append(want, "norm_quant", "swiglu_quant", "rope_pair", "store_kv_pair")
+	want = append(want, "norm_quant", "swiglu_quant", "rope_pair", "store_kv_pair", "rope_store_pair", "swiglu_mmq_q8", "swiglu_mmq_q8k")
 	for _, f := range fastMatVec {
 		want = append(want, f.one, f.batch, f.multi)
 	}

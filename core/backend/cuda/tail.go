@@ -57,11 +57,11 @@ type ropeStore struct {
 }
 
 // ropeStorePlan reads nodes[j:j+4] as the q rope, the k rope (same
-// positions, frequencies and parameters), and the k and v stores of one
-// row into two caches of one type and shape, all of one token; ok false
-// when they are not that; tail: for a mat-vec tail, whose cos/sin table
-// must fit its scratch.
-func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int, tail bool) (ropeStore, bool, error) {
+// positions, frequencies and parameters), and the k and v stores of their
+// rows into two caches of one type and shape, all of one token (batch
+// false) or of the same tokens (batch); ok false when they are not that;
+// tail: for a mat-vec tail, whose cos/sin table must fit its scratch.
+func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int, tail, batch bool) (ropeStore, bool, error) {
 	if b.off.rope || b.off.store || j+4 > len(nodes) {
 		return ropeStore{}, false, nil
 	}
@@ -81,15 +81,15 @@ func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int, tail bool) (ropeStor
 	if err != nil {
 		return ropeStore{}, false, err
 	}
-	hd := n.Shape[0]
-	if p2 != p || hd%2 != 0 || int64(p.Dims) > hd || (tail && p.Dims > ropeTailMaxDims) || n.Shape[2] != 1 || n2.Shape[2] != 1 || n2.Shape[0] != hd ||
-		n2.Src[1] != n.Src[1] || n2.Src[2] != n.Src[2] || n2.Src[0] == n {
+	hd, T := n.Shape[0], n.Shape[2]
+	if p2 != p || hd%2 != 0 || int64(p.Dims) > hd || (tail && p.Dims > ropeTailMaxDims) || (!batch && T != 1) || n2.Shape[2] != T ||
+		n2.Shape[0] != hd || n2.Src[1] != n.Src[1] || n2.Src[2] != n.Src[2] || n2.Src[0] == n {
 		return ropeStore{}, false, nil
 	}
-	// The stores: storePair's conditions, one row.
+	// The stores: storePair's conditions, a row a token.
 	if s2.Src[2] != s1.Src[2] || s2.Src[0].Type != s1.Src[0].Type || s2.Src[0].Shape[0] != s1.Src[0].Shape[0] ||
-		s2.Src[0].Shape[1] != s1.Src[0].Shape[1] || s2.Src[1] == s1 || s2.Src[0] == s1.Src[0] || s1.Src[2].Elements() != 1 ||
-		s1.Src[1].Elements() != s1.Src[0].Shape[0] || s2.Src[1].Elements() != s1.Src[0].Shape[0] {
+		s2.Src[0].Shape[1] != s1.Src[0].Shape[1] || s2.Src[1] == s1 || s2.Src[0] == s1.Src[0] || s1.Src[2].Elements() != T ||
+		s1.Src[1].Elements() != T*s1.Src[0].Shape[0] || s2.Src[1].Elements() != T*s1.Src[0].Shape[0] {
 		return ropeStore{}, false, nil
 	}
 	rs := ropeStore{heads: i32(n.Shape[1]), heads2: i32(n2.Shape[1]), hd: i32(hd), dims: i32(p.Dims), freqScale: p.FreqScale,
@@ -116,7 +116,7 @@ func (b *Backend) ropeStorePlan(nodes []*graph.Node, j int, tail bool) (ropeStor
 	// source is that output, whole), and a round of its loads may run
 	// ahead of the writes of the rounds before: no output may lie on an
 	// input of another rope or on v.
-	vb := int64(rs.n) * 4
+	vb := T * int64(rs.n) * 4
 	if rs.kc == rs.vc || kx != rs.out2 || int64(rs.n) != n2.Shape[1]*hd || overlaps(rs.out, n.Bytes(), rs.x2, n2.Src[0].Bytes()) ||
 		overlaps(rs.out2, n2.Bytes(), rs.x, n.Src[0].Bytes()) || overlaps(rs.out, n.Bytes(), rs.vx, vb) ||
 		overlaps(rs.out2, n2.Bytes(), rs.vx, vb) || overlaps(rs.out, n.Bytes(), rs.out2, n2.Bytes()) {
@@ -180,7 +180,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 		}
 		norm, isNorm, used = pl, true, pl.end-i
 	case !b.off.mvRope && t.Op == graph.OpRope:
-		rs, ok, err := b.ropeStorePlan(nodes, k, true)
+		rs, ok, err := b.ropeStorePlan(nodes, k, true, false)
 		if err != nil || !ok {
 			return 0, err
 		}
@@ -273,7 +273,7 @@ func (b *Backend) ropeAttention(nodes []*graph.Node, i int) (int, error) {
 		a.Src[3] == nil || a.Src[3].Op != graph.OpInput {
 		return 0, nil
 	}
-	r, ok, err := b.ropeStorePlan(nodes, i, false)
+	r, ok, err := b.ropeStorePlan(nodes, i, false, false)
 	if err != nil || !ok || r.f16 != 1 || nodes[i+2].Src[2].Op != graph.OpInput {
 		return 0, err
 	}
@@ -359,13 +359,26 @@ func (b *Backend) ropeStoreOne(nodes []*graph.Node, i int) (int, error) {
 	if b.off.ropeOne {
 		return 0, nil
 	}
-	r, ok, err := b.ropeStorePlan(nodes, i, false)
+	r, ok, err := b.ropeStorePlan(nodes, i, false, false)
 	if err != nil || !ok {
 		return 0, err
 	}
 	threads := min(1024, (r.hd/2+31)/32*32)
 	grid := int64(r.heads) + int64(r.heads2) + (int64(r.n)+int64(r.hd)-1)/int64(r.hd)
 	return 4, b.dv.launch(&b.l, "rope_store_one", grid1(grid), block1(int(threads)), 0,
+		r.x, r.out, r.heads, r.x2, r.out2, r.heads2, r.pos, r.freqs, r.hd, r.dims, r.neox, r.freqScale, r.thetaScale,
+		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
+}
+
+// ropeStoreBatch encodes a batch's rope/store group (ropeStorePlan) as one
+// rope_store_pair launch: the q and k ropes, the k rope's values stored
+// into the k cache as they are made, the v rows stored.
+func (b *Backend) ropeStoreBatch(nodes []*graph.Node, i int) (int, error) {
+	r, ok, err := b.ropeStorePlan(nodes, i, false, true)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return 4, b.dv.launch(&b.l, "rope_store_pair", [3]uint32{uint32(nodes[i].Shape[2]), 3, 1}, block1(512), uint32(r.dims*4),
 		r.x, r.out, r.heads, r.x2, r.out2, r.heads2, r.pos, r.freqs, r.hd, r.dims, r.neox, r.freqScale, r.thetaScale,
 		r.kc, r.vc, r.vx, r.rows, r.n, r.ctx, r.f16)
 }

@@ -392,6 +392,87 @@ func TestSplitConstants(t *testing.T) {
 	}
 }
 
+// TestRopeStoreBatch: a batch's q and k ropes and k and v stores as one
+// rope_store_pair launch (the k rope's values stored into the k cache as
+// they are made), and the prefill attention over the caches after it,
+// against the CPU's bits: head sizes 64 and 128, normal and neox, rows
+// past a partial rope (dims < head size), tokens up to the cache's last
+// row; MINFER_CUDA_DECODE=store
+// runs rope_pair and the stores instead. The k rope's output is in the
+// output too.
+func TestRopeStoreBatch(t *testing.T) {
+	g := oneBackend(t)
+	// The exact flash kernels (a backend without quantized weights would
+	// take the tensor-core ones, whose last bits are their own).
+	defer func(e bool) { g.fattnExact = e }(g.fattnExact)
+	g.fattnExact = true
+	r := rand.New(rand.NewPCG(37, 38))
+	const heads, kvHeads, ctx = 8, 2, 256
+	for _, off := range []bool{false, true} {
+		for _, tc := range []struct {
+			hd, past, T, dims int
+			neox              bool
+		}{{64, 0, 40, 64, false}, {128, 100, 33, 96, true}, {64, 219, 37, 64, true}} {
+			t.Run(fmt.Sprintf("hd%d/past%d/T%d/dims%d/neox%v/storeoff%v", tc.hd, tc.past, tc.T, tc.dims, tc.neox, off), func(t *testing.T) {
+				defer func(o decodeOff) { g.off = o }(g.off)
+				g.off.store = off
+				hd, rowLen, T := tc.hd, tc.hd*kvHeads, tc.T
+				kvLen := ctx
+				mask := make([]float32, kvLen*T)
+				pos, rows := make([]int32, T), make([]int32, T)
+				for i := range T {
+					pos[i], rows[i] = int32(tc.past+i), int32(tc.past+i)
+					for j := range kvLen {
+						if j > tc.past+i {
+							mask[i*kvLen+j] = float32(math.Inf(-1))
+						}
+					}
+				}
+				allRows := make([]int32, ctx)
+				for i := range allRows {
+					allRows[i] = int32(i)
+				}
+				p := graph.RopeParams{Dims: tc.dims, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1}
+				if tc.neox {
+					p.Mode = graph.RopeNeoX
+				}
+				rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+				fused, pair := g.l.counts["rope_store_pair"], g.l.counts["rope_pair"]
+				compareExact(t, opCase{
+					kv: map[string]int64{"k": rb * ctx, "v": rb * ctx},
+					inputs: map[string][]byte{
+						"q": memview.Bytes(randF32(r, hd*heads*T, 1)), "k": memview.Bytes(randF32(r, rowLen*T, 1)), "v": memview.Bytes(randF32(r, rowLen*T, 1)),
+						"pos": memview.Bytes(pos), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
+						"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
+						"allrows": memview.Bytes(allRows),
+					},
+					build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
+						kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
+						vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
+						all := b.Input("allrows", gguf.TypeI32, ctx)
+						kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
+						vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+						ps := b.Input("pos", gguf.TypeI32, int64(T))
+						q := b.Rope(b.Input("q", gguf.TypeF32, int64(hd), heads, int64(T)), ps, nil, p, "qrope")
+						k := b.Rope(b.Input("k", gguf.TypeF32, int64(hd), kvHeads, int64(T)), ps, nil, p, "krope")
+						rs := b.Input("rows", gguf.TypeI32, int64(T))
+						kc = b.StoreKV(kc, b.View(k, "k2", 0, int64(rowLen), int64(T)), rs, "kstore")
+						vc = b.StoreKV(vc, b.Input("v", gguf.TypeF32, int64(rowLen), int64(T)), rs, "vstore")
+						m := b.Input("mask", gguf.TypeF32, int64(kvLen), int64(T))
+						att := b.Attention(q, kc, vc, m, graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: kvHeads, KVLen: kvLen}, "att")
+						n := int64(rowLen * T)
+						return b.Add(b.View(att, "av", 0, n), b.View(k, "kv", 0, n), "out")
+					},
+				}, g, 3)
+				fused, pair = g.l.counts["rope_store_pair"]-fused, g.l.counts["rope_pair"]-pair
+				if (fused > 0) == off || (pair > 0) != off {
+					t.Errorf("store off %v: %d rope_store_pair and %d rope_pair launches: %v", off, fused, pair, g.l.counts)
+				}
+			})
+		}
+	}
+}
+
 // TestRopeStoreAttention: a decode block's attention part — one token's q
 // and k roped, k and v stored into F16 caches that hold earlier rows, the
 // one-block GQA attention over them — with the fusion (attn_x_one_rope_*,
@@ -578,7 +659,8 @@ func ropeAttnLaunches(g *Backend) int {
 // quantization (F32: the product alone, rows not a multiple of 16);
 // Q5_1 (no staged kernel), Q4_K in blocks of one warp and Q8_0 in blocks
 // of three (odd slot counts: a block takes gate and up rows in pairs) and
-// MINFER_CUDA_DECODE=swmv run the two launches instead.
+// the kernel switched off (swmv: the default list's choice) run the two
+// launches instead.
 func TestSwigluMatVec(t *testing.T) {
 	g := oneBackend(t)
 	r := rand.New(rand.NewPCG(43, 44))
@@ -608,9 +690,7 @@ func TestSwigluMatVec(t *testing.T) {
 			name := fmt.Sprintf("%s-%s/cols%d/rows%d/warps%d/swmvoff%v", c.wt, c.dt, c.cols, c.rows, c.warps, off)
 			t.Run(name, func(t *testing.T) {
 				defer func(o decodeOff, w int64) { g.off, g.mvsWarps = o, w }(g.off, g.mvsWarps)
-				if off {
-					g.off = parseDecodeOff(defaultDecodeOff + ",swmv")
-				}
+				g.off.swMV = off // (the default list keeps it off: defaultDecodeOff)
 				g.mvsWarps = c.warps
 				down := quantized(t, c.dt, c.rows, c.cols, r)
 				if c.dt == gguf.TypeF32 {

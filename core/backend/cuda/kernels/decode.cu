@@ -1139,21 +1139,52 @@ __device__ __forceinline__ void rope_pair_at(int k, const float* X, float p0, co
     }
 }
 
-// rope_pair: the rope of ops.cu for one or two tensors of the same tokens
-// (q and k: blockIdx.y picks), one block per token. The thetas follow the
-// CPU's recurrence (theta *= theta_scale in float32, each pair's thread
-// runs it), cos/sin in double rounded to float; every pair of every head
-// is then rotated in parallel. headDim even.
-extern "C" __global__ void rope_pair(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
-                                     const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale) { PDL_ENTRY();
-    extern __shared__ float cs[]; // dims: cos, sin interleaved
-    int t = blockIdx.x;
-    const float* X = blockIdx.y ? x2 : x;
-    float* O = blockIdx.y ? out2 : out;
-    int H = blockIdx.y ? heads2 : heads;
-    int half = dims / 2;
-    for (int k = threadIdx.x; k < half; k += blockDim.x) {
-        float theta = (float)pos[t];
+// rope_rows: token t's heads (H of headDim at X, out to O) roped as
+// rope_pair does, after the block's cos/sin table (cs, dims floats: cos,
+// sin interleaved) is filled; with kc set, every output value is also
+// stored (F16 when f16) at kc + kbase + its index in the token's row.
+__device__ __forceinline__ void rope_rows(const float* X, float* O, int H, int t, int headDim, int dims, int neox, const float* cs, void* kc,
+                                          long long kbase, int f16) {
+    const int half = dims / 2, hp = headDim / 2; // work items per head
+    for (int e = threadIdx.x; e < H * hp; e += blockDim.x) {
+        int h = e / hp, k = e % hp;
+        long long off = ((long long)t * H + h) * headDim;
+        const float* xr = X + off;
+        float* o = O + off;
+        int a, b;
+        float o0, o1;
+        if (k >= half) {
+            a = dims + 2 * (k - half), b = a + 1;
+            o0 = xr[a], o1 = xr[b];
+        } else {
+            a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
+            float c = cs[2 * k], s = cs[2 * k + 1];
+            float x0 = xr[a], x1 = xr[b];
+            o0 = fma32(x0, c, -__fmul_rn(x1, s));
+            o1 = fma32(x0, s, __fmul_rn(x1, c));
+        }
+        o[a] = o0;
+        o[b] = o1;
+        if (kc) {
+            const long long ka = kbase + (long long)h * headDim + a, kb = kbase + (long long)h * headDim + b;
+            if (f16) {
+                ((uint16_t*)kc)[ka] = to_f16(o0);
+                ((uint16_t*)kc)[kb] = to_f16(o1);
+            } else {
+                ((float*)kc)[ka] = o0;
+                ((float*)kc)[kb] = o1;
+            }
+        }
+    }
+}
+
+// rope_cs fills the block's cos/sin table for position p (rope_pair's):
+// the thetas follow the CPU's recurrence (theta *= theta_scale in
+// float32, each pair's thread runs it), cos/sin in double rounded to
+// float.
+__device__ __forceinline__ void rope_cs(float* cs, float p, const float* freqs, int dims, float freqScale, float thetaScale) {
+    for (int k = threadIdx.x; k < dims / 2; k += blockDim.x) {
+        float theta = p;
         for (int m = 0; m < k; m++) theta *= thetaScale;
         float ff = freqs ? freqs[k] : 1.f;
         float th = freqScale * (theta / ff);
@@ -1161,24 +1192,47 @@ extern "C" __global__ void rope_pair(const float* x, float* out, int heads, cons
         cs[2 * k + 1] = (float)sin((double)th);
     }
     __syncthreads();
-    int hp = headDim / 2; // work items per head
-    for (int e = threadIdx.x; e < H * hp; e += blockDim.x) {
-        int h = e / hp, k = e % hp;
-        long long off = ((long long)t * H + h) * headDim;
-        const float* xr = X + off;
-        float* o = O + off;
-        if (k >= half) {
-            int a = dims + 2 * (k - half);
-            o[a] = xr[a];
-            o[a + 1] = xr[a + 1];
-            continue;
+}
+
+// rope_pair: the rope of ops.cu for one or two tensors of the same tokens
+// (q and k: blockIdx.y picks), one block per token (rope_cs, rope_rows):
+// every pair of every head rotated in parallel. headDim even.
+extern "C" __global__ void rope_pair(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
+                                     const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale) { PDL_ENTRY();
+    extern __shared__ float cs[]; // dims: cos, sin interleaved
+    const int t = blockIdx.x;
+    rope_cs(cs, (float)pos[t], freqs, dims, freqScale, thetaScale);
+    if (blockIdx.y) rope_rows(x2, out2, heads2, t, headDim, dims, neox, cs, nullptr, 0, 0);
+    else rope_rows(x, out, heads, t, headDim, dims, neox, cs, nullptr, 0, 0);
+}
+
+// rope_store_pair: rope_pair and store_kv_pair of a batch as one launch,
+// grid (tokens, 3): blockIdx.y 0 ropes q, 1 ropes k and stores each value
+// it makes into the k cache's row rows[t] as well (F16 when f16), 2
+// stores v's row t; rows outside the cache (ctx rows of n) are not
+// stored. The caller guarantees that no output lies on another rope's
+// input or on vx.
+extern "C" __global__ void rope_store_pair(const float* x, float* out, int heads, const float* x2, float* out2, int heads2, const int* pos,
+                                           const float* freqs, int headDim, int dims, int neox, float freqScale, float thetaScale, void* kc,
+                                           void* vc, const float* vx, const int* rows, int n, int ctx, int f16) { PDL_ENTRY();
+    extern __shared__ float cs[];
+    const int t = blockIdx.x, r = rows[t];
+    const bool st = r >= 0 && r < ctx;
+    if (blockIdx.y == 2) {
+        if (!st) return;
+        const float* v = vx + (long long)t * n;
+        if (f16) {
+            uint16_t* o = (uint16_t*)vc + (long long)r * n;
+            for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = to_f16(v[i]);
+        } else {
+            float* o = (float*)vc + (long long)r * n;
+            for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = v[i];
         }
-        int a = neox ? k : 2 * k, b = neox ? k + half : 2 * k + 1;
-        float c = cs[2 * k], s = cs[2 * k + 1];
-        float x0 = xr[a], x1 = xr[b];
-        o[a] = fma32(x0, c, -__fmul_rn(x1, s));
-        o[b] = fma32(x0, s, __fmul_rn(x1, c));
+        return;
     }
+    rope_cs(cs, (float)pos[t], freqs, dims, freqScale, thetaScale);
+    if (blockIdx.y) rope_rows(x2, out2, heads2, t, headDim, dims, neox, cs, st ? kc : nullptr, (long long)r * n, f16);
+    else rope_rows(x, out, heads, t, headDim, dims, neox, cs, nullptr, 0, 0);
 }
 
 // store_kv_pair: two store_kv of the same rows (K and V) in one launch,
