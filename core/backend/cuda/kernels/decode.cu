@@ -1139,6 +1139,18 @@ __device__ __forceinline__ void rope_pair_at(int k, const float* X, float p0, co
     }
 }
 
+// store_row: the n values at x into row r of a cache (F16 when f16, else
+// F32), the block's threads striding over them.
+__device__ __forceinline__ void store_row(void* c, const float* x, int r, int n, int f16) {
+    if (f16) {
+        uint16_t* o = (uint16_t*)c + (long long)r * n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = to_f16(x[i]);
+    } else {
+        float* o = (float*)c + (long long)r * n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = x[i];
+    }
+}
+
 // rope_rows: token t's heads (H of headDim at X, out to O) roped as
 // rope_pair does, after the block's cos/sin table (cs, dims floats: cos,
 // sin interleaved) is filled; with kc set, every output value is also
@@ -1219,15 +1231,7 @@ extern "C" __global__ void rope_store_pair(const float* x, float* out, int heads
     const int t = blockIdx.x, r = rows[t];
     const bool st = r >= 0 && r < ctx;
     if (blockIdx.y == 2) {
-        if (!st) return;
-        const float* v = vx + (long long)t * n;
-        if (f16) {
-            uint16_t* o = (uint16_t*)vc + (long long)r * n;
-            for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = to_f16(v[i]);
-        } else {
-            float* o = (float*)vc + (long long)r * n;
-            for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = v[i];
-        }
+        if (st) store_row(vc, vx + (long long)t * n, r, n, f16);
         return;
     }
     rope_cs(cs, (float)pos[t], freqs, dims, freqScale, thetaScale);
@@ -1240,15 +1244,7 @@ extern "C" __global__ void rope_store_pair(const float* x, float* out, int heads
 extern "C" __global__ void store_kv_pair(void* c1, const float* x1, void* c2, const float* x2, const int* rows, int n, int ctx, int f16) { PDL_ENTRY();
     int r = rows[blockIdx.x];
     if (r < 0 || r >= ctx) return;
-    void* c = blockIdx.y ? c2 : c1;
-    const float* x = (blockIdx.y ? x2 : x1) + (long long)blockIdx.x * n;
-    if (f16) {
-        uint16_t* o = (uint16_t*)c + (long long)r * n;
-        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = to_f16(x[i]);
-    } else {
-        float* o = (float*)c + (long long)r * n;
-        for (int i = threadIdx.x; i < n; i += blockDim.x) o[i] = x[i];
-    }
+    store_row(blockIdx.y ? c2 : c1, (blockIdx.y ? x2 : x1) + (long long)blockIdx.x * n, r, n, f16);
 }
 
 // ----------------------------------------------------- decode attention
