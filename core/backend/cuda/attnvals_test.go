@@ -80,32 +80,24 @@ func (tc attnValCase) String() string {
 func runAttnValCase(t *testing.T, g *Backend, r *rand.Rand, tc attnValCase) {
 	t.Helper()
 	hd, rowLen := tc.hd, tc.hd*tc.kvHeads
-	rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+	fill := kvFill{gguf.TypeF16, int64(rowLen), int64(tc.ctx)}
 	mask := make([]float32, tc.ctx)
 	for j := range mask {
 		if j > tc.past || (tc.holes && j%7 == 2) {
 			mask[j] = float32(math.Inf(-1))
 		}
 	}
-	allRows := make([]int32, tc.ctx)
-	for i := range allRows {
-		allRows[i] = int32(i)
-	}
 	ws := map[string]tensor{}
 	if tc.wt != 0 {
 		ws["wo"] = quantized(t, tc.wt, hd*tc.heads, 64, r)
 	}
 	compareExact(t, opCase{
-		kv:      map[string]int64{"k": rb * int64(tc.ctx), "v": rb * int64(tc.ctx)},
+		kv:      fill.sizes(),
 		weights: ws,
-		inputs: map[string][]byte{
-			"q": memview.Bytes(randF32(r, hd*tc.heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
-			"kall": memview.Bytes(randF32(r, rowLen*tc.ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*tc.ctx, 1)),
-		},
+		inputs: fill.inputs(map[string][]byte{"q": memview.Bytes(randF32(r, hd*tc.heads, 1)), "mask": memview.Bytes(mask)},
+			randF32(r, rowLen*tc.ctx, 1), randF32(r, rowLen*tc.ctx, 1)),
 		build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-			all := b.Input("allrows", gguf.TypeI32, int64(tc.ctx))
-			kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), int64(tc.ctx)), b.Input("kall", gguf.TypeF32, int64(rowLen), int64(tc.ctx)), all, "kfill")
-			vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), int64(tc.ctx)), b.Input("vall", gguf.TypeF32, int64(rowLen), int64(tc.ctx)), all, "vfill")
+			kc, vc := fill.caches(b)
 			q := b.Input("q", gguf.TypeF32, int64(hd), int64(tc.heads), 1)
 			att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, int64(tc.ctx), 1),
 				graph.AttentionParams{Scale: float32(1 / math.Sqrt(float64(hd))), KVHeads: tc.kvHeads, KVLen: tc.ctx, SoftCap: tc.softCap}, "att")

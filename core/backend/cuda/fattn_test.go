@@ -72,7 +72,7 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 		}
 		t.Run(fmt.Sprintf("hd%d/h%d-kv%d/past%d/T%d/kv%d/cap%g/q%g/holes%v", hd, tc.heads, tc.kvHeads, tc.past, tc.T, tc.kvLen, tc.softCap, tc.qScale, tc.holes), func(t *testing.T) {
 			rowLen := hd * tc.kvHeads
-			rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+			fill := kvFill{gguf.TypeF16, int64(rowLen), int64(ctx)}
 			prevK := randF32(r, rowLen*ctx, 1)
 			prevV := randF32(r, rowLen*ctx, 1)
 			if tc.holes {
@@ -99,23 +99,14 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 					}
 				}
 			}
-			allRows := make([]int32, ctx)
-			for i := range allRows {
-				allRows[i] = int32(i)
-			}
 			c := opCase{
-				kv: map[string]int64{"k": rb * int64(ctx), "v": rb * int64(ctx)},
-				inputs: map[string][]byte{
+				kv: fill.sizes(),
+				inputs: fill.inputs(map[string][]byte{
 					"q": memview.Bytes(randF32(r, hd*tc.heads*tc.T, tc.qScale)), "knew": memview.Bytes(randF32(r, rowLen*tc.T, 1)),
 					"vnew": memview.Bytes(randF32(r, rowLen*tc.T, 1)), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
-					"kall": memview.Bytes(prevK), "vall": memview.Bytes(prevV), "allrows": memview.Bytes(allRows),
-				},
+				}, prevK, prevV),
 				build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
-					kc := b.KV("k", gguf.TypeF16, int64(rowLen), int64(ctx))
-					vc := b.KV("v", gguf.TypeF16, int64(rowLen), int64(ctx))
-					all := b.Input("allrows", gguf.TypeI32, int64(ctx))
-					kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "kfill")
-					vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "vfill")
+					kc, vc := fill.caches(b)
 					rowsN := b.Input("rows", gguf.TypeI32, int64(tc.T))
 					kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "kstore")
 					vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "vstore")
@@ -161,11 +152,7 @@ func TestAttentionsShareTheirMaskScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 36))
 	const hd, heads, kvHeads, past, T, kvLen, ctx = 64, 8, 2, 100, 40, 256, 256
 	rowLen := hd * kvHeads
-	rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
-	allRows := make([]int32, ctx)
-	for i := range allRows {
-		allRows[i] = int32(i)
-	}
+	fill := kvFill{gguf.TypeF16, int64(rowLen), ctx}
 	rows := make([]int32, T)
 	for i := range rows {
 		rows[i] = int32(past + i)
@@ -183,19 +170,14 @@ func TestAttentionsShareTheirMaskScan(t *testing.T) {
 		}
 	}
 	c := opCase{
-		kv: map[string]int64{"k": rb * ctx, "v": rb * ctx},
-		inputs: map[string][]byte{
+		kv: fill.sizes(),
+		inputs: fill.inputs(map[string][]byte{
 			"q1": memview.Bytes(randF32(r, hd*heads*T, 1)), "q2": memview.Bytes(randF32(r, hd*heads*T, 1)),
 			"knew": memview.Bytes(randF32(r, rowLen*T, 1)), "vnew": memview.Bytes(randF32(r, rowLen*T, 1)),
-			"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-			"rows": memview.Bytes(rows), "allrows": memview.Bytes(allRows), "ma": memview.Bytes(maskA), "mb": memview.Bytes(maskB),
-		},
+			"rows": memview.Bytes(rows), "ma": memview.Bytes(maskA), "mb": memview.Bytes(maskB),
+		}, randF32(r, rowLen*ctx, 1), randF32(r, rowLen*ctx, 1)),
 		build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
-			kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
-			vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
-			all := b.Input("allrows", gguf.TypeI32, ctx)
-			kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-			vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+			kc, vc := fill.caches(b)
 			rowsN := b.Input("rows", gguf.TypeI32, T)
 			kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), T), rowsN, "kstore")
 			vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), T), rowsN, "vstore")

@@ -106,6 +106,41 @@ type opCase struct {
 	bound float64
 }
 
+// kvFill is the attention tests' cache set-up: caches "k" and "v" of type
+// t and ctx rows of rowLen, every row written first (stores "kfill" and
+// "vfill") from the inputs "kall" and "vall" through "allrows".
+type kvFill struct {
+	t           gguf.GGMLType
+	rowLen, ctx int64
+}
+
+// sizes is the caches' bytes, for opCase.kv.
+func (f kvFill) sizes() map[string]int64 {
+	rb, _ := f.t.RowBytes(f.rowLen)
+	return map[string]int64{"k": rb * f.ctx, "v": rb * f.ctx}
+}
+
+// inputs adds the fill's inputs to in and returns it: k and v, ctx rows
+// of rowLen each, and the rows 0..ctx-1.
+func (f kvFill) inputs(in map[string][]byte, k, v []float32) map[string][]byte {
+	rows := make([]int32, f.ctx)
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	in["kall"], in["vall"], in["allrows"] = memview.Bytes(k), memview.Bytes(v), memview.Bytes(rows)
+	return in
+}
+
+// caches adds the two caches to b, filled.
+func (f kvFill) caches(b *graph.Builder) (kc, vc *graph.Node) {
+	kc = b.KV("k", f.t, f.rowLen, f.ctx)
+	vc = b.KV("v", f.t, f.rowLen, f.ctx)
+	all := b.Input("allrows", gguf.TypeI32, f.ctx)
+	kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, f.rowLen, f.ctx), all, "kfill")
+	vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, f.rowLen, f.ctx), all, "vfill")
+	return kc, vc
+}
+
 // The op tests' bounds against the CPU backend (issue 11): the GPU's
 // float sums run in another order than the CPU's (integer block sums and
 // activation quantization stay exact).
@@ -456,7 +491,7 @@ func TestStoreKVAndAttention(t *testing.T) {
 				hd := tc.hd
 				t.Run(fmt.Sprintf("%s/hd%d/past%d/T%d/kv%d/cap%g", kvt, hd, tc.past, tc.T, tc.kvLen, tc.softCap), func(t *testing.T) {
 					rowLen := hd * kvHeads
-					rb, _ := kvt.RowBytes(int64(rowLen))
+					fill := kvFill{kvt, int64(rowLen), int64(ctx)}
 					// The cache's earlier rows come from the weights table: the
 					// test stores them first with a separate step on both sides.
 					prevK := randF32(r, rowLen*ctx, 1)
@@ -473,23 +508,14 @@ func TestStoreKVAndAttention(t *testing.T) {
 							}
 						}
 					}
-					allRows := make([]int32, ctx)
-					for i := range allRows {
-						allRows[i] = int32(i)
-					}
 					c := opCase{
-						kv: map[string]int64{"k": rb * int64(ctx), "v": rb * int64(ctx)},
-						inputs: map[string][]byte{
+						kv: fill.sizes(),
+						inputs: fill.inputs(map[string][]byte{
 							"q": memview.Bytes(randF32(r, hd*heads*tc.T, 1)), "knew": memview.Bytes(randF32(r, rowLen*tc.T, 1)),
 							"vnew": memview.Bytes(randF32(r, rowLen*tc.T, 1)), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
-							"kall": memview.Bytes(prevK), "vall": memview.Bytes(prevV), "allrows": memview.Bytes(allRows),
-						},
+						}, prevK, prevV),
 						build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
-							kc := b.KV("k", kvt, int64(rowLen), int64(ctx))
-							vc := b.KV("v", kvt, int64(rowLen), int64(ctx))
-							all := b.Input("allrows", gguf.TypeI32, int64(ctx))
-							kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "kfill")
-							vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), int64(ctx)), all, "vfill")
+							kc, vc := fill.caches(b)
 							rowsN := b.Input("rows", gguf.TypeI32, int64(tc.T))
 							kc = b.StoreKV(kc, b.Input("knew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "kstore")
 							vc = b.StoreKV(vc, b.Input("vnew", gguf.TypeF32, int64(rowLen), int64(tc.T)), rowsN, "vstore")
@@ -749,27 +775,19 @@ func TestDecodeAttentionFeedsMatMul(t *testing.T) {
 		rowLen := hd * kvHeads
 		for _, wt := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ5_1, gguf.TypeQ4_K} {
 			t.Run(wt.String(), func(t *testing.T) {
-				rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+				fill := kvFill{gguf.TypeF16, int64(rowLen), ctx}
 				mask := make([]float32, ctx)
 				for j := past + 1; j < ctx; j++ {
 					mask[j] = float32(math.Inf(-1))
 				}
-				allRows := make([]int32, ctx)
-				for i := range allRows {
-					allRows[i] = int32(i)
-				}
 				compare(t, opCase{
-					kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
+					kv:      fill.sizes(),
 					weights: map[string]tensor{"wo": quantized(t, wt, hd*heads, 96, r)},
-					inputs: map[string][]byte{
-						"q": memview.Bytes(randF32(r, hd*heads, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
-						"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-					},
+					inputs: fill.inputs(map[string][]byte{"q": memview.Bytes(randF32(r, hd*heads, 1)), "mask": memview.Bytes(mask)},
+						randF32(r, rowLen*ctx, 1), randF32(r, rowLen*ctx, 1)),
 					bound: quantBound,
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-						all := b.Input("allrows", gguf.TypeI32, ctx)
-						kc := b.StoreKV(b.KV("k", gguf.TypeF16, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-						vc := b.StoreKV(b.KV("v", gguf.TypeF16, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+						kc, vc := fill.caches(b)
 						q := b.Input("q", gguf.TypeF32, hd, heads, 1)
 						att := b.Attention(q, kc, vc, b.Input("mask", gguf.TypeF32, ctx, 1), graph.AttentionParams{Scale: 0.088, KVHeads: kvHeads, KVLen: ctx}, "att")
 						return b.MatMul(wf("wo"), att, "o")

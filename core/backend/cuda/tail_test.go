@@ -203,32 +203,25 @@ func testMatVecRopeTail(t *testing.T, mode string) {
 						g.mvsWarps = warps
 						before, beforeOne := tailLaunches(g, "_tr"), g.l.counts["rope_store_one"]+ropeAttnLaunches(g)
 						rowLen := hd * kvHeads
-						rb, _ := kvt.RowBytes(int64(rowLen))
+						fill := kvFill{kvt, int64(rowLen), ctx}
 						mask := make([]float32, ctx)
 						for j := past + 1; j < ctx; j++ {
 							mask[j] = float32(math.Inf(-1))
-						}
-						allRows := make([]int32, ctx)
-						for i := range allRows {
-							allRows[i] = int32(i)
 						}
 						ws := map[string]tensor{
 							"wq": quantized(t, wt, cols, hd*heads, r), "wk": quantized(t, wt, cols, rowLen, r), "wv": quantized(t, wt, cols, rowLen, r),
 							"wqkv": quantized(t, wt, cols, hd*heads+2*rowLen, r),
 						}
 						compare(t, opCase{
-							kv:      map[string]int64{"k": rb * ctx, "v": rb * ctx},
+							kv:      fill.sizes(),
 							weights: ws,
-							inputs: map[string][]byte{
-								"x": memview.Bytes(randF32(r, cols, 1)), "mask": memview.Bytes(mask), "allrows": memview.Bytes(allRows),
+							inputs: fill.inputs(map[string][]byte{
+								"x": memview.Bytes(randF32(r, cols, 1)), "mask": memview.Bytes(mask),
 								"pos": memview.Bytes([]int32{past}), "rows": memview.Bytes([]int32{past}),
-								"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-							},
+							}, randF32(r, rowLen*ctx, 1), randF32(r, rowLen*ctx, 1)),
 							bound: quantBound,
 							build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-								all := b.Input("allrows", gguf.TypeI32, ctx)
-								kc := b.StoreKV(b.KV("k", kvt, int64(rowLen), ctx), b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-								vc := b.StoreKV(b.KV("v", kvt, int64(rowLen), ctx), b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+								kc, vc := fill.caches(b)
 								x := b.Input("x", gguf.TypeF32, cols, 1)
 								var q, k, v *graph.Node
 								if fusedW {
@@ -392,6 +385,16 @@ func TestSplitConstants(t *testing.T) {
 	}
 }
 
+// testRope is the rope of the rope/store tests: dims rotated (of the
+// head), normal or neox, base 10000.
+func testRope(dims int, neox bool) graph.RopeParams {
+	p := graph.RopeParams{Dims: dims, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1}
+	if neox {
+		p.Mode = graph.RopeNeoX
+	}
+	return p
+}
+
 // TestRopeStoreBatch: a batch's q and k ropes and k and v stores as one
 // rope_store_pair launch (the k rope's values stored into the k cache as
 // they are made), and the prefill attention over the caches after it,
@@ -428,30 +431,17 @@ func TestRopeStoreBatch(t *testing.T) {
 						}
 					}
 				}
-				allRows := make([]int32, ctx)
-				for i := range allRows {
-					allRows[i] = int32(i)
-				}
-				p := graph.RopeParams{Dims: tc.dims, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1}
-				if tc.neox {
-					p.Mode = graph.RopeNeoX
-				}
-				rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+				p := testRope(tc.dims, tc.neox)
+				fill := kvFill{gguf.TypeF16, int64(rowLen), ctx}
 				fused, pair := g.l.counts["rope_store_pair"], g.l.counts["rope_pair"]
 				compareExact(t, opCase{
-					kv: map[string]int64{"k": rb * ctx, "v": rb * ctx},
-					inputs: map[string][]byte{
+					kv: fill.sizes(),
+					inputs: fill.inputs(map[string][]byte{
 						"q": memview.Bytes(randF32(r, hd*heads*T, 1)), "k": memview.Bytes(randF32(r, rowLen*T, 1)), "v": memview.Bytes(randF32(r, rowLen*T, 1)),
 						"pos": memview.Bytes(pos), "rows": memview.Bytes(rows), "mask": memview.Bytes(mask),
-						"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-						"allrows": memview.Bytes(allRows),
-					},
+					}, randF32(r, rowLen*ctx, 1), randF32(r, rowLen*ctx, 1)),
 					build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
-						kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
-						vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
-						all := b.Input("allrows", gguf.TypeI32, ctx)
-						kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-						vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+						kc, vc := fill.caches(b)
 						ps := b.Input("pos", gguf.TypeI32, int64(T))
 						q := b.Rope(b.Input("q", gguf.TypeF32, int64(hd), heads, int64(T)), ps, nil, p, "qrope")
 						k := b.Rope(b.Input("k", gguf.TypeF32, int64(hd), kvHeads, int64(T)), ps, nil, p, "krope")
@@ -502,29 +492,16 @@ func TestRopeStoreAttention(t *testing.T) {
 							mask[j] = float32(math.Inf(-1))
 						}
 					}
-					allRows := make([]int32, ctx)
-					for i := range allRows {
-						allRows[i] = int32(i)
-					}
-					p := graph.RopeParams{Dims: tc.dims, Mode: graph.RopeNormal, FreqBase: 10000, FreqScale: 1}
-					if tc.neox {
-						p.Mode = graph.RopeNeoX
-					}
-					rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+					p := testRope(tc.dims, tc.neox)
+					fill := kvFill{gguf.TypeF16, int64(rowLen), ctx}
 					compareExact(t, opCase{
-						kv: map[string]int64{"k": rb * ctx, "v": rb * ctx},
-						inputs: map[string][]byte{
+						kv: fill.sizes(),
+						inputs: fill.inputs(map[string][]byte{
 							"q": memview.Bytes(randF32(r, hd*heads, 1)), "k": memview.Bytes(randF32(r, rowLen, 1)), "v": memview.Bytes(randF32(r, rowLen, 1)),
 							"pos": memview.Bytes([]int32{int32(tc.past)}), "rows": memview.Bytes([]int32{int32(tc.past)}), "mask": memview.Bytes(mask),
-							"kall": memview.Bytes(randF32(r, rowLen*ctx, 1)), "vall": memview.Bytes(randF32(r, rowLen*ctx, 1)),
-							"allrows": memview.Bytes(allRows),
-						},
+						}, randF32(r, rowLen*ctx, 1), randF32(r, rowLen*ctx, 1)),
 						build: func(b *graph.Builder, _ func(string) *graph.Node) *graph.Node {
-							kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
-							vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
-							all := b.Input("allrows", gguf.TypeI32, ctx)
-							kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-							vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+							kc, vc := fill.caches(b)
 							pos := b.Input("pos", gguf.TypeI32, 1)
 							q := b.Rope(b.Input("q", gguf.TypeF32, int64(hd), heads, 1), pos, nil, p, "qrope")
 							k := b.Rope(b.Input("k", gguf.TypeF32, int64(hd), kvHeads, 1), pos, nil, p, "krope")
@@ -576,7 +553,7 @@ func TestRopeStoreAttentionEarly(t *testing.T) {
 						mask[j] = float32(math.Inf(-1))
 					}
 				}
-				rb, _ := gguf.TypeF16.RowBytes(int64(rowLen))
+				fill := kvFill{gguf.TypeF16, int64(rowLen), ctx}
 				cache := func() []byte {
 					h := make([]uint16, rowLen*ctx)
 					for i := range h {
@@ -584,23 +561,17 @@ func TestRopeStoreAttentionEarly(t *testing.T) {
 					}
 					return memview.Bytes(h)
 				}
-				allRows := make([]int32, ctx)
-				for i := range allRows {
-					allRows[i] = int32(i)
-				}
-				p := graph.RopeParams{Dims: hd, Mode: graph.RopeNeoX, FreqBase: 10000, FreqScale: 1}
+				p := testRope(hd, true)
 				before := g.l.counts["attn_x_one_rope early"]
 				inputs := map[string][]byte{
 					"x": memview.Bytes(randF32(r, cols, 1)), "pos": memview.Bytes([]int32{int32(tc.past)}),
 					"rows": memview.Bytes([]int32{int32(tc.past)}), "mask": memview.Bytes(mask),
 				}
 				if fillInStep { // the fill's inputs exist only in its graph
-					inputs["allrows"] = memview.Bytes(allRows)
-					inputs["kall"] = memview.Bytes(randF32(r, rowLen*ctx, 1))
-					inputs["vall"] = memview.Bytes(randF32(r, rowLen*ctx, 1))
+					fill.inputs(inputs, randF32(r, rowLen*ctx, 1), randF32(r, rowLen*ctx, 1))
 				}
 				compare(t, opCase{
-					kv:     map[string]int64{"k": rb * ctx, "v": rb * ctx},
+					kv:     fill.sizes(),
 					kvInit: map[string][]byte{"k": cache(), "v": cache()},
 					weights: map[string]tensor{
 						"wq": quantized(t, gguf.TypeQ8_0, cols, hd*heads, r), "wk": quantized(t, gguf.TypeQ8_0, cols, rowLen, r),
@@ -609,12 +580,11 @@ func TestRopeStoreAttentionEarly(t *testing.T) {
 					inputs: inputs,
 					bound:  quantBound,
 					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-						kc := b.KV("k", gguf.TypeF16, int64(rowLen), ctx)
-						vc := b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
+						var kc, vc *graph.Node
 						if fillInStep {
-							all := b.Input("allrows", gguf.TypeI32, ctx)
-							kc = b.StoreKV(kc, b.Input("kall", gguf.TypeF32, int64(rowLen), ctx), all, "kfill")
-							vc = b.StoreKV(vc, b.Input("vall", gguf.TypeF32, int64(rowLen), ctx), all, "vfill")
+							kc, vc = fill.caches(b)
+						} else {
+							kc, vc = b.KV("k", gguf.TypeF16, int64(rowLen), ctx), b.KV("v", gguf.TypeF16, int64(rowLen), ctx)
 						}
 						x := b.Input("x", gguf.TypeF32, cols, 1)
 						q, k, v := b.MatMul(wf("wq"), x, "q"), b.MatMul(wf("wk"), x, "k"), b.MatMul(wf("wv"), x, "v")
