@@ -103,6 +103,13 @@ __device__ __forceinline__ float rms_mean(double t, int n, const float* a) {
     }
     return rms_mean_serial(a, n);
 }
+// sat8: the nearest integer (ties to even) saturated to int8, as ggml's
+// AVX2 quantizers round; f16r: a float rounded through F16.
+__device__ __forceinline__ int sat8(float v) {
+    int q = __float2int_rn(v);
+    return q > 127 ? 127 : (q < -128 ? -128 : q);
+}
+__device__ __forceinline__ float f16r(float f) { return __half2float(__float2half_rn(f)); }
 __device__ __forceinline__ int warp_sum_i(int v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;

@@ -868,21 +868,17 @@ MVK(q4_k, mvk_q4k, 6) MVK(q6_k, mvk_q6k, 4)
 // The quantizers of quant.cu on values already in registers: a warp holds
 // one 32-element q8_0/q8_1 block, a block of 256 threads one q8_K block.
 
-__device__ __forceinline__ int sat8d(float v) {
-    int q = __float2int_rn(v);
-    return q > 127 ? 127 : (q < -128 ? -128 : q);
-}
 __device__ __forceinline__ void q8_0_warp(float v, uint8_t* b, int lane) {
     float amax = warp_max(fabsf(v));
     float id = amax != 0.f ? 127.f / amax : 0.f;
-    b[2 + lane] = (uint8_t)(int8_t)sat8d(v * id);
+    b[2 + lane] = (uint8_t)(int8_t)sat8(v * id);
     if (lane == 0) put_f16(b, amax / 127.f);
 }
 __device__ __forceinline__ void q8_1_warp(float v, uint8_t* b, int lane) {
     float amax = warp_max(fabsf(v));
     float d = amax / 127.f;
     float id = amax != 0.f ? 127.f / amax : 0.f;
-    int q = sat8d(v * id);
+    int q = sat8(v * id);
     b[4 + lane] = (uint8_t)(int8_t)q;
     int sum = warp_sum_i(q);
     if (lane == 0) {

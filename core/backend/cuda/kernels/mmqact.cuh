@@ -9,28 +9,22 @@
 #pragma once
 #include "common.cuh"
 
-__device__ __forceinline__ int mmq_sat8(float v) {
-    int q = __float2int_rn(v);
-    return q > 127 ? 127 : (q < -128 ? -128 : q);
-}
-__device__ __forceinline__ float mmq_f16r(float f) { return __half2float(__float2half_rn(f)); }
-
 // mmq_q8_lane: element e (lane of a whole warp: the warp holds one
 // 32-group b, v its value, zero past the row) of token t as quant_q8_0
 // (withSum 0) or quant_q8_1 (withSum 1) computes it.
 __device__ __forceinline__ void mmq_q8_lane(float v, int lane, int8_t* qx, float* xs, float* xm, long long t, int b, int kp, int withSum) {
     float amax = warp_max(fabsf(v));
     float id = amax != 0.f ? 127.f / amax : 0.f;
-    int q = mmq_sat8(v * id);
+    int q = sat8(v * id);
     qx[t * kp + b * 32 + lane] = (int8_t)q;
     int sum = warp_sum_i(q);
     if (lane == 0) {
         float d = amax / 127.f;
         long long g = t * (kp / 16) + 2 * b;
-        float dh = mmq_f16r(d);
+        float dh = f16r(d);
         xs[g] = dh;
         xs[g + 1] = dh;
-        xm[g] = withSum ? mmq_f16r(d * (float)sum) : 0.f;
+        xm[g] = withSum ? f16r(d * (float)sum) : 0.f;
         xm[g + 1] = 0.f;
     }
 }

@@ -150,11 +150,6 @@ extern "C" __global__ void __launch_bounds__(1024) get_rows_bf16(const uint8_t* 
 // One warp per 32-element block: q8_0 and q8_1 (ggml's AVX2 rounding: ties
 // to even, saturating). grid (blocks per row, rows).
 
-__device__ __forceinline__ int sat8(float v) {
-    int q = __float2int_rn(v);
-    return q > 127 ? 127 : (q < -128 ? -128 : q);
-}
-
 extern "C" __global__ void quant_q8_0(const float* x, uint8_t* y, int n, long long yrb) { PDL_ENTRY();
     int lane = threadIdx.x;
     float v = x[(long long)blockIdx.y * n + blockIdx.x * 32 + lane];
