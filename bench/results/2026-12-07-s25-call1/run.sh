@@ -1,10 +1,11 @@
 #!/bin/bash
-# Session 25, device call 1 (issue 11): carry .device/s25a (from the s25 worktree: bash bench/lib/build.sh s25a main s24):
-# minfer-base = main a0a158f (runtime code as fd55ea6); minfer-alt = s24 df81f10 (the next decode step queued behind a
-# gate); minfer, cuda.test, core.test = s25 fc4cc78 (s24 + the helper's host24: signature in six lanes, a decode step's
-# input copies captured into its graph). Tests first (the gate's, the polled reads', the input block's, every core
-# GPU test), then 1.1B decode base / alt / head / head without the queued step, three rounds, the head's trace,
-# pp512 base / head.
+# Session 25, device call 1 (issue 11): carry .device/s25a (from the s25 worktree: bash bench/lib/build.sh s25a main):
+# minfer-base = main a0a158f (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 fc4cc78 (s24's next decode
+# step queued behind a gate + the helper's host24: signature in six lanes, a decode step's input copies captured into
+# its graph; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
+# the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
+# on the ring (s24 + six lanes) / head without the queued step, three rounds, the head's trace, pp512 base / head.
+# (A third binary, s24 itself, made the tree over the 64 MiB limit.)
 . bench/lib/device.sh .device/s25a
 synth1
 tst cuda-new core/backend/cuda 90 $D/cuda.test -test.run 'Gated|GateWords|PolledReads|PTX|Thread|Input|Signature|Compute'
@@ -13,8 +14,8 @@ tst core-gpu core 150 MINFER_TESTDATA=$D/td $D/core.test -test.run 'GPU'
 grep -E "queued steps taken|input block" $L/core-gpu.txt | head -20 | tee -a $S
 for r in 1 2 3; do
   bn $D/minfer-base bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
-  bn $D/minfer-alt bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   bn $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
+  bn MINFER_CUDA_INPUTS=ring $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   bn MINFER_PRELAUNCH=0 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   snap
 done
