@@ -1,14 +1,14 @@
 #!/bin/bash
 # Session 25, device call 1 (issue 11): carry .device/s25a (from the s25 worktree: bash bench/lib/build.sh s25a main):
-# minfer-base = main 71233fb (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 fc4cc78 (s24's next decode
+# minfer-base = main 82f77d5 (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 02fbf77 (s24's next decode
 # step queued behind a gate + the helper's host24: signature in six lanes, a decode step's input copies captured into
-# its graph; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
+# its graph; rope_tail through rope_cs; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
 # the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
 # on the ring (s24 + six lanes) / head without the queued step, three rounds, the head's trace, pp512 base / head.
 # (A third binary, s24 itself, made the tree over the 64 MiB limit.)
 . bench/lib/device.sh .device/s25a
 synth1
-tst cuda-new core/backend/cuda 90 $D/cuda.test -test.run 'Gated|GateWords|PolledReads|PTX|Thread|Input|Signature|Compute'
+tst cuda-new core/backend/cuda 90 $D/cuda.test -test.run 'Gated|GateWords|PolledReads|PTX|Thread|Input|Signature|Compute|RopeTail'
 td
 tst core-gpu core 150 MINFER_TESTDATA=$D/td $D/core.test -test.run 'GPU'
 grep -E "queued steps taken|input block" $L/core-gpu.txt | head -20 | tee -a $S
