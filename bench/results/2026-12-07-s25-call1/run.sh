@@ -23,3 +23,10 @@ bn MINFER_CUDA_TRACE=1 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-la
 grep "cuda trace" $L/b.txt | tail -2 | cut -c1-300 | tee -a $S
 for m in minfer-base minfer; do bn $D/$m bench -m /tmp/1b.gguf -p 512 -n 1 -r 10 --gpu-layers 23; done
 snap
+echo "## ncu full sections + SASS stall samples of the head's one-token attention and norm (1.1B decode, graphs off)" | tee -a $S
+MINFER_CUDA_GRAPHS=0 timeout 120 ncu --clock-control none --set full --import-source no -k 'regex:attn_x_one_rope|norm_one' --launch-skip 300 --launch-count 6 -o $L/prof $D/minfer bench -m /tmp/1b.gguf -p 1 -n 24 -r 1 --gpu-layers 23 > $L/ncu-prof.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
+timeout 60 ncu -i $L/prof.ncu-rep --page details > $L/prof-details.txt 2>&1; echo "details rc=$? lines=$(wc -l < $L/prof-details.txt)" | tee -a $S
+timeout 60 ncu -i $L/prof.ncu-rep --page source --csv --print-source sass > $L/prof-sass.csv 2>&1; echo "sass rc=$? lines=$(wc -l < $L/prof-sass.csv)" | tee -a $S
+grep -E "^  [a-z_]+.*\(|Duration|Warp Cycles Per Issued|Stall" $L/prof-details.txt | head -40 | tee -a $S
+rm -f $L/prof.ncu-rep
+snap
