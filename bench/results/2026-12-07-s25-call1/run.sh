@@ -1,8 +1,8 @@
 #!/bin/bash
 # Session 25, device call 1 (issue 11): carry .device/s25a (from the s25 worktree: bash bench/lib/build.sh s25a main):
-# minfer-base = main 82f77d5 (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 02fbf77 (s24's next decode
+# minfer-base = main 82f77d5 (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 e198dae (s24's next decode
 # step queued behind a gate + the helper's host24: signature in six lanes, a decode step's input copies captured into
-# its graph; rope_tail through rope_cs; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
+# its graph; rope_tail through rope_cs; MINFER_CUDA_TWICE; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
 # the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
 # on the ring (s24 + six lanes) / head without the queued step, three rounds, the head's trace, pp512 base / head.
 # (A third binary, s24 itself, made the tree over the 64 MiB limit.)
@@ -19,6 +19,11 @@ for r in 1 2 3; do
   bn MINFER_PRELAUNCH=0 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
   snap
 done
+for r in 1 2; do # in-graph cost of kernel classes: each launch of the prefix issued twice
+  bn $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
+  for k in norm_one attn_x_one mvs_; do bn MINFER_CUDA_TWICE=$k $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23; done
+done
+snap
 bn MINFER_CUDA_TRACE=1 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
 grep "cuda trace" $L/b.txt | tail -2 | cut -c1-300 | tee -a $S
 for m in minfer-base minfer; do bn $D/$m bench -m /tmp/1b.gguf -p 512 -n 1 -r 10 --gpu-layers 23; done
