@@ -5,9 +5,12 @@
 # its graph; rope_tail through rope_cs; MINFER_CUDA_TWICE; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
 # the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
 # on the ring (s24 + six lanes) / head without the queued step, three rounds, the head's trace, pp512 base / head.
+# Then ncu's full sections and SASS stall samples of attn_x_one_rope and norm_one, and the 8B Q4_K (synthesized in the
+# background from the start): pp512 base / head / head with MINFER_CUDA_FATTN=mma, decode base / head.
 # (A third binary, s24 itself, made the tree over the 64 MiB limit.)
 . bench/lib/device.sh .device/s25a
 synth1
+synth8
 tst cuda-new core/backend/cuda 90 $D/cuda.test -test.run 'Gated|GateWords|PolledReads|PTX|Thread|Input|Signature|Compute|RopeTail'
 td
 tst core-gpu core 150 MINFER_TESTDATA=$D/td $D/core.test -test.run 'GPU'
@@ -34,4 +37,15 @@ timeout 60 ncu -i $L/prof.ncu-rep --page details > $L/prof-details.txt 2>&1; ech
 timeout 60 ncu -i $L/prof.ncu-rep --page source --csv --print-source sass > $L/prof-sass.csv 2>&1; echo "sass rc=$? lines=$(wc -l < $L/prof-sass.csv)" | tee -a $S
 grep -E "^  [a-z_]+.*\(|Duration|Warp Cycles Per Issued|Stall" $L/prof-details.txt | head -40 | tee -a $S
 rm -f $L/prof.ncu-rep
+snap
+echo "## 8B Q4_K: pp512 base / head / head with the tensor-core prefill attention (MINFER_CUDA_FATTN=mma), decode base / head" | tee -a $S
+wait $SP; cat $L/synth8.txt | tail -1 | tee -a $S
+for r in 1 2; do
+  bn $D/minfer-base bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33
+  bn $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33
+  bn MINFER_CUDA_FATTN=mma $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33
+  snap
+done
+bn $D/minfer-base bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
+bn $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
 snap
