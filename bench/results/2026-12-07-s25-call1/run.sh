@@ -5,8 +5,10 @@
 # its graph; rope_tail through rope_cs; MINFER_CUDA_TWICE; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
 # the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
 # on the ring (s24 + six lanes) / head without the queued step, three rounds, the head's trace, pp512 base / head.
-# Then ncu's full sections and SASS stall samples of attn_x_one_rope and norm_one, and the 8B Q4_K (synthesized in the
-# background from the start): pp512 base / head / head with MINFER_CUDA_FATTN=mma, decode base / head.
+# Reordered by priority after seven failed starts (what a call cut short returns is what ran first): tests, the 1.1B
+# decode arms (two rounds), MINFER_CUDA_TWICE arms, the 8B Q4_K (synthesized in the background from the start):
+# pp512 base / head / head with MINFER_CUDA_FATTN=mma, decode base / head; the trace and 1.1B pp512; last ncu's full
+# sections and SASS stall samples of attn_x_one_rope and norm_one.
 # (A third binary, s24 itself, made the tree over the 64 MiB limit.)
 . bench/lib/device.sh .device/s25a
 synth1
@@ -15,37 +17,36 @@ tst cuda-new core/backend/cuda 90 $D/cuda.test -test.run 'Gated|GateWords|Polled
 td
 tst core-gpu core 150 MINFER_TESTDATA=$D/td $D/core.test -test.run 'GPU'
 grep -E "queued steps taken|input block" $L/core-gpu.txt | head -20 | tee -a $S
-for r in 1 2 3; do
-  bn $D/minfer-base bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
-  bn $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
-  bn MINFER_CUDA_INPUTS=ring $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
-  bn MINFER_PRELAUNCH=0 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
+B1="bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23"
+for r in 1 2; do
+  bn $D/minfer-base $B1
+  bn $D/minfer $B1
+  bn MINFER_CUDA_INPUTS=ring $D/minfer $B1
+  bn MINFER_PRELAUNCH=0 $D/minfer $B1
   snap
 done
-for r in 1 2; do # in-graph cost of kernel classes: each launch of the prefix issued twice
-  bn $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
-  for k in norm_one attn_x_one mvs_; do bn MINFER_CUDA_TWICE=$k $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23; done
-done
+# in-graph cost of kernel classes: each launch of the prefix issued twice
+for k in norm_one attn_x_one mvs_; do bn MINFER_CUDA_TWICE=$k $D/minfer $B1; done
+bn $D/minfer $B1
 snap
-bn MINFER_CUDA_TRACE=1 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23
+echo "## 8B Q4_K" | tee -a $S
+wait $SP; tail -1 $L/synth8.txt | tee -a $S
+P8="bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33"
+bn $D/minfer-base $P8
+bn $D/minfer $P8
+bn MINFER_CUDA_FATTN=mma $D/minfer $P8
+bn $D/minfer-base bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
+bn $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
+bn MINFER_CUDA_FATTN=mma $D/minfer $P8
+bn $D/minfer $P8
+snap
+bn MINFER_CUDA_TRACE=1 $D/minfer $B1
 grep "cuda trace" $L/b.txt | tail -2 | cut -c1-300 | tee -a $S
 for m in minfer-base minfer; do bn $D/$m bench -m /tmp/1b.gguf -p 512 -n 1 -r 10 --gpu-layers 23; done
 snap
 echo "## ncu full sections + SASS stall samples of the head's one-token attention and norm (1.1B decode, graphs off)" | tee -a $S
-MINFER_CUDA_GRAPHS=0 timeout 120 ncu --clock-control none --set full --import-source no -k 'regex:attn_x_one_rope|norm_one' --launch-skip 300 --launch-count 6 -o $L/prof $D/minfer bench -m /tmp/1b.gguf -p 1 -n 24 -r 1 --gpu-layers 23 > $L/ncu-prof.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
-timeout 60 ncu -i $L/prof.ncu-rep --page details > $L/prof-details.txt 2>&1; echo "details rc=$? lines=$(wc -l < $L/prof-details.txt)" | tee -a $S
-timeout 60 ncu -i $L/prof.ncu-rep --page source --csv --print-source sass > $L/prof-sass.csv 2>&1; echo "sass rc=$? lines=$(wc -l < $L/prof-sass.csv)" | tee -a $S
-grep -E "^  [a-z_]+.*\(|Duration|Warp Cycles Per Issued|Stall" $L/prof-details.txt | head -40 | tee -a $S
+MINFER_CUDA_GRAPHS=0 timeout 100 ncu --clock-control none --set full --import-source no -k 'regex:attn_x_one_rope|norm_one' --launch-skip 300 --launch-count 4 -o $L/prof $D/minfer bench -m /tmp/1b.gguf -p 1 -n 24 -r 1 --gpu-layers 23 > $L/ncu-prof.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
+timeout 40 ncu -i $L/prof.ncu-rep --page details > $L/prof-details.txt 2>&1; echo "details rc=$? lines=$(wc -l < $L/prof-details.txt)" | tee -a $S
+timeout 40 ncu -i $L/prof.ncu-rep --page source --csv --print-source sass > $L/prof-sass.csv 2>&1; echo "sass rc=$? lines=$(wc -l < $L/prof-sass.csv)" | tee -a $S
 rm -f $L/prof.ncu-rep
-snap
-echo "## 8B Q4_K: pp512 base / head / head with the tensor-core prefill attention (MINFER_CUDA_FATTN=mma), decode base / head" | tee -a $S
-wait $SP; cat $L/synth8.txt | tail -1 | tee -a $S
-for r in 1 2; do
-  bn $D/minfer-base bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33
-  bn $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33
-  bn MINFER_CUDA_FATTN=mma $D/minfer bench -m /tmp/8b.gguf -p 512 -n 1 -r 3 --gpu-layers 33
-  snap
-done
-bn $D/minfer-base bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
-bn $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
 snap
