@@ -6,7 +6,7 @@
 # and S (the summary), writes the summary's first line (BUILT_FROM, date, GPU, driver, CPUs), and on exit writes
 # the total time and packs the logs into $OUT/logs.tgz (snap does that at any point, so a call cut short still
 # returns what it had). Helpers:
-#   bn CMD...            a benchmark run (env assignments allowed first): its prefill/decode/device lines to the
+#   bn CMD...            a benchmark run (env assignments allowed first; timeout $BT, 120 s unset): its prefill/decode/device lines to the
 #                        summary, the whole output to logs/gpu-bench.txt
 #   tst NAME DIR T [VAR=value...] BIN ARGS...   a test binary run in DIR with timeout T (and -test.v
 #                        -test.count=1): pass/fail/skip counts and the failures to the summary, the output to
@@ -20,7 +20,7 @@ snap() { cp $S $OUT/summary.txt; (cd $OUT && tar czf logs.tgz.tmp logs && mv log
 fin() { echo "total ${SECONDS}s" | tee -a $S; snap; rm -rf $OUT/logs; }
 trap fin EXIT
 echo "# built from $(cat $D/BUILT_FROM | tr '\n' ' '); $(date -u); $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader); $(nproc) cpus" | tee $S
-bn() { echo "## $*" | tee -a $S; timeout 120 env "$@" > $L/b.txt 2>&1; echo "rc=$? ${SECONDS}s" >> $L/b.txt; grep -E "^prefill|^decode|^device|rc=|rror|panic" $L/b.txt | tee -a $S; cat $L/b.txt >> $L/gpu-bench.txt; }
+bn() { echo "## $*" | tee -a $S; timeout ${BT:-120} env "$@" > $L/b.txt 2>&1; echo "rc=$? ${SECONDS}s" >> $L/b.txt; grep -E "^prefill|^decode|^device|rc=|rror|panic" $L/b.txt | tee -a $S; cat $L/b.txt >> $L/gpu-bench.txt; }
 tst() {
 	local name=$1 dir=$2 t=$3; shift 3
 	(cd $dir && timeout $t env "$@" -test.v -test.count=1 > $L/$name.txt 2>&1; echo "$name rc=$? ${SECONDS}s pass=$(grep -c -- '--- PASS' $L/$name.txt) fail=$(grep -c -- '--- FAIL' $L/$name.txt) skip=$(grep -c -- '--- SKIP' $L/$name.txt)" | tee -a $S)
