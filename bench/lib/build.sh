@@ -2,7 +2,9 @@
 # Builds a device carry (bench/lib/device.sh's layout) from the repository root:
 #   bash bench/lib/build.sh NAME BASE_REV [ALT_REV]
 # .device/NAME/bins.tar.xz holds minfer-base (BASE_REV, built in a scratch worktree), minfer-alt (ALT_REV, when
-# given: a third binary to compare), and minfer, cuda.test, core.test of the working tree; BUILT_FROM says which. Stripped, CGO_ENABLED=0, -tags nogui for minfer.
+# given: a third binary to compare; ~3.4 MB more, which took session 25's tree past the device's 64 MiB), and
+# minfer, cuda.test, core.test of the working tree; BUILT_FROM says which. Stripped, CGO_ENABLED=0, -tags nogui
+# for minfer.
 set -e
 export PATH=$PATH:/usr/local/go/bin CGO_ENABLED=0
 name=$1 base=$2 alt=${3:-}; C=.device/$name; R=$PWD
