@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 25, device call 1 (issue 11): carry .device/s25a (from the s25 worktree: bash bench/lib/build.sh s25a main):
-# minfer-base = main 9d493c9 (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 95b2def (s24's next decode
+# minfer-base = main 3d46b40 (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 b2dd020 (s24's next decode
 # step queued behind a gate + the helper's host24: signature in six lanes, a decode step's input copies captured into
 # its graph; rope_tail through rope_cs; MINFER_CUDA_TWICE; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
 # the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
