@@ -1,15 +1,13 @@
 #!/bin/bash
 # Session 25, device call 1 (issue 11): carry .device/s25a (from the s25 worktree: bash bench/lib/build.sh s25a main):
 # minfer-base = main 3d46b40 (runtime code as fd55ea6); minfer, cuda.test, core.test = s25 b2dd020 (s24's next decode
-# step queued behind a gate + the helper's host24: signature in six lanes, a decode step's input copies captured into
-# its graph; rope_tail through rope_cs; MINFER_CUDA_TWICE; MINFER_CUDA_INPUTS=ring turns the latter off, MINFER_PRELAUNCH=0 the former). Tests first (the gate's,
-# the polled reads', the input block's, every core GPU test), then 1.1B decode base / head / head with the inputs
-# on the ring (s24 + six lanes) / head without the queued step, three rounds, the head's trace, pp512 base / head.
-# Reordered by priority after seven failed starts (what a call cut short returns is what ran first): tests, the 1.1B
-# decode arms (two rounds), MINFER_CUDA_TWICE arms, the 8B Q4_K (synthesized in the background from the start):
-# pp512 base / head / head with MINFER_CUDA_FATTN=mma, decode base / head; the trace and 1.1B pp512; last ncu's full
-# sections and SASS stall samples of attn_x_one_rope and norm_one.
-# (A third binary, s24 itself, made the tree over the 64 MiB limit.)
+# step queued behind a gate, MINFER_PRELAUNCH=0 off; the helper's host24: signature in six lanes, a decode step's
+# input copies captured into its graph, MINFER_CUDA_INPUTS=ring off; rope_tail through rope_cs; MINFER_CUDA_TWICE).
+# In order of priority (what a call cut short returns is what ran first): op and core GPU tests; the 1.1B decode
+# base / head / head with the inputs on the ring / head without the queued step, two rounds; MINFER_CUDA_TWICE arms;
+# the 8B Q4_K (synthesized in the background from the start): pp512 base / head / head with MINFER_CUDA_FATTN=mma,
+# decode base / head; the trace and 1.1B pp512; last ncu's full sections and SASS stall samples of attn_x_one_rope
+# and norm_one. (A third binary, s24 itself, made the tree over the 64 MiB limit.)
 . bench/lib/device.sh .device/s25a
 synth1
 synth8
