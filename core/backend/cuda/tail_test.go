@@ -694,3 +694,70 @@ func TestSwigluMatVec(t *testing.T) {
 		}
 	}
 }
+
+// TestSwigluGroups: one token's mat-vec over a fused gate|up weight and the
+// swiglu of its halves as one mvs_*_g launch where the down mat-vec takes
+// groups of 32 (q8_0, q8_1) and both halves' 64 rows of a block fit twice in
+// an SM's shared memory; the same bits as the CPU (and so as the mat-vec
+// and swiglu_quant it replaces) in the product, the gate and up values and
+// the down mat-vec after it; not used (swiglu_quant runs) for q8_K or F32
+// downs, rows past the shared memory, or with swgroups off.
+func TestSwigluGroups(t *testing.T) {
+	g := oneBackend(t)
+	r := rand.New(rand.NewPCG(45, 46))
+	type sgCase struct {
+		wt, dt   gguf.GGMLType // gate|up and down weights
+		cols, ff int
+		fused    bool
+	}
+	cases := []sgCase{
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 2048, 5632, true}, // the 1.1B's
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 512, 352, true},
+		{gguf.TypeQ4_0, gguf.TypeQ5_1, 1024, 256, true}, // q8_1 groups
+		{gguf.TypeQ8_0, gguf.TypeQ8_0, 1024, 800, true},
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 32, 32, true}, // one block of one row's block
+		{gguf.TypeQ8_0, gguf.TypeQ8_0, 2048, 256, false}, // 64 rows of 2176 bytes: past half the shared memory
+		{gguf.TypeQ4_0, gguf.TypeQ4_K, 1024, 512, false}, // q8_K groups
+		{gguf.TypeQ4_0, gguf.TypeF32, 512, 128, false},
+		{gguf.TypeQ4_K, gguf.TypeQ4_K, 1024, 512, false},
+	}
+	for _, off := range []bool{false, true} {
+		for _, c := range cases {
+			name := fmt.Sprintf("%s-%s/cols%d/ff%d/swgroupsoff%v", c.wt, c.dt, c.cols, c.ff, off)
+			t.Run(name, func(t *testing.T) {
+				defer func(o decodeOff) { g.off = o }(g.off)
+				g.off.swGroups = off
+				down := quantized(t, c.dt, c.ff, c.cols, r)
+				if c.dt == gguf.TypeF32 {
+					down = tensor{gguf.TypeF32, []int64{int64(c.ff), int64(c.cols)}, memview.Bytes(randF32(r, c.ff*c.cols, 1))}
+				}
+				ws := map[string]tensor{"gu": quantized(t, c.wt, c.cols, 2*c.ff, r), "d": down}
+				kn := ""
+				if s, ok := stagedMatVec[c.wt]; ok {
+					kn = s.groups
+				}
+				f0, q0 := g.l.counts[kn], g.l.counts["swiglu_quant"]+g.l.counts["swiglu"]
+				ff := int64(c.ff)
+				compareExact(t, opCase{weights: ws, inputs: map[string][]byte{"x": memview.Bytes(randF32(r, c.cols, 1))},
+					build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+						x := b.Input("x", gguf.TypeF32, int64(c.cols), 1)
+						gu := b.MatMul(wf("gu"), x, "gate_up")
+						s := b.SwiGLU(b.View(gu, "gate", 0, ff), b.View(gu, "up", 4*ff, ff), "s")
+						y := b.MatMul(wf("d"), s, "y")
+						// The product, the down's output and the gate's and
+						// up's first values in the output.
+						k := min(ff, int64(c.cols))
+						sk := b.View(s, "sk", 0, k, 1)
+						yk := b.View(y, "yk", 0, k, 1)
+						gk := b.View(gu, "gk", 0, k, 1)
+						uk := b.View(gu, "uk", 4*ff, k, 1)
+						return b.Add(b.Add(b.Add(yk, sk, "ys"), gk, "ysg"), uk, "out")
+					}}, g, 3)
+				ran, sw := g.l.counts[kn]-f0, g.l.counts["swiglu_quant"]+g.l.counts["swiglu"]-q0
+				if want := c.fused && !off; (ran > 0) != want || (sw > 0) == want {
+					t.Errorf("%s launches %d, swiglu launches %d; want fused %v: %v", kn, ran, sw, want, g.l.counts)
+				}
+			})
+		}
+	}
+}
