@@ -715,7 +715,7 @@ func TestSwigluGroups(t *testing.T) {
 		{gguf.TypeQ4_0, gguf.TypeQ4_0, 512, 352, true},
 		{gguf.TypeQ4_0, gguf.TypeQ5_1, 1024, 256, true}, // q8_1 groups
 		{gguf.TypeQ8_0, gguf.TypeQ8_0, 1024, 800, true},
-		{gguf.TypeQ4_0, gguf.TypeQ4_0, 32, 32, true},     // one block of one row's block
+		{gguf.TypeQ4_0, gguf.TypeQ4_0, 32, 32, true}, // one block of one row's block
 		{gguf.TypeQ8_0, gguf.TypeQ8_0, 2048, 256, false}, // 64 rows of 2176 bytes: past half the shared memory
 		{gguf.TypeQ4_0, gguf.TypeQ4_K, 1024, 512, false}, // q8_K groups
 		{gguf.TypeQ4_0, gguf.TypeF32, 512, 128, false},
