@@ -32,14 +32,11 @@ import (
 // group and the one-block attention after it as one launch,
 // attn_x_one_rope_*: rope_store_one and attn_x_one then run), swmv (the
 // gate and up mat-vecs with the swiglu and its quantization as one
-// launch, mvs_*_w: mvs_*_m and swiglu_quant then run), swgroups (the
-// fused gate|up mat-vec with the swiglu and its quantization in groups of
-// 32 as one launch, mvs_*_g: the mat-vec and swiglu_quant then run), or
-// all),
+// launch, mvs_*_w: mvs_*_m and swiglu_quant then run), or all),
 // for comparisons and diagnosis; each then runs as the node-by-node
 // kernels do.
 type decodeOff struct {
-	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, mvSplit, vals, attnQ8K, ropeAttn, swMV, swGroups bool
+	mv, multi, attn, attnOne, quant, addNorm, rope, store, mvNorm, mvRope, normOne, ropeOne, mvPipe, mvSplit, vals, attnQ8K, ropeAttn, swMV bool
 }
 
 // defaultDecodeOff is the list in force when MINFER_CUDA_DECODE is unset:
@@ -92,7 +89,6 @@ func parseDecodeOff(v string) decodeOff {
 		o.attnQ8K = o.attnQ8K || all || f == "attnq8k"
 		o.ropeAttn = o.ropeAttn || all || f == "ropeattn"
 		o.swMV = o.swMV || all || f == "swmv"
-		o.swGroups = o.swGroups || all || f == "swgroups"
 	}
 	return o
 }
@@ -266,80 +262,6 @@ func (b *Backend) swigluMatVec(nodes []*graph.Node, i int) (int, error) {
 		b.noteQuant(sn, qvt, qoff)
 	}
 	return 3, nil
-}
-
-// swigluGroups encodes nodes[i], one token's mat-vec over a fused gate|up
-// weight of 2·ff rows (the device-only ffn_gu: gate rows, then up rows),
-// and nodes[i+1], the swiglu of its output's halves (views at 0 and at ff
-// values), as one mvs_*_g launch when the mat-mul after the swiglu takes
-// its activations in groups of 32 (quantTarget q8_0 or q8_1): a block per
-// group computes the group's 32 gate and 32 up rows, the product and its
-// quantization, so no kernel runs between the mat-vec and the down
-// mat-vec. Every row's value is the staged mat-vec's (the same function on
-// the same bytes), the product and its quantization swiglu_quant's; the
-// mat-vec's output (gate and up) and the swiglu's are written too. The
-// kernel reads the input's activations at the workspace's start, so the
-// product's go after them (lastQuantOff). Both weight halves' 64 rows of a
-// block are staged at once: it runs where they fit twice in an SM's
-// shared memory. It reports how many nodes it took (0: not this shape; 2).
-func (b *Backend) swigluGroups(nodes []*graph.Node, i int) (int, error) {
-	if b.off.mv || b.off.swGroups || b.mvV1 || i+1 >= len(nodes) {
-		return 0, nil
-	}
-	mn, sn := nodes[i], nodes[i+1]
-	if mn.Op != graph.OpMatMul || sn.Op != graph.OpSwiGLU || mn.Backend != sn.Backend {
-		return 0, nil
-	}
-	w, x, g, u := mn.Src[0], mn.Src[1], sn.Src[0], sn.Src[1]
-	wt, in, rows := w.Type, w.Shape[0], w.Rows()
-	s, ok := stagedMatVec[wt]
-	ff := rows / 2
-	if !ok || s.groups == "" || x.Rows() != 1 || mn.Elements() != rows || rows%64 != 0 || ff > math.MaxInt32 ||
-		g.Op != graph.OpView || u.Op != graph.OpView || g.Src[0] != mn || u.Src[0] != mn || g.ViewOff != 0 || u.ViewOff != 4*ff ||
-		g.Shape[0] != ff || g.Elements() != ff || u.Shape[0] != ff || u.Elements() != ff || sn.Shape[0] != ff || sn.Elements() != ff {
-		return 0, nil
-	}
-	qt, qxrb, qvt := b.quantTarget(nodes, i+2, sn)
-	if qt != qtQ8_0 && qt != qtQ8_1 {
-		return 0, nil
-	}
-	wrb, err := wt.RowBytes(in)
-	if err != nil {
-		return 0, err
-	}
-	vt := quant.VecDotType(wt)
-	xrb, err := vt.RowBytes(in)
-	if err != nil {
-		return 0, err
-	}
-	wp, err := b.ptrOf(w)
-	if err != nil {
-		return 0, err
-	}
-	// 64 rows a block (oneFits's rows·warps with rpw 64 and one warp).
-	smem, ok := oneFits(wrb, xrb, 64, 1, b.stagedLimit(), wp)
-	qoff := uintptr(xrb+255) &^ 255
-	if !ok || xrb > b.dv.workSize || int64(qoff)+(qxrb+15)&^15 > b.dv.workSize {
-		return 0, nil
-	}
-	gp, err := b.ptrOf(mn)
-	if err != nil {
-		return 0, err
-	}
-	hp, err := b.ptrOf(sn)
-	if err != nil {
-		return 0, err
-	}
-	if err := b.actsAtWork(x, vt, in, xrb); err != nil {
-		return 0, err
-	}
-	b.lastQuant = nil
-	if err := b.dv.launch(&b.l, s.groups, grid1(ff/32), block1(32*stagedWarps), uint32(smem),
-		wp, gp, hp, i32(ff), i32(blocksPerRow(wt, in)), i64(wrb), b.dv.work, i64(xrb), b.dv.work+qoff, qt); err != nil {
-		return 0, err
-	}
-	b.noteQuant(sn, qvt, qoff)
-	return 2, nil
 }
 
 // matVecKernel is the launch for nt tokens of weight type wt at w with

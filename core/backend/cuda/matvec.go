@@ -21,16 +21,12 @@ func mvV1FromEnv() bool { return os.Getenv("MINFER_CUDA_MV") == "v1" }
 // kernels take one).
 var stagedMatVec = map[gguf.GGMLType]struct {
 	one, batch, multi, swiglu string
-	// groups: the fused gate|up mat-vec with the swiglu and its
-	// quantization in groups of 32 (mvs_*_g, swigluGroups); "" where the
-	// type has none.
-	groups string
-	rpw    int64
+	rpw                       int64
 }{
-	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m", "mvs_q4_0_w", "mvs_q4_0_g", 2},
-	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m", "mvs_q8_0_w", "mvs_q8_0_g", 1},
-	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m", "mvs_q4_k_w", "", 1},
-	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m", "mvs_q6_k_w", "", 1},
+	gguf.TypeQ4_0: {"mvs_q4_0_1", "mvs_q4_0_b", "mvs_q4_0_m", "mvs_q4_0_w", 2},
+	gguf.TypeQ8_0: {"mvs_q8_0_1", "mvs_q8_0_b", "mvs_q8_0_m", "mvs_q8_0_w", 1},
+	gguf.TypeQ4_K: {"mvs_q4_k_1", "mvs_q4_k_b", "mvs_q4_k_m", "mvs_q4_k_w", 1},
+	gguf.TypeQ6_K: {"mvs_q6_k_1", "mvs_q6_k_b", "mvs_q6_k_m", "mvs_q6_k_w", 1},
 }
 
 const (

@@ -225,9 +225,6 @@ func (b *Backend) encodeAt(nodes []*graph.Node, i int) (int, error) {
 			return used, err
 		}
 		// Gate and up with the swiglu after them: one launch.
-		if used, err := b.swigluGroups(nodes, i); err != nil || used > 0 {
-			return used, err
-		}
 		if used, err := b.swigluMatVec(nodes, i); err != nil || used > 0 {
 			return used, err
 		}

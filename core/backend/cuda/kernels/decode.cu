@@ -1508,51 +1508,6 @@ __device__ __forceinline__ void mvw_swiglu(const float* v, int* lastf, float* og
     }
 MVW(q4_0) MVW(q8_0) MVW(q4_k) MVW(q6_k)
 
-// mvs_*_g: one token's gate|up mat-vec over a fused weight (gate rows
-// 0..ff−1, up rows ff..2ff−1: the device-only ffn_gu) with the swiglu and
-// its quantization for the down mat-vec, in one launch where the down's
-// activations come in groups of 32 (q8_0, q8_1): each block takes one
-// group, its 32 gate rows and the 32 up rows of the same indices (64 slots
-// in 64/(nw·RPW) passes, every row staged before the PDL wait), so it
-// holds the whole group after its barrier and quantizes it itself: no
-// counters, no second kernel (decode.go's swigluGroups). Each row is
-// mvs_*_1's (the same function on the same staged bytes), the product
-// swiglu_quant's (swiglu_v with expf16 on the full 16-blocks) and its
-// quantization q8_0_warp / q8_1_warp; the gate and up values (gu) and
-// the product (hout) are written too. ff a multiple of 32; grid ff/32;
-// dynamic shared memory 64 rows of wrb bytes, then the activations.
-#define MVG(name)                                                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(32 * MVS_ROWS) mvs_##name##_g(const uint8_t* W, float* gu, float* hout, int ff, int nblk,          \
-                                                                                long long wrb, const uint8_t* X, long long xrb, uint8_t* q, int qt) { \
-        extern __shared__ __align__(16) uint8_t mvs_sh[];                                                                                           \
-        __shared__ float mvg_v[64];                                                                                                                 \
-        constexpr int RPW = MVS_RPW_##name, L = 32 / RPW;                                                                                           \
-        const int nw = blockDim.x >> 5, lane = threadIdx.x & 31, t = threadIdx.x, per = nw * RPW;                                                  \
-        const int j0 = blockIdx.x * 32, s0 = (t >> 5) * RPW + lane / L;                                                                            \
-        for (int s = s0; s < 64; s += per) {                                                                                                        \
-            const long long r = s < 32 ? j0 + s : (long long)ff + j0 + (s - 32);                                                                   \
-            stage16(mvs_sh + s * wrb, W + r * wrb, wrb, lane % L, L);                                                                               \
-        }                                                                                                                                           \
-        PDL_ENTRY(); /* the weights' copies in flight */                                                                                            \
-        uint8_t* xs = mvs_sh + 64 * wrb;                                                                                                            \
-        stage16(xs, X, round16(xrb), t, blockDim.x);                                                                                                \
-        cp_async_wait_all();                                                                                                                        \
-        __syncthreads();                                                                                                                            \
-        for (int s = s0; s < 64; s += per) MVS_ROW_##name(mvs_sh + s * wrb, xs, mvg_v + s, true, 64, nblk, wrb, xrb);                              \
-        __syncthreads();                                                                                                                            \
-        if (t < 32) {                                                                                                                               \
-            const int e = j0 + t;                                                                                                                   \
-            const float g = mvg_v[t], u = mvg_v[32 + t];                                                                                            \
-            gu[e] = g;                                                                                                                              \
-            gu[ff + e] = u;                                                                                                                         \
-            const float h = swiglu_v(g, u, e < (ff & ~15));                                                                                         \
-            hout[e] = h;                                                                                                                            \
-            if (qt == QT_Q8_0) q8_0_warp(h, q + blockIdx.x * 34LL, t);                                                                              \
-            else q8_1_warp(h, q + blockIdx.x * 36LL, t);                                                                                            \
-        }                                                                                                                                           \
-    }
-MVG(q4_0) MVG(q8_0)
-
 template <int HD>
 __device__ void attn_x_values(const float* S, const int* info, const __half* vc, float* part, unsigned* counters, float* out, int heads, int kvHeads,
                               int nkvMax, uint8_t* q8, int qt) {
