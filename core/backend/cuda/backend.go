@@ -407,6 +407,7 @@ type pendingWrite struct {
 // beforeRequest runs first in every request (thread.pre): it closes a busy
 // span a polled read ended and uploads the deferred writes.
 func (b *Backend) beforeRequest() error {
+	b.dv.openGate() // nothing may queue behind a closed gate (gate.go)
 	b.busySettle()
 	if b.trace != nil {
 		b.trPreStart = time.Now()
@@ -442,7 +443,7 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 		return err
 	}
 	if pr := b.dv.poll; pr != nil && len(dst) > 0 && len(dst) <= pollSize {
-		return b.readPolled(pr, p, dst)
+		return b.readPolled(pr, p, dst, nil)
 	}
 	var t0 time.Time
 	if b.trace != nil {
@@ -466,9 +467,34 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 	})
 }
 
+// ReadHostWindowThen is ReadHostWindow that runs then (on the caller's
+// goroutine) once the read is queued and before it waits for it: what then
+// queues (a gated run: gate.go) comes after the read's copy, and the read
+// finishes without waiting for it. Without polled reads it reads first and
+// runs then after.
+func (b *Backend) ReadHostWindowThen(ref alloc.BufRef, dst []byte, then func()) error {
+	if int64(len(dst)) != ref.Len {
+		return fmt.Errorf("cuda: read of %d bytes from a window of %d", len(dst), ref.Len)
+	}
+	p, err := b.window(ref)
+	if err != nil {
+		return err
+	}
+	if pr := b.dv.poll; pr != nil && len(dst) > 0 && len(dst) <= pollSize {
+		return b.readPolled(pr, p, dst, then)
+	}
+	if err := b.ReadHostWindow(ref, dst); err != nil {
+		return err
+	}
+	then()
+	return nil
+}
+
 // readPolled is ReadHostWindow's polled read (readpoll.go) of the window
-// at device address p.
-func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte) error {
+// at device address p; then, when set, runs between the queue and the
+// wait. Its fallback (the poll past its limit) waits for the stream, or,
+// while a gate is closed behind the read, for the event before the gate.
+func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte, then func()) error {
 	var timed bool
 	var t0, t1 time.Time
 	if b.trace != nil {
@@ -489,8 +515,18 @@ func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte) error {
 		if b.trace != nil {
 			t1 = time.Now()
 		}
+		if err == nil && then != nil {
+			then()
+		}
 		return err
-	}, func() error { return b.dv.t.do(b.dv.sync) })
+	}, func() error {
+		return b.dv.t.doNoPre(func() error {
+			if ev := b.dv.gateEvent(); ev != 0 {
+				return check("cuEventSynchronize", sys(b.dv.d.eventSynchronize, ev))
+			}
+			return b.dv.sync()
+		})
+	})
 	if err != nil {
 		return err
 	}
@@ -566,6 +602,9 @@ func (b *Backend) Close() error {
 	if b.trace != nil {
 		b.trace.close()
 	}
+	// stop's request skips beforeRequest: a closed gate would block its
+	// synchronize.
+	b.dv.openGate()
 	// No polled read may be copying out of the staging teardown frees.
 	if pr := b.dv.poll; pr != nil {
 		pr.mu.Lock()

@@ -31,6 +31,8 @@ type device struct {
 
 	// poll: the polled reads' staging (readpoll.go); nil: reads are plain.
 	poll *pollReader
+	// gate: the gated runs' words (gate.go); nil: none.
+	gate *gate
 
 	// pinned host staging: a ring the copies go through.
 	pinned    uintptr
@@ -168,6 +170,7 @@ func (dv *device) setup() (err error) {
 	}
 	dv.pinnedBuf = hostSlice(dv.pinned, pinnedSize)
 	dv.setupPoll()
+	dv.setupGate()
 	if err := check("cuMemAlloc(workspace)", sys(d.memAlloc, uintptr(unsafe.Pointer(&dv.work)), workspaceSize)); err != nil {
 		return err
 	}
@@ -216,6 +219,7 @@ func (dv *device) teardown() {
 		dv.work = 0
 	}
 	dv.freePoll()
+	dv.freeGate(dv.gate)
 	if dv.pinned != 0 {
 		sys(d.memFreeHost, dv.pinned)
 		dv.pinned, dv.pinnedBuf = 0, nil

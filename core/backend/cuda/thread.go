@@ -33,7 +33,7 @@ type thread struct {
 	// raised, read by the owner once it sees req; err is its result, set
 	// by the owner before it raises res.
 	f     func() error
-	noPre bool // stop's request: pre does not run
+	noPre bool // stop's request (and doNoPre's): pre does not run
 	exit  bool // stop's request: the owner returns after it
 	err   error
 	req   signal
@@ -141,6 +141,17 @@ func (t *thread) do(f func() error) error {
 		return ErrClosed
 	}
 	return t.call(f, false, false)
+}
+
+// doNoPre is do without the pre step (a wait that must not open a gate or
+// queue the deferred writes: readPolled's fallback).
+func (t *thread) doNoPre(f func() error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return ErrClosed
+	}
+	return t.call(f, true, false)
 }
 
 // call hands one request to the owner and waits for its result (under mu).

@@ -1,0 +1,79 @@
+package core
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/minfer/minfer/core/backend/cuda"
+	"github.com/minfer/minfer/internal/ggtest"
+)
+
+// TestGPUPrelaunchSameLogits: with the next decode step queued behind its
+// gate (prelaunch.go) a session gives the same logits, bit for bit, as
+// without (MINFER_PRELAUNCH=0) through decode steps, a request that opens
+// the gate first (the queued step then runs anew), a prompt chunk and a
+// rewind after queued steps (which let them go); and the queued steps were
+// taken.
+func TestGPUPrelaunchSameLogits(t *testing.T) {
+	dm := gpuDevice(t)
+	for _, name := range []string{"synth-llama-small-Q4_0.gguf", "synth-llama-small-Q4_K_M.gguf"} {
+		path := ggtest.Path(t, "small", name)
+		info, err := Inspect(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func(off string) (used, anew int, all [][]float32) {
+			t.Setenv("MINFER_PRELAUNCH", off)
+			s, err := Load(context.Background(), path, onGPU(dm, info.HParams.NLayer+1, nil), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			var logits []float32
+			keep := func(l []float32, err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+				logits = l
+				all = append(all, append([]float32(nil), l...))
+			}
+			decode := func(k int) {
+				for range k {
+					keep(s.EvalInto(ctx, []int32{int32(argmax(logits))}, logits))
+				}
+			}
+			keep(s.Eval(ctx, []int32{1, 42, 7, 300, 5, 99, 12, 64}, false))
+			decode(6)
+			// A request of the device before the next step: it opens the
+			// queued step's gate with token 0.
+			if _, _, err := s.bes[1].(*cuda.Backend).MemInfo(); err != nil {
+				t.Fatal(err)
+			}
+			decode(6)
+			keep(s.Eval(ctx, []int32{5, 6, 7}, false))
+			decode(4)
+			if err := s.Rewind(s.NPast() - 3); err != nil {
+				t.Fatal(err)
+			}
+			keep(s.Eval(ctx, []int32{int32(argmax(logits))}, false))
+			decode(4)
+			return s.preUsed, s.preAnew, all
+		}
+		used, anew, with := run("")
+		_, _, without := run("0")
+		if used == 0 || anew == 0 {
+			t.Errorf("%s: %d queued steps taken, %d run anew; want some of both", name, used, anew)
+		}
+		for i := range with {
+			for j := range with[i] {
+				if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
+					t.Fatalf("%s step %d logit %d: %v with the queued steps, %v without", name, i, j, with[i][j], without[i][j])
+				}
+			}
+		}
+		t.Logf("%s: %d steps identical; %d queued steps taken, %d run anew", name, len(with), used, anew)
+	}
+}
