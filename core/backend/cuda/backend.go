@@ -435,6 +435,15 @@ func (b *Backend) flushPending() error {
 
 // ReadHostWindow copies ref's window to dst once the queued work is done.
 func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
+	return b.ReadHostWindowThen(ref, dst, nil)
+}
+
+// ReadHostWindowThen is ReadHostWindow that runs then (when not nil, on the
+// caller's goroutine) once the read is queued and before it waits for it:
+// what then queues (a gated run: gate.go) comes after the read's copy, and
+// the read finishes without waiting for it. A plain read (no polled reads,
+// or one too large) reads first and runs then after.
+func (b *Backend) ReadHostWindowThen(ref alloc.BufRef, dst []byte, then func()) error {
 	if int64(len(dst)) != ref.Len {
 		return fmt.Errorf("cuda: read of %d bytes from a window of %d", len(dst), ref.Len)
 	}
@@ -443,8 +452,20 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 		return err
 	}
 	if pr := b.dv.poll; pr != nil && len(dst) > 0 && len(dst) <= pollSize {
-		return b.readPolled(pr, p, dst, nil)
+		return b.readPolled(pr, p, dst, then)
 	}
+	if err := b.readPlain(p, dst); err != nil {
+		return err
+	}
+	if then != nil {
+		then()
+	}
+	return nil
+}
+
+// readPlain is the plain read: the owner queues the copy, synchronizes
+// the stream and copies out.
+func (b *Backend) readPlain(p uintptr, dst []byte) error {
 	var t0 time.Time
 	if b.trace != nil {
 		t0 = time.Now()
@@ -465,29 +486,6 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 		b.busyRead()
 		return nil
 	})
-}
-
-// ReadHostWindowThen is ReadHostWindow that runs then (on the caller's
-// goroutine) once the read is queued and before it waits for it: what then
-// queues (a gated run: gate.go) comes after the read's copy, and the read
-// finishes without waiting for it. Without polled reads it reads first and
-// runs then after.
-func (b *Backend) ReadHostWindowThen(ref alloc.BufRef, dst []byte, then func()) error {
-	if int64(len(dst)) != ref.Len {
-		return fmt.Errorf("cuda: read of %d bytes from a window of %d", len(dst), ref.Len)
-	}
-	p, err := b.window(ref)
-	if err != nil {
-		return err
-	}
-	if pr := b.dv.poll; pr != nil && len(dst) > 0 && len(dst) <= pollSize {
-		return b.readPolled(pr, p, dst, then)
-	}
-	if err := b.ReadHostWindow(ref, dst); err != nil {
-		return err
-	}
-	then()
-	return nil
 }
 
 // readPolled is ReadHostWindow's polled read (readpoll.go) of the window

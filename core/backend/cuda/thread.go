@@ -134,24 +134,19 @@ func (t *thread) serve() {
 }
 
 // do runs f on the owner thread and returns its error.
-func (t *thread) do(f func() error) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stopped {
-		return ErrClosed
-	}
-	return t.call(f, false, false)
-}
+func (t *thread) do(f func() error) error { return t.request(f, false) }
 
 // doNoPre is do without the pre step (a wait that must not open a gate or
 // queue the deferred writes: readPolled's fallback).
-func (t *thread) doNoPre(f func() error) error {
+func (t *thread) doNoPre(f func() error) error { return t.request(f, true) }
+
+func (t *thread) request(f func() error, noPre bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped {
 		return ErrClosed
 	}
-	return t.call(f, true, false)
+	return t.call(f, noPre, false)
 }
 
 // call hands one request to the owner and waits for its result (under mu).
