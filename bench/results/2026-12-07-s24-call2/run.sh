@@ -4,9 +4,8 @@
 # core/prelaunch.go). The gate's op test, the polled reads', every core GPU test (the new TestGPUPrelaunchSameLogits
 # among them), then decode base / head / head with MINFER_PRELAUNCH=0 alternating on the 1.1B, the head's host
 # trace, pp512 base / head (a dropped queued step is waited for before the next prompt), and the 8B decode base /
-# head. (Cut to fit the budget several failed starts left.)
+# head. (Cut to fit the budget several failed starts left: no 8B.)
 . bench/lib/device.sh .device/s24b
-synth8
 synth1
 tst cuda-gate core/backend/cuda 60 $D/cuda.test -test.run 'Gated|PolledReads|PTX|Thread'
 td
@@ -23,11 +22,3 @@ bn MINFER_CUDA_TRACE=1 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-la
 grep "cuda trace" $L/b.txt | tail -2 | cut -c1-300 | tee -a $S
 for m in minfer-base minfer; do bn $D/$m bench -m /tmp/1b.gguf -p 512 -n 1 -r 10 --gpu-layers 23; done
 snap
-if [ $SECONDS -lt 130 ]; then
-  wait $SP; tail -1 $L/synth8.txt | tee -a $S
-  for r in 1 2; do
-    bn $D/minfer-base bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
-    bn $D/minfer bench -m /tmp/8b.gguf -p 1 -n 128 -r 3 --gpu-layers 33
-    snap
-  done
-fi
