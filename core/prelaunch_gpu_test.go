@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"github.com/minfer/minfer/core/backend/cuda"
@@ -30,36 +29,13 @@ func TestGPUPrelaunchSameLogits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			ctx := context.Background()
-			var logits []float32
-			keep := func(l []float32, err error) {
-				t.Helper()
-				if err != nil {
+			all = prelaunchScenario(t, s, func() {
+				// A request of the device: it opens the queued step's
+				// gate with token 0.
+				if _, _, err := s.bes[1].(*cuda.Backend).MemInfo(); err != nil {
 					t.Fatal(err)
 				}
-				logits = l
-				all = append(all, append([]float32(nil), l...))
-			}
-			decode := func(k int) {
-				for range k {
-					keep(s.EvalInto(ctx, []int32{int32(argmax(logits))}, logits))
-				}
-			}
-			keep(s.Eval(ctx, []int32{1, 42, 7, 300, 5, 99, 12, 64}, false))
-			decode(6)
-			// A request of the device before the next step: it opens the
-			// queued step's gate with token 0.
-			if _, _, err := s.bes[1].(*cuda.Backend).MemInfo(); err != nil {
-				t.Fatal(err)
-			}
-			decode(6)
-			keep(s.Eval(ctx, []int32{5, 6, 7}, false))
-			decode(4)
-			if err := s.Rewind(s.NPast() - 3); err != nil {
-				t.Fatal(err)
-			}
-			keep(s.Eval(ctx, []int32{int32(argmax(logits))}, false))
-			decode(4)
+			}, false)
 			return s.preUsed, s.preAnew, all
 		}
 		used, anew, with := run("")
@@ -67,13 +43,7 @@ func TestGPUPrelaunchSameLogits(t *testing.T) {
 		if used == 0 || anew == 0 {
 			t.Errorf("%s: %d queued steps taken, %d run anew; want some of both", name, used, anew)
 		}
-		for i := range with {
-			for j := range with[i] {
-				if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
-					t.Fatalf("%s step %d logit %d: %v with the queued steps, %v without", name, i, j, with[i][j], without[i][j])
-				}
-			}
-		}
+		sameLogits(t, name, with, without)
 		t.Logf("%s: %d steps identical; %d queued steps taken, %d run anew", name, len(with), used, anew)
 	}
 }

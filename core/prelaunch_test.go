@@ -108,36 +108,7 @@ func TestPrelaunchSameLogits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			ctx := context.Background()
-			var logits []float32
-			keep := func(l []float32, err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-				logits = l
-				all = append(all, append([]float32(nil), l...))
-			}
-			decode := func(k int) {
-				for range k {
-					keep(s.EvalInto(ctx, []int32{int32(argmax(logits))}, logits))
-				}
-			}
-			keep(s.Eval(ctx, []int32{1, 42, 7, 30, 5, 99, 12, 64}, false))
-			decode(5)
-			dev.spoil()
-			decode(5)
-			keep(s.Eval(ctx, []int32{5, 6, 7}, false))
-			decode(3)
-			if err := s.Rewind(s.NPast() - 3); err != nil {
-				t.Fatal(err)
-			}
-			decode(3)
-			l, err := s.Eval(ctx, []int32{int32(argmax(logits))}, true)
-			keep(l, err)
-			// Up to the context's last position: the last steps queue
-			// nothing past it.
-			decode(s.NCtxLen() - s.NPast())
+			all = prelaunchScenario(t, s, dev.spoil, true)
 			return *dev.st, s.preUsed, s.preAnew, all
 		}
 		st, used, anew, with := run("")
@@ -152,16 +123,63 @@ func TestPrelaunchSameLogits(t *testing.T) {
 		} else if used == 0 || anew != 1 || st.pending {
 			t.Errorf("%s: %d queued steps taken, %d run anew (want some, and 1), one pending at the end %v", m.file, used, anew, st.pending)
 		}
-		if len(with) != len(without) {
-			t.Fatalf("%s: %d steps with, %d without", m.file, len(with), len(without))
+		sameLogits(t, m.file, with, without)
+		t.Logf("%s: %d steps identical; %d queued, %d taken, %d run anew", m.file, len(with), st.gated, used, anew)
+	}
+}
+
+// prelaunchScenario runs the queued-step tests' steps on s and returns
+// every step's logits: a prompt, decode steps, spoil (a request that opens
+// a queued step's gate first), more decode steps, a prompt chunk, decode
+// steps, a rewind, decode steps, a one-token step with all its logits, and
+// (toEnd) decode steps up to the context's last position.
+func prelaunchScenario(t *testing.T, s *Session, spoil func(), toEnd bool) (all [][]float32) {
+	t.Helper()
+	ctx := context.Background()
+	var logits []float32
+	keep := func(l []float32, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i := range with {
-			for j := range with[i] {
-				if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
-					t.Fatalf("%s step %d logit %d: %v with the queued steps, %v without", m.file, i, j, with[i][j], without[i][j])
-				}
+		logits = l
+		all = append(all, append([]float32(nil), l...))
+	}
+	decode := func(k int) {
+		for range k {
+			keep(s.EvalInto(ctx, []int32{int32(argmax(logits))}, logits))
+		}
+	}
+	keep(s.Eval(ctx, []int32{1, 42, 7, 30, 5, 99, 12, 64}, false))
+	decode(5)
+	spoil()
+	decode(5)
+	keep(s.Eval(ctx, []int32{5, 6, 7}, false))
+	decode(3)
+	if err := s.Rewind(s.NPast() - 3); err != nil {
+		t.Fatal(err)
+	}
+	decode(3)
+	keep(s.Eval(ctx, []int32{int32(argmax(logits))}, true))
+	if toEnd {
+		// The last steps queue nothing past the context.
+		decode(s.NCtxLen() - s.NPast())
+	}
+	return all
+}
+
+// sameLogits fails t unless with and without hold the same steps' logits
+// bit for bit.
+func sameLogits(t *testing.T, name string, with, without [][]float32) {
+	t.Helper()
+	if len(with) != len(without) {
+		t.Fatalf("%s: %d steps with the queued steps, %d without", name, len(with), len(without))
+	}
+	for i := range with {
+		for j := range with[i] {
+			if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
+				t.Fatalf("%s step %d logit %d: %v with the queued steps, %v without", name, i, j, with[i][j], without[i][j])
 			}
 		}
-		t.Logf("%s: %d steps identical; %d queued, %d taken, %d run anew", m.file, len(with), st.gated, used, anew)
 	}
 }
