@@ -137,3 +137,67 @@ func TestGatedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGateWords: the gate's host side without a device — OpenGate writes
+// the token before the number, and only for a pending gate of its size;
+// open (any request's) writes zeros and the number; a gate opened either
+// way reports ErrGateOpened to a later OpenGate; gateEvent is the event
+// only while a gate is pending.
+func TestGateWords(t *testing.T) {
+	var flag uint32
+	slot := make([]byte, gateSlotSize)
+	g := &gate{flag: &flag, slot: slot, seq: 7, ev: 99}
+	b := &Backend{dv: &device{gate: g}}
+	if err := b.OpenGate([]byte{1, 2, 3, 4}); !errors.Is(err, backend.ErrGateOpened) {
+		t.Fatalf("OpenGate with no gate pending: %v", err)
+	}
+	if ev := b.dv.gateEvent(); ev != 0 {
+		t.Fatalf("gateEvent with no gate pending: %d", ev)
+	}
+	pend := func(n int) {
+		g.mu.Lock()
+		g.seq++
+		g.n, g.pending = n, true
+		g.mu.Unlock()
+	}
+	pend(4)
+	if ev := b.dv.gateEvent(); ev != 99 {
+		t.Fatalf("gateEvent with a gate pending: %d", ev)
+	}
+	if err := b.OpenGate([]byte{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if flag != 8 || slot[0] != 1 || slot[3] != 4 {
+		t.Fatalf("opened: flag %d, slot %v", flag, slot[:4])
+	}
+	if err := b.OpenGate([]byte{1, 2, 3, 4}); !errors.Is(err, backend.ErrGateOpened) {
+		t.Fatalf("OpenGate twice: %v", err)
+	}
+	// A request first: zeros, the number; OpenGate then says so.
+	pend(4)
+	b.dv.openGate()
+	if flag != 9 || slot[0] != 0 || slot[3] != 0 {
+		t.Fatalf("opened by a request: flag %d, slot %v", flag, slot[:4])
+	}
+	if err := b.OpenGate([]byte{5, 6, 7, 8}); !errors.Is(err, backend.ErrGateOpened) || slot[0] != 0 {
+		t.Fatalf("OpenGate after a request: %v, slot %v", err, slot[:4])
+	}
+	// The wrong size: refused, and the gate opened all the same (nothing
+	// may stay blocked).
+	pend(4)
+	if err := b.OpenGate([]byte{1, 2}); err == nil || errors.Is(err, backend.ErrGateOpened) {
+		t.Fatalf("OpenGate of 2 bytes for 4: %v", err)
+	}
+	if flag != 10 || g.pending {
+		t.Fatalf("after the wrong size: flag %d, pending %v", flag, g.pending)
+	}
+	// No gate on the device: nothing to open, never pending.
+	nb := &Backend{dv: &device{}}
+	nb.dv.openGate()
+	if nb.Gating() || nb.dv.gateEvent() != 0 {
+		t.Fatal("a device without a gate gates")
+	}
+	if err := nb.OpenGate([]byte{1}); !errors.Is(err, backend.ErrGateOpened) {
+		t.Fatalf("OpenGate without a gate: %v", err)
+	}
+}
