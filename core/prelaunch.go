@@ -31,6 +31,24 @@ import (
 // MINFER_PRELAUNCH=0 turns it off. The step phase timing (SetStepTiming,
 // the bench's timed run) turns it off too, so its phases stay one step's.
 
+// prelaunchState is the session's: the queued step (pre), the switch,
+// each graph's gating backend (be, memoized), the run's node slice, the
+// token placeholder and the token a dropped step runs with, the counts of
+// queued steps taken and run anew (tests), and the read callback's state
+// and function (then, thenFn: no closure over a step's locals, which would
+// then live on the heap).
+type prelaunchState struct {
+	pre        prelaunch
+	off        bool
+	be         map[*graph.Graph]int
+	run        []*graph.Node
+	tok        [1]int32
+	zero       [4]byte
+	used, anew int
+	then       prelaunchThen
+	thenFn     func()
+}
+
 // prelaunch is a step queued behind its backend's gate (g nil: none).
 type prelaunch struct {
 	g     *graph.Graph
@@ -46,7 +64,7 @@ func prelaunchOff() bool { return os.Getenv("MINFER_PRELAUNCH") == "0" }
 // position, no ring caches, no timing, and every node g runs on one backend
 // that gates runs.
 func (s *Session) prelaunchable(g *graph.Graph, p graph.Params) bool {
-	if s.preOff || s.phases != nil || p.Tokens != 1 || p.AllLogits || s.nPast+2 > s.nCtx {
+	if s.pl.off || s.phases != nil || p.Tokens != 1 || p.AllLogits || s.nPast+2 > s.nCtx {
 		return false
 	}
 	if _, swa := g.Input(model.InMaskSWA); swa {
@@ -58,10 +76,10 @@ func (s *Session) prelaunchable(g *graph.Graph, p graph.Params) bool {
 // gaterOf is the backend that runs all of g's nodes when it gates runs,
 // else nil (memoized per graph: the assignment is the graph's).
 func (s *Session) gaterOf(g *graph.Graph) backend.Gater {
-	if s.preBE == nil {
-		s.preBE = map[*graph.Graph]int{}
+	if s.pl.be == nil {
+		s.pl.be = map[*graph.Graph]int{}
 	}
-	be, ok := s.preBE[g]
+	be, ok := s.pl.be[g]
 	if !ok {
 		be = -1
 		for _, n := range g.Nodes {
@@ -77,7 +95,7 @@ func (s *Session) gaterOf(g *graph.Graph) backend.Gater {
 		if tok, ok := g.Input(model.InTokens); !ok || tok.Backend != be {
 			be = -1
 		}
-		s.preBE[g] = be
+		s.pl.be[g] = be
 	}
 	if be < 0 {
 		return nil
@@ -87,6 +105,22 @@ func (s *Session) gaterOf(g *graph.Graph) backend.Gater {
 		return nil
 	}
 	return gt
+}
+
+// readQueueNext reads g's logits through tr, queuing the one-token step at
+// position next once the read is queued (prelaunchThen releases g's
+// buffers first: the read's copy and the next step's work queue after
+// this step's, on one stream). It reports whether g's buffers are still
+// held (the callback did not run).
+func (s *Session) readQueueNext(ctx context.Context, tr backend.ThenReader, g *graph.Graph, logits []float32, next int) (bool, error) {
+	s.pl.then = prelaunchThen{g: g, ctx: ctx, next: next}
+	if s.pl.thenFn == nil {
+		s.pl.thenFn = s.prelaunchThen // (once: a method value allocates)
+	}
+	err := tr.ReadHostWindowThen(g.Outputs[0].Buf, memview.Bytes(logits), s.pl.thenFn)
+	held := s.pl.then.g != nil
+	s.pl.then = prelaunchThen{}
+	return held, err
 }
 
 // prelaunchThen is the step's read callback's state: its graph (nil once
@@ -100,9 +134,9 @@ type prelaunchThen struct {
 // prelaunchThen runs inside a step's read once its copy is queued: the
 // step's buffers released, the next step queued.
 func (s *Session) prelaunchThen() {
-	graph.Release(s.then.g, s.ga)
-	s.then.g = nil
-	s.prelaunchNext(s.then.ctx, s.then.next)
+	graph.Release(s.pl.then.g, s.ga)
+	s.pl.then.g = nil
+	s.prelaunchNext(s.pl.then.ctx, s.pl.then.next)
 }
 
 // prelaunchNext queues the one-token step at position next behind a gate
@@ -120,24 +154,24 @@ func (s *Session) prelaunchNext(ctx context.Context, next int) {
 		return
 	}
 	// The token's own write (zeros) goes too: the gate's copy replaces it.
-	if err := s.fillInputs(g, s.preTok[:], p.KVLen, next); err != nil {
+	if err := s.fillInputs(g, s.pl.tok[:], p.KVLen, next); err != nil {
 		graph.Release(g, s.ga)
 		return
 	}
-	run := s.preRun[:0]
+	run := s.pl.run[:0]
 	for _, n := range g.Nodes {
 		if !n.Op.IsLeaf() && n.Op != graph.OpView {
 			run = append(run, n)
 		}
 	}
-	s.preRun = run
+	s.pl.run = run
 	err = gt.ComputeGated(ctx, run, tok.Buf)
 	clear(run)
 	if err != nil {
 		graph.Release(g, s.ga)
 		return
 	}
-	s.pre = prelaunch{g: g, p: p, nPast: next, gater: gt}
+	s.pl.pre = prelaunch{g: g, p: p, nPast: next, gater: gt}
 }
 
 // takePrelaunch returns the queued step's graph, its gate opened with
@@ -145,7 +179,7 @@ func (s *Session) prelaunchNext(ctx context.Context, next int) {
 // allocated: the caller releases them); else it lets any queued step go
 // and returns nil.
 func (s *Session) takePrelaunch(tokens []int32, p graph.Params) *graph.Graph {
-	pre := s.pre
+	pre := s.pl.pre
 	if pre.g == nil {
 		return nil
 	}
@@ -153,15 +187,15 @@ func (s *Session) takePrelaunch(tokens []int32, p graph.Params) *graph.Graph {
 		s.dropPrelaunch()
 		return nil
 	}
-	s.pre = prelaunch{}
+	s.pl.pre = prelaunch{}
 	if err := pre.gater.OpenGate(memview.Bytes(tokens)); err != nil {
 		// Opened by another request (token 0 ran): this step runs anew.
-		s.preAnew++
+		s.pl.anew++
 		s.settle(pre.gater)
 		graph.Release(pre.g, s.ga)
 		return nil
 	}
-	s.preUsed++
+	s.pl.used++
 	return pre.g
 }
 
@@ -169,14 +203,14 @@ func (s *Session) takePrelaunch(tokens []int32, p graph.Params) *graph.Graph {
 // waits for it, so that nothing of it runs into what comes next (a timed
 // prefill, say), and releases its buffers.
 func (s *Session) dropPrelaunch() {
-	pre := s.pre
+	pre := s.pl.pre
 	if pre.g == nil {
 		return
 	}
-	s.pre = prelaunch{}
+	s.pl.pre = prelaunch{}
 	// Any error leaves the gate open too (ErrGateOpened: another request
 	// opened it; a size mismatch: the backend opens it with zeros).
-	_ = pre.gater.OpenGate(s.preZero[:])
+	_ = pre.gater.OpenGate(s.pl.zero[:])
 	s.settle(pre.gater)
 	graph.Release(pre.g, s.ga)
 }

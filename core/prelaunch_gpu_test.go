@@ -36,7 +36,7 @@ func TestGPUPrelaunchSameLogits(t *testing.T) {
 					t.Fatal(err)
 				}
 			}, false)
-			return s.preUsed, s.preAnew, all
+			return s.pl.used, s.pl.anew, all
 		}
 		used, anew, with := run("")
 		_, _, without := run("0")

@@ -109,7 +109,7 @@ func TestPrelaunchSameLogits(t *testing.T) {
 			}
 			defer s.Close()
 			all = prelaunchScenario(t, s, dev.spoil, true)
-			return *dev.st, s.preUsed, s.preAnew, all
+			return *dev.st, s.pl.used, s.pl.anew, all
 		}
 		st, used, anew, with := run("")
 		st0, _, _, without := run("0")

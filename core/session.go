@@ -107,23 +107,9 @@ type Session struct {
 	// part of the steps since, and how many steps.
 	phases *StepPhases
 
-	// pre: the next decode step, queued behind its backend's gate
-	// (prelaunch.go); its g nil when none. preOff: MINFER_PRELAUNCH=0.
-	// preTok and preZero: its token input's placeholder and the token a
-	// dropped one runs with.
-	pre     prelaunch
-	preOff  bool
-	preBE   map[*graph.Graph]int
-	preRun  []*graph.Node
-	preTok  [1]int32
-	preZero [4]byte
-	// preUsed and preAnew count the queued steps taken and those whose
-	// gate another request opened first (run anew).
-	preUsed, preAnew int
-	// then: the read's callback's arguments (no closure over the step's
-	// locals, which would then live on the heap), thenFn the callback.
-	then   prelaunchThen
-	thenFn func()
+	// pl: the next decode step queued behind its backend's gate, and
+	// what queuing it needs (prelaunch.go).
+	pl prelaunchState
 }
 
 // StepPhases is where a step's wall time went: building or finding the
@@ -187,7 +173,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 		return nil, err
 	}
 	s := &Session{Info: info, View: view, H: view.H, nCtx: view.Ctx, KVType: view.KVType, file: f,
-		kv: map[string]alloc.BufRef{}, where: map[string]int{}, preOff: prelaunchOff()}
+		kv: map[string]alloc.BufRef{}, where: map[string]int{}, pl: prelaunchState{off: prelaunchOff()}}
 	if s.stamp, err = os.Stat(path); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("core: %w", err)
@@ -735,17 +721,8 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 	}
 	be := s.bes[out.Backend]
 	if tr, ok := be.(backend.ThenReader); ok && s.prelaunchable(g, p) {
-		// The next step is queued once this one's read is: its buffers
-		// may take this step's (released first; the read's copy and the
-		// next step's work queue after this step's, on one stream).
-		s.then = prelaunchThen{g: g, ctx: ctx, next: s.nPast + T}
-		if s.thenFn == nil {
-			s.thenFn = s.prelaunchThen // (once: a method value allocates)
-		}
-		err := tr.ReadHostWindowThen(out.Buf, memview.Bytes(logits), s.thenFn)
-		held = s.then.g != nil // (prelaunchThen released it)
-		s.then = prelaunchThen{}
-		if err != nil {
+		var err error
+		if held, err = s.readQueueNext(ctx, tr, g, logits, s.nPast+T); err != nil {
 			return nil, err
 		}
 	} else if err := be.ReadHostWindow(out.Buf, memview.Bytes(logits)); err != nil {
