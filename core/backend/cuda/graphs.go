@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/minfer/minfer/core/graph"
+	"github.com/minfer/minfer/internal/alloc"
 )
 
 // A decode step runs the same nodes on the same buffers every time (the
@@ -68,24 +69,61 @@ func (c *graphCache) entry(dv *device, sig uint64) *graphEntry {
 // signature hashes the run: node identities and the windows they read and
 // write, a 64-bit word at a time (multiply and fold, each word's bits
 // spread over the whole state before the next).
+//
+// The words go to six independent lanes — the node, its window's buffer
+// and offset, its length, and its sources by slot (the third and fourth
+// together) — folded into one hash at the end, so a word no longer waits
+// for the previous word's multiply: a 1.1B decode run (356 nodes) took
+// 3.0 µs as one chain and 2.0 µs in lanes, with the nodes in cache; with
+// them out of cache both take ~14 µs, the node reads themselves
+// (BenchmarkSignature, a 2-core EPYC). Every lane takes one word for every
+// node (an empty source slot a word of its own), in order, so each lane
+// still sees the run's order and length, and a source moved to another
+// slot is seen too. Each step (h^v)*k, h^=h>>29 is a bijection of v for a
+// given h and of h for a given v, so a change to any one word changes its
+// lane's end state and, through the fold, the hash: a single moved window
+// never hashes as the run it replaced.
 func signature(nodes []*graph.Node) uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h = (h ^ v) * 0x9e3779b97f4a7c15
-		h ^= h >> 29
+	const (
+		k    = 0x9e3779b97f4a7c15
+		seed = uint64(14695981039346656037)
+	)
+	h0, h1, h2, h3, h4, h5 := seed, seed+1, seed+2, seed+3, seed+4, seed+5
+	win := func(s *graph.Node) uint64 {
+		// An empty slot reads the sentinel's window: a conditional move,
+		// not a branch the irregular fan-in would mispredict.
+		if s == nil {
+			s = &noSource
+		}
+		return uint64(s.Buf.ID)<<32 ^ uint64(s.Buf.Off)
 	}
 	for _, n := range nodes {
-		mix(uint64(uintptr(unsafe.Pointer(n))))
-		mix(uint64(n.Buf.ID)<<32 ^ uint64(n.Buf.Off))
-		mix(uint64(n.Buf.Len))
-		for _, s := range n.Src {
-			if s != nil {
-				mix(uint64(s.Buf.ID)<<32 ^ uint64(s.Buf.Off))
-			}
-		}
+		h0 = (h0 ^ uint64(uintptr(unsafe.Pointer(n)))) * k
+		h1 = (h1 ^ (uint64(n.Buf.ID)<<32 ^ uint64(n.Buf.Off))) * k
+		h2 = (h2 ^ uint64(n.Buf.Len)) * k
+		h3 = (h3 ^ win(n.Src[0])) * k
+		h4 = (h4 ^ win(n.Src[1])) * k
+		h5 = (h5 ^ win(n.Src[2])) * k
+		h5 ^= h5 >> 29
+		h5 = (h5 ^ win(n.Src[3])) * k
+		h0 ^= h0 >> 29
+		h1 ^= h1 >> 29
+		h2 ^= h2 >> 29
+		h3 ^= h3 >> 29
+		h4 ^= h4 >> 29
+		h5 ^= h5 >> 29
+	}
+	h := seed
+	for _, v := range [...]uint64{uint64(len(nodes)), h0, h1, h2, h3, h4, h5} {
+		h = (h ^ v) * k
+		h ^= h >> 29
 	}
 	return h
 }
+
+// noSource stands in for an empty source slot in signature: its window
+// (buffer −1, offset −1) is no buffer's.
+var noSource = graph.Node{Buf: alloc.BufRef{ID: -1, Off: -1}}
 
 // run issues nodes: replayed from a captured graph, captured now (second
 // sighting), or encoded eagerly.
