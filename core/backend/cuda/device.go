@@ -34,10 +34,15 @@ type device struct {
 	// gate: the gated runs' words (gate.go); nil: none.
 	gate *gate
 
-	// pinned host staging: a ring the copies go through.
+	// pinned host staging: a ring the copies go through (its first
+	// ringSize bytes), then the input block (inputs.go).
 	pinned    uintptr
 	pinnedBuf []byte
 	ringOff   int
+	in        inputBlock
+	// htodHook, when set, stands in for cuMemcpyHtoDAsync (tests count
+	// the copies without a device).
+	htodHook func(dst, src uintptr, n int) error
 
 	work     uintptr // device workspace (quantized activations)
 	workSize int64   // its bytes the kernels may use from work on
@@ -243,13 +248,14 @@ func (dv *device) teardown() {
 func (dv *device) sync() error {
 	err := check("cuStreamSynchronize", sys(dv.d.streamSynchronize, dv.stream))
 	dv.ringOff = 0
+	dv.in.busy = false
 	return err
 }
 
 // stage takes n bytes of the pinned ring, waiting for the stream when the
 // ring is full (the copies queued from it have then finished).
 func (dv *device) stage(n int) (uintptr, []byte, error) {
-	if dv.ringOff+n > pinnedSize {
+	if dv.ringOff+n > ringSize {
 		if err := dv.sync(); err != nil {
 			return 0, nil, err
 		}
@@ -263,13 +269,13 @@ func (dv *device) stage(n int) (uintptr, []byte, error) {
 // returns once src may be reused (the copies may still be in flight).
 func (dv *device) upload(dst uintptr, src []byte) error {
 	for len(src) > 0 {
-		n := min(len(src), pinnedSize/2)
+		n := min(len(src), ringSize/2)
 		p, buf, err := dv.stage(n)
 		if err != nil {
 			return err
 		}
 		copy(buf, src[:n])
-		if err := check("cuMemcpyHtoDAsync", sys(dv.d.memcpyHtoDAsync, dst, p, uintptr(n), dv.stream)); err != nil {
+		if err := dv.htod(dst, p, n); err != nil {
 			return err
 		}
 		src, dst = src[n:], dst+uintptr(n)
@@ -282,7 +288,7 @@ func (dv *device) upload(dst uintptr, src []byte) error {
 // copying out of the staging (wc[1]).
 func (dv *device) download(dst []byte, src uintptr, wc *[2]time.Duration) error {
 	for len(dst) > 0 {
-		n := min(len(dst), pinnedSize/2)
+		n := min(len(dst), ringSize/2)
 		p, buf, err := dv.stage(n)
 		if err != nil {
 			return err

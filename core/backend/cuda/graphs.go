@@ -125,33 +125,57 @@ func signature(nodes []*graph.Node) uint64 {
 // (buffer −1, offset −1) is no buffer's.
 var noSource = graph.Node{Buf: alloc.BufRef{ID: -1, Off: -1}}
 
-// run issues nodes: replayed from a captured graph, captured now (second
-// sighting), or encoded eagerly.
+// run issues nodes, after the deferred input writes (inputs.go): replayed
+// from a captured graph, captured now (second sighting), or encoded
+// eagerly. Writes gathered into the input block are part of the run: its
+// signature covers them, a capture takes their copies in, and a replay
+// issues them with the graph.
 func (b *Backend) run(nodes []*graph.Node) error {
+	ws, err := b.gatherInputs()
+	if err != nil {
+		return err
+	}
+	if c := b.curTrace; c != nil {
+		c.preEnd = time.Now()
+		c.looked = c.preEnd
+	}
 	if b.noGraphs {
 		b.graphs.stats.Eager++
+		if err := b.copyInputs(ws); err != nil {
+			return err
+		}
 		return b.encode(nodes)
 	}
 	dv := b.dv
-	sig := signature(nodes)
+	sig := runSignature(nodes, ws)
 	e := b.graphs.entry(dv, sig)
 	if c := b.curTrace; c != nil {
 		c.looked, c.replay = time.Now(), e.exec != 0
 	}
 	if e.exec != 0 {
 		b.graphs.stats.Replays++
+		if len(ws) > 0 {
+			dv.in.queued() // the graph's copies read the block
+		}
 		return check("cuGraphLaunch", sys(dv.d.graphLaunch, e.exec, dv.stream))
 	}
 	if !e.seen {
 		e.seen = true
 		b.graphs.stats.Eager++
+		if err := b.copyInputs(ws); err != nil {
+			return err
+		}
 		return b.encode(nodes)
 	}
 	const captureThreadLocal = 1 // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
 	if err := check("cuStreamBeginCapture", sys(dv.d.streamBeginCapture, dv.stream, captureThreadLocal)); err != nil {
 		return err
 	}
-	encErr := b.encode(nodes)
+	// The copies are captured too: the graph reads the block each replay.
+	encErr := b.copyInputs(ws)
+	if encErr == nil {
+		encErr = b.encode(nodes)
+	}
 	var g uintptr
 	endErr := check("cuStreamEndCapture", sys(dv.d.streamEndCapture, dv.stream, uintptr(unsafe.Pointer(&g))))
 	if encErr != nil || endErr != nil {
@@ -164,7 +188,7 @@ func (b *Backend) run(nodes []*graph.Node) error {
 		return endErr
 	}
 	var exec uintptr
-	err := check("cuGraphInstantiate", sys(dv.d.graphInstantiate, uintptr(unsafe.Pointer(&exec)), g, 0))
+	err = check("cuGraphInstantiate", sys(dv.d.graphInstantiate, uintptr(unsafe.Pointer(&exec)), g, 0))
 	sys(dv.d.graphDestroy, g)
 	if err != nil {
 		return err

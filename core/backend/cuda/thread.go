@@ -48,6 +48,9 @@ type thread struct {
 	// pre, when set, runs on the owner before each request's work; its
 	// error is the request's (the backend's deferred input writes).
 	pre func() error
+	// runReq: the request being handed over takes the deferred input
+	// writes itself (doRun: a Compute); pre reads it.
+	runReq bool
 }
 
 const (
@@ -147,6 +150,19 @@ func (t *thread) request(f func() error, noPre bool) error {
 		return ErrClosed
 	}
 	return t.call(f, noPre, false)
+}
+
+// doRun is do for a request that takes the deferred input writes itself
+// (a Compute: they may ride in its graph, inputs.go); pre sees runReq set.
+func (t *thread) doRun(f func() error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return ErrClosed
+	}
+	t.runReq = true
+	defer func() { t.runReq = false }()
+	return t.call(f, false, false)
 }
 
 // call hands one request to the owner and waits for its result (under mu).
