@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/minfer/minfer/core/graph"
-	"github.com/minfer/minfer/internal/alloc"
 )
 
 // A decode step runs the same nodes on the same buffers every time (the
@@ -74,26 +73,26 @@ func (c *graphCache) entry(dv *device, sig uint64) *graphEntry {
 // and offset, its length, and its sources by slot (the third and fourth
 // together) — folded into one hash at the end, so a word no longer waits
 // for the previous word's multiply: a 1.1B decode run (356 nodes) took
-// 3.0 µs as one chain and 2.0 µs in lanes, with the nodes in cache; with
-// them out of cache both take ~14 µs, the node reads themselves
-// (BenchmarkSignature, a 2-core EPYC). Every lane takes one word for every
-// node (an empty source slot a word of its own), in order, so each lane
-// still sees the run's order and length, and a source moved to another
-// slot is seen too. Each step (h^v)*k, h^=h>>29 is a bijection of v for a
+// 3.0 µs as one chain and 2.0 µs in lanes with the nodes in L1/L2; with
+// them in L3 only both take ~4 µs, out of every cache ~14 µs: there the
+// node reads themselves are the cost (BenchmarkSignature, a 2-core EPYC;
+// reading the same words unhashed takes 1.2 µs in cache). Every lane takes
+// one word for every node (an empty source slot a word of its own), in
+// order, so each lane still sees the run's order and length, and a source
+// moved to another slot is seen too. Each step (h^v)*k, h^=h>>29 is a bijection of v for a
 // given h and of h for a given v, so a change to any one word changes its
 // lane's end state and, through the fold, the hash: a single moved window
 // never hashes as the run it replaced.
 func signature(nodes []*graph.Node) uint64 {
 	const (
-		k    = 0x9e3779b97f4a7c15
-		seed = uint64(14695981039346656037)
+		k        = 0x9e3779b97f4a7c15
+		seed     = uint64(14695981039346656037)
+		noSource = ^uint64(0) // an empty source slot
 	)
 	h0, h1, h2, h3, h4, h5 := seed, seed+1, seed+2, seed+3, seed+4, seed+5
 	win := func(s *graph.Node) uint64 {
-		// An empty slot reads the sentinel's window: a conditional move,
-		// not a branch the irregular fan-in would mispredict.
 		if s == nil {
-			s = &noSource
+			return noSource // no window's word: buffer −1, offset −1
 		}
 		return uint64(s.Buf.ID)<<32 ^ uint64(s.Buf.Off)
 	}
@@ -120,10 +119,6 @@ func signature(nodes []*graph.Node) uint64 {
 	}
 	return h
 }
-
-// noSource stands in for an empty source slot in signature: its window
-// (buffer −1, offset −1) is no buffer's.
-var noSource = graph.Node{Buf: alloc.BufRef{ID: -1, Off: -1}}
 
 // run issues nodes, after the deferred input writes (inputs.go): replayed
 // from a captured graph, captured now (second sighting), or encoded

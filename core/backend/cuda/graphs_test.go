@@ -159,9 +159,9 @@ func BenchmarkSignature(b *testing.B) {
 			sink = signature(run)
 		}
 	})
-	// cold: the caches hold other data first (a step's host work between
+	// cold: L1 and L2 hold other data first (a step's host work between
 	// two lookups: the logits, sampling, the driver), as on a real decode.
-	evict := make([]byte, 32<<20)
+	evict := make([]byte, 4<<20)
 	cold := func(name string, sig func([]*graph.Node) uint64) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
