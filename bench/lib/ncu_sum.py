@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summarises an `ncu --csv --metrics gpu__time_duration.sum[,dram__bytes_read.sum]` kernel list:
 per kernel name (with its grid), launches, mean µs, total ms, share, and the DRAM read rate (GB/s) where the
-bytes were measured. Usage: ncu_sum.py FILE.csv [steps] (steps: divide the totals by it, e.g. decode steps)."""
+bytes were measured. Usage: ncu_sum.py FILE.csv [steps] (steps: divide the totals by it, e.g. decode steps).
+(ncu's own --print-summary per-kernel groups by name only: one mat-vec kernel serving q/k/v, out and down is one
+line there; here each grid is its own line, with its read rate.)"""
 import csv, sys, collections
 rows = collections.OrderedDict()
 f = open(sys.argv[1], errors="replace")

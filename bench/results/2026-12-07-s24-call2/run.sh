@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 24, device call 2 (issue 11): carry .device/s24b (bash bench/lib/build.sh s24b main): minfer-base = main
-# fd55ea6; minfer, cuda.test, core.test = s24 d458419 (the next decode step queued behind a gate: gate.go,
+# f399b46 (runtime code as fd55ea6); minfer, cuda.test, core.test = s24 df81f10 (the next decode step queued behind a gate: gate.go,
 # core/prelaunch.go). The gate's op test, the polled reads', every core GPU test (the new TestGPUPrelaunchSameLogits
 # among them), then decode base / head / head with MINFER_PRELAUNCH=0 alternating on the 1.1B, the head's host
 # trace, pp512 base / head (a dropped queued step is waited for before the next prompt), and the 8B decode base /
