@@ -265,16 +265,7 @@ func TestGPUProgrammaticLaunchSameLogits(t *testing.T) {
 			}
 			defer s.Close()
 			on := s.bes[1].(*cuda.Backend).ProgrammaticLaunch()
-			var all [][]float32
-			logits, err := s.Eval(context.Background(), []int32{1, 42, 7, 300, 5, 99, 12, 64}, false)
-			for i := 0; i < 24 && err == nil; i++ {
-				all = append(all, append([]float32(nil), logits...))
-				logits, err = s.Eval(context.Background(), []int32{int32(argmax(logits))}, false)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			return on, all
+			return on, greedyLogits(t, s, 24)
 		}
 		on, with := run("1")
 		off, without := run("0")
@@ -293,6 +284,23 @@ func TestGPUProgrammaticLaunchSameLogits(t *testing.T) {
 		}
 		t.Logf("%s: %d steps identical", name, len(with))
 	}
+}
+
+// greedyLogits evaluates the GPU tests' eight-token prompt and n greedy
+// steps after it in s, and returns the logits of the prompt and of the
+// first n-1 steps (copies).
+func greedyLogits(t *testing.T, s *Session, n int) [][]float32 {
+	t.Helper()
+	var all [][]float32
+	logits, err := s.Eval(context.Background(), []int32{1, 42, 7, 300, 5, 99, 12, 64}, false)
+	for i := 0; i < n && err == nil; i++ {
+		all = append(all, append([]float32(nil), logits...))
+		logits, err = s.Eval(context.Background(), []int32{int32(argmax(logits))}, false)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
 }
 
 // TestGPUInputBlockSameLogits: a prompt and a greedy continuation give
@@ -316,15 +324,7 @@ func TestGPUInputBlockSameLogits(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		var all [][]float32
-		logits, err := s.Eval(context.Background(), []int32{1, 42, 7, 300, 5, 99, 12, 64}, false)
-		for i := 0; i < 24 && err == nil; i++ {
-			all = append(all, append([]float32(nil), logits...))
-			logits, err = s.Eval(context.Background(), []int32{int32(argmax(logits))}, false)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		all := greedyLogits(t, s, 24)
 		if st := s.bes[1].(*cuda.Backend).GraphStats(); st.Replays == 0 {
 			t.Fatalf("inputs %q, polled reads %q: no step replayed: %+v", inputs, pollRead, st)
 		}
