@@ -316,6 +316,10 @@ func TestGPUInputBlockSameLogits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The queued next step (prelaunch.go) is off: its gated runs upload
+	// their inputs through the ring before the gate (ComputeGated runs as
+	// a plain request), so with it on the block would serve one step.
+	t.Setenv("MINFER_PRELAUNCH", "0")
 	run := func(inputs, pollRead string) [][]float32 {
 		t.Setenv("MINFER_CUDA_INPUTS", inputs)
 		t.Setenv("MINFER_CUDA_POLLREAD", pollRead)
@@ -325,8 +329,12 @@ func TestGPUInputBlockSameLogits(t *testing.T) {
 		}
 		defer s.Close()
 		all := greedyLogits(t, s, 24)
-		if st := s.bes[1].(*cuda.Backend).GraphStats(); st.Replays == 0 {
+		st := s.bes[1].(*cuda.Backend).GraphStats()
+		if st.Replays == 0 {
 			t.Fatalf("inputs %q, polled reads %q: no step replayed: %+v", inputs, pollRead, st)
+		}
+		if (st.BlockInputs > 0) != (inputs != "ring") {
+			t.Fatalf("inputs %q, polled reads %q: %d runs with their inputs from the block: %+v", inputs, pollRead, st.BlockInputs, st)
 		}
 		return all
 	}

@@ -19,6 +19,10 @@ import (
 // GraphStats counts runs by how they were issued.
 type GraphStats struct {
 	Eager, Captures, Replays int
+	// BlockInputs counts the runs whose input writes came from the pinned
+	// input block (inputs.go), captured or replayed with them or issued
+	// just before them.
+	BlockInputs int
 }
 
 type graphEntry struct {
@@ -129,6 +133,9 @@ func (b *Backend) run(nodes []*graph.Node) error {
 	ws, err := b.gatherInputs()
 	if err != nil {
 		return err
+	}
+	if len(ws) > 0 {
+		b.graphs.stats.BlockInputs++
 	}
 	if c := b.curTrace; c != nil {
 		c.preEnd = time.Now()
