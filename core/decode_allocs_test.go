@@ -24,7 +24,7 @@ func TestDecodeStepAllocatesNothingOnCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer graph.Release(g, s.ga)
-			if err := s.fillInputs(g, []int32{6}, p.KVLen); err != nil {
+			if err := s.fillInputs(g, []int32{6}, p.KVLen, s.nPast); err != nil {
 				t.Fatal(err)
 			}
 			var nodes []*graph.Node
@@ -76,7 +76,7 @@ func BenchmarkDecodeStepHost(b *testing.B) {
 		if err := graph.Allocate(g, s.ga, kvLookup); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.fillInputs(g, []int32{6}, p.KVLen); err != nil {
+		if err := s.fillInputs(g, []int32{6}, p.KVLen, s.nPast); err != nil {
 			b.Fatal(err)
 		}
 		graph.Release(g, s.ga)

@@ -265,16 +265,7 @@ func TestGPUProgrammaticLaunchSameLogits(t *testing.T) {
 			}
 			defer s.Close()
 			on := s.bes[1].(*cuda.Backend).ProgrammaticLaunch()
-			var all [][]float32
-			logits, err := s.Eval(context.Background(), []int32{1, 42, 7, 300, 5, 99, 12, 64}, false)
-			for i := 0; i < 24 && err == nil; i++ {
-				all = append(all, append([]float32(nil), logits...))
-				logits, err = s.Eval(context.Background(), []int32{int32(argmax(logits))}, false)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			return on, all
+			return on, greedyLogits(t, s, 24)
 		}
 		on, with := run("1")
 		off, without := run("0")
@@ -293,6 +284,72 @@ func TestGPUProgrammaticLaunchSameLogits(t *testing.T) {
 		}
 		t.Logf("%s: %d steps identical", name, len(with))
 	}
+}
+
+// greedyLogits evaluates the GPU tests' eight-token prompt and n greedy
+// steps after it in s, and returns the logits of the prompt and of the
+// first n-1 steps (copies).
+func greedyLogits(t *testing.T, s *Session, n int) [][]float32 {
+	t.Helper()
+	var all [][]float32
+	logits, err := s.Eval(context.Background(), []int32{1, 42, 7, 300, 5, 99, 12, 64}, false)
+	for i := 0; i < n && err == nil; i++ {
+		all = append(all, append([]float32(nil), logits...))
+		logits, err = s.Eval(context.Background(), []int32{int32(argmax(logits))}, false)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// TestGPUInputBlockSameLogits: a prompt and a greedy continuation give
+// the same logits bit for bit whether the decode steps' input writes ride
+// in their captured graphs from the pinned input block (the default; with
+// polled reads fencing the block, and with plain reads, whose synchronize
+// frees it) or go through the ring before each run (MINFER_CUDA_INPUTS=
+// ring): a replay reads each step's inputs, never an earlier step's.
+func TestGPUInputBlockSameLogits(t *testing.T) {
+	dm := gpuDevice(t)
+	path := ggtest.Path(t, "small", "synth-llama-small-Q4_0.gguf")
+	info, err := Inspect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The queued next step (prelaunch.go) is off: its gated runs upload
+	// their inputs through the ring before the gate (ComputeGated runs as
+	// a plain request), so with it on the block would serve one step.
+	t.Setenv("MINFER_PRELAUNCH", "0")
+	run := func(inputs, pollRead string) [][]float32 {
+		t.Setenv("MINFER_CUDA_INPUTS", inputs)
+		t.Setenv("MINFER_CUDA_POLLREAD", pollRead)
+		s, err := Load(context.Background(), path, onGPU(dm, info.HParams.NLayer+1, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		all := greedyLogits(t, s, 24)
+		st := s.bes[1].(*cuda.Backend).GraphStats()
+		if st.Replays == 0 {
+			t.Fatalf("inputs %q, polled reads %q: no step replayed: %+v", inputs, pollRead, st)
+		}
+		if (st.BlockInputs > 0) != (inputs != "ring") {
+			t.Fatalf("inputs %q, polled reads %q: %d runs with their inputs from the block: %+v", inputs, pollRead, st.BlockInputs, st)
+		}
+		return all
+	}
+	ring := run("ring", "")
+	for _, pollRead := range []string{"", "0"} {
+		block := run("", pollRead)
+		for i := range ring {
+			for j := range ring[i] {
+				if math.Float32bits(block[i][j]) != math.Float32bits(ring[i][j]) {
+					t.Fatalf("polled reads %q: step %d logit %d: %v from the input block, %v through the ring", pollRead, i, j, block[i][j], ring[i][j])
+				}
+			}
+		}
+	}
+	t.Logf("%d steps identical", len(ring))
 }
 
 // TestGPUPlanOverBudgetIsRefusedByTheGate: a plan bigger than

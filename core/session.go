@@ -106,6 +106,10 @@ type Session struct {
 	// phases, when timing is on (SetStepTiming): the wall time of each
 	// part of the steps since, and how many steps.
 	phases *StepPhases
+
+	// pl: the next decode step queued behind its backend's gate, and
+	// what queuing it needs (prelaunch.go).
+	pl prelaunchState
 }
 
 // StepPhases is where a step's wall time went: building or finding the
@@ -169,7 +173,7 @@ func Load(ctx context.Context, path string, opts LoadOptions, progress Progress)
 		return nil, err
 	}
 	s := &Session{Info: info, View: view, H: view.H, nCtx: view.Ctx, KVType: view.KVType, file: f,
-		kv: map[string]alloc.BufRef{}, where: map[string]int{}}
+		kv: map[string]alloc.BufRef{}, where: map[string]int{}, pl: prelaunchState{off: prelaunchOff()}}
 	if s.stamp, err = os.Stat(path); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("core: %w", err)
@@ -578,6 +582,7 @@ func (s *Session) Rewind(n int) error {
 	if !s.CanRewind(n) {
 		return fmt.Errorf("%w: to %d of %d cached positions", ErrRewindWindow, n, s.nPast)
 	}
+	s.dropPrelaunch()
 	s.nPast = n
 	return nil
 }
@@ -675,7 +680,62 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 	}
 	T := len(tokens)
 	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
-	g, err := s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
+	// A step queued behind its gate by the step before (prelaunch.go):
+	// opened with this token when it is this step, else let go.
+	g := s.takePrelaunch(tokens, p)
+	held := g != nil
+	defer func() {
+		if held {
+			graph.Release(g, s.ga)
+		}
+		if ph != nil {
+			lap(PhaseRelease)
+			ph.Steps++
+		}
+	}()
+	if g == nil {
+		var err error
+		if g, err = s.graphFor(p); err != nil {
+			return nil, err
+		}
+		if err := graph.Allocate(g, s.ga, s.kvLookup); err != nil {
+			return nil, err
+		}
+		held = true
+		lap(PhaseGraph)
+		if err := s.fillInputs(g, tokens, p.KVLen, s.nPast); err != nil {
+			return nil, err
+		}
+		lap(PhaseInputs)
+		if err := backend.Execute(ctx, g, s.bes); err != nil {
+			return nil, err
+		}
+		lap(PhaseIssue)
+	}
+	out := g.Outputs[0]
+	var logits []float32
+	if n := int(out.Buf.Len / 4); dst != nil {
+		logits = reuse(dst, n)
+	} else {
+		logits = make([]float32, n)
+	}
+	be := s.bes[out.Backend]
+	if tr, ok := be.(backend.ThenReader); ok && s.prelaunchable(g, p) {
+		var err error
+		if held, err = s.readQueueNext(ctx, tr, g, logits, s.nPast+T); err != nil {
+			return nil, err
+		}
+	} else if err := be.ReadHostWindow(out.Buf, memview.Bytes(logits)); err != nil {
+		return nil, err
+	}
+	lap(PhaseRead)
+	s.nPast += T
+	return logits, nil
+}
+
+// graphFor is the graph of p: the cache's, or built and assigned.
+func (s *Session) graphFor(p graph.Params) (*graph.Graph, error) {
+	return s.cache.Get(p, func(p graph.Params) (*graph.Graph, error) {
 		g, err := buildGraph(s.arch, s.H, p, s.nCtx, s.KVType, s.file.Tensor, s.fuse)
 		if err != nil {
 			return nil, err
@@ -685,50 +745,18 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 		}
 		return g, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	kvLookup := func(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
-	if err := graph.Allocate(g, s.ga, kvLookup); err != nil {
-		return nil, err
-	}
-	defer func() {
-		graph.Release(g, s.ga)
-		if ph != nil {
-			lap(PhaseRelease)
-			ph.Steps++
-		}
-	}()
-	lap(PhaseGraph)
-	if err := s.fillInputs(g, tokens, p.KVLen); err != nil {
-		return nil, err
-	}
-	lap(PhaseInputs)
-	if err := backend.Execute(ctx, g, s.bes); err != nil {
-		return nil, err
-	}
-	lap(PhaseIssue)
-	out := g.Outputs[0]
-	var logits []float32
-	if n := int(out.Buf.Len / 4); dst != nil {
-		logits = reuse(dst, n)
-	} else {
-		logits = make([]float32, n)
-	}
-	if err := s.bes[out.Backend].ReadHostWindow(out.Buf, memview.Bytes(logits)); err != nil {
-		return nil, err
-	}
-	lap(PhaseRead)
-	s.nPast += T
-	return logits, nil
 }
 
-func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
+// kvLookup is graph.Allocate's: the cache regions by name.
+func (s *Session) kvLookup(name string) (alloc.BufRef, bool) { r, ok := s.kv[name]; return r, ok }
+
+// fillInputs writes g's inputs for tokens at positions nPast, nPast+1, …
+func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen, nPast int) error {
 	T := len(tokens)
 	s.inI32 = reuse(s.inI32, 2*T)
 	pos, rows := s.inI32[:T], s.inI32[T:]
 	for i := range pos {
-		pos[i] = int32(s.nPast + i)
+		pos[i] = int32(nPast + i)
 	}
 	// The writes are gathered and issued at the end, in one call per
 	// backend where it takes a batch (backend.BatchWriter).
@@ -752,7 +780,7 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 			return err
 		}
 		s.mask = reuse(s.mask, kvLen*T)
-		if err := set(model.InMask, memview.Bytes(causalMask(s.mask, s.nPast, T, kvLen))); err != nil {
+		if err := set(model.InMask, memview.Bytes(causalMask(s.mask, nPast, T, kvLen))); err != nil {
 			return err
 		}
 	}
@@ -766,7 +794,7 @@ func (s *Session) fillInputs(g *graph.Graph, tokens []int32, kvLen int) error {
 		}
 		kvLenSWA := s.H.SWAKVLen(s.nCtx, kvLen)
 		s.maskSWA = reuse(s.maskSWA, kvLenSWA*T)
-		if err := set(model.InMaskSWA, memview.Bytes(windowMask(s.maskSWA, s.nPast, T, kvLenSWA, ring, s.H.SlidingWindow))); err != nil {
+		if err := set(model.InMaskSWA, memview.Bytes(windowMask(s.maskSWA, nPast, T, kvLenSWA, ring, s.H.SlidingWindow))); err != nil {
 			return err
 		}
 	}
@@ -878,6 +906,7 @@ func (s *Session) File() *gguf.File { return s.file }
 
 // Close frees the buffers and unmaps the file.
 func (s *Session) Close() error {
+	s.dropPrelaunch()
 	var first error
 	if s.ga != nil {
 		first = s.ga.Close()

@@ -5,6 +5,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -57,6 +58,31 @@ type HostWindower interface {
 // The caller may reuse the payloads as soon as it returns.
 type BatchWriter interface {
 	WriteHostWindows(refs []alloc.BufRef, data [][]byte) error
+}
+
+// Gater is a device backend that can queue a run before one input is
+// known (a decode step before its token: the host's work for the next step
+// then overlaps this one). ComputeGated queues nodes (as Compute) behind a
+// closed gate, the input window tok still to be written; OpenGate writes
+// tok's bytes and lets the run go on. The caller opens the gate before any
+// other request of the backend: one that comes first opens it itself, the
+// run then takes zeros for tok, and OpenGate reports ErrGateOpened.
+// Gating reports whether the device can do this at all.
+type Gater interface {
+	Gating() bool
+	ComputeGated(ctx context.Context, nodes []*graph.Node, tok alloc.BufRef) error
+	OpenGate(tok []byte) error
+}
+
+// ErrGateOpened: the gate was open before OpenGate (another request opened
+// it with zeros), so the gated run's results are not its token's.
+var ErrGateOpened = errors.New("backend: the gated run went on without its token")
+
+// ThenReader is a backend whose read can let the caller queue more work
+// before it waits: ReadHostWindowThen queues ref's copy, runs then (on the
+// caller's goroutine), and waits for the copy only after.
+type ThenReader interface {
+	ReadHostWindowThen(ref alloc.BufRef, dst []byte, then func()) error
 }
 
 // Overheader is a device backend that took memory before its first buffer

@@ -13,7 +13,8 @@
 // returns; ReadHostWindow waits for the queued work (a small read, such as
 // the logits, by polling a flag the stream writes after the copy:
 // readpoll.go). Writes from the host go through a pinned ring and return
-// once the caller's slice may be reused.
+// once the caller's slice may be reused; a decode step's input writes ride
+// in its captured graph instead (inputs.go).
 // A run of nodes that repeats with the same buffers is captured as a CUDA
 // graph on its second sighting and replayed from then on (graphs.go).
 package cuda
@@ -128,6 +129,11 @@ type Backend struct {
 	pmu      sync.Mutex
 	pending  []pendingWrite
 	pendData []byte
+	// runWrites: the writes a Compute gathered into the input block
+	// (inputs.go), owner thread only. inputsRing keeps every write on the
+	// ring, outside the graphs (MINFER_CUDA_INPUTS=ring), for comparisons.
+	runWrites  []pendingWrite
+	inputsRing bool
 	// trace: the host time split (MINFER_CUDA_TRACE, trace.go); nil: off.
 	// trPreStart and curTrace are the owner's while a Compute runs.
 	trace      *hostTrace
@@ -157,6 +163,7 @@ func Open(o Options) (*Backend, error) {
 	b.trace = traceFromEnv()
 	dv.t.pre = b.beforeRequest
 	b.noGraphs = os.Getenv("MINFER_CUDA_GRAPHS") == "0"
+	b.inputsRing = os.Getenv("MINFER_CUDA_INPUTS") == "ring"
 	b.off = parseDecodeOff(decodeOffFromEnv())
 	b.mvV1 = mvV1FromEnv()
 	b.mvsWarps = mvsWarpsFromEnv()
@@ -371,7 +378,8 @@ func (b *Backend) WriteHostWindow(ref alloc.BufRef, data []byte) error {
 // request of its own: the payloads are copied aside (the caller may reuse
 // its slices at once) and uploaded at the start of the backend's next
 // request (a decode step's: its Compute), in order, before that request's
-// work; an upload's error is that request's.
+// work (a Compute's in its graph where it can: inputs.go); an upload's
+// error is that request's.
 func (b *Backend) WriteHostWindows(refs []alloc.BufRef, data [][]byte) error {
 	if len(refs) != len(data) {
 		return fmt.Errorf("cuda: %d windows and %d payloads", len(refs), len(data))
@@ -391,7 +399,10 @@ func (b *Backend) WriteHostWindows(refs []alloc.BufRef, data [][]byte) error {
 	b.pmu.Lock()
 	defer b.pmu.Unlock()
 	for i, p := range ps {
-		off := len(b.pendData)
+		// Each payload starts on a cache line (the input block's copies
+		// read it in place: inputs.go).
+		off := (len(b.pendData) + 63) &^ 63
+		b.pendData = append(b.pendData, make([]byte, off-len(b.pendData))...)
 		b.pendData = append(b.pendData, data[i]...)
 		b.pending = append(b.pending, pendingWrite{p, off, len(data[i])})
 	}
@@ -405,20 +416,30 @@ type pendingWrite struct {
 }
 
 // beforeRequest runs first in every request (thread.pre): it closes a busy
-// span a polled read ended and uploads the deferred writes.
+// span a polled read ended and uploads the deferred writes, but for a
+// Compute's, whose run takes them itself (gatherInputs).
 func (b *Backend) beforeRequest() error {
+	b.dv.openGate() // nothing may queue behind a closed gate (gate.go)
 	b.busySettle()
 	if b.trace != nil {
 		b.trPreStart = time.Now()
 	}
+	if b.dv.t.runReq {
+		return nil
+	}
 	return b.flushPending()
 }
 
-// flushPending uploads the deferred writes (on the backend's thread, first
-// in every request: thread.pre).
+// flushPending uploads the deferred writes through the ring (on the
+// backend's thread, first in every request but a Compute: thread.pre).
 func (b *Backend) flushPending() error {
 	b.pmu.Lock()
 	defer b.pmu.Unlock()
+	return b.flushPendingLocked()
+}
+
+// flushPendingLocked is flushPending under pmu.
+func (b *Backend) flushPendingLocked() error {
 	if len(b.pending) == 0 {
 		return nil
 	}
@@ -434,6 +455,15 @@ func (b *Backend) flushPending() error {
 
 // ReadHostWindow copies ref's window to dst once the queued work is done.
 func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
+	return b.ReadHostWindowThen(ref, dst, nil)
+}
+
+// ReadHostWindowThen is ReadHostWindow that runs then (when not nil, on the
+// caller's goroutine) once the read is queued and before it waits for it:
+// what then queues (a gated run: gate.go) comes after the read's copy, and
+// the read finishes without waiting for it. A plain read (no polled reads,
+// or one too large) reads first and runs then after.
+func (b *Backend) ReadHostWindowThen(ref alloc.BufRef, dst []byte, then func()) error {
 	if int64(len(dst)) != ref.Len {
 		return fmt.Errorf("cuda: read of %d bytes from a window of %d", len(dst), ref.Len)
 	}
@@ -442,8 +472,20 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 		return err
 	}
 	if pr := b.dv.poll; pr != nil && len(dst) > 0 && len(dst) <= pollSize {
-		return b.readPolled(pr, p, dst)
+		return b.readPolled(pr, p, dst, then)
 	}
+	if err := b.readPlain(p, dst); err != nil {
+		return err
+	}
+	if then != nil {
+		then()
+	}
+	return nil
+}
+
+// readPlain is the plain read: the owner queues the copy, synchronizes
+// the stream and copies out.
+func (b *Backend) readPlain(p uintptr, dst []byte) error {
 	var t0 time.Time
 	if b.trace != nil {
 		t0 = time.Now()
@@ -467,8 +509,10 @@ func (b *Backend) ReadHostWindow(ref alloc.BufRef, dst []byte) error {
 }
 
 // readPolled is ReadHostWindow's polled read (readpoll.go) of the window
-// at device address p.
-func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte) error {
+// at device address p; then, when set, runs between the queue and the
+// wait. Its fallback (the poll past its limit) waits for the stream, or,
+// while a gate is closed behind the read, for the event before the gate.
+func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte, then func()) error {
 	var timed bool
 	var t0, t1 time.Time
 	if b.trace != nil {
@@ -489,8 +533,18 @@ func (b *Backend) readPolled(pr *pollReader, p uintptr, dst []byte) error {
 		if b.trace != nil {
 			t1 = time.Now()
 		}
+		if err == nil && then != nil {
+			then()
+		}
 		return err
-	}, func() error { return b.dv.t.do(b.dv.sync) })
+	}, func() error {
+		return b.dv.t.doNoPre(func() error {
+			if ev := b.dv.gateEvent(); ev != 0 {
+				return check("cuEventSynchronize", sys(b.dv.d.eventSynchronize, ev))
+			}
+			return b.dv.sync()
+		})
+	})
 	if err != nil {
 		return err
 	}
@@ -516,7 +570,7 @@ func (b *Backend) Compute(ctx context.Context, nodes []*graph.Node) error {
 	if b.trace != nil {
 		return b.computeTraced(nodes)
 	}
-	return b.dv.t.do(func() error {
+	return b.dv.t.doRun(func() error {
 		if err := b.alive(); err != nil {
 			return err
 		}
@@ -530,7 +584,7 @@ func (b *Backend) Compute(ctx context.Context, nodes []*graph.Node) error {
 // computeTraced is Compute with its time stamps taken (MINFER_CUDA_TRACE).
 func (b *Backend) computeTraced(nodes []*graph.Node) error {
 	c := &computeTrace{call: time.Now()}
-	err := b.dv.t.do(func() error {
+	err := b.dv.t.doRun(func() error {
 		c.preStart, c.preEnd = b.trPreStart, time.Now()
 		c.looked = c.preEnd
 		if err := b.alive(); err != nil {
@@ -566,6 +620,9 @@ func (b *Backend) Close() error {
 	if b.trace != nil {
 		b.trace.close()
 	}
+	// stop's request skips beforeRequest: a closed gate would block its
+	// synchronize.
+	b.dv.openGate()
 	// No polled read may be copying out of the staging teardown frees.
 	if pr := b.dv.poll; pr != nil {
 		pr.mu.Lock()

@@ -31,6 +31,9 @@ type driverAPI struct {
 	// memHostAlloc and memHostGetDevicePointer are optional: without them
 	// reads stay plain (readpoll.go).
 	streamWriteValue32, memHostAlloc, memHostGetDevicePointer uintptr
+	// streamWaitValue32 (cuStreamWaitValue32_v2) is optional: without it
+	// there are no gated runs (gate.go).
+	streamWaitValue32 uintptr
 }
 
 func (d *driverAPI) symbols() []struct {
@@ -105,7 +108,7 @@ func loadDriver() (*driverAPI, error) {
 			p    *uintptr
 		}{
 			{"cuStreamWriteValue32_v2", &d.streamWriteValue32}, {"cuMemHostAlloc", &d.memHostAlloc},
-			{"cuMemHostGetDevicePointer_v2", &d.memHostGetDevicePointer},
+			{"cuMemHostGetDevicePointer_v2", &d.memHostGetDevicePointer}, {"cuStreamWaitValue32_v2", &d.streamWaitValue32},
 		} {
 			if p, err := dlsym(lib, o.name); err == nil {
 				*o.p = p

@@ -175,7 +175,11 @@ func (dv *device) queuePolled(src uintptr, n int, seq uint32) error {
 		return err
 	}
 	const writeValueDefault = 0 // CU_STREAM_WRITE_VALUE_DEFAULT: fenced after what precedes it
-	return check("cuStreamWriteValue32", sys(dv.d.streamWriteValue32, dv.stream, r.flagDev, uintptr(seq), writeValueDefault))
+	if err := check("cuStreamWriteValue32", sys(dv.d.streamWriteValue32, dv.stream, r.flagDev, uintptr(seq), writeValueDefault)); err != nil {
+		return err
+	}
+	dv.in.pollQueued(seq)
+	return nil
 }
 
 // pollHold is the owner's thread.hold: a caller is polling a read.

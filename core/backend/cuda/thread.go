@@ -33,7 +33,7 @@ type thread struct {
 	// raised, read by the owner once it sees req; err is its result, set
 	// by the owner before it raises res.
 	f     func() error
-	noPre bool // stop's request: pre does not run
+	noPre bool // stop's request (and doNoPre's): pre does not run
 	exit  bool // stop's request: the owner returns after it
 	err   error
 	req   signal
@@ -48,6 +48,9 @@ type thread struct {
 	// pre, when set, runs on the owner before each request's work; its
 	// error is the request's (the backend's deferred input writes).
 	pre func() error
+	// runReq: the request being handed over takes the deferred input
+	// writes itself (doRun: a Compute); pre reads it.
+	runReq bool
 }
 
 const (
@@ -134,12 +137,31 @@ func (t *thread) serve() {
 }
 
 // do runs f on the owner thread and returns its error.
-func (t *thread) do(f func() error) error {
+func (t *thread) do(f func() error) error { return t.request(f, false) }
+
+// doNoPre is do without the pre step (a wait that must not open a gate or
+// queue the deferred writes: readPolled's fallback).
+func (t *thread) doNoPre(f func() error) error { return t.request(f, true) }
+
+func (t *thread) request(f func() error, noPre bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped {
 		return ErrClosed
 	}
+	return t.call(f, noPre, false)
+}
+
+// doRun is do for a request that takes the deferred input writes itself
+// (a Compute: they may ride in its graph, inputs.go); pre sees runReq set.
+func (t *thread) doRun(f func() error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return ErrClosed
+	}
+	t.runReq = true
+	defer func() { t.runReq = false }()
 	return t.call(f, false, false)
 }
 

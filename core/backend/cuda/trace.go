@@ -15,7 +15,8 @@ import (
 // every N) and over the rest at Close:
 //
 //   - hand-off: from the call to the owner starting on it;
-//   - inputs: the deferred input writes uploaded first (thread.pre);
+//   - inputs: the deferred input writes uploaded first (thread.pre), or
+//     gathered into the input block for the run to carry (inputs.go);
 //   - lookup: the run's signature and graph cache lookup;
 //   - launch: the graph launch (or the kernels encoded, or the capture);
 //   - return: from the owner done to the caller running again;

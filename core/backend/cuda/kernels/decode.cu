@@ -2098,17 +2098,7 @@ __device__ void rope_tail(float* cs, const float* x, float* out, int heads, cons
             const int i = e0 + tid + nth * j;
             v[j] = st && i < n ? __ldcg(vx + i) : 0.f;
         }
-        if (e0 == 0) {
-            for (int k = tid; k < half; k += nth) {
-                float theta = (float)pos[0];
-                for (int m = 0; m < k; m++) theta *= thetaScale;
-                float ff = freqs ? freqs[k] : 1.f;
-                float th = freqScale * (theta / ff);
-                cs[2 * k] = (float)cos((double)th);
-                cs[2 * k + 1] = (float)sin((double)th);
-            }
-            __syncthreads();
-        }
+        if (e0 == 0) rope_cs(cs, (float)pos[0], freqs, dims, freqScale, thetaScale);
 #pragma unroll
         for (int pass = 0; pass < 2; pass++) {
             float* O = pass ? out2 : out;
