@@ -102,13 +102,6 @@ type Backend struct {
 	// H100 (bench/results/2026-12-07-s20-call2: 1.1B decode −2 to −4 % at
 	// 256, 8B no gain at 512).
 	norm1Threads int64
-	// l2pf: norm_one's extra blocks that ask L2 for the weights of the
-	// mat-vec after it, and the most bytes they ask for
-	// (MINFER_CUDA_L2PF=blocks[,MiB]: l2pf.go).
-	l2pf l2Prefetch
-	// l2pfLaunches counts the norm_one launches with prefetch blocks
-	// (tests).
-	l2pfLaunches int
 	// fattnNoKeep: the flash kernels recompute scores in every pass
 	// (MINFER_CUDA_FATTN=nokeep); fattnKeeps counts the launches that
 	// kept them (tests).
@@ -179,7 +172,6 @@ func Open(o Options) (*Backend, error) {
 	b.mvsWarps = mvsWarpsFromEnv()
 	b.splitRows = splitRowsFromEnv()
 	b.norm1Threads = norm1ThreadsFromEnv()
-	b.l2pf = parseL2Prefetch(os.Getenv("MINFER_CUDA_L2PF"))
 	fm := fattnModeFromEnv()
 	b.fattnNoKeep, b.fattnWide, b.fattnExact, b.fattnMMAAll = fm.noKeep, !fm.narrow, fm.exact, fm.mmaAll
 	// What the setup took: modules, workspace (and, when the plan's answer

@@ -470,9 +470,8 @@ func (b *Backend) normChain(nodes []*graph.Node, i int) (int, error) {
 		if pl.qt == qtQ8_K {
 			smem = uint32(4 * n)
 		}
-		pfBlocks, pf, pfLines := b.l2PrefetchAfter(nodes, pl)
-		if err := b.dv.launch(&b.l, "norm_one", grid1(1+pfBlocks), block1(int(threads)), smem,
-			pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(n), pl.eps, pl.qt, pf, pfLines); err != nil {
+		if err := b.dv.launch(&b.l, "norm_one", grid1(1), block1(int(threads)), smem,
+			pl.x, pl.y, pl.sum, pl.out, pl.w, pl.out2, q, i32(n), pl.eps, pl.qt); err != nil {
 			return 0, err
 		}
 	} else {

@@ -125,53 +125,39 @@ func TestNormTieRows(t *testing.T) {
 						continue // (quantizing the 4096² weight on the host takes seconds)
 					}
 					for _, T := range []int{1, 3} {
-						for _, pf := range []l2Prefetch{{}, {blocks: 8, max: 1 << 20}} {
-							if T > 1 && pf.blocks > 0 {
-								continue
+						n := 1 << p
+						t.Run(fmt.Sprintf("%s/n%d/T%d", wt, n, T), func(t *testing.T) {
+							var x []float32
+							for tok := 0; tok < T; tok++ {
+								x = append(x, tieRow(r, p, tok == 1)...)
 							}
-							n := 1 << p
-							t.Run(fmt.Sprintf("%s/n%d/T%d/l2pf%d", wt, n, T, pf.blocks), func(t *testing.T) {
-								pf0 := g.l2pf
-								g.l2pf = pf
-								defer func() { g.l2pf = pf0 }()
-								beforePF := g.l2pfLaunches
-								var x []float32
-								for tok := 0; tok < T; tok++ {
-									x = append(x, tieRow(r, p, tok == 1)...)
-								}
-								ws := map[string]tensor{
-									"w1":   quantized(t, wt, n, n, r),
-									"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
-									"zero": {gguf.TypeF32, []int64{int64(n)}, make([]byte, 4*n)},
-								}
-								in := map[string][]byte{"x": memview.Bytes(x), "res": make([]byte, 4*n*T)}
-								before, beforeOne := normLaunches(g, isNormQuant), g.l.counts["norm_one"]
-								compareExact(t, opCase{weights: ws, inputs: in,
-									build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
-										x := b.Input("x", gguf.TypeF32, int64(n), int64(T))
-										res := b.Input("res", gguf.TypeF32, int64(n), int64(T))
-										sum := b.Add(x, res, "sum")
-										m := b.Mul(b.RMSNorm(sum, normTieEps, "nrm"), wf("norm"), "m")
-										y1 := b.MatMul(wf("w1"), m, "y1")
-										o := b.Add(b.Add(b.Mul(y1, wf("zero"), "y0"), sum, "s"), m, "o")
-										// x and res read again at the end, so the chain's inputs
-										// stay live past the mat-vec.
-										return b.Add(o, b.Mul(b.Add(x, res, "xr"), wf("zero"), "xz"), "out")
-									}}, g, 3)
-								// One token's chain runs norm_one, a batch's norm_quant.
-								if T == 1 && g.l.counts["norm_one"] == beforeOne {
-									t.Errorf("no norm_one launch: %v", g.l.counts)
-								}
-								if T > 1 && normLaunches(g, isNormQuant) == before {
-									t.Errorf("no norm_quant launch: %v", g.l.counts)
-								}
-								// With prefetch blocks, the norm_one launches asked L2
-								// for the mat-vec's weights (and the bits above held).
-								if got := g.l2pfLaunches - beforePF; (got > 0) != (pf.blocks > 0 && T == 1) {
-									t.Errorf("l2pf %+v, %d tokens: %d norm_one launches with prefetch blocks", pf, T, got)
-								}
-							})
-						}
+							ws := map[string]tensor{
+								"w1":   quantized(t, wt, n, n, r),
+								"norm": {gguf.TypeF32, []int64{int64(n)}, memview.Bytes(randF32(r, n, 1))},
+								"zero": {gguf.TypeF32, []int64{int64(n)}, make([]byte, 4*n)},
+							}
+							in := map[string][]byte{"x": memview.Bytes(x), "res": make([]byte, 4*n*T)}
+							before, beforeOne := normLaunches(g, isNormQuant), g.l.counts["norm_one"]
+							compareExact(t, opCase{weights: ws, inputs: in,
+								build: func(b *graph.Builder, wf func(string) *graph.Node) *graph.Node {
+									x := b.Input("x", gguf.TypeF32, int64(n), int64(T))
+									res := b.Input("res", gguf.TypeF32, int64(n), int64(T))
+									sum := b.Add(x, res, "sum")
+									m := b.Mul(b.RMSNorm(sum, normTieEps, "nrm"), wf("norm"), "m")
+									y1 := b.MatMul(wf("w1"), m, "y1")
+									o := b.Add(b.Add(b.Mul(y1, wf("zero"), "y0"), sum, "s"), m, "o")
+									// x and res read again at the end, so the chain's inputs
+									// stay live past the mat-vec.
+									return b.Add(o, b.Mul(b.Add(x, res, "xr"), wf("zero"), "xz"), "out")
+								}}, g, 3)
+							// One token's chain runs norm_one, a batch's norm_quant.
+							if T == 1 && g.l.counts["norm_one"] == beforeOne {
+								t.Errorf("no norm_one launch: %v", g.l.counts)
+							}
+							if T > 1 && normLaunches(g, isNormQuant) == before {
+								t.Errorf("no norm_quant launch: %v", g.l.counts)
+							}
+						})
 					}
 				}
 			}

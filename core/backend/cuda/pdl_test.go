@@ -47,10 +47,6 @@ func stagedMatVecEntry(name string) bool {
 // and the cache rows of earlier steps (pdl.go).
 func inputPrologueEntry(name string) bool { return strings.HasPrefix(name, "attn_x_one_rope_") }
 
-// weightPrefetchEntry: the kernels whose extra blocks ask L2 for the next
-// mat-vec's weights (constant through a step) before their wait.
-func weightPrefetchEntry(name string) bool { return name == "norm_one" }
-
 // pdlPrologueViolation checks one entry's body against pdl.go's rule and
 // returns what breaks it ("" when nothing): exactly one wait and one
 // launch, the launch after the wait; before the wait no return or exit, no
@@ -107,7 +103,6 @@ func pdlPrologueViolation(name string, body []string) string {
 				return "cp.async before the wait: " + l
 			}
 		case (strings.HasPrefix(op, "ld.global") || strings.HasPrefix(op, "prefetch.global")) && inputPrologueEntry(name):
-		case strings.HasPrefix(op, "prefetch.L2") && weightPrefetchEntry(name):
 		case strings.HasPrefix(op, "ld.") || strings.HasPrefix(op, "st.") || strings.HasPrefix(op, "atom") || strings.HasPrefix(op, "red.") ||
 			strings.HasPrefix(op, "prefetch") || strings.HasPrefix(op, "ldu"):
 			if !strings.HasPrefix(op, "ld.param") && !strings.HasPrefix(op, "ld.shared") && !strings.HasPrefix(op, "st.shared") {

@@ -2207,14 +2207,6 @@ MVST(q4_0) MVST(q8_0) MVST(q4_k) MVST(q6_k)
 // kernels they stand for (and as the mat-vec tails), so the results are
 // theirs bit for bit.
 
-// l2_prefetch_lines: block b of nb asks L2 for its share (a line a
-// thread, strided by the nb blocks' threads) of the lines p[0 ..
-// lines·128) — generic prefetches, which neither wait nor fault.
-__device__ __forceinline__ void l2_prefetch_lines(const uint8_t* p, long long lines, int b, int nb) {
-    for (long long l = (long long)b * blockDim.x + threadIdx.x; l < lines; l += (long long)nb * blockDim.x)
-        asm volatile("prefetch.L2 [%0];" ::"l"(p + l * 128));
-}
-
 // NORM1_K: the elements per thread of norm_one (n <= NORM1_K·blockDim).
 #define NORM1_K 8
 
@@ -2223,16 +2215,8 @@ __device__ __forceinline__ void l2_prefetch_lines(const uint8_t* p, long long li
 // elements t, t+nth, ... (norm_quant's). Dynamic shared memory: n floats
 // when qt is q8_K (the values its warps quantize), else none. n a
 // multiple of 32 (q8_0/q8_1) or 256 (q8_K) when quantizing.
-// Blocks after the first (when the grid has them) only ask L2 for lines
-// of the weights of the mat-vec after the chain (pf: pfLines lines of 128
-// bytes, constant while the step runs, so before the wait: they overlap
-// the kernel before), while the first block's latency-bound work leaves
-// the memory idle; then they wait and return.
 extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, const float* y, float* sum, float* out, const float* w, float* out2,
-                                                            uint8_t* q, int n, float eps, int qt, const uint8_t* pf, long long pfLines) {
-    if (blockIdx.x > 0) l2_prefetch_lines(pf, pfLines, blockIdx.x - 1, gridDim.x - 1);
-    PDL_ENTRY();
-    if (blockIdx.x > 0) return;
+                                                            uint8_t* q, int n, float eps, int qt) { PDL_ENTRY();
     extern __shared__ float nvs[];
     __shared__ double part[32];
     __shared__ float sscale;
