@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minfer/minfer/core/backend/cuda"
 	"github.com/minfer/minfer/internal/ggtest"
 )
 
@@ -16,15 +17,19 @@ import (
 // or more, quantized weights), which follow the CPU's float order, and
 // flash attention (more than one query, F16 cache): by default on the
 // tensor cores for the F16 model, on the exact kernels for the quantized
-// ones (cuda fattnMMAFor). Every position's logits must be within
-// gpuVsCPUBound (NMSE) of the CPU backend's for the same batch (the
+// ones (cuda fattnMMAFor: a short batch). Every position's logits must be
+// within gpuVsCPUBound (NMSE) of the CPU backend's for the same batch (the
 // logits whose bits differ are counted), and within the model's reference
 // bound of llama.cpp's references (token by token; where the CPU's batch
 // itself misses that bound, 1.5× the CPU's NMSE), as in
 // TestGPULogitsMatchLlamaCpp. Each quantized model runs again with the
 // tensor-core attention asked for (MINFER_CUDA_FATTN=mma), held to
-// mmaQuantBound of the CPU (its reference NMSE logged); the CPU's logits
-// are computed once for both.
+// mmaQuantBound of the CPU (its reference NMSE logged), and with a long
+// prompt (longPrompt tokens: the reference prompt repeated), which takes
+// the tensor cores by default (mmaQuantBound) and the exact kernels with
+// MINFER_CUDA_FATTN=exact (gpuVsCPUBound). Each run checks which flash
+// kernels its attention took (cuda FlashStats); the CPU's logits are
+// computed once a prompt.
 func TestGPUPrefillMatchesCPU(t *testing.T) {
 	dm := gpuDevice(t)
 	for _, refPath := range ggtest.Glob(t, "small", "*.ref.json") {
@@ -45,7 +50,7 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eval := func(t *testing.T, layers int) []float32 {
+			eval := func(t *testing.T, layers int, tokens []int32) ([]float32, cuda.FlashStats) {
 				s, err := Load(context.Background(), path, onGPU(dm, layers, nil), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -54,11 +59,15 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 				if rep := s.OffloadReport(); s.Plan().GPULayers != layers || rep.Fallback != "" || (layers > 0 && !strings.HasPrefix(rep.Backend, "CUDA")) {
 					t.Fatalf("plan %v, backend %q, fallback %q; want %d GPU layers", s.Plan(), rep.Backend, rep.Fallback, layers)
 				}
-				l, err := s.Eval(context.Background(), c.Tokens, true)
+				l, err := s.Eval(context.Background(), tokens, true)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return l
+				var fs cuda.FlashStats
+				if layers > 0 {
+					fs = s.bes[1].(*cuda.Backend).FlashStats()
+				}
+				return l, fs
 			}
 			worst := func(got, want []float32) float64 {
 				w := 0.0
@@ -69,7 +78,7 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 			}
 			// The CPU's logits and their distance to the references, once
 			// for the model's modes.
-			want := eval(t, 0)
+			want, _ := eval(t, 0, c.Tokens)
 			refs := readLogits(t, filepath.Join(dir, c.LogitsFile))
 			refBound := tolerance(ref.Model)
 			if strings.Contains(ref.Model, "BF16") {
@@ -79,20 +88,40 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 			if cpuRef > refBound {
 				refBound = 1.5 * cpuRef
 			}
-			modes := []string{"default"}
-			if quantizedModel(ref.Model) {
-				modes = append(modes, "mma")
+			quantized := quantizedModel(ref.Model)
+			type mode struct {
+				name, fattn string
+				long        bool
+				bound       float64
+				tensorCores bool // the attention's flash kernels: tensor-core ones, or exact ones
 			}
-			for _, mode := range modes {
-				t.Run(mode, func(t *testing.T) {
-					bound := gpuVsCPUBound
-					if mode == "mma" {
-						t.Setenv("MINFER_CUDA_FATTN", "mma")
-						bound = mmaQuantBound
+			modes := []mode{{name: "default", bound: gpuVsCPUBound, tensorCores: !quantized}}
+			if quantized {
+				modes = append(modes, mode{"mma", "mma", false, mmaQuantBound, true},
+					mode{"long", "", true, mmaQuantBound, true}, mode{"long-exact", "exact", true, gpuVsCPUBound, false})
+			}
+			var wantLong []float32
+			var longTokens []int32
+			for _, m := range modes {
+				t.Run(m.name, func(t *testing.T) {
+					tokens, want := c.Tokens, want
+					if m.long {
+						if longTokens == nil {
+							for len(longTokens) < longPrompt {
+								longTokens = append(longTokens, c.Tokens...)
+							}
+							longTokens = longTokens[:longPrompt]
+							wantLong, _ = eval(t, 0, longTokens)
+						}
+						tokens, want = longTokens, wantLong
 					}
-					got := eval(t, info.HParams.NLayer+1)
-					if len(got) != len(want) || len(want) != len(c.Tokens)*ref.NVocab {
-						t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(c.Tokens)*ref.NVocab)
+					t.Setenv("MINFER_CUDA_FATTN", m.fattn)
+					got, fs := eval(t, info.HParams.NLayer+1, tokens)
+					if len(got) != len(want) || len(want) != len(tokens)*ref.NVocab {
+						t.Fatalf("%d logits on the GPU, %d on the CPU, want %d", len(got), len(want), len(tokens)*ref.NVocab)
+					}
+					if (fs.TensorCore > 0) != m.tensorCores || (fs.Exact > 0) == m.tensorCores {
+						t.Errorf("%d tokens: the attention took %d tensor-core and %d exact flash launches; want only %s ones", len(tokens), fs.TensorCore, fs.Exact, map[bool]string{true: "tensor-core", false: "exact"}[m.tensorCores])
 					}
 					differ, positions, first := 0, 0, -1
 					for row := 0; row < len(got); row += ref.NVocab {
@@ -110,20 +139,31 @@ func TestGPUPrefillMatchesCPU(t *testing.T) {
 						}
 						differ += d
 					}
-					vsCPU, vsRef := worst(got, want), worst(got, refs)
-					t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
-						len(c.Tokens), differ, len(got), positions, first, vsCPU, bound, vsRef, refBound, cpuRef)
-					if !(vsCPU <= bound) {
-						t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, bound, differ)
+					vsCPU := worst(got, want)
+					if m.long {
+						t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e)",
+							len(tokens), differ, len(got), positions, first, vsCPU, m.bound)
+					} else {
+						vsRef := worst(got, refs)
+						t.Logf("%d positions, %d of %d logits differ from the CPU's bits (at %d positions, the first %d); worst NMSE: GPU vs CPU %.3g (bound %.0e); vs llama.cpp (token by token): GPU %.3g (bound %.3g), CPU %.3g",
+							len(tokens), differ, len(got), positions, first, vsCPU, m.bound, vsRef, refBound, cpuRef)
+						if m.name == "default" && !(vsRef <= refBound) {
+							t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
+						}
 					}
-					if mode == "default" && !(vsRef <= refBound) {
-						t.Errorf("worst-position NMSE vs llama.cpp %.3g > %.3g", vsRef, refBound)
+					if !(vsCPU <= m.bound) {
+						t.Errorf("worst-position NMSE vs the CPU %.3g > %.0e (%d logits differ)", vsCPU, m.bound, differ)
 					}
 				})
 			}
 		})
 	}
 }
+
+// longPrompt is the prompt length of TestGPUPrefillMatchesCPU's long
+// modes: with the session's span class of 256 positions, 160 · 256 query-
+// position pairs, past cuda's fattnMMACells (128 · 256).
+const longPrompt = 160
 
 // mmaQuantBound is the NMSE a quantized small/ model's GPU logits may have
 // against the CPU's with the tensor-core prefill attention asked for: its

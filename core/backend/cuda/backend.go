@@ -120,8 +120,11 @@ type Backend struct {
 	// narrow). fattnMMAAll: the tensor-core ones for every model, quantized
 	// weights or not (MINFER_CUDA_FATTN=mma). quantWeights: a quantized
 	// weight is registered (fattn.go: such a model's prefill attention
-	// stays on the exact kernels unless fattnMMAAll).
+	// keeps the exact kernels for short batches unless fattnMMAAll).
 	fattnExact, fattnMMAAll, quantWeights bool
+	// flash: the prefill attentions queued on each kind of flash kernel
+	// (FlashStats).
+	flash FlashStats
 	// busy: the device-time spans (busy.go), on the backend's thread.
 	busy busyTimer
 	// pending: input writes deferred to the next request (WriteHostWindows),

@@ -10,8 +10,10 @@ import (
 
 // Prefill attention, flash style: for more than one query over an F16
 // cache, the tensor-core kernels of kernels/fattn_mma.cu for head sizes 64
-// and 128 (fattnMMAHeadDims; within the ops' NMSE bound of the CPU), and
-// for the other head sizes, or all with MINFER_CUDA_FATTN=exact, the
+// and 128 (fattnMMAHeadDims; within the ops' NMSE bound of the CPU; in a
+// model with quantized weights only for long batches, fattnMMAFor), and
+// for the other head sizes, short batches of quantized models, or all
+// with MINFER_CUDA_FATTN=exact, the
 // kernels of kernels/fattn.cu, bit for bit the CPU's: a block takes a few
 // query rows of one KV head (256 output elements) and walks the cache in
 // 64-position tiles through shared memory, skipping the tiles the mask
@@ -46,8 +48,9 @@ var fattnMMAHeadDims = map[int]string{64: "fattn_mma_64", 128: "fattn_mma_128"}
 //     at 512 tokens, bench/results/2026-12-02-s11-call1; since both
 //     compute scores eight threads a position, 598 against 593 µs, and the
 //     8B pp512 within 1 %, bench/results/2026-12-07-s22-call4);
-//   - "mma": the tensor-core kernels for every model, quantized weights or
-//     not (fattnMMAFor: by default only without them): 1.11 ms → 106 µs a
+//   - "mma": the tensor-core kernels for every model and batch, quantized
+//     weights or not (fattnMMAFor: by default a quantized model's short
+//     batches keep the exact kernels): 1.11 ms → 106 µs a
 //     block of the 8B shape at 512 tokens, 508 → 90 µs for the 1.1B preset
 //     (head size 64); 4.09k → 5.52k tok/s prefill on the whole 8B Q4_K
 //     (bench/results/2026-12-02-s12-fa-call2, -call3).
@@ -142,24 +145,52 @@ func fattnSeenShared(kvLen int) int { return ((kvLen+63)/64 + 31) / 32 * 4 }
 // mask of the seen positions per 64-position tile.
 func fattnMMAShared(hd, kvLen int) int { return 5*64*(hd+8)*2 + (kvLen+63)/64*8 }
 
-// fattnMMAFor reports whether attention of head size hd over kvLen
-// positions runs on the tensor-core kernels (its name): by default where
-// no quantized weight is on this backend. The tensor-core kernels are
-// within 2e-10 NMSE of the CPU's attention (TestFlashAttention) and leave
-// an F16 model's logits within 1e-9 of the CPU's, but not the CPU's bits;
-// in a model with quantized weights the next activation quantization
-// turns a rare last-bit difference into another int8 value, and the small
-// quantized test models' logits then moved by 9e-5 to 1.6e-4 NMSE from
-// the CPU's (bench/results/2026-12-02-s12-fa-call1) — past the 1e-4 that
-// a quantized model's logits are held to against llama.cpp's. So those
-// models keep the exact kernels, the CPU's bits, unless MINFER_CUDA_FATTN=
-// mma asks for the tensor cores (the 8B Q4_K prefill: 4.09k → 5.52k tok/s).
-func (b *Backend) fattnMMAFor(hd, kvLen int) (string, bool) {
+// fattnMMAFor reports whether attention of T query tokens and head size
+// hd over kvLen positions runs on the tensor-core kernels (its name). The
+// tensor-core kernels are within 2e-10 NMSE of the CPU's attention
+// (TestFlashAttention) and leave an F16 model's logits within 1e-9 of the
+// CPU's, but not the CPU's bits; in a model with quantized weights the
+// next activation quantization turns a rare last-bit difference into
+// another int8 value, and the small quantized test models' logits then
+// moved by 9e-5 to 1.6e-4 NMSE from the CPU's (bench/results/
+// 2026-12-02-s12-fa-call1) — past the 1e-4 that a quantized model's logits
+// are held to against llama.cpp's. So where no quantized weight is on
+// this backend they take every batch; where one is, the batches whose
+// attention costs little (fewer than fattnMMACells query-position pairs:
+// a short prompt, a chat's short turn; every reference prompt) keep the
+// exact kernels, the CPU's bits, and the longer ones take the tensor
+// cores, whose attention there is most of what the exact kernels would
+// add (the 8B Q4_K pp512: 8869 → 10943 tok/s on an H100, bench/results/
+// 2026-12-07-s25-call1), held to mmaQuantBound of the CPU's logits
+// (core's TestGPULongPromptAttention). MINFER_CUDA_FATTN=exact keeps the
+// CPU's bits at every length, =mma takes the tensor cores at every length.
+func (b *Backend) fattnMMAFor(hd, T, kvLen int) (string, bool) {
 	name, ok := fattnMMAHeadDims[hd]
 	b.mu.Lock()
 	quantized := b.quantWeights
 	b.mu.Unlock()
-	return name, ok && !b.fattnExact && (b.fattnMMAAll || !quantized) && fattnMMAShared(hd, kvLen) <= b.dv.smemOptin-attentionStaticShared
+	long := int64(T)*int64(kvLen) >= fattnMMACells
+	return name, ok && !b.fattnExact && (b.fattnMMAAll || !quantized || long) && fattnMMAShared(hd, kvLen) <= b.dv.smemOptin-attentionStaticShared
+}
+
+// fattnMMACells is the query-position pairs (T · kvLen, kvLen the
+// graph's span class: 256 positions a class) from which a model with
+// quantized weights takes the tensor-core prefill attention: a batch of
+// 128 tokens in a fresh context, or 32 over a cache of 1024 positions.
+// The exact kernels' share of a prefill grows with the batch's tokens and
+// the cache (606 µs a block of the 8B at 512 × 512, 25 % of its pp512 in
+// bench/results/2026-12-07-s22-call3); below this it stays a few percent.
+const fattnMMACells = 128 * 256
+
+// FlashStats counts the prefill attentions queued on each kind of flash
+// kernel (for tests: which kernels a prompt's attention took).
+type FlashStats struct{ TensorCore, Exact int }
+
+// FlashStats returns the counts since the backend was made.
+func (b *Backend) FlashStats() FlashStats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.flash
 }
 
 // useFlash reports whether attention node n runs on the flash kernels.
@@ -193,11 +224,13 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 	if err != nil {
 		return err
 	}
-	if name, ok := b.fattnMMAFor(hd, p.KVLen); ok && (src[1]|src[2])%16 == 0 {
+	if name, ok := b.fattnMMAFor(hd, int(T), p.KVLen); ok && (src[1]|src[2])%16 == 0 {
+		b.countFlash(true)
 		grid := [3]uint32{uint32((T*group + 63) / 64), uint32(p.KVHeads), 1}
 		return b.dv.launch(&b.l, name, grid, block1(128), uint32(fattnMMAShared(hd, p.KVLen)),
 			src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap)
 	}
+	b.countFlash(false)
 	fk := b.fattnFor(hd)
 	rows := int64(fk.rows)
 	sm, keep := fattnShared(hd, fk)+fattnSeenShared(p.KVLen), int32(0)
@@ -208,6 +241,16 @@ func (b *Backend) flashAttention(n *graph.Node, p graph.AttentionParams, src [4]
 	grid := [3]uint32{uint32((T*group + rows - 1) / rows), uint32(p.KVHeads), 1}
 	return b.dv.launch(&b.l, fk.name, grid, block1(fk.threads), uint32(sm),
 		src[0], src[1], src[2], src[3], used, out, i32(T), i32(heads), i32(p.KVHeads), i32(p.KVLen), p.Scale, p.SoftCap, keep)
+}
+
+func (b *Backend) countFlash(tensorCore bool) {
+	b.mu.Lock()
+	if tensorCore {
+		b.flash.TensorCore++
+	} else {
+		b.flash.Exact++
+	}
+	b.mu.Unlock()
 }
 
 // fattnKeepShared is the shared memory that keeps the scores of a block of

@@ -77,7 +77,8 @@ func TestFattnSplit(t *testing.T) {
 
 // TestFattnMMASharedFollowsTheKernel: the tensor-core kernels take head
 // sizes 64 and 128 unless the exact kernels are asked for or a quantized
-// weight is on the backend (then only with MINFER_CUDA_FATTN=mma), with the
+// weight is on the backend and the batch is short (then only with
+// MINFER_CUDA_FATTN=mma), with the
 // shared memory of fattn_mma.cu (five tiles of 64 rows of hd+8 halves, 8
 // bytes a 64-position tile of the cache), and leave caches whose seen
 // masks do not fit to the exact kernels. Runs without a GPU (an H200's
@@ -89,15 +90,23 @@ func TestFattnMMASharedFollowsTheKernel(t *testing.T) {
 			if exact {
 				want = ""
 			}
-			if name, ok := b.fattnMMAFor(hd, 300); ok != (want != "") || ok && name != want {
+			if name, ok := b.fattnMMAFor(hd, 512, 300); ok != (want != "") || ok && name != want {
 				t.Errorf("exact %v hd %d: %q %v, want %q", exact, hd, name, ok, want)
 			}
 		}
 	}
+	// Quantized weights: the tensor cores from fattnMMACells query-position
+	// pairs on (every batch with MINFER_CUDA_FATTN=mma), an F16 model's
+	// every batch.
 	for _, all := range []bool{false, true} {
-		b := &Backend{quantWeights: true, fattnMMAAll: all, dv: &device{smemOptin: 232448}}
-		if _, ok := b.fattnMMAFor(128, 300); ok != all {
-			t.Errorf("quantized weights, mma for all %v: tensor cores %v", all, ok)
+		for _, quant := range []bool{false, true} {
+			b := &Backend{quantWeights: quant, fattnMMAAll: all, dv: &device{smemOptin: 232448}}
+			for _, tc := range []struct{ T, kvLen int }{{44, 256}, {127, 256}, {128, 256}, {512, 512}, {31, 1024}, {32, 1024}, {2, 512}} {
+				want := all || !quant || tc.T*tc.kvLen >= 128*256
+				if _, ok := b.fattnMMAFor(128, tc.T, tc.kvLen); ok != want {
+					t.Errorf("quantized %v, mma for all %v, %d tokens over %d: tensor cores %v, want %v", quant, all, tc.T, tc.kvLen, ok, want)
+				}
+			}
 		}
 	}
 	if got, want := fattnMMAShared(128, 300), 5*64*136*2+5*8; got != want {
@@ -108,10 +117,10 @@ func TestFattnMMASharedFollowsTheKernel(t *testing.T) {
 	}
 	b := &Backend{dv: &device{smemOptin: 232448}}
 	fits := (232448 - attentionStaticShared - 5*64*136*2) / 8 * 64
-	if _, ok := b.fattnMMAFor(128, fits); !ok {
+	if _, ok := b.fattnMMAFor(128, 512, fits); !ok {
 		t.Errorf("a cache of %d positions does not fit", fits)
 	}
-	if _, ok := b.fattnMMAFor(128, fits+1); ok {
+	if _, ok := b.fattnMMAFor(128, 512, fits+1); ok {
 		t.Errorf("a cache of %d positions fits", fits+1)
 	}
 }

@@ -61,7 +61,7 @@ func testFlashAttention(t *testing.T, exact, noKeep, wide bool) {
 	} {
 		hd := tc.hd
 		ctx := max(1100, tc.kvLen)
-		mmaName, mma := g.fattnMMAFor(hd, tc.kvLen)
+		mmaName, mma := g.fattnMMAFor(hd, tc.T, tc.kvLen)
 		if !exact && !mma {
 			continue // head sizes without a tensor-core kernel: the exact runs cover them
 		}

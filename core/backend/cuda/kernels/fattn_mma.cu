@@ -1,7 +1,8 @@
 // Prefill attention over the F16 K/V cache on the tensor cores: Q·Kᵀ and
 // P·V by mma.sync m16n8k16 (F16 × F16 → F32), the default for head sizes
-// 64 and 128 in models without quantized weights (fattn.go's fattnMMAFor;
-// fattn.cu's exact kernels otherwise or when asked for). Not bit for bit
+// 64 and 128 in models without quantized weights and for long batches in
+// models with them (fattn.go's fattnMMAFor; fattn.cu's exact kernels
+// otherwise or when asked for). Not bit for bit
 // the CPU's, but its arithmetic where that arithmetic rounds to F16, so
 // the rest differs only in the order of F32 additions (within the ops'
 // NMSE bound, fattn_test.go):
