@@ -91,7 +91,7 @@ type Backend struct {
 	// mvV1 keeps the unstaged mvf_* mat-vecs (MINFER_CUDA_MV=v1).
 	mvV1 bool
 	// mvsWarps is the warps of a one-token staged mat-vec block
-	// (MINFER_CUDA_MVS_WARPS); 0: by the launch's rows (warpsFor).
+	// (MINFER_CUDA_MVS_WARPS); 0: oneTokenWarps (warpsFor).
 	mvsWarps int64
 	// splitRows is the rows of a split mat-vec block (mvk_*_1:
 	// MINFER_CUDA_MVK_ROWS, 2, 4 or 8; defaultSplitRows otherwise).

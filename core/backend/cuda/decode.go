@@ -170,7 +170,7 @@ func (b *Backend) multiMatVec(nodes []*graph.Node, i int) (int, error) {
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
 	nblk := i32(blocksPerRow(wt, in))
 	if s, ok := stagedMatVec[wt]; ok && !b.mvV1 {
-		warps := b.warpsFor(total, s.rpw)
+		warps := b.warpsFor()
 		if smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), ws[:k-i]...); ok {
 			per := warps * s.rpw
 			return k - i, b.dv.launch(&b.l, s.multi, grid1((total+per-1)/per), block1(32*int(warps)), uint32(smem),
@@ -219,7 +219,7 @@ func (b *Backend) swigluMatVec(nodes []*graph.Node, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	warps := b.warpsFor(2*rows, s.rpw)
+	warps := b.warpsFor()
 	if warps*s.rpw%2 != 0 {
 		return 0, nil
 	}
@@ -281,7 +281,7 @@ func (b *Backend) matVecKernel(wt gguf.GGMLType, kn typeKernel, w uintptr, wrb, 
 				if l, ok := b.pipedKernel(wt, w, wrb, xrb, rows); ok {
 					return l
 				}
-				warps := b.warpsFor(rows, s.rpw)
+				warps := b.warpsFor()
 				if smem, ok := oneFits(wrb, xrb, s.rpw, warps, b.stagedLimit(), w); ok {
 					return mvLaunch{s.one, warps * s.rpw, 32 * int(warps), uint32(smem)}
 				}

@@ -59,28 +59,15 @@ func TestOverlaps(t *testing.T) {
 	}
 }
 
-// TestWarpsFor: the one-token mat-vecs take blocks of eight warps unless
-// that leaves fewer than two blocks an SM (then four), and a
-// MINFER_CUDA_MVS_WARPS value overrides the rule.
+// TestWarpsFor: the one-token mat-vecs take blocks of four warps, and a
+// MINFER_CUDA_MVS_WARPS value overrides that.
 func TestWarpsFor(t *testing.T) {
 	b := &Backend{dv: &device{sms: 132}}
-	for _, c := range []struct {
-		rows, rpw, want int64
-	}{
-		{2560, 2, 4},  // the 1.1B's q/k/v: 160 blocks of eight warps
-		{2048, 2, 4},  // its output projection and ffn_down: 128
-		{11264, 2, 8}, // its gate and up: 704
-		{6144, 1, 8},  // the 8B's q/k/v: 768
-		{4096, 1, 8},  // its output projection and ffn_down: 512
-		{2111, 1, 8},  // 264 blocks: two an SM
-		{2104, 1, 4},  // 263
-	} {
-		if got := b.warpsFor(c.rows, c.rpw); got != c.want {
-			t.Errorf("warpsFor(%d rows, %d a warp) = %d, want %d", c.rows, c.rpw, got, c.want)
-		}
+	if got := b.warpsFor(); got != 4 {
+		t.Errorf("warpsFor() = %d, want 4", got)
 	}
 	b.mvsWarps = 2
-	if got := b.warpsFor(1<<20, 1); got != 2 {
+	if got := b.warpsFor(); got != 2 {
 		t.Errorf("with MINFER_CUDA_MVS_WARPS=2: %d", got)
 	}
 	for v, want := range map[string]int64{"": 0, "1": 1, "2": 2, "4": 4, "8": 8, "3": 0, "auto": 0} {

@@ -133,7 +133,7 @@ func (b *Backend) pipedKernel(wt gguf.GGMLType, w uintptr, wrb, xrb, rows int64)
 	if !ok || b.off.mvPipe || wrb%16 != 0 || w%16 != 0 || wrb/p.blockBytes < pipedMinBlocks {
 		return mvLaunch{}, false
 	}
-	warps := b.warpsFor(rows, 1)
+	warps := b.warpsFor()
 	smem := pipedShared(xrb, p.blockBytes, warps)
 	if smem > b.stagedLimit()/2 {
 		return mvLaunch{}, false
@@ -231,7 +231,7 @@ func (b *Backend) splitKernel(wt gguf.GGMLType, w uintptr, wrb int64) (mvLaunch,
 
 // mvsWarpsFromEnv is MINFER_CUDA_MVS_WARPS (1, 2, 4 or 8): the warps of
 // every one-token staged mat-vec block; 0 (unset or anything else): by
-// the launch's rows (warpsFor). Fewer warps, as many more blocks: a small
+// oneTokenWarps (warpsFor). Fewer warps, as many more blocks: a small
 // mat-vec's rows spread over more SMs, and an SM holds several blocks
 // whose copies overlap each other's sums.
 func mvsWarpsFromEnv() int64 {
@@ -248,25 +248,23 @@ func mvsWarpsFromEnv() int64 {
 	return 0
 }
 
-// warpsFor is the warps of a one-token staged or pipelined mat-vec block
-// over rows weight rows, rpw a warp: MINFER_CUDA_MVS_WARPS where set, else
-// stagedWarps unless that leaves fewer than smallGridPerSM blocks an SM,
-// then half as many. On the H100 (bench/results/2026-12-04-s14-call3) four
-// warps everywhere decoded the 1.1B (2048-wide, 128 to 704 blocks of
-// eight warps) 6-10 % faster and the 8B (512 to 3584 blocks) 1-3 % slower.
-func (b *Backend) warpsFor(rows, rpw int64) int64 {
+// warpsFor is the warps of a one-token staged or pipelined mat-vec block:
+// MINFER_CUDA_MVS_WARPS where set, else oneTokenWarps. On an H100, four
+// warps everywhere decoded the 1.1B (2048-wide) 6-10 % faster than eight
+// and the 8B 1-3 % slower in session 14 (bench/results/2026-12-04-s14-call3),
+// so blocks of eight took the launches of two blocks an SM or more; with
+// the queued step and today's kernels four everywhere reads 1.1B 980.6 →
+// 987.6 tok/s (medians of four alternating pairs, every pair faster) and
+// the 8B 373.6 → 375.1 (two pairs), bench/results/2026-12-07-s26-call3.
+func (b *Backend) warpsFor() int64 {
 	if b.mvsWarps != 0 {
 		return b.mvsWarps
 	}
-	if blocks := (rows + stagedWarps*rpw - 1) / (stagedWarps * rpw); blocks < smallGridPerSM*int64(b.dv.sms) {
-		return stagedWarps / 2
-	}
-	return stagedWarps
+	return oneTokenWarps
 }
 
-// smallGridPerSM: a one-token mat-vec of fewer blocks of eight warps an SM
-// takes blocks of four (warpsFor).
-const smallGridPerSM = 2
+// oneTokenWarps: the warps of a one-token mat-vec block (warpsFor).
+const oneTokenWarps = 4
 
 // mvLaunch is the kernel and block shape of one mat-vec launch.
 type mvLaunch struct {

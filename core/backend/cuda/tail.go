@@ -206,7 +206,7 @@ func (b *Backend) matVecTail(nodes []*graph.Node, i int) (int, error) {
 	s := stagedMatVec[wt]
 	limit := b.stagedLimit() - 2*tailScratch
 	total := int64(rows[0]) + int64(rows[1]) + int64(rows[2])
-	warps := b.warpsFor(total, s.rpw)
+	warps := b.warpsFor()
 	per := warps * s.rpw
 	// The norm tail keeps its row (n floats) in the staged rows' bytes, or
 	// after the scratch where those are fewer.
