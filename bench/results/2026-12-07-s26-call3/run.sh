@@ -1,6 +1,6 @@
 #!/bin/bash
-# Session 26, device call 3 (issue 11): carry .device/s26b (bash bench/lib/build.sh s26b 07cb4f9, from main b677cc9):
-# minfer-base = 07cb4f9 (main before the tensor-core threshold), minfer, cuda.test, core.test = main b677cc9.
+# Session 26, device call 3 (issue 11): carry .device/s26b (bash bench/lib/build.sh s26b 07cb4f9, from main 95f7d60, the same code as b677cc9):
+# minfer-base = 07cb4f9 (main before the tensor-core threshold), minfer, cuda.test, core.test = main 95f7d60.
 # The whole cuda op test binary on main's kernels (s25's rope_tail through rope_cs had only its own tests on a GPU);
 # then the one-token mat-vec blocks at 4 warps (MINFER_CUDA_MVS_WARPS=4, one run at 992.5 in call 2) against the
 # default, alternating, 1.1B and 8B decode.
