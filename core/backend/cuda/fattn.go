@@ -162,7 +162,7 @@ func fattnMMAShared(hd, kvLen int) int { return 5*64*(hd+8)*2 + (kvLen+63)/64*8 
 // cores, whose attention there is most of what the exact kernels would
 // add (the 8B Q4_K pp512: 8869 → 10943 tok/s on an H100, bench/results/
 // 2026-12-07-s25-call1), held to mmaQuantBound of the CPU's logits
-// (core's TestGPULongPromptAttention). MINFER_CUDA_FATTN=exact keeps the
+// (core's TestGPUPrefillMatchesCPU, its long modes). MINFER_CUDA_FATTN=exact keeps the
 // CPU's bits at every length, =mma takes the tensor cores at every length.
 func (b *Backend) fattnMMAFor(hd, T, kvLen int) (string, bool) {
 	name, ok := fattnMMAHeadDims[hd]
