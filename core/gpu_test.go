@@ -275,13 +275,7 @@ func TestGPUProgrammaticLaunchSameLogits(t *testing.T) {
 		if !on {
 			t.Skipf("%s: no programmatic dependent launch on this device", dm.Name)
 		}
-		for i := range with {
-			for j := range with[i] {
-				if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
-					t.Fatalf("%s step %d logit %d: %v with programmatic launch, %v without", name, i, j, with[i][j], without[i][j])
-				}
-			}
-		}
+		sameSteps(t, name, with, without, "with programmatic launch", "without")
 		t.Logf("%s: %d steps identical", name, len(with))
 	}
 }
@@ -341,13 +335,7 @@ func TestGPUInputBlockSameLogits(t *testing.T) {
 	ring := run("ring", "")
 	for _, pollRead := range []string{"", "0"} {
 		block := run("", pollRead)
-		for i := range ring {
-			for j := range ring[i] {
-				if math.Float32bits(block[i][j]) != math.Float32bits(ring[i][j]) {
-					t.Fatalf("polled reads %q: step %d logit %d: %v from the input block, %v through the ring", pollRead, i, j, block[i][j], ring[i][j])
-				}
-			}
-		}
+		sameSteps(t, fmt.Sprintf("polled reads %q", pollRead), block, ring, "from the input block", "through the ring")
 	}
 	t.Logf("%d steps identical", len(ring))
 }

@@ -169,16 +169,23 @@ func prelaunchScenario(t *testing.T, s *Session, spoil func(), toEnd bool) (all 
 }
 
 // sameLogits fails t unless with and without hold the same steps' logits
-// bit for bit.
+// bit for bit (the queued steps' test: with and without them).
 func sameLogits(t *testing.T, name string, with, without [][]float32) {
 	t.Helper()
-	if len(with) != len(without) {
-		t.Fatalf("%s: %d steps with the queued steps, %d without", name, len(with), len(without))
+	sameSteps(t, name, with, without, "with the queued steps", "without")
+}
+
+// sameSteps fails t unless a and b hold the same steps' logits bit for
+// bit; aIs and bIs say what each is in the message.
+func sameSteps(t *testing.T, name string, a, b [][]float32, aIs, bIs string) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d steps %s, %d %s", name, len(a), aIs, len(b), bIs)
 	}
-	for i := range with {
-		for j := range with[i] {
-			if math.Float32bits(with[i][j]) != math.Float32bits(without[i][j]) {
-				t.Fatalf("%s step %d logit %d: %v with the queued steps, %v without", name, i, j, with[i][j], without[i][j])
+	for i := range a {
+		for j := range a[i] {
+			if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
+				t.Fatalf("%s step %d logit %d: %v %s, %v %s", name, i, j, a[i][j], aIs, b[i][j], bIs)
 			}
 		}
 	}
