@@ -137,32 +137,27 @@ func (t *thread) serve() {
 }
 
 // do runs f on the owner thread and returns its error.
-func (t *thread) do(f func() error) error { return t.request(f, false) }
+func (t *thread) do(f func() error) error { return t.request(f, false, false) }
 
 // doNoPre is do without the pre step (a wait that must not open a gate or
 // queue the deferred writes: readPolled's fallback).
-func (t *thread) doNoPre(f func() error) error { return t.request(f, true) }
-
-func (t *thread) request(f func() error, noPre bool) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stopped {
-		return ErrClosed
-	}
-	return t.call(f, noPre, false)
-}
+func (t *thread) doNoPre(f func() error) error { return t.request(f, true, false) }
 
 // doRun is do for a request that takes the deferred input writes itself
 // (a Compute: they may ride in its graph, inputs.go); pre sees runReq set.
-func (t *thread) doRun(f func() error) error {
+func (t *thread) doRun(f func() error) error { return t.request(f, false, true) }
+
+func (t *thread) request(f func() error, noPre, run bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped {
 		return ErrClosed
 	}
-	t.runReq = true
-	defer func() { t.runReq = false }()
-	return t.call(f, false, false)
+	if run {
+		t.runReq = true
+		defer func() { t.runReq = false }()
+	}
+	return t.call(f, noPre, false)
 }
 
 // call hands one request to the owner and waits for its result (under mu).
