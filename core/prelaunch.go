@@ -59,18 +59,18 @@ type prelaunch struct {
 
 func prelaunchOff() bool { return os.Getenv("MINFER_PRELAUNCH") == "0" }
 
-// prelaunchable reports whether, after g (a step of p), the next step may
-// be queued early: one token, no logits of every token, room for one more
-// position, no ring caches, no timing, and every node g runs on one backend
-// that gates runs.
-func (s *Session) prelaunchable(g *graph.Graph, p graph.Params) bool {
+// prelaunchGater is the backend that may queue the step after g (a step
+// of p) early, else nil: one token, no logits of every token, room for one
+// more position, no ring caches, no timing, and every node g runs on one
+// backend that gates runs (that backend).
+func (s *Session) prelaunchGater(g *graph.Graph, p graph.Params) backend.Gater {
 	if s.pl.off || s.phases != nil || p.Tokens != 1 || p.AllLogits || s.nPast+2 > s.nCtx {
-		return false
+		return nil
 	}
 	if _, swa := g.Input(model.InMaskSWA); swa {
-		return false
+		return nil
 	}
-	return s.gaterOf(g) != nil
+	return s.gaterOf(g)
 }
 
 // gaterOf is the backend that runs all of g's nodes when it gates runs,
@@ -145,10 +145,13 @@ func (s *Session) prelaunchThen() {
 func (s *Session) prelaunchNext(ctx context.Context, next int) {
 	p := graph.Params{Tokens: 1, KVLen: s.kvClass(next + 1), GPULayers: s.plan.GPULayers, Arch: s.H.Arch}
 	g, err := s.graphFor(p)
-	if err != nil || !s.prelaunchable(g, p) {
+	if err != nil {
 		return
 	}
-	gt := s.gaterOf(g)
+	gt := s.prelaunchGater(g, p)
+	if gt == nil {
+		return
+	}
 	tok, _ := g.Input(model.InTokens)
 	if err := graph.Allocate(g, s.ga, s.kvLookup); err != nil {
 		return

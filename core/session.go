@@ -720,7 +720,7 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 		logits = make([]float32, n)
 	}
 	be := s.bes[out.Backend]
-	if tr, ok := be.(backend.ThenReader); ok && s.prelaunchable(g, p) {
+	if tr, ok := be.(backend.ThenReader); ok && s.prelaunchGater(g, p) != nil {
 		var err error
 		if held, err = s.readQueueNext(ctx, tr, g, logits, s.nPast+T); err != nil {
 			return nil, err
