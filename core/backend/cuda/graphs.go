@@ -89,8 +89,8 @@ func (c *graphCache) entry(dv *device, sig uint64) *graphEntry {
 // never hashes as the run it replaced.
 func signature(nodes []*graph.Node) uint64 {
 	const (
-		k        = 0x9e3779b97f4a7c15
-		seed     = uint64(14695981039346656037)
+		k        = sigK
+		seed     = sigSeed
 		noSource = ^uint64(0) // an empty source slot
 	)
 	h0, h1, h2, h3, h4, h5 := seed, seed+1, seed+2, seed+3, seed+4, seed+5
@@ -118,10 +118,21 @@ func signature(nodes []*graph.Node) uint64 {
 	}
 	h := seed
 	for _, v := range [...]uint64{uint64(len(nodes)), h0, h1, h2, h3, h4, h5} {
-		h = (h ^ v) * k
-		h ^= h >> 29
+		h = sigStep(h, v)
 	}
 	return h
+}
+
+// The signatures' hash: seed, multiplier and one step (the lanes above
+// split the step, the multiply and the shift, to interleave them).
+const (
+	sigK    = 0x9e3779b97f4a7c15
+	sigSeed = uint64(14695981039346656037)
+)
+
+func sigStep(h, v uint64) uint64 {
+	h = (h ^ v) * sigK
+	return h ^ h>>29
 }
 
 // run issues nodes, after the deferred input writes (inputs.go): replayed

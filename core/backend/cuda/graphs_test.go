@@ -192,11 +192,8 @@ var sink uint64
 // signatureChain is signature as it was, one multiply chain over every
 // word (BenchmarkSignature's comparison).
 func signatureChain(nodes []*graph.Node) uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h = (h ^ v) * 0x9e3779b97f4a7c15
-		h ^= h >> 29
-	}
+	h := sigSeed
+	mix := func(v uint64) { h = sigStep(h, v) }
 	for _, n := range nodes {
 		mix(uint64(uintptr(unsafe.Pointer(n))))
 		mix(uint64(n.Buf.ID)<<32 ^ uint64(n.Buf.Off))

@@ -143,14 +143,10 @@ func signWrites(h uint64, ws []pendingWrite) uint64 {
 	if len(ws) == 0 {
 		return h
 	}
-	mix := func(v uint64) {
-		h = (h ^ v) * 0x9e3779b97f4a7c15
-		h ^= h >> 29
-	}
-	mix(uint64(len(ws)))
+	h = sigStep(h, uint64(len(ws)))
 	for _, w := range ws {
-		mix(uint64(w.dst))
-		mix(uint64(w.off)<<32 ^ uint64(w.n))
+		h = sigStep(h, uint64(w.dst))
+		h = sigStep(h, uint64(w.off)<<32^uint64(w.n))
 	}
 	return h
 }
