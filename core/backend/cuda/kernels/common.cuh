@@ -94,15 +94,28 @@ __device__ __noinline__ float rms_mean_serial(const float* a, int n) {
 // (division and conversion are monotonic); otherwise (the mean within E
 // of a float32 rounding boundary; t Inf or NaN) the serial chain runs
 // (rms_mean_serial over a).
+// For n a power of two, the divisions are multiplications by 2^-k: the
+// same correctly rounded quotients, without the double divisions' latency.
 __device__ __forceinline__ float rms_mean(double t, int n, const float* a) {
     if (n > 1) {
         const double fn = (double)n;
         const double e = __dmul_rn(t, fn * 0x1p-51);
-        const float lo = (float)(__dsub_rn(t, e) / fn), hi = (float)(__dadd_rn(t, e) / fn);
+        float lo, hi;
+        if ((n & (n - 1)) == 0) {
+            const double inv = __longlong_as_double((long long)(1023 - (__ffs(n) - 1)) << 52); // 2^-k, n = 2^k
+            lo = (float)__dmul_rn(__dsub_rn(t, e), inv), hi = (float)__dmul_rn(__dadd_rn(t, e), inv);
+        } else {
+            lo = (float)(__dsub_rn(t, e) / fn), hi = (float)(__dadd_rn(t, e) / fn);
+        }
         if (lo == hi) return lo;
     }
     return rms_mean_serial(a, n);
 }
+// rms_scale: the CPU's 1 / float32(sqrt(float64(mean + eps))). The float
+// sqrt rounded once is the double one rounded to float (double rounding
+// is innocuous for sqrt when the wider format has 2·24+2 bits or more), so
+// __fsqrt_rn, not the double sqrt's longer chain.
+__device__ __forceinline__ float rms_scale(float mean, float eps) { return __fdiv_rn(1.f, __fsqrt_rn(mean + eps)); }
 // sat8: the nearest integer (ties to even) saturated to int8, as ggml's
 // AVX2 quantizers round; f16r: a float rounded through F16.
 __device__ __forceinline__ int sat8(float v) {

@@ -1009,7 +1009,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_quant(const float* x, co
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
         float mean = rms_mean(t, n, yr ? sr : xr); // sr: x+y (it may lie on x or y)
-        sscale = 1.f / (float)sqrt((double)(mean + eps));
+        sscale = rms_scale(mean, eps);
     }
     __syncthreads();
     const float scale = sscale;
@@ -2043,7 +2043,7 @@ __device__ void norm_tail(uint8_t* scratch, float* vs, const float* x, const flo
         double t = 0;
         for (int k = 0; k < nth / 32; k++) t += part[k];
         float mean = rms_mean(t, n, vs); // vs: the row (x, or x+y)
-        *sscale = 1.f / (float)sqrt((double)(mean + eps));
+        *sscale = rms_scale(mean, eps);
     }
     __syncthreads();
     const float scale = *sscale;
@@ -2271,7 +2271,7 @@ extern "C" __global__ void __launch_bounds__(1024) norm_one(const float* x, cons
         const double t = warp_sum_d(tid < nth / 32 ? part[tid] : 0.0);
         if (tid == 0) {
             float mean = rms_mean(t, n, y ? sum : x); // the row (x, or x+y)
-            sscale = 1.f / (float)sqrt((double)(mean + eps));
+            sscale = rms_scale(mean, eps);
         }
     }
     __syncthreads();

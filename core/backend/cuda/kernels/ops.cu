@@ -25,7 +25,7 @@ extern "C" __global__ void rms_norm(const float* x, float* out, const float* w, 
         double t = 0;
         for (int k = 0; k < (int)(blockDim.x >> 5); k++) t += part[k];
         float mean = rms_mean(t, n, xr);
-        sscale = 1.f / (float)sqrt((double)(mean + eps));
+        sscale = rms_scale(mean, eps);
     }
     __syncthreads();
     float scale = sscale;
