@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,5 +117,88 @@ func TestPollFlagWraps(t *testing.T) {
 	flag = 1
 	if !pollFlag(&flag, 0, time.Millisecond) {
 		t.Fatal("newer number not taken for 0")
+	}
+}
+
+// TestPolledReadOwnerHelps: a read of helpMin bytes or more offers the
+// second half of its copy to the owner; with an owner spinning on
+// ownerHelp, halves are taken by it, without one the caller takes its
+// offer back; either way dst holds every byte of the staging, reads of
+// odd lengths and under helpMin too, and the state is back to none.
+func TestPolledReadOwnerHelps(t *testing.T) {
+	for _, owner := range []bool{true, false} {
+		var flag uint32
+		r := &pollReader{flag: &flag, buf: make([]byte, 3*helpMin), limit: time.Second, helpOn: true}
+		var helped atomic.Int64
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for owner {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if r.polling.Load() && r.ownerHelp() {
+					helped.Add(1)
+				}
+			}
+		}()
+		sizes := []int{helpMin - 1, helpMin, helpMin + 3, 2*helpMin + 100, 3 * helpMin}
+		reads := 0
+		for i := 0; i < 300; i++ {
+			n := sizes[i%len(sizes)]
+			want := make([]byte, n)
+			for k := range want {
+				want[k] = byte(k*7 + i)
+			}
+			queue := func(seq uint32) error {
+				copy(r.buf, want)
+				atomic.StoreUint32(&flag, seq)
+				return nil
+			}
+			dst := make([]byte, n)
+			if _, _, err := r.read(dst, queue, func() error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(dst, want) {
+				t.Fatalf("owner %v, read %d of %d bytes: the bytes differ", owner, i, n)
+			}
+			if st := r.help.Load(); st != helpNone || r.helpDst != nil {
+				t.Fatalf("owner %v, read %d: help state %d left", owner, i, st)
+			}
+			if n >= helpMin {
+				reads++
+			}
+		}
+		close(stop)
+		<-done
+		switch h := helped.Load(); {
+		case owner && h == 0 && runtime.GOMAXPROCS(0) > 1:
+			t.Errorf("an owner spinning took none of %d offers", reads)
+		case !owner && h != 0:
+			t.Errorf("%d halves taken without an owner", h)
+		}
+		t.Logf("owner %v: %d of %d halves copied by it", owner, helped.Load(), reads)
+	}
+}
+
+// TestPolledReadHelpOff: without helpOn nothing is offered.
+func TestPolledReadHelpOff(t *testing.T) {
+	var flag uint32
+	r := &pollReader{flag: &flag, buf: make([]byte, 2*helpMin), limit: time.Second}
+	queue := func(seq uint32) error {
+		if r.help.Load() != helpNone {
+			t.Error("offered before the copy")
+		}
+		atomic.StoreUint32(&flag, seq)
+		return nil
+	}
+	if _, _, err := r.read(make([]byte, 2*helpMin), queue, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if r.ownerHelp() {
+		t.Fatal("the owner copied with help off")
 	}
 }
