@@ -2,7 +2,7 @@
 # Session 27, call 1 (issue 11). Carry: from an s27 checkout, `bash bench/lib/build.sh s27b main` (minfer-base: main;
 # minfer, cuda.test, core.test: s27, the rope's cos/sin before attn_x_one_rope's PDL wait, the norms' shorter one-thread chain, the logits' copy out split with the owner thread); run from that checkout with
 # `bash bench/results/2026-12-07-s27-call1/run.sh` and carry [".device/s27b"]. In order, each step only while time is
-# left (the call's limit is 600 s): on an H200 (the issue's machine) the targets (8B Q4_K pp512/tg128 all blocks and
+# left (the call's limit is 400 s: device time was short): on an H200 (the issue's machine) the targets (8B Q4_K pp512/tg128 all blocks and
 # 16 of 32, 1.1B Q4_0); the 1.1B decode, base, head and head without the read's help (MINFER_CUDA_READHELP=0) alternating; the cuda op tests of the change and of session
 # 26's review mends; the core GPU tests; the 1.1B step's kernels one by one (ncu, graphs and PDL off);
 # MINFER_CUDA_TWICE of every kernel the step launches; ncu's sections of the one-token attention and norm.
@@ -24,8 +24,8 @@ if [ $H200 = 1 ]; then
   snap
 fi
 td
-[ $SECONDS -lt 330 ] && tst core-gpu core 150 MINFER_TESTDATA=$D/td $D/core.test -test.run GPU
-if [ $SECONDS -lt 400 ]; then
+[ $SECONDS -lt 220 ] && tst core-gpu core 150 MINFER_TESTDATA=$D/td $D/core.test -test.run GPU
+if [ $SECONDS -lt 320 ]; then
 echo "## the step's kernels alone (ncu gpu__time_duration, graphs and PDL off)" | tee -a $S
 MINFER_CUDA_GRAPHS=0 MINFER_CUDA_PDL=0 timeout 45 ncu --csv --metrics gpu__time_duration.sum --launch-skip 3000 --launch-count 160 $D/minfer bench -m /tmp/1b.gguf -p 1 -n 40 -r 1 --gpu-layers 23 > $L/ncu-list.csv 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
 python3 - $L/ncu-list.csv <<'PY' | tee -a $S
@@ -47,11 +47,11 @@ fi
 names=$(cat $L/ncu-list.csv.names 2>/dev/null | sort -u)
 [ -n "$names" ] || names="mvs_q4_0_1 mvs_q4_0_m mvk_ mvp_ attn_x_one norm_one swiglu_quant"
 BT=30
-[ $SECONDS -lt 440 ] && bn $D/minfer $B1
-for k in $names; do [ $SECONDS -lt 470 ] && bn MINFER_CUDA_TWICE=$k $D/minfer $B1; done
+[ $SECONDS -lt 350 ] && bn $D/minfer $B1
+for k in $names; do [ $SECONDS -lt 370 ] && bn MINFER_CUDA_TWICE=$k $D/minfer $B1; done
 snap
 K='regex:attn_x_one_rope|norm_one'
-if [ $SECONDS -lt 450 ]; then
+if [ $SECONDS -lt 340 ]; then
 echo "## ncu --set full, PDL and graphs off" | tee -a $S
 MINFER_CUDA_GRAPHS=0 MINFER_CUDA_PDL=0 timeout 45 ncu --set full --import-source no -k "$K" --launch-skip 300 --launch-count 4 -o $L/prof $D/minfer bench -m /tmp/1b.gguf -p 1 -n 24 -r 1 --gpu-layers 23 > $L/ncu-prof.txt 2>&1; echo "rc=$? ${SECONDS}s" | tee -a $S
 timeout 20 ncu -i $L/prof.ncu-rep --page details > $L/prof-details.txt 2>&1; echo "details rc=$? lines=$(wc -l < $L/prof-details.txt)" | tee -a $S
