@@ -157,10 +157,23 @@ func (r *pollReader) copyOut(dst []byte) {
 		copy(dst, r.buf[:len(dst)])
 		return
 	}
+	half := r.offer(dst)
+	copy(dst[:half], r.buf[:half])
+	r.settle()
+}
+
+// offer offers the owner the second half of dst's copy; it returns where
+// that half starts.
+func (r *pollReader) offer(dst []byte) int {
 	half := len(dst) / 2 &^ 63
 	r.helpDst, r.helpSrc = dst[half:], r.buf[half:len(dst)]
 	r.help.Store(helpOffered)
-	copy(dst[:half], r.buf[:half])
+	return half
+}
+
+// settle returns once the offered half is copied: by the caller, when the
+// owner has not claimed it, else by the owner (whose copy it waits for).
+func (r *pollReader) settle() {
 	for {
 		if r.help.CompareAndSwap(helpOffered, helpCaller) {
 			copy(r.helpDst, r.helpSrc)

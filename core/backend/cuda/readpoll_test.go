@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,11 +119,44 @@ func TestPollFlagWraps(t *testing.T) {
 	}
 }
 
-// TestPolledReadOwnerHelps: a read of helpMin bytes or more offers the
-// second half of its copy to the owner; with an owner spinning on
-// ownerHelp, halves are taken by it, without one the caller takes its
-// offer back; either way dst holds every byte of the staging, reads of
-// odd lengths and under helpMin too, and the state is back to none.
+// TestPolledReadHelpSteps: an offered half is copied by the owner when it
+// claims it first (settle then only waits) and by the caller otherwise
+// (the owner's later claim then fails); either way every byte lands and
+// the state is back to none.
+func TestPolledReadHelpSteps(t *testing.T) {
+	for _, ownerFirst := range []bool{true, false} {
+		r := &pollReader{buf: make([]byte, 2*helpMin+200), helpOn: true}
+		for k := range r.buf {
+			r.buf[k] = byte(k * 13)
+		}
+		dst := make([]byte, len(r.buf)-5)
+		half := r.offer(dst)
+		if half == 0 || half%64 != 0 || half > len(dst)/2 {
+			t.Fatalf("half at %d of %d", half, len(dst))
+		}
+		copy(dst[:half], r.buf[:half])
+		if ownerFirst && !r.ownerHelp() {
+			t.Fatal("the owner could not claim an offered half")
+		}
+		r.settle()
+		if !ownerFirst && r.ownerHelp() {
+			t.Fatal("the owner claimed a half the caller took back")
+		}
+		if !bytes.Equal(dst, r.buf[:len(dst)]) {
+			t.Fatalf("owner first %v: the bytes differ", ownerFirst)
+		}
+		if r.help.Load() != helpNone || r.helpDst != nil || r.helpSrc != nil {
+			t.Fatalf("owner first %v: help state %d left", ownerFirst, r.help.Load())
+		}
+	}
+}
+
+// TestPolledReadOwnerHelps: reads of helpMin bytes or more (odd lengths,
+// and shorter ones, which offer nothing) with an owner spinning on
+// ownerHelp, and without one: dst holds every byte of the staging and the
+// state is back to none after each; without an owner no half is taken by
+// it. (Whether a spinning owner wins any claim depends on the scheduler:
+// logged, not asserted; TestPolledReadHelpSteps takes each path.)
 func TestPolledReadOwnerHelps(t *testing.T) {
 	for _, owner := range []bool{true, false} {
 		var flag uint32
@@ -174,11 +206,8 @@ func TestPolledReadOwnerHelps(t *testing.T) {
 		}
 		close(stop)
 		<-done
-		switch h := helped.Load(); {
-		case owner && h == 0 && runtime.GOMAXPROCS(0) > 1:
-			t.Errorf("an owner spinning took none of %d offers", reads)
-		case !owner && h != 0:
-			t.Errorf("%d halves taken without an owner", h)
+		if !owner && helped.Load() != 0 {
+			t.Errorf("%d halves taken without an owner", helped.Load())
 		}
 		t.Logf("owner %v: %d of %d halves copied by it", owner, helped.Load(), reads)
 	}
