@@ -174,12 +174,9 @@ func (r *pollReader) offer(dst []byte) int {
 // settle returns once the offered half is copied: by the caller, when the
 // owner has not claimed it, else by the owner (whose copy it waits for).
 func (r *pollReader) settle() {
-	for {
-		if r.help.CompareAndSwap(helpOffered, helpCaller) {
+	for st := r.help.Load(); st != helpDone; st = r.help.Load() {
+		if st == helpOffered && r.help.CompareAndSwap(helpOffered, helpCaller) {
 			copy(r.helpDst, r.helpSrc)
-			break
-		}
-		if r.help.Load() == helpDone {
 			break
 		}
 	}
