@@ -110,6 +110,52 @@ type Session struct {
 	// pl: the next decode step queued behind its backend's gate, and
 	// what queuing it needs (prelaunch.go).
 	pl prelaunchState
+
+	// pin: a decode step's logits in memory the logits' backend reads
+	// straight into (pinnedLogits).
+	pin pinnedLogits
+}
+
+// pinnedLogits is the session's page-locked logits row: buf, registered
+// with the backend be (s.bes[idx], a backend.HostPinner) that reads a
+// decode step's logits, so that the device writes them there with no
+// staging copy; tried: a decode step looked (a backend that cannot pin is
+// not asked again).
+type pinnedLogits struct {
+	buf   []float32
+	be    backend.HostPinner
+	idx   int
+	tried bool
+}
+
+// pinnedFor is the session's pinned logits row of n values for a read by
+// backend idx, or nil (it pins no memory, pinning failed, another size or
+// backend).
+func (s *Session) pinnedFor(idx, n int) []float32 {
+	if !s.pin.tried {
+		s.pin.tried = true
+		if hp, ok := s.bes[idx].(backend.HostPinner); ok {
+			buf := make([]float32, n)
+			if hp.PinHost(memview.Bytes(buf)) == nil {
+				s.pin.buf, s.pin.be, s.pin.idx = buf, hp, idx
+			}
+		}
+	}
+	if s.pin.buf == nil || s.pin.idx != idx || len(s.pin.buf) != n {
+		return nil
+	}
+	return s.pin.buf
+}
+
+// unpin releases the pinned logits row (Close): the slice stays the
+// caller's to read, as plain memory.
+func (s *Session) unpin() error {
+	if s.pin.buf == nil {
+		return nil
+	}
+	err := s.pin.be.UnpinHost(memview.Bytes(s.pin.buf))
+	s.pin = pinnedLogits{tried: true}
+	return err
 }
 
 // StepPhases is where a step's wall time went: building or finding the
@@ -599,6 +645,11 @@ func (s *Session) Eval(ctx context.Context, tokens []int32, all bool) ([]float32
 // a decode loop that passes the previous step's slice back reads every
 // step's logits into the same memory instead of a fresh allocation (whose
 // first touch, page by page, cost a 128k-vocabulary model 0.2 ms a token).
+// A decode step (one token) whose logits come from a backend that reads
+// straight into page-locked host memory (backend.HostPinner: CUDA)
+// returns the session's own pinned row instead of dst, as
+// llama_get_logits does: it holds these logits until the next Eval or
+// EvalInto (and stays readable after Close); pass it back as dst.
 func (s *Session) EvalInto(ctx context.Context, tokens []int32, dst []float32) ([]float32, error) {
 	if dst == nil {
 		dst = []float32{}
@@ -713,13 +764,20 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 		lap(PhaseIssue)
 	}
 	out := g.Outputs[0]
+	be := s.bes[out.Backend]
 	var logits []float32
 	if n := int(out.Buf.Len / 4); dst != nil {
-		logits = reuse(dst, n)
+		// A decode step of EvalInto: into the pinned row where the
+		// backend reads straight into it (EvalInto's contract).
+		if T == 1 {
+			logits = s.pinnedFor(out.Backend, n)
+		}
+		if logits == nil {
+			logits = reuse(dst, n)
+		}
 	} else {
 		logits = make([]float32, n)
 	}
-	be := s.bes[out.Backend]
 	if tr, ok := be.(backend.ThenReader); ok && s.prelaunchGater(g, p) != nil {
 		var err error
 		if held, err = s.readQueueNext(ctx, tr, g, logits, s.nPast+T); err != nil {
@@ -907,9 +965,11 @@ func (s *Session) File() *gguf.File { return s.file }
 // Close frees the buffers and unmaps the file.
 func (s *Session) Close() error {
 	s.dropPrelaunch()
-	var first error
+	first := s.unpin()
 	if s.ga != nil {
-		first = s.ga.Close()
+		if err := s.ga.Close(); err != nil && first == nil {
+			first = err
+		}
 	}
 	for _, b := range s.owned {
 		if err := b.Close(); err != nil && first == nil {

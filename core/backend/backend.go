@@ -85,6 +85,16 @@ type ThenReader interface {
 	ReadHostWindowThen(ref alloc.BufRef, dst []byte, then func()) error
 }
 
+// HostPinner is a backend whose reads can land straight in host memory
+// that the caller page-locks with it: PinHost registers p (memory the
+// caller keeps alive and in place until UnpinHost), after which a read
+// whose dst lies in p goes from the device into it without a copy through
+// the backend's staging. An error leaves reads as they were.
+type HostPinner interface {
+	PinHost(p []byte) error
+	UnpinHost(p []byte) error
+}
+
 // Overheader is a device backend that took memory before its first buffer
 // (a CUDA context, loaded modules, a workspace): it reports the bytes,
 // measured once, and what they are, so the session charges them to the E4

@@ -34,6 +34,9 @@ type driverAPI struct {
 	// streamWaitValue32 (cuStreamWaitValue32_v2) is optional: without it
 	// there are no gated runs (gate.go).
 	streamWaitValue32 uintptr
+	// memHostRegister and memHostUnregister are optional: without them
+	// PinHost fails and reads go through the staging (readpoll.go).
+	memHostRegister, memHostUnregister uintptr
 }
 
 func (d *driverAPI) symbols() []struct {
@@ -109,6 +112,7 @@ func loadDriver() (*driverAPI, error) {
 		}{
 			{"cuStreamWriteValue32_v2", &d.streamWriteValue32}, {"cuMemHostAlloc", &d.memHostAlloc},
 			{"cuMemHostGetDevicePointer_v2", &d.memHostGetDevicePointer}, {"cuStreamWaitValue32_v2", &d.streamWaitValue32},
+			{"cuMemHostRegister_v2", &d.memHostRegister}, {"cuMemHostUnregister", &d.memHostUnregister},
 		} {
 			if p, err := dlsym(lib, o.name); err == nil {
 				*o.p = p

@@ -76,3 +76,81 @@ func checkReads(t *testing.T, b *Backend) {
 		}
 	}
 }
+
+// TestDirectReads (GPU): with polled reads, PinHost registers a host
+// buffer and reads into it (wholly inside) come straight from the device:
+// the right bytes, the staging untouched; reads of the logits' size after
+// a memset queued before them wait for it; after UnpinHost the same reads
+// go through the staging and are as right; a second UnpinHost is an error;
+// MINFER_CUDA_DIRECTREAD=0 makes PinHost fail.
+func TestDirectReads(t *testing.T) {
+	b := gpu(t)
+	if b.dv.poll == nil {
+		t.Skip("no polled reads")
+	}
+	const size = 512 << 10
+	id, err := b.AllocBuffer(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.FreeBuffer(id)
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i*11 + i>>9)
+	}
+	if err := b.WriteHost(id, data); err != nil {
+		t.Fatal(err)
+	}
+	pinned := make([]byte, 256<<10)
+	if err := b.PinHost(pinned); err != nil {
+		t.Fatalf("PinHost: %v", err)
+	}
+	read := func(what string, off, n int64, dst []byte) {
+		t.Helper()
+		for i := range b.dv.poll.buf[:n] {
+			b.dv.poll.buf[i] = 0xee
+		}
+		if err := b.ReadHostWindow(alloc.BufRef{ID: id, Off: off, Len: n}, dst); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !bytes.Equal(dst, data[off:off+n]) {
+			t.Fatalf("%s: wrong bytes", what)
+		}
+	}
+	for _, w := range []struct{ off, n, at int64 }{{0, 4, 0}, {100, 128 << 10, 64}, {4096, 256 << 10, 0}, {12, 1000, 255 << 10}} {
+		read("direct", w.off, w.n, pinned[w.at:w.at+w.n])
+		if w.n > 64 && bytes.Equal(b.dv.poll.buf[:w.n], data[w.off:w.off+w.n]) {
+			t.Errorf("a direct read of %d bytes went through the staging", w.n)
+		}
+	}
+	for round := 0; round < 20; round++ {
+		if err := b.dv.t.do(func() error { return b.dv.memset(b.bufs[id].ptr, size) }); err != nil {
+			t.Fatal(err)
+		}
+		dst := pinned[:128<<10]
+		if err := b.ReadHostWindow(alloc.BufRef{ID: id, Off: 1000, Len: int64(len(dst))}, dst); err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.IndexFunc(dst, func(r rune) bool { return r != 0 }); i >= 0 {
+			t.Fatalf("round %d: byte %d not zero after the memset queued before the direct read", round, i)
+		}
+		if err := b.WriteHost(id, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.UnpinHost(pinned); err != nil {
+		t.Fatalf("UnpinHost: %v", err)
+	}
+	read("after UnpinHost", 100, 128<<10, pinned[:128<<10])
+	if !bytes.Equal(b.dv.poll.buf[:128<<10], data[100:100+128<<10]) {
+		t.Error("a read after UnpinHost did not go through the staging")
+	}
+	if err := b.UnpinHost(pinned); err == nil {
+		t.Error("a second UnpinHost: no error")
+	}
+	t.Setenv("MINFER_CUDA_DIRECTREAD", "0")
+	if err := b.PinHost(pinned); err == nil {
+		t.Error("MINFER_CUDA_DIRECTREAD=0: PinHost did not fail")
+		b.UnpinHost(pinned)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestReached(t *testing.T) {
@@ -229,5 +230,57 @@ func TestPolledReadHelpOff(t *testing.T) {
 	}
 	if r.ownerHelp() {
 		t.Fatal("the owner copied with help off")
+	}
+}
+
+// TestPolledReadDirect: a read whose dst lies wholly in a direct range
+// (PinHost's) has the device copy straight into dst (its target) and no
+// copy out of the staging; one outside, or only partly inside, goes
+// through the staging as before.
+func TestPolledReadDirect(t *testing.T) {
+	var flag uint32
+	r := &pollReader{flag: &flag, buf: make([]byte, 3*helpMin), limit: time.Second, helpOn: true, host: 0x1000}
+	pinned := make([]byte, 2*helpMin)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(pinned)))
+	r.direct = []hostRange{{base, len(pinned) - 100}}
+	for i, c := range []struct {
+		dst    []byte
+		direct bool
+	}{
+		{pinned[:helpMin], true},
+		{pinned[8 : 8+2*helpMin-200], true},
+		{pinned[len(pinned)-200:], false}, // past the range's end
+		{make([]byte, helpMin+5), false},
+		{make([]byte, 40), false},
+	} {
+		want := make([]byte, len(c.dst))
+		for k := range want {
+			want[k] = byte(k*5 + i)
+		}
+		for k := range r.buf {
+			r.buf[k] = 0xee
+		}
+		queue := func(seq uint32) error {
+			dp := uintptr(unsafe.Pointer(unsafe.SliceData(c.dst)))
+			switch {
+			case c.direct && r.target != dp:
+				t.Errorf("case %d: target %#x, want dst %#x", i, r.target, dp)
+			case !c.direct && r.target != r.host:
+				t.Errorf("case %d: target %#x, want the staging %#x", i, r.target, r.host)
+			}
+			if c.direct {
+				copy(c.dst, want) // the device's copy, straight into dst
+			} else {
+				copy(r.buf, want)
+			}
+			atomic.StoreUint32(&flag, seq)
+			return nil
+		}
+		if _, _, err := r.read(c.dst, queue, func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(c.dst, want) {
+			t.Errorf("case %d (direct %v): the bytes differ (a copy out of the staging over a direct read?)", i, c.direct)
+		}
 	}
 }
