@@ -54,13 +54,7 @@ func TestEvalIntoPinnedLogits(t *testing.T) {
 	}
 	run := func(fail bool) (*pinState, [][]float32) {
 		dev := pinGPU{gateGPU{newFakeGPU(t, 1, 0), &gateState{}}, &pinState{fail: fail}}
-		o := withDevice(info.HParams.NLayer+1, dev.fakeGPU)
-		o.DeviceBackend = dev
-		o.Ctx = 64
-		s, err := Load(context.Background(), path, o, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := loadGated(t, path, info, dev.fakeGPU, dev)
 		all := prelaunchScenario(t, s, dev.spoil, false)
 		ctx := context.Background()
 		dst := make([]float32, 3)

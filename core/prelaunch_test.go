@@ -100,13 +100,7 @@ func TestPrelaunchSameLogits(t *testing.T) {
 		run := func(off string) (st gateState, used, anew int, all [][]float32) {
 			t.Setenv("MINFER_PRELAUNCH", off)
 			dev := gateGPU{newFakeGPU(t, 1, 0), &gateState{}}
-			o := withDevice(info.HParams.NLayer+1, dev.fakeGPU)
-			o.DeviceBackend = dev
-			o.Ctx = 64
-			s, err := Load(context.Background(), path, o, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := loadGated(t, path, info, dev.fakeGPU, dev)
 			defer s.Close()
 			all = prelaunchScenario(t, s, dev.spoil, true)
 			return *dev.st, s.pl.used, s.pl.anew, all
@@ -126,6 +120,20 @@ func TestPrelaunchSameLogits(t *testing.T) {
 		sameLogits(t, m.file, with, without)
 		t.Logf("%s: %d steps identical; %d queued, %d taken, %d run anew", m.file, len(with), st.gated, used, anew)
 	}
+}
+
+// loadGated loads path with every block and the output on dev, a gating
+// stand-in (gateGPU or one built on it) over fake, in a 64-token context.
+func loadGated(t *testing.T, path string, info *ModelInfo, fake fakeGPU, dev backend.Backend) *Session {
+	t.Helper()
+	o := withDevice(info.HParams.NLayer+1, fake)
+	o.DeviceBackend = dev
+	o.Ctx = 64
+	s, err := Load(context.Background(), path, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // prelaunchScenario runs the queued-step tests' steps on s and returns

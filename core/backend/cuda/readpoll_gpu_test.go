@@ -35,21 +35,30 @@ func TestPolledReads(t *testing.T) {
 	checkReads(t, p)
 }
 
-func checkReads(t *testing.T, b *Backend) {
+// filledBuffer is a device buffer of size bytes holding data, byte i
+// fill(i) (the caller frees it).
+func filledBuffer(t *testing.T, b *Backend, size int64, fill func(int) byte) (alloc.BufID, []byte) {
 	t.Helper()
-	const size = pollSize + 1<<20
 	id, err := b.AllocBuffer(size)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.FreeBuffer(id)
 	data := make([]byte, size)
 	for i := range data {
-		data[i] = byte(i*7 + i>>11)
+		data[i] = fill(i)
 	}
 	if err := b.WriteHost(id, data); err != nil {
+		b.FreeBuffer(id)
 		t.Fatal(err)
 	}
+	return id, data
+}
+
+func checkReads(t *testing.T, b *Backend) {
+	t.Helper()
+	const size = pollSize + 1<<20
+	id, data := filledBuffer(t, b, size, func(i int) byte { return byte(i*7 + i>>11) })
+	defer b.FreeBuffer(id)
 	for _, w := range []struct{ off, n int64 }{{0, 4}, {12, 1000}, {4096, 128 << 10}, {0, pollSize}, {3, pollSize}, {0, pollSize + 4}, {0, size}} {
 		dst := make([]byte, w.n)
 		if err := b.ReadHostWindow(alloc.BufRef{ID: id, Off: w.off, Len: w.n}, dst); err != nil {
@@ -89,18 +98,8 @@ func TestDirectReads(t *testing.T) {
 		t.Skip("no polled reads")
 	}
 	const size = 512 << 10
-	id, err := b.AllocBuffer(size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, data := filledBuffer(t, b, size, func(i int) byte { return byte(i*11 + i>>9) })
 	defer b.FreeBuffer(id)
-	data := make([]byte, size)
-	for i := range data {
-		data[i] = byte(i*11 + i>>9)
-	}
-	if err := b.WriteHost(id, data); err != nil {
-		t.Fatal(err)
-	}
 	pinned := make([]byte, 256<<10)
 	if err := b.PinHost(pinned); err != nil {
 		t.Fatalf("PinHost: %v", err)
