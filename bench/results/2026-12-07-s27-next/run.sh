@@ -1,9 +1,9 @@
 #!/bin/bash
 # Prepared in session 27 for the next session's first device call (issue 11; session 27 got no machine). Carry: from an s27 checkout, `bash bench/lib/build.sh s27b main` (minfer-base: main;
-# minfer, cuda.test, core.test: s27, the rope's cos/sin before attn_x_one_rope's PDL wait, the norms' shorter one-thread chain, the logits' copy out split with the owner thread); run from that checkout with
+# minfer, cuda.test, core.test: s27, the rope's cos/sin before attn_x_one_rope's PDL wait, the norms' shorter one-thread chain, the logits' copy out split with the owner thread, a decode step's logits read straight into a pinned row); run from that checkout with
 # `bash bench/results/2026-12-07-s27-next/run.sh` and carry [".device/s27b"]. In order, each step only while time is
 # left (limit the call to 600 s): on an H200 (the issue's machine) the targets (8B Q4_K pp512/tg128 all blocks and
-# 16 of 32, 1.1B Q4_0); the 1.1B decode, base, head and head without the read's help (MINFER_CUDA_READHELP=0) alternating; the cuda op tests of the change and of session
+# 16 of 32, 1.1B Q4_0); the 1.1B decode, base, head, head without the direct read (MINFER_CUDA_DIRECTREAD=0: the copy out with the owner's help) and without either (MINFER_CUDA_READHELP=0 too), alternating; the cuda op tests of the change and of session
 # 26's review mends; the core GPU tests; the 1.1B step's kernels one by one (ncu, graphs and PDL off);
 # MINFER_CUDA_TWICE of every kernel the step launches; ncu's sections of the one-token attention and norm.
 . bench/lib/device.sh .device/${CARRY:-s27b}
@@ -12,9 +12,9 @@ H200=0; nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && H200
 [ $H200 = 1 ] && synth8
 B1="bench -m /tmp/1b.gguf -p 1 -n 128 -r 3 --gpu-layers 23"
 BT=40
-for r in 1 2 3; do bn $D/minfer-base $B1; bn $D/minfer $B1; bn MINFER_CUDA_READHELP=0 $D/minfer $B1; done
+for r in 1 2 3; do bn $D/minfer-base $B1; bn $D/minfer $B1; bn MINFER_CUDA_DIRECTREAD=0 $D/minfer $B1; bn MINFER_CUDA_DIRECTREAD=0 MINFER_CUDA_READHELP=0 $D/minfer $B1; done
 snap
-tst cuda-s27 core/backend/cuda 200 $D/cuda.test -test.run 'Rope|Attn|Attention|PDL|PTX|Gate|Graph|Signature|Thread|Prelaunch|Inputs|Norm|FloatOps|DecodeChains|Polled|Busy|Swiglu'
+tst cuda-s27 core/backend/cuda 200 $D/cuda.test -test.run 'Rope|Attn|Attention|PDL|PTX|Gate|Graph|Signature|Thread|Prelaunch|Inputs|Norm|FloatOps|DecodeChains|Polled|DirectReads|Busy|Swiglu'
 if [ $H200 = 1 ]; then
   BT=120
   bn $D/minfer bench -m /tmp/1b.gguf -p 512 -n 128 -r 5 --gpu-layers 23
