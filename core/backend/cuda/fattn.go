@@ -160,10 +160,11 @@ func fattnMMAShared(hd, kvLen int) int { return 5*64*(hd+8)*2 + (kvLen+63)/64*8 
 // a short prompt, a chat's short turn; every reference prompt) keep the
 // exact kernels, the CPU's bits, and the longer ones take the tensor
 // cores, whose attention there is most of what the exact kernels would
-// add (the 8B Q4_K pp512: 8869 → 10943 tok/s on an H100, bench/results/
-// 2026-12-07-s25-call1), held to mmaQuantBound of the CPU's logits
-// (core's TestGPUPrefillMatchesCPU, its long modes). MINFER_CUDA_FATTN=exact keeps the
-// CPU's bits at every length, =mma takes the tensor cores at every length.
+// add (the 8B Q4_K pp512: 8895–8907 → 11063–11108 tok/s on an H100,
+// bench/results/2026-12-07-s26-call2), held to mmaQuantBound of the CPU's
+// logits (core's TestGPUPrefillMatchesCPU, its long modes).
+// MINFER_CUDA_FATTN=exact keeps the CPU's bits at every length, =mma takes
+// the tensor cores at every length.
 func (b *Backend) fattnMMAFor(hd, T, kvLen int) (string, bool) {
 	name, ok := fattnMMAHeadDims[hd]
 	b.mu.Lock()

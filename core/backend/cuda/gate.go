@@ -129,10 +129,20 @@ func (g *gate) open() bool {
 	if !g.pending {
 		return false
 	}
-	clear(g.slot[:g.n])
-	g.pending = false
-	atomic.StoreUint32(g.flag, g.seq)
+	g.release(nil)
 	return true
+}
+
+// release lets the pending gate go with data for its token (nil: zeros),
+// under g.mu.
+func (g *gate) release(data []byte) {
+	if data == nil {
+		clear(g.slot[:g.n])
+	} else {
+		copy(g.slot, data)
+	}
+	g.pending = false
+	atomic.StoreUint32(g.flag, g.seq) // (a full fence: the slot's bytes are there before the number)
 }
 
 // openGate opens a pending gate with zeros (any goroutine; the requests'
@@ -217,9 +227,7 @@ func (b *Backend) OpenGate(data []byte) error {
 		g.open()
 		return fmt.Errorf("cuda: a gate of %d token bytes opened with %d", g.n, len(data))
 	}
-	copy(g.slot, data)
-	g.pending = false
-	atomic.StoreUint32(g.flag, g.seq) // (a full fence: the slot's bytes are there before the number)
+	g.release(data)
 	return nil
 }
 
