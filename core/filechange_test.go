@@ -170,3 +170,75 @@ func TestCopiedWeightsOutliveTheFile(t *testing.T) {
 		t.Fatal("loading the truncated file again: no error")
 	}
 }
+
+// TestFileCheckAfterTheGate: a decode step whose queued run is taken
+// checks the file after opening the gate (the run reads no mapped weight;
+// the device idles less between steps): a file rewritten before it fails
+// that step with ErrModelFileChanged, the queued run taken and finished,
+// and every later step; a prompt step with a queued run pending checks
+// first and leaves the queued run to Close.
+func TestFileCheckAfterTheGate(t *testing.T) {
+	b, err := os.ReadFile(ggtest.Path(t, "small", "synth-llama-small-Q4_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := Inspect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tokens := range [][]int32{{7}, {7, 8, 9}} {
+		t.Run(fmt.Sprintf("%d tokens", len(tokens)), func(t *testing.T) {
+			if err := os.Chtimes(path, time.Now(), time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			dev := gateGPU{newFakeGPU(t, 1, 0), &gateState{}}
+			s := loadGated(t, path, info, dev.fakeGPU, dev)
+			for _, step := range [][]int32{{1, 2, 3}, {4}, {5}} {
+				if _, err := s.Eval(ctx, step, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !dev.st.pending || s.pl.pre.g == nil {
+				t.Fatal("no step queued after a decode step")
+			}
+			used := s.pl.used
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(path, later, later); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Eval(ctx, tokens, false)
+			if !errors.Is(err, ErrModelFileChanged) {
+				t.Fatalf("after a rewrite: %v, want %v", err, ErrModelFileChanged)
+			}
+			taken := s.pl.used - used
+			if len(tokens) == 1 && (taken != 1 || dev.st.pending || s.pl.pre.g != nil) {
+				t.Errorf("decode step: queued runs taken %d (want 1), still pending %v", taken, dev.st.pending)
+			}
+			for b := 0; len(tokens) == 1 && b < s.ga.NumBackends(); b++ {
+				if r := s.ga.MemoryReport(b); r.LiveBytes != 0 {
+					t.Errorf("decode step: %s holds %d bytes of the failed step's buffers", r.Backend, r.LiveBytes)
+				}
+			}
+			if len(tokens) > 1 && (taken != 0 || !dev.st.pending) {
+				t.Errorf("prompt step: queued runs taken %d (want 0: checked first), pending %v (want true)", taken, dev.st.pending)
+			}
+			if s.nPast != 0 || s.pl.lateCheck {
+				t.Errorf("after the failed step: position %d (want 0: nothing cached is trusted), a late check still pending %v", s.nPast, s.pl.lateCheck)
+			}
+			if _, err := s.Eval(ctx, []int32{1}, false); !errors.Is(err, ErrModelFileChanged) {
+				t.Errorf("the next step: %v, want the same error", err)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if dev.st.pending {
+				t.Error("a queued run still pending after Close")
+			}
+		})
+	}
+}

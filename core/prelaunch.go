@@ -21,7 +21,8 @@ import (
 // queued (backend.ThenReader) — its graph, buffers and inputs, the token
 // left to a gate — and then waits for the logits. The next Eval of one
 // token at that position opens the gate with its token (OpenGate) and only
-// reads; anything else lets the queued step go (dropPrelaunch: the gate
+// reads (and checks the model file, checkFile, while the step runs: a
+// step wholly on the device reads no mapped weight); anything else lets the queued step go (dropPrelaunch: the gate
 // opened with token 0 and waited for), and its writes are harmless: the
 // cache row at that position is written again by whatever step next covers
 // the position, before any attention reads it, and its logits are never
@@ -34,7 +35,9 @@ import (
 // prelaunchState is the session's: the queued step (pre), the switch,
 // each graph's gating backend (be, memoized), the run's node slice, the
 // token placeholder and the token a dropped step runs with, the counts of
-// queued steps taken and run anew (tests), and the read callback's state
+// queued steps taken and run anew (tests), whether eval left this step's
+// file check to step (lateCheck: the queued step at this position may
+// take it, session.go), and the read callback's state
 // and function (then, thenFn: no closure over a step's locals, which would
 // then live on the heap).
 type prelaunchState struct {
@@ -45,6 +48,7 @@ type prelaunchState struct {
 	tok        [1]int32
 	zero       [4]byte
 	used, anew int
+	lateCheck  bool
 	then       prelaunchThen
 	thenFn     func()
 }

@@ -664,7 +664,13 @@ func (s *Session) eval(ctx context.Context, tokens []int32, all bool, dst []floa
 	if s.broken != nil {
 		return nil, s.broken
 	}
-	if err := s.checkFile(); err != nil {
+	// A decode step whose queued run (prelaunch.go) is at this position
+	// runs wholly on the device and reads no mapped weight: its file check
+	// follows the gate's opening (step), off the time the device idles
+	// between steps. Any other step is checked before it starts.
+	if s.pl.pre.g != nil && len(tokens) == 1 && s.pl.pre.nPast == s.nPast {
+		s.pl.lateCheck = true
+	} else if err := s.checkFile(); err != nil {
 		s.broken = err
 		s.nPast = 0
 		return nil, err
@@ -693,6 +699,9 @@ func (s *Session) eval(ctx context.Context, tokens []int32, all bool, dst []floa
 		})
 		if err != nil {
 			s.nPast = start // the cache rows past start are not trusted
+			if s.broken != nil {
+				s.nPast = 0 // nor any, once the file changed
+			}
 			return nil, err
 		}
 		if !all && !last {
@@ -733,6 +742,8 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 	p := graph.Params{Tokens: T, KVLen: s.kvClass(s.nPast + T), GPULayers: s.plan.GPULayers, AllLogits: all && T > 1, Arch: s.H.Arch}
 	// A step queued behind its gate by the step before (prelaunch.go):
 	// opened with this token when it is this step, else let go.
+	late, gt := s.pl.lateCheck, s.pl.pre.gater
+	s.pl.lateCheck = false
 	g := s.takePrelaunch(tokens, p)
 	held := g != nil
 	defer func() {
@@ -744,6 +755,18 @@ func (s *Session) step(ctx context.Context, tokens []int32, all bool, dst []floa
 			ph.Steps++
 		}
 	}()
+	if late {
+		// eval's file check, here: after the queued step's gate opened
+		// (its run reads no mapped weight), else before this step reads
+		// anything. A change waits for the opened run, then fails the step.
+		if err := s.checkFile(); err != nil {
+			if held {
+				s.settle(gt)
+			}
+			s.broken = err
+			return nil, err
+		}
+	}
 	if g == nil {
 		var err error
 		if g, err = s.graphFor(p); err != nil {
