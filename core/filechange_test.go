@@ -15,13 +15,17 @@ import (
 )
 
 // storiesCopy is a private copy of stories260K that a test may damage.
-func storiesCopy(t *testing.T) string {
+func storiesCopy(t *testing.T) string { return modelCopy(t, "models", "stories260K.gguf") }
+
+// modelCopy is a private copy of a test model (dir/file of the test data)
+// that a test may damage.
+func modelCopy(t *testing.T, dir, file string) string {
 	t.Helper()
-	b, err := os.ReadFile(ggtest.Path(t, "models", "stories260K.gguf"))
+	b, err := os.ReadFile(ggtest.Path(t, dir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "stories260K.gguf")
+	p := filepath.Join(t.TempDir(), file)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -178,14 +182,7 @@ func TestCopiedWeightsOutliveTheFile(t *testing.T) {
 // and every later step; a prompt step with a queued run pending checks
 // first and leaves the queued run to Close.
 func TestFileCheckAfterTheGate(t *testing.T) {
-	b, err := os.ReadFile(ggtest.Path(t, "small", "synth-llama-small-Q4_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "m.gguf")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := modelCopy(t, "small", "synth-llama-small-Q4_0.gguf")
 	info, err := Inspect(path)
 	if err != nil {
 		t.Fatal(err)
