@@ -22,11 +22,11 @@ import (
 // left to a gate — and then waits for the logits. The next Eval of one
 // token at that position opens the gate with its token (OpenGate) and only
 // reads (and checks the model file, checkFile, while the step runs: a
-// step wholly on the device reads no mapped weight); anything else lets the queued step go (dropPrelaunch: the gate
-// opened with token 0 and waited for), and its writes are harmless: the
-// cache row at that position is written again by whatever step next covers
-// the position, before any attention reads it, and its logits are never
-// read. Blocks of sliding-window attention are left out (their cache rows
+// step wholly on the device reads no mapped weight); anything else lets
+// the queued step go (dropPrelaunch: the gate opened with token 0 and
+// waited for), and its writes are harmless: the cache row at that
+// position is written again by whatever step next covers the position,
+// before any attention reads it, and its logits are never read. Blocks of sliding-window attention are left out (their cache rows
 // are a ring: the queued step's row would overwrite an older position's).
 //
 // MINFER_PRELAUNCH=0 turns it off. The step phase timing (SetStepTiming,

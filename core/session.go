@@ -668,12 +668,13 @@ func (s *Session) eval(ctx context.Context, tokens []int32, all bool, dst []floa
 	// runs wholly on the device and reads no mapped weight: its file check
 	// follows the gate's opening (step), off the time the device idles
 	// between steps. Any other step is checked before it starts.
-	if s.pl.pre.g != nil && len(tokens) == 1 && s.pl.pre.nPast == s.nPast {
-		s.pl.lateCheck = true
-	} else if err := s.checkFile(); err != nil {
-		s.broken = err
-		s.nPast = 0
-		return nil, err
+	late := s.pl.pre.g != nil && len(tokens) == 1 && s.pl.pre.nPast == s.nPast
+	if !late {
+		if err := s.checkFile(); err != nil {
+			s.broken = err
+			s.nPast = 0
+			return nil, err
+		}
 	}
 	if s.nPast+len(tokens) > s.nCtx {
 		return nil, fmt.Errorf("core: %d cached + %d new tokens exceed the context of %d", s.nPast, len(tokens), s.nCtx)
@@ -683,6 +684,7 @@ func (s *Session) eval(ctx context.Context, tokens []int32, all bool, dst []floa
 			return nil, fmt.Errorf("core: token id %d outside the vocabulary of %d", t, s.H.NVocab)
 		}
 	}
+	s.pl.lateCheck = late // (step clears it)
 	var out []float32
 	start := s.nPast
 	for off := 0; off < len(tokens); off += MaxUBatch {
