@@ -35,11 +35,9 @@ import (
 // read, before its wait, what the kernel just before it never writes: the
 // one-token attention with the rope group (attn_x_one_rope_*, whose
 // predecessor, the q/k/v mat-vec, writes only q, k and v) reads the step's
-// mask, cache row and position (inputs, copied in before the step) and
-// the rope's freqs (a weight), computes the rope's cos and sin from them,
-// and copies and prefetches the cache rows of the other positions (written
-// by earlier steps; the current row is written by this kernel, from its own
-// values).
+// mask and cache row (inputs, copied in before the step) and copies and
+// prefetches the cache rows of the other positions (written by earlier
+// steps; the current row is written by this kernel, from its own values).
 //
 // MINFER_CUDA_PDL=0 turns it off (the plain PTX and cuLaunchKernel), for
 // comparisons and diagnosis.

@@ -43,21 +43,15 @@ func stagedMatVecEntry(name string) bool {
 // inputPrologueEntry: the kernels that may read (global loads, cp.async
 // into shared memory, L2 prefetches; never a store or an atomic) what the
 // kernel before them does not write, before their wait: the one-block
-// attention with the rope group reads the step's inputs (mask, cache row,
-// position), the rope's freqs and the cache rows of earlier steps (pdl.go).
+// attention with the rope group reads the step's inputs (mask, cache row)
+// and the cache rows of earlier steps (pdl.go).
 func inputPrologueEntry(name string) bool { return strings.HasPrefix(name, "attn_x_one_rope_") }
-
-// preWaitCallees: the functions a kernel may call before its wait — the
-// double-precision cos/sin's argument reduction (CUDA's libdevice), which
-// reads its constant table and the thread's local memory only.
-var preWaitCallees = map[string]bool{"__internal_trig_reduction_slowpathd": true}
 
 // pdlPrologueViolation checks one entry's body against pdl.go's rule and
 // returns what breaks it ("" when nothing): exactly one wait and one
 // launch, the launch after the wait; before the wait no return or exit, no
-// branch to a label after it (so every path runs it), no call but to
-// preWaitCallees, and no global, generic or atomic memory access but the
-// staged mat-vecs' cp.async (and inputPrologueEntry's reads).
+// branch to a label after it (so every path runs it), and no global,
+// generic or atomic memory access but the staged mat-vecs' cp.async.
 func pdlPrologueViolation(name string, body []string) string {
 	wait, launch := -1, -1
 	for i, l := range body {
@@ -86,7 +80,7 @@ func pdlPrologueViolation(name string, body []string) string {
 			labelsBefore[strings.TrimSuffix(l, ":")] = true
 		}
 	}
-	for i, l := range body[:wait] {
+	for _, l := range body[:wait] {
 		if strings.HasPrefix(l, "//") || strings.HasSuffix(l, ":") || strings.HasPrefix(l, ".") || l == "{" || l == "}" {
 			continue
 		}
@@ -104,11 +98,6 @@ func pdlPrologueViolation(name string, body []string) string {
 			if target := strings.TrimSuffix(strings.TrimSpace(args), ";"); !labelsBefore[target] {
 				return "a branch past the wait: " + l
 			}
-		case strings.HasPrefix(op, "call"):
-			// The callee's name is the next line ("name,").
-			if i+1 >= wait || !preWaitCallees[strings.TrimSuffix(body[i+1], ",")] {
-				return "a call before the wait: " + l
-			}
 		case strings.HasPrefix(op, "cp.async"):
 			if !stagedMatVecEntry(name) && !inputPrologueEntry(name) {
 				return "cp.async before the wait: " + l
@@ -116,11 +105,7 @@ func pdlPrologueViolation(name string, body []string) string {
 		case (strings.HasPrefix(op, "ld.global") || strings.HasPrefix(op, "prefetch.global")) && inputPrologueEntry(name):
 		case strings.HasPrefix(op, "ld.") || strings.HasPrefix(op, "st.") || strings.HasPrefix(op, "atom") || strings.HasPrefix(op, "red.") ||
 			strings.HasPrefix(op, "prefetch") || strings.HasPrefix(op, "ldu"):
-			// Parameters (a call's too), shared memory and a thread's local
-			// memory (the double cos/sin's argument reduction): no other
-			// kernel sees them.
-			if !strings.HasPrefix(op, "ld.param") && !strings.HasPrefix(op, "st.param") && !strings.HasPrefix(op, "ld.shared") &&
-				!strings.HasPrefix(op, "st.shared") && !strings.HasPrefix(op, "ld.local") && !strings.HasPrefix(op, "st.local") {
+			if !strings.HasPrefix(op, "ld.param") && !strings.HasPrefix(op, "ld.shared") && !strings.HasPrefix(op, "st.shared") {
 				return "memory access before the wait: " + l
 			}
 		}
@@ -178,12 +163,6 @@ func TestPDLRuleCatches(t *testing.T) {
 		{"attn_x_one_rope_64", []string{"atom.global.add.u32 %r1, [%rd1], 1;", w, l}, true},
 		{"attn_x_one_rope_64", []string{"ld.u32 %r1, [%rd1];", w, l}, true}, // generic
 		{"attn_x_one_64", []string{"ld.global.u32 %r1, [%rd1];", w, l}, true},
-		// A thread's local memory and a call's parameters; calls to the
-		// trig reduction only.
-		{"k", []string{"st.local.u32 [%rd5], %r1;", "ld.local.u32 %r2, [%rd5];", w, l}, false},
-		{"k", []string{"st.param.f64 [param0+0], %fd1;", "call.uni (retval0),", "__internal_trig_reduction_slowpathd,", "(", "param0", ");", w, l}, false},
-		{"k", []string{"call.uni (retval0),", "some_func,", "(", "param0", ");", w, l}, true},
-		{"k", []string{"call.uni", w, l}, true}, // no callee before the wait
 	} {
 		if got := pdlPrologueViolation(c.name, c.body) != ""; got != c.bad {
 			t.Errorf("%s %q: violation %v, want %v (%s)", c.name, c.body, got, c.bad, pdlPrologueViolation(c.name, c.body))

@@ -296,13 +296,7 @@ func (b *Backend) ropeAttention(nodes []*graph.Node, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// Before its wait it also takes the rope's cos and sin: the positions
-	// and the freqs (when the rope has them) are read there too.
-	reads := []*graph.Node{a.Src[1], a.Src[2], a.Src[3], nodes[i+2].Src[2], nodes[i].Src[1]}
-	if f := nodes[i].Src[2]; f != nil {
-		reads = append(reads, f)
-	}
-	quiet, err := b.cachesQuietBefore(nodes, i, reads...)
+	quiet, err := b.cachesQuietBefore(nodes, i, a.Src[1], a.Src[2], a.Src[3], nodes[i+2].Src[2])
 	if err != nil {
 		return 0, err
 	}

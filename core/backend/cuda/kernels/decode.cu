@@ -1111,39 +1111,28 @@ extern "C" __global__ void __launch_bounds__(256) swiglu_mmq_q8k(const float* g,
 }
 
 // ---------------------------------------------------------------- rope
-// rope_cs_at: the cos and sin of pair k (k < dims/2) for the token at
-// position p0, as rope_pair_at rotates by them: the thetas follow the CPU's
-// recurrence (theta *= theta_scale in float32), cos/sin in double rounded
-// to float. They read the position and freqs only (attn_x_one_rope_* runs
-// them before its PDL wait).
-__device__ __forceinline__ void rope_cs_at(int k, float p0, const float* freqs, float freqScale, float thetaScale, float& cs, float& sn) {
-    float theta = p0;
-    for (int m = 0; m < k; m++) theta *= thetaScale;
-    float ff = freqs ? freqs[k] : 1.f;
-    float th = freqScale * (theta / ff);
-    cs = (float)cos((double)th), sn = (float)sin((double)th);
-}
-// rope_rot_at: pair k (of headDim/2) of the head at X rotated by cs, sn
-// (rope_cs_at's, for k < dims/2): the indices a, c it rotates (neox or
-// normal layout; the pairs past dims copied) and the values o0, o1 there.
-__device__ __forceinline__ void rope_rot_at(int k, const float* X, int dims, int neox, float cs, float sn, int& a, int& c, float& o0, float& o1) {
+// rope_pair_at: pair k (of headDim/2) of the head at X for the token at
+// position p0, as rope_store_one and attn_x_one_rope_* compute it: the
+// indices a, c it rotates (neox or normal layout; the pairs past dims
+// copied) and the values o0, o1 there. The thetas follow the CPU's
+// recurrence (theta *= theta_scale in float32), cos/sin in double
+// rounded to float.
+__device__ __forceinline__ void rope_pair_at(int k, const float* X, float p0, const float* freqs, int dims, int neox, float freqScale,
+                                             float thetaScale, int& a, int& c, float& o0, float& o1) {
     const int half = dims / 2;
     if (k >= half) a = dims + 2 * (k - half), c = a + 1;
     else a = neox ? k : 2 * k, c = neox ? k + half : 2 * k + 1;
     const float x0 = X[a], x1 = X[c];
     o0 = x0, o1 = x1;
     if (k < half) {
+        float theta = p0;
+        for (int m = 0; m < k; m++) theta *= thetaScale;
+        float ff = freqs ? freqs[k] : 1.f;
+        float th = freqScale * (theta / ff);
+        const float cs = (float)cos((double)th), sn = (float)sin((double)th);
         o0 = fma32(x0, cs, -__fmul_rn(x1, sn));
         o1 = fma32(x0, sn, __fmul_rn(x1, cs));
     }
-}
-// rope_pair_at: pair k (of headDim/2) of the head at X for the token at
-// position p0, as rope_store_one computes it: rope_cs_at, then rope_rot_at.
-__device__ __forceinline__ void rope_pair_at(int k, const float* X, float p0, const float* freqs, int dims, int neox, float freqScale,
-                                             float thetaScale, int& a, int& c, float& o0, float& o1) {
-    float cs = 0.f, sn = 0.f;
-    if (k < dims / 2) rope_cs_at(k, p0, freqs, freqScale, thetaScale, cs, sn);
-    rope_rot_at(k, X, dims, neox, cs, sn, a, c, o0, o1);
 }
 
 // store_row: the n values at x into row r of a cache (F16 when f16, else
@@ -1787,7 +1776,6 @@ __device__ __forceinline__ int attn_one_cached(const float* mask, int kvLen, int
 template <int HD>
 __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, const float* mask, float* out, int heads, int kvHeads, int kvLen,
                            int nkvMax, float scale, float softCap, uint8_t* q8, int qt, unsigned* counters, const attn_rope* ro = nullptr) {
-    static_assert(HD <= ONE_THREADS, "a thread a rope pair of q's head and of k's");
     // Dynamic shared memory only (but sum0), so that the kernel's static
     // part stays within attentionStaticShared of decode.go's limit.
     extern __shared__ __align__(16) float qh[]; // HD; 32 ints; 32 floats; nkvMax scores, then weights; nkvMax/16 block sums; 128·HD partials; V rows
@@ -1808,37 +1796,26 @@ __device__ void attn_x_one(const float* q, const __half* kc, const __half* vc, c
     const long long kvRow = (long long)HD * kvHeads, vbase = (long long)kvh * HD;
     int nkv;
     if (ro) {
-        // Before the wait (pdl.go's rule for attn_x_one_rope_*): the mask,
-        // the row and the position (inputs of the step, written before it),
-        // n_kv, the V rows of the other positions into shared memory and
-        // their K rows into L2 — cache rows earlier steps wrote; row r is
-        // this step's, from its own values after the wait — and the rope's
-        // cos and sin (rope_cs_at: the position and the freqs).
+        // Before the wait (pdl.go's rule for attn_x_one_rope_*): the mask
+        // and the row (inputs of the step, written before it), n_kv, the V
+        // rows of the other positions into shared memory and their K rows
+        // into L2 — cache rows earlier steps wrote; row r is this step's,
+        // from its own values after the wait.
         // Only with ro->early: the launch code has seen that no kernel of
-        // the step before this one writes the caches, the mask, the row,
-        // the position or the freqs (and that one ran before it in the
-        // step); else after the wait.
-        // Thread t < HD ropes pair t of q (t < HD/2) or pair t − HD/2 of k.
-        const int t = tid;
-        const bool isK = t >= HD / 2;
-        const int k = isK ? t - HD / 2 : t;
-        const bool rot = t < HD && k < ro->dims / 2;
-        float cs = 0.f, sn = 0.f;
-        if (ro->early) {
-            nkv = attn_one_cached<HD>(mask, kvLen, redi, kc, vc, Vs, r, kvRow, vbase);
-            if (rot) rope_cs_at(k, (float)ro->pos[0], ro->freqs, ro->freqScale, ro->thetaScale, cs, sn);
-        }
+        // the step before this one writes the caches, the mask or the row
+        // (and that one ran before it in the step); else after the wait.
+        if (ro->early) nkv = attn_one_cached<HD>(mask, kvLen, redi, kc, vc, Vs, r, kvRow, vbase);
         PDL_ENTRY();
-        if (!ro->early) {
-            nkv = attn_one_cached<HD>(mask, kvLen, redi, kc, vc, Vs, r, kvRow, vbase);
-            if (rot) rope_cs_at(k, (float)ro->pos[0], ro->freqs, ro->freqScale, ro->thetaScale, cs, sn);
-        }
+        if (!ro->early) nkv = attn_one_cached<HD>(mask, kvLen, redi, kc, vc, Vs, r, kvRow, vbase);
+        const float p0 = (float)ro->pos[0];
         const bool st = h % group == 0 && r >= 0 && r < ro->ctx;
-        if (t < HD) {
+        for (int t = tid; t < HD; t += nth) { // pairs t < HD/2 of q, the rest k's
+            const bool isK = t >= HD / 2;
+            const int k = isK ? t - HD / 2 : t;
             const long long off = (long long)(isK ? kvh : h) * HD;
             int a, c;
             float o0, o1;
-            rope_rot_at(k, (isK ? ro->x2 : ro->x) + off, ro->dims, ro->neox, cs, sn, a, c, o0, o1);
+            rope_pair_at(k, (isK ? ro->x2 : ro->x) + off, p0, ro->freqs, ro->dims, ro->neox, ro->freqScale, ro->thetaScale, a, c, o0, o1);
             if (!isK) {
                 ro->out[off + a] = o0, ro->out[off + c] = o1;
                 qh[a] = __half2float(__float2half_rn(o0)), qh[c] = __half2float(__float2half_rn(o1));
