@@ -4,7 +4,8 @@
 # .device/NAME/bins.tar.xz holds minfer-base (BASE_REV, built in a scratch worktree), minfer-alt (ALT_REV, when
 # given: a third binary to compare; ~3.4 MB more, which took session 25's tree past the device's 64 MiB), and
 # minfer, cuda.test, core.test of the working tree; BUILT_FROM says which. Stripped, CGO_ENABLED=0, -tags nogui
-# for minfer.
+# for minfer. ALT_TESTS=1 adds cuda-alt.test, the cuda package's tests at ALT_REV (run it from the alt's tree:
+# its PTX tests read the .cu sources beside them).
 set -e
 export PATH=$PATH:/usr/local/go/bin CGO_ENABLED=0
 name=$1 base=$2 alt=${3:-}; C=.device/$name; R=$PWD
@@ -14,11 +15,13 @@ other() {
 	rm -rf /tmp/build-other
 	git worktree add -q -f --detach /tmp/build-other $1
 	(cd /tmp/build-other && go build -tags nogui -ldflags="-s -w" -o $R/$C/$2 .)
+	[ -z "$3" ] || (cd /tmp/build-other && go test -c -ldflags="-s -w" -o $R/$C/$3 ./core/backend/cuda/)
 	git worktree remove -f /tmp/build-other
 }
 other $base minfer-base
 bins="minfer-base minfer cuda.test core.test"
-[ -z "$alt" ] || { other $alt minfer-alt; bins="$bins minfer-alt"; }
+if [ -n "$alt" ] && [ -n "${ALT_TESTS:-}" ]; then other $alt minfer-alt cuda-alt.test; bins="$bins minfer-alt cuda-alt.test"
+elif [ -n "$alt" ]; then other $alt minfer-alt; bins="$bins minfer-alt"; fi
 go build -tags nogui -ldflags="-s -w" -o $C/minfer .
 go test -c -ldflags="-s -w" -o $C/cuda.test ./core/backend/cuda/
 go test -c -ldflags="-s -w" -o $C/core.test ./core/
