@@ -167,6 +167,39 @@ func loopAxpyF16Lanes64(one func(acc []float32, a float32, v []uint16)) func(lan
 	}
 }
 
+// AxpyF16Lanes64Heads is AxpyF16Lanes64 for ng heads that share one V
+// (the q heads of one KV head): head g's lanes at lanes[g·64·d:], d =
+// len(lanes)/(64·ng), from its n weights at w[g·wstride:]. The bits are
+// those of AxpyF16Lanes64 head by head; a level may convert each V row
+// once for the heads together.
+func AxpyF16Lanes64Heads(lanes []float32, ng int, w []float32, wstride, n int, v []uint16, vstride int) {
+	if ng <= 0 {
+		return
+	}
+	d := len(lanes) / (64 * ng)
+	if n <= 0 || d == 0 {
+		for g := 0; g < ng; g++ {
+			AxpyF16Lanes64(lanes[g*64*d:(g+1)*64*d], w[:0], v, vstride)
+		}
+		return
+	}
+	_ = w[(ng-1)*wstride+n-1]
+	_ = v[(n-1)*vstride+d-1]
+	if f := cur.axpyF16Lanes64Heads; f != nil {
+		f(lanes[:ng*64*d:ng*64*d], ng, d, w, wstride, n, v, vstride)
+		return
+	}
+	axpyF16Lanes64HeadsLoop(lanes, ng, d, w, wstride, n, v, vstride)
+}
+
+// axpyF16Lanes64HeadsLoop is AxpyF16Lanes64Heads through the level's
+// one-head kernel (the definition of its bits).
+func axpyF16Lanes64HeadsLoop(lanes []float32, ng, d int, w []float32, wstride, n int, v []uint16, vstride int) {
+	for g := 0; g < ng; g++ {
+		cur.axpyF16Lanes64(lanes[g*64*d:(g+1)*64*d:(g+1)*64*d], d, w[g*wstride:g*wstride+n], v, vstride)
+	}
+}
+
 // AxpyF16F64Rows is AxpyF16F64(acc, w[j], v[j·vstride:]) for every row
 // j < len(w) in order, leaving out the rows whose weight is SkipWeight: the
 // float64 tail of one head's V product (the entries past the 64-lane

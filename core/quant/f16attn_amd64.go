@@ -178,6 +178,28 @@ func dotF16x64RowsAVX512(out []float32, ostride int, q []float32, ng, d int, k [
 //go:noescape
 func f16lanes64axpyAVX512(lanes *float32, d int, w *float32, v *uint16, vstride, nrows, n64 int)
 
+//go:noescape
+func f16lanes64x4axpyAVX512(lanes *float32, w *float32, wstride int, v *uint16, vstride, nrows int)
+
+// axpyF16Lanes64HeadsAVX512 takes head dimension 64 four heads at a time
+// (f16lanes64x4axpyAVX512: each V row converted once for the four, each
+// head's lanes as f16lanes64axpyAVX512 sums them, the same bits); other
+// shapes and the heads left over head by head.
+func axpyF16Lanes64HeadsAVX512(lanes []float32, ng, d int, w []float32, wstride, n int, v []uint16, vstride int) {
+	g := 0
+	if d == 64 {
+		_ = lanes[ng*64*64-1]
+		_ = w[(ng-1)*wstride+n-1]
+		_ = v[(n-1)*vstride+63]
+		for ; g+4 <= ng; g += 4 {
+			f16lanes64x4axpyAVX512(&lanes[g*64*64], &w[g*wstride], wstride, &v[0], vstride, n)
+		}
+	}
+	if g < ng {
+		axpyF16Lanes64HeadsLoop(lanes[g*64*d:], ng-g, d, w[g*wstride:], wstride, n, v, vstride)
+	}
+}
+
 // axpyF16Lanes64AVX512 is axpyF16Lanes64AVX2 with head dimensions that are
 // whole groups of 64 columns taken sixteen columns a ZMM
 // (f16lanes64axpyAVX512, the same bits); the others by the AVX2 kernel.

@@ -157,3 +157,100 @@ zlanesnext:
 	JLT  zlanesl
 	VZEROUPPER
 	RET
+
+// ZROWS4(w, a0, a1, a2, a3, skip): for one head whose weight row starts at
+// w, unless w[j] (AX) is −0: the four column groups Z16..Z19 (row j's
+// halves, converted once) times w[j], each product rounded and then added
+// to a0..a3 as ZROW does.
+#define ZROWS4(w, a0, a1, a2, a3, skip) \
+	CMPL (w)(AX*4), $-2147483648; \
+	JEQ  skip; \
+	VBROADCASTSS (w)(AX*4), Z20; \
+	VMULPS Z20, Z16, Z21; \
+	VADDPS Z21, a0, a0; \
+	VMULPS Z20, Z17, Z22; \
+	VADDPS Z22, a1, a1; \
+	VMULPS Z20, Z18, Z23; \
+	VADDPS Z23, a2, a2; \
+	VMULPS Z20, Z19, Z24; \
+	VADDPS Z24, a3, a3; \
+skip:
+
+// func f16lanes64x4axpyAVX512(lanes *float32, w *float32, wstride int, v *uint16, vstride, nrows int)
+// f16lanes64axpyAVX512 at head dimension 64 (n64 = 1) for four heads of
+// one V: head g's lanes at lanes + g·64·64 floats, its weights at w +
+// g·wstride; each V row is converted once (Z16..Z19) and added to the four
+// heads' sums (Z0..Z15, four a head) with its own weight, in the one-head
+// kernel's operations and order per head.
+TEXT ·f16lanes64x4axpyAVX512(SB), NOSPLIT, $0-48
+	MOVQ lanes+0(FP), DI
+	MOVQ w+8(FP), DX
+	MOVQ wstride+16(FP), R8
+	SHLQ $2, R8            // weight row stride in bytes
+	LEAQ (DX)(R8*1), CX    // head 1's weights
+	LEAQ (CX)(R8*1), R11   // head 2's
+	LEAQ (R11)(R8*1), R8   // head 3's
+	MOVQ v+24(FP), SI
+	MOVQ vstride+32(FP), R9
+	SHLQ $1, R9            // V row stride in bytes
+	MOVQ nrows+40(FP), R10
+	MOVQ R9, R13
+	SHLQ $6, R13           // 64 rows: the next row of the same lane
+	XORQ BX, BX            // l
+z4lane:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	MOVQ BX, AX            // j
+	MOVQ SI, R12           // row j of v
+z4row:
+	CMPQ AX, R10
+	JGE  z4store
+	VCVTPH2PS 0(R12), Z16
+	VCVTPH2PS 32(R12), Z17
+	VCVTPH2PS 64(R12), Z18
+	VCVTPH2PS 96(R12), Z19
+	ZROWS4(DX, Z0, Z1, Z2, Z3, z4skip0)
+	ZROWS4(CX, Z4, Z5, Z6, Z7, z4skip1)
+	ZROWS4(R11, Z8, Z9, Z10, Z11, z4skip2)
+	ZROWS4(R8, Z12, Z13, Z14, Z15, z4skip3)
+	ADDQ $64, AX
+	ADDQ R13, R12
+	JMP  z4row
+z4store:
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 16384(DI)
+	VMOVUPS Z5, 16448(DI)
+	VMOVUPS Z6, 16512(DI)
+	VMOVUPS Z7, 16576(DI)
+	VMOVUPS Z8, 32768(DI)
+	VMOVUPS Z9, 32832(DI)
+	VMOVUPS Z10, 32896(DI)
+	VMOVUPS Z11, 32960(DI)
+	VMOVUPS Z12, 49152(DI)
+	VMOVUPS Z13, 49216(DI)
+	VMOVUPS Z14, 49280(DI)
+	VMOVUPS Z15, 49344(DI)
+	ADDQ $256, DI          // the next lane's row (64 floats)
+	ADDQ R9, SI
+	INCQ BX
+	CMPQ BX, $64
+	JLT  z4lane
+	VZEROUPPER
+	RET

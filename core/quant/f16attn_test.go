@@ -287,3 +287,64 @@ func TestAxpyF16F64RowsMatchesRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpyF16Lanes64HeadsMatchesRows: AxpyF16Lanes64Heads gives every head,
+// at every level, the bits of the generic AxpyF16 row by row into cleared
+// lanes from its own weights (as TestAxpyF16Lanes64MatchesRows for one
+// head): head counts around the four-head kernel's, head dimension 64 and
+// others, row counts below, at and past 64, weight strides past the rows,
+// skipped, +0 and ordinary weights per head, infinite halves.
+func TestAxpyF16Lanes64HeadsMatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(89, 90))
+	for _, lvl := range Levels() {
+		for _, d := range []int{64, 40, 128} {
+			for _, ng := range []int{1, 3, 4, 5, 8} {
+				for _, rows := range []int{0, 1, 63, 64, 65, 130, 200} {
+					vstride := d*4 + 3
+					wstride := rows + 5
+					v := halfRow(r, max(rows, 1)*vstride+d, ng+4)
+					for i := range v {
+						if r.IntN(300) == 0 {
+							v[i] = 0x7c00 | uint16(r.IntN(2))<<15 // ±inf
+						}
+					}
+					w := make([]float32, ng*wstride)
+					for i := range w {
+						w[i] = F16ToF32(F32ToF16(float32(r.Float64())))
+						switch r.IntN(10) {
+						case 0:
+							w[i] = SkipWeight
+						case 1:
+							w[i] = 0
+						}
+					}
+					want := make([]float32, ng*64*d)
+					for g := 0; g < ng; g++ {
+						for j := 0; j < rows; j++ {
+							a := w[g*wstride+j]
+							if math.Float32bits(a) == 0x80000000 {
+								continue
+							}
+							l := g*64*d + (j&63)*d
+							axpyF16Generic(want[l:l+d], a, v[j*vstride:j*vstride+d])
+						}
+					}
+					got := make([]float32, ng*64*d)
+					for i := range got {
+						got[i] = float32(r.NormFloat64()) // overwritten
+					}
+					func() {
+						defer ForceLevel(lvl)()
+						AxpyF16Lanes64Heads(got, ng, w, wstride, rows, v, vstride)
+					}()
+					for i := range want {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+							g, k := i/(64*d), i%(64*d)
+							t.Fatalf("%s d=%d heads=%d rows=%d: head %d lane %d column %d = %g, rows %g", lvl, d, ng, rows, g, k/d, k%d, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -73,6 +73,7 @@ func init() {
 	// V rows into lanes sixteen columns a ZMM.
 	ks.dotF16x64Rows = dotF16x64RowsAVX512
 	ks.axpyF16Lanes64 = axpyF16Lanes64AVX512
+	ks.axpyF16Lanes64Heads = axpyF16Lanes64HeadsAVX512
 	register(AVX512, &ks)
 }
 

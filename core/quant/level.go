@@ -262,6 +262,9 @@ type kernelSet struct {
 	dotF16x64Rows func(out []float32, ostride int, q []float32, ng, d int, k []uint16, kstride, nrows int)
 	// axpyF16Lanes64: every V row of one head into transposed lanes.
 	axpyF16Lanes64 func(lanes []float32, d int, w []float32, v []uint16, vstride int)
+	// axpyF16Lanes64Heads: the same for ng heads of one V (nil: head by
+	// head through axpyF16Lanes64).
+	axpyF16Lanes64Heads func(lanes []float32, ng, d int, w []float32, wstride, n int, v []uint16, vstride int)
 	// axpyF16F64Rows: the float64 tail rows of one head.
 	axpyF16F64Rows func(acc []float64, w []float32, v []uint16, vstride int)
 	// quantizeF16 is the F32 → F16 row conversion (QuantizeRow,

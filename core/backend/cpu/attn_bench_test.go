@@ -12,11 +12,11 @@ import (
 )
 
 // BenchmarkAttentionDecode: one decode row of the 1B synth model's
-// attention (32 q heads, 4 KV heads, head dim 64) over an F16 cache with
-// used cells in use, 1 and 2 threads: one head per job (the one-head path),
+// attention (32 q heads, 4 KV heads, head dim 64) over an F16 cache of
+// 1536 cells with used of them in use, 1 and 2 threads: one head per job (the one-head path),
 // attnGroupSize's choice, and 2, 4 or 8 heads per job.
 func BenchmarkAttentionDecode(b *testing.B) {
-	const headDim, heads, kvHeads, kvLen = 64, 32, 4, 256
+	const headDim, heads, kvHeads, kvLen = 64, 32, 4, 1536
 	r := rand.New(rand.NewSource(1))
 	kvRow := headDim * kvHeads
 	k16, v16 := make([]uint16, (kvLen+32)*kvRow), make([]uint16, (kvLen+32)*kvRow)
@@ -34,7 +34,7 @@ func BenchmarkAttentionDecode(b *testing.B) {
 	p := graph.AttentionParams{Scale: 0.125, KVHeads: kvHeads, KVLen: kvLen}
 	for _, threads := range []int{1, 2} {
 		c := New(threads)
-		for _, used := range []int{8, 64, 160, 192} {
+		for _, used := range []int{8, 64, 160, 192, 1024, 1500} {
 			mask := make([]float32, kvLen)
 			for j := used; j < kvLen; j++ {
 				mask[j] = float32(math.Inf(-1))

@@ -823,22 +823,29 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 		}
 		inv[g] = shiftedSoftmaxInv(sg, maxv)
 	}
-	// The V pass, head by head: its 64 lanes of every column in vT
-	// (lane-major, as in rows; one head's at a time, 64·headDim floats,
-	// so that they stay in L1), its float64 tail in vtail, then the fold.
-	// Entries a head skips (weight exactly 0: masked, or underflowed) get
-	// SkipWeight, so that the kernels leave them out as rows does.
-	vT := ws.f32(&ws.vT, 64*headDim)
-	vtail := ws.f64(&ws.acc, headDim)
-	wg := ws.f32(&ws.wts, n)
+	// The V pass: every head's weights (F16-rounded; the entries a head
+	// skips — weight exactly 0: masked, or underflowed — SkipWeight, so
+	// that the kernels leave them out as rows does), then the 64 lanes of
+	// every column of all the heads in one call (lane-major per head, as in
+	// rows: AxpyF16Lanes64Heads, each V row converted once for the heads
+	// where the level can), then head by head its float64 tail and the fold.
+	wts := ws.f32(&ws.wts, gs*n) // head g's at g·n
 	for g := 0; g < gs; g++ {
-		sg := scores[g*n : (g+1)*n]
+		sg, wg := scores[g*n:(g+1)*n], wts[g*n:(g+1)*n]
 		quant.RoundF16Scaled(wg, sg, inv[g])
 		for j, w := range sg {
 			if w == 0 {
 				wg[j] = quant.SkipWeight
 			}
 		}
+	}
+	vT := ws.f32(&ws.vT, gs*64*headDim)
+	if npV > 0 {
+		quant.AxpyF16Lanes64Heads(vT, gs, wts, n, min(n, npV), v16[koff:], kvRow)
+	}
+	vtail := ws.f64(&ws.acc, headDim)
+	for g := 0; g < gs; g++ {
+		wg := wts[g*n : (g+1)*n]
 		clear(vtail)
 		if npV < n {
 			quant.AxpyF16F64Rows(vtail, wg[npV:], v16[npV*kvRow+koff:], kvRow)
@@ -851,8 +858,7 @@ func (at *attnTask) group16(ws *scratch, t, h0 int) {
 			}
 			continue
 		}
-		quant.AxpyF16Lanes64(vT, wg[:min(n, npV)], v16[koff:], kvRow)
-		quant.FoldLanes64(or, vT, vtail)
+		quant.FoldLanes64(or, vT[g*64*headDim:(g+1)*64*headDim], vtail)
 	}
 }
 
