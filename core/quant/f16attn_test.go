@@ -195,30 +195,10 @@ func TestAxpyF16Lanes64MatchesRows(t *testing.T) {
 			for _, rows := range []int{0, 1, 5, 63, 64, 65, 130, 192, 200} {
 				for rep := 0; rep < 3; rep++ {
 					vstride := d*3 + rep
-					v := halfRow(r, rows*vstride+d, rep+4)
-					for i := range v {
-						if r.IntN(300) == 0 {
-							v[i] = 0x7c00 | uint16(r.IntN(2))<<15 // ±inf
-						}
-					}
-					w := make([]float32, rows)
-					for j := range w {
-						w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
-						switch r.IntN(10) {
-						case 0:
-							w[j] = SkipWeight
-						case 1:
-							w[j] = 0
-						}
-					}
+					v := lanesHalves(r, rows*vstride+d, rep+4)
+					w := lanesWeights(r, rows)
 					want := make([]float32, 64*d)
-					for j, a := range w {
-						if math.Float32bits(a) == 0x80000000 {
-							continue
-						}
-						l := (j & 63) * d
-						axpyF16Generic(want[l:l+d], a, v[j*vstride:j*vstride+d])
-					}
+					lanesRows(want, d, w, v, vstride)
 					got := make([]float32, 64*d)
 					for i := range got {
 						got[i] = float32(r.NormFloat64()) // overwritten
@@ -302,32 +282,11 @@ func TestAxpyF16Lanes64HeadsMatchesRows(t *testing.T) {
 				for _, rows := range []int{0, 1, 63, 64, 65, 130, 200} {
 					vstride := d*4 + 3
 					wstride := rows + 5
-					v := halfRow(r, max(rows, 1)*vstride+d, ng+4)
-					for i := range v {
-						if r.IntN(300) == 0 {
-							v[i] = 0x7c00 | uint16(r.IntN(2))<<15 // ±inf
-						}
-					}
-					w := make([]float32, ng*wstride)
-					for i := range w {
-						w[i] = F16ToF32(F32ToF16(float32(r.Float64())))
-						switch r.IntN(10) {
-						case 0:
-							w[i] = SkipWeight
-						case 1:
-							w[i] = 0
-						}
-					}
+					v := lanesHalves(r, max(rows, 1)*vstride+d, ng+4)
+					w := lanesWeights(r, ng*wstride)
 					want := make([]float32, ng*64*d)
 					for g := 0; g < ng; g++ {
-						for j := 0; j < rows; j++ {
-							a := w[g*wstride+j]
-							if math.Float32bits(a) == 0x80000000 {
-								continue
-							}
-							l := g*64*d + (j&63)*d
-							axpyF16Generic(want[l:l+d], a, v[j*vstride:j*vstride+d])
-						}
+						lanesRows(want[g*64*d:(g+1)*64*d], d, w[g*wstride:g*wstride+rows], v, vstride)
 					}
 					got := make([]float32, ng*64*d)
 					for i := range got {
@@ -346,5 +305,44 @@ func TestAxpyF16Lanes64HeadsMatchesRows(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// lanesHalves is halfRow(r, n, seed) with about one half in 300 ±inf.
+func lanesHalves(r *rand.Rand, n, seed int) []uint16 {
+	v := halfRow(r, n, seed)
+	for i := range v {
+		if r.IntN(300) == 0 {
+			v[i] = 0x7c00 | uint16(r.IntN(2))<<15 // ±inf
+		}
+	}
+	return v
+}
+
+// lanesWeights is n F16-exact weights in [0, 1), about one in ten
+// SkipWeight and one in ten +0.
+func lanesWeights(r *rand.Rand, n int) []float32 {
+	w := make([]float32, n)
+	for j := range w {
+		w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
+		switch r.IntN(10) {
+		case 0:
+			w[j] = SkipWeight
+		case 1:
+			w[j] = 0
+		}
+	}
+	return w
+}
+
+// lanesRows is AxpyF16Lanes64's definition: the generic AxpyF16 of every
+// row j < len(w) not skipped into lane j mod 64 of want (cleared lanes).
+func lanesRows(want []float32, d int, w []float32, v []uint16, vstride int) {
+	for j, a := range w {
+		if math.Float32bits(a) == 0x80000000 {
+			continue
+		}
+		l := (j & 63) * d
+		axpyF16Generic(want[l:l+d], a, v[j*vstride:j*vstride+d])
 	}
 }
