@@ -228,22 +228,8 @@ func TestAxpyF16F64RowsMatchesRows(t *testing.T) {
 		for _, d := range []int{1, 7, 8, 9, 40, 64, 65, 80, 128, 136} {
 			for _, rows := range []int{0, 1, 2, 31, 63} {
 				vstride := d*2 + rows%3
-				v := halfRow(r, rows*vstride+d, rows)
-				for i := range v {
-					if r.IntN(300) == 0 {
-						v[i] = 0x7c00 | uint16(r.IntN(2))<<15
-					}
-				}
-				w := make([]float32, rows)
-				for j := range w {
-					w[j] = F16ToF32(F32ToF16(float32(r.Float64())))
-					switch r.IntN(10) {
-					case 0:
-						w[j] = SkipWeight
-					case 1:
-						w[j] = 0
-					}
-				}
+				v := lanesHalves(r, rows*vstride+d, rows)
+				w := lanesWeights(r, rows)
 				acc := make([]float64, d)
 				for i := range acc {
 					acc[i] = r.NormFloat64() * 1e-3
