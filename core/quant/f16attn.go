@@ -177,23 +177,21 @@ func AxpyF16Lanes64Heads(lanes []float32, ng int, w []float32, wstride, n int, v
 		return
 	}
 	d := len(lanes) / (64 * ng)
-	if n <= 0 || d == 0 {
-		for g := 0; g < ng; g++ {
-			AxpyF16Lanes64(lanes[g*64*d:(g+1)*64*d], w[:0], v, vstride)
-		}
-		return
+	if n > 0 && d > 0 {
+		_ = w[(ng-1)*wstride+n-1]
+		_ = v[(n-1)*vstride+d-1]
 	}
-	_ = w[(ng-1)*wstride+n-1]
-	_ = v[(n-1)*vstride+d-1]
+	lanes = lanes[: ng*64*d : ng*64*d]
 	if f := cur.axpyF16Lanes64Heads; f != nil {
-		f(lanes[:ng*64*d:ng*64*d], ng, d, w, wstride, n, v, vstride)
+		f(lanes, ng, d, w, wstride, n, v, vstride)
 		return
 	}
 	axpyF16Lanes64HeadsLoop(lanes, ng, d, w, wstride, n, v, vstride)
 }
 
 // axpyF16Lanes64HeadsLoop is AxpyF16Lanes64Heads through the level's
-// one-head kernel (the definition of its bits).
+// one-head kernel (the definition of its bits; the levels without a
+// kernel of their own for it).
 func axpyF16Lanes64HeadsLoop(lanes []float32, ng, d int, w []float32, wstride, n int, v []uint16, vstride int) {
 	for g := 0; g < ng; g++ {
 		cur.axpyF16Lanes64(lanes[g*64*d:(g+1)*64*d:(g+1)*64*d], d, w[g*wstride:g*wstride+n], v, vstride)

@@ -187,7 +187,7 @@ func f16lanes64x4axpyAVX512(lanes *float32, w *float32, wstride int, v *uint16, 
 // shapes and the heads left over head by head.
 func axpyF16Lanes64HeadsAVX512(lanes []float32, ng, d int, w []float32, wstride, n int, v []uint16, vstride int) {
 	g := 0
-	if d == 64 {
+	if d == 64 && n > 0 {
 		_ = lanes[ng*64*64-1]
 		_ = w[(ng-1)*wstride+n-1]
 		_ = v[(n-1)*vstride+63]
